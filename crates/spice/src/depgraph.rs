@@ -1,0 +1,270 @@
+//! Dependency graphs: the hand-off between the front end (tokenize, tag, parse, lemmatize,
+//! enhance) and the semantic back end (cleanup, rules).
+//!
+//! In: nothing (this is the shared type). Out: a [`DepGraph`] per sentence whose nodes carry word,
+//! lemma and Penn Treebank tag, and whose edges carry CoreNLP's Universal Dependencies labels
+//! (`nsubj`, `nmod:on`, `conj:and`, ...; SPEC §2). Token indices are 1-based, as in CoreNLP and
+//! CoNLL-U; index 0 is never a token.
+//!
+//! The graph is a small multigraph kept as an edge list. Captions have about a dozen tokens, so a
+//! linear scan beats any index, and an edge list keeps the rewrites of `enhance` and `cleanup`
+//! simple. Every query that returns several nodes returns them sorted by token index, which is what
+//! makes rule output deterministic.
+
+use std::fmt::Write as _;
+
+/// One token of a sentence.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Token {
+    /// The word as it appears in the (tokenized) text.
+    pub word: String,
+    /// Lemma as CoreNLP's Morphology gives it.
+    pub lemma: String,
+    /// Penn Treebank part-of-speech tag (`NN`, `VBG`, ...).
+    pub tag: String,
+}
+
+impl Token {
+    pub fn new(word: impl Into<String>, lemma: impl Into<String>, tag: impl Into<String>) -> Self {
+        Token { word: word.into(), lemma: lemma.into(), tag: tag.into() }
+    }
+}
+
+/// A labelled dependency `gov -rel-> dep`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Edge {
+    pub gov: usize,
+    pub dep: usize,
+    pub rel: String,
+}
+
+/// A sentence's dependency graph. Not necessarily a tree: CC-processing adds extra governors.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DepGraph {
+    /// Tokens; token `i` (1-based) is `tokens[i - 1]`.
+    pub tokens: Vec<Token>,
+    pub edges: Vec<Edge>,
+    /// Root nodes (usually one).
+    pub roots: Vec<usize>,
+}
+
+/// Is this Penn tag a noun tag as SPICE's patterns mean it (`/NNP?S?/`)?
+pub fn is_noun_tag(tag: &str) -> bool {
+    matches!(tag, "NN" | "NNS" | "NNP" | "NNPS")
+}
+
+/// Is this Penn tag a plural noun tag (`/NNP?S/`)?
+pub fn is_plural_noun_tag(tag: &str) -> bool {
+    matches!(tag, "NNS" | "NNPS")
+}
+
+impl DepGraph {
+    pub fn new(tokens: Vec<Token>) -> Self {
+        DepGraph { tokens, edges: Vec::new(), roots: Vec::new() }
+    }
+
+    /// Number of tokens.
+    pub fn len(&self) -> usize {
+        self.tokens.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tokens.is_empty()
+    }
+
+    /// Token indices, 1-based, in order.
+    pub fn nodes(&self) -> impl Iterator<Item = usize> {
+        1..=self.tokens.len()
+    }
+
+    /// The token at 1-based index `i`.
+    ///
+    /// # Panics
+    /// If `i` is 0 or past the end: indices come from the graph itself, never from users.
+    pub fn token(&self, i: usize) -> &Token {
+        &self.tokens[i - 1]
+    }
+
+    pub fn tag(&self, i: usize) -> &str {
+        &self.token(i).tag
+    }
+
+    pub fn word(&self, i: usize) -> &str {
+        &self.token(i).word
+    }
+
+    /// The lemma as SPICE uses it in tuples: trimmed and lowercased.
+    pub fn lemma(&self, i: usize) -> String {
+        self.token(i).lemma.trim().to_lowercase()
+    }
+
+    pub fn is_noun(&self, i: usize) -> bool {
+        is_noun_tag(self.tag(i))
+    }
+
+    pub fn is_plural_noun(&self, i: usize) -> bool {
+        is_plural_noun_tag(self.tag(i))
+    }
+
+    pub fn is_root(&self, i: usize) -> bool {
+        self.roots.contains(&i)
+    }
+
+    /// Adds `gov -rel-> dep` unless that exact edge exists. Returns whether it was added.
+    pub fn add_edge(&mut self, gov: usize, dep: usize, rel: impl Into<String>) -> bool {
+        let rel = rel.into();
+        if self.has_edge(gov, dep, &rel) {
+            return false;
+        }
+        self.edges.push(Edge { gov, dep, rel });
+        true
+    }
+
+    pub fn has_edge(&self, gov: usize, dep: usize, rel: &str) -> bool {
+        self.edges.iter().any(|e| e.gov == gov && e.dep == dep && e.rel == rel)
+    }
+
+    /// Removes every edge `gov -> dep` (any label).
+    pub fn remove_edges_between(&mut self, gov: usize, dep: usize) {
+        self.edges.retain(|e| !(e.gov == gov && e.dep == dep));
+    }
+
+    /// Removes the edge `gov -rel-> dep` if present.
+    pub fn remove_edge(&mut self, gov: usize, dep: usize, rel: &str) {
+        self.edges.retain(|e| !(e.gov == gov && e.dep == dep && e.rel == rel));
+    }
+
+    /// Outgoing edges of `gov`, sorted by dependent index (then label).
+    pub fn outgoing(&self, gov: usize) -> Vec<&Edge> {
+        let mut out: Vec<&Edge> = self.edges.iter().filter(|e| e.gov == gov).collect();
+        out.sort_by(|a, b| a.dep.cmp(&b.dep).then_with(|| a.rel.cmp(&b.rel)));
+        out
+    }
+
+    /// Incoming edges of `dep`, sorted by governor index (then label).
+    pub fn incoming(&self, dep: usize) -> Vec<&Edge> {
+        let mut inc: Vec<&Edge> = self.edges.iter().filter(|e| e.dep == dep).collect();
+        inc.sort_by(|a, b| a.gov.cmp(&b.gov).then_with(|| a.rel.cmp(&b.rel)));
+        inc
+    }
+
+    /// Children of `gov` through edges labelled exactly `rel`, in token order.
+    pub fn children(&self, gov: usize, rel: &str) -> Vec<usize> {
+        let mut c: Vec<usize> =
+            self.edges.iter().filter(|e| e.gov == gov && e.rel == rel).map(|e| e.dep).collect();
+        c.sort_unstable();
+        c.dedup();
+        c
+    }
+
+    /// Children of `gov` through edges whose label satisfies `pred`, with the label, in token order.
+    pub fn children_where(&self, gov: usize, pred: impl Fn(&str) -> bool) -> Vec<(usize, &str)> {
+        self.outgoing(gov).into_iter().filter(|e| pred(&e.rel)).map(|e| (e.dep, e.rel.as_str())).collect()
+    }
+
+    /// The first child (in token order) through `rel`, as CoreNLP's `getChildWithReln`.
+    pub fn child(&self, gov: usize, rel: &str) -> Option<usize> {
+        self.children(gov, rel).into_iter().next()
+    }
+
+    pub fn has_child(&self, gov: usize, rel: &str) -> bool {
+        self.edges.iter().any(|e| e.gov == gov && e.rel == rel)
+    }
+
+    /// Governors of `dep` through `rel`, in token order.
+    pub fn parents(&self, dep: usize, rel: &str) -> Vec<usize> {
+        let mut p: Vec<usize> =
+            self.edges.iter().filter(|e| e.dep == dep && e.rel == rel).map(|e| e.gov).collect();
+        p.sort_unstable();
+        p.dedup();
+        p
+    }
+
+    /// The governor with the lowest index, whatever the label.
+    pub fn parent(&self, dep: usize) -> Option<usize> {
+        self.edges.iter().filter(|e| e.dep == dep).map(|e| e.gov).min()
+    }
+
+    /// Writes the graph as CoNLL-U with the enhanced relations in DEPS (the format `spice tuples
+    /// --conllu` reads). HEAD/DEPREL hold the first incoming edge, or 0/root.
+    pub fn to_conllu(&self) -> String {
+        let mut s = String::new();
+        for i in self.nodes() {
+            let t = self.token(i);
+            let mut inc: Vec<(usize, &str)> = self.incoming(i).iter().map(|e| (e.gov, e.rel.as_str())).collect();
+            if self.is_root(i) {
+                inc.insert(0, (0, "root"));
+            }
+            let (head, deprel) = inc.first().map(|&(g, r)| (g.to_string(), r.to_string())).unwrap_or(("_".into(), "_".into()));
+            let deps = if inc.is_empty() {
+                "_".to_string()
+            } else {
+                inc.iter().map(|(g, r)| format!("{g}:{r}")).collect::<Vec<_>>().join("|")
+            };
+            let _ = writeln!(
+                s,
+                "{i}\t{}\t{}\t_\t{}\t_\t{head}\t{deprel}\t{deps}\t_",
+                field(&t.word),
+                field(&t.lemma),
+                field(&t.tag)
+            );
+        }
+        s.push('\n');
+        s
+    }
+
+    /// One line per edge, `rel(gov-word-i, dep-word-j)`, as CoreNLP prints a SemanticGraph.
+    pub fn to_relations_string(&self) -> String {
+        let mut lines = Vec::new();
+        for &r in &self.roots {
+            lines.push((0, r, format!("root(ROOT-0, {}-{r})", self.word(r))));
+        }
+        for e in &self.edges {
+            lines.push((e.gov, e.dep, format!("{}({}-{}, {}-{})", e.rel, self.word(e.gov), e.gov, self.word(e.dep), e.dep)));
+        }
+        lines.sort_by(|a, b| a.1.cmp(&b.1).then(a.0.cmp(&b.0)).then_with(|| a.2.cmp(&b.2)));
+        lines.into_iter().map(|l| l.2).collect::<Vec<_>>().join("\n")
+    }
+}
+
+/// CoNLL-U fields may not be empty or contain tabs or newlines.
+fn field(s: &str) -> String {
+    if s.is_empty() {
+        "_".to_string()
+    } else {
+        s.replace(['\t', '\n', '\r'], " ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cat_on_mat() -> DepGraph {
+        let toks = [("the", "the", "DT"), ("cat", "cat", "NN"), ("is", "be", "VBZ"), ("on", "on", "IN"), ("the", "the", "DT"), ("mat", "mat", "NN")];
+        let mut g = DepGraph::new(toks.iter().map(|(w, l, t)| Token::new(*w, *l, *t)).collect());
+        g.roots.push(6);
+        for (gov, dep, rel) in [(2, 1, "det"), (6, 2, "nsubj"), (6, 3, "cop"), (6, 4, "case"), (6, 5, "det")] {
+            g.add_edge(gov, dep, rel);
+        }
+        g
+    }
+
+    #[test]
+    fn queries_return_children_in_token_order() {
+        let g = cat_on_mat();
+        let kids: Vec<usize> = g.outgoing(6).iter().map(|e| e.dep).collect();
+        assert_eq!(kids, vec![2, 3, 4, 5]);
+        assert_eq!(g.child(6, "nsubj"), Some(2));
+        assert_eq!(g.parent(2), Some(6));
+        assert!(g.is_noun(2) && !g.is_plural_noun(2));
+    }
+
+    #[test]
+    fn add_edge_refuses_exact_duplicates() {
+        let mut g = cat_on_mat();
+        assert!(!g.add_edge(6, 2, "nsubj"));
+        assert!(g.add_edge(6, 2, "dobj"));
+        assert_eq!(g.edges.len(), 6);
+    }
+}

@@ -1,0 +1,8 @@
+//! SPICE (Anderson et al., ECCV 2016) rebuilt in Rust.
+//!
+//! The modules follow one caption from text to F-score, in order:
+//! `depgraph` (the shared dependency-graph type), then the semantic back end.
+
+pub mod depgraph;
+
+pub use depgraph::{DepGraph, Edge, Token};
