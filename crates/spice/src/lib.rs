@@ -4,5 +4,6 @@
 //! `depgraph` (the shared dependency-graph type), then the semantic back end.
 
 pub mod depgraph;
+pub mod wordnet;
 
 pub use depgraph::{DepGraph, Edge, Token};
