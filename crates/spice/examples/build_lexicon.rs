@@ -17,8 +17,11 @@ fn main() -> ExitCode {
         Ok(String::from_utf8_lossy(&bytes).into_owned())
     };
     let run = || -> Result<(), String> {
-        let lex = spice::wordnet::Lexicon::from_meteor_files(&read("english.synsets")?, &read("english.exceptions")?)
-            .map_err(|e| e.to_string())?;
+        let lex = spice::wordnet::Lexicon::from_meteor_files(
+            &read("english.synsets")?,
+            &read("english.exceptions")?,
+        )
+        .map_err(|e| e.to_string())?;
         let bytes = lex.to_compact();
         std::fs::write(&args[2], &bytes).map_err(|e| format!("cannot write {}: {e}", args[2]))?;
         eprintln!("{} words, {} bytes -> {}", lex.len(), bytes.len(), args[2]);

@@ -26,7 +26,11 @@ pub struct Token {
 
 impl Token {
     pub fn new(word: impl Into<String>, lemma: impl Into<String>, tag: impl Into<String>) -> Self {
-        Token { word: word.into(), lemma: lemma.into(), tag: tag.into() }
+        Token {
+            word: word.into(),
+            lemma: lemma.into(),
+            tag: tag.into(),
+        }
     }
 }
 
@@ -60,7 +64,11 @@ pub fn is_plural_noun_tag(tag: &str) -> bool {
 
 impl DepGraph {
     pub fn new(tokens: Vec<Token>) -> Self {
-        DepGraph { tokens, edges: Vec::new(), roots: Vec::new() }
+        DepGraph {
+            tokens,
+            edges: Vec::new(),
+            roots: Vec::new(),
+        }
     }
 
     /// Number of tokens.
@@ -121,7 +129,9 @@ impl DepGraph {
     }
 
     pub fn has_edge(&self, gov: usize, dep: usize, rel: &str) -> bool {
-        self.edges.iter().any(|e| e.gov == gov && e.dep == dep && e.rel == rel)
+        self.edges
+            .iter()
+            .any(|e| e.gov == gov && e.dep == dep && e.rel == rel)
     }
 
     /// Removes every edge `gov -> dep` (any label).
@@ -131,7 +141,8 @@ impl DepGraph {
 
     /// Removes the edge `gov -rel-> dep` if present.
     pub fn remove_edge(&mut self, gov: usize, dep: usize, rel: &str) {
-        self.edges.retain(|e| !(e.gov == gov && e.dep == dep && e.rel == rel));
+        self.edges
+            .retain(|e| !(e.gov == gov && e.dep == dep && e.rel == rel));
     }
 
     /// Outgoing edges of `gov`, sorted by dependent index (then label).
@@ -150,8 +161,12 @@ impl DepGraph {
 
     /// Children of `gov` through edges labelled exactly `rel`, in token order.
     pub fn children(&self, gov: usize, rel: &str) -> Vec<usize> {
-        let mut c: Vec<usize> =
-            self.edges.iter().filter(|e| e.gov == gov && e.rel == rel).map(|e| e.dep).collect();
+        let mut c: Vec<usize> = self
+            .edges
+            .iter()
+            .filter(|e| e.gov == gov && e.rel == rel)
+            .map(|e| e.dep)
+            .collect();
         c.sort_unstable();
         c.dedup();
         c
@@ -159,7 +174,11 @@ impl DepGraph {
 
     /// Children of `gov` through edges whose label satisfies `pred`, with the label, in token order.
     pub fn children_where(&self, gov: usize, pred: impl Fn(&str) -> bool) -> Vec<(usize, &str)> {
-        self.outgoing(gov).into_iter().filter(|e| pred(&e.rel)).map(|e| (e.dep, e.rel.as_str())).collect()
+        self.outgoing(gov)
+            .into_iter()
+            .filter(|e| pred(&e.rel))
+            .map(|e| (e.dep, e.rel.as_str()))
+            .collect()
     }
 
     /// The first child (in token order) through `rel`, as CoreNLP's `getChildWithReln`.
@@ -173,8 +192,12 @@ impl DepGraph {
 
     /// Governors of `dep` through `rel`, in token order.
     pub fn parents(&self, dep: usize, rel: &str) -> Vec<usize> {
-        let mut p: Vec<usize> =
-            self.edges.iter().filter(|e| e.dep == dep && e.rel == rel).map(|e| e.gov).collect();
+        let mut p: Vec<usize> = self
+            .edges
+            .iter()
+            .filter(|e| e.dep == dep && e.rel == rel)
+            .map(|e| e.gov)
+            .collect();
         p.sort_unstable();
         p.dedup();
         p
@@ -182,7 +205,11 @@ impl DepGraph {
 
     /// The governor with the lowest index, whatever the label.
     pub fn parent(&self, dep: usize) -> Option<usize> {
-        self.edges.iter().filter(|e| e.dep == dep).map(|e| e.gov).min()
+        self.edges
+            .iter()
+            .filter(|e| e.dep == dep)
+            .map(|e| e.gov)
+            .min()
     }
 
     /// Writes the graph as CoNLL-U with the enhanced relations in DEPS (the format `spice tuples
@@ -191,15 +218,25 @@ impl DepGraph {
         let mut s = String::new();
         for i in self.nodes() {
             let t = self.token(i);
-            let mut inc: Vec<(usize, &str)> = self.incoming(i).iter().map(|e| (e.gov, e.rel.as_str())).collect();
+            let mut inc: Vec<(usize, &str)> = self
+                .incoming(i)
+                .iter()
+                .map(|e| (e.gov, e.rel.as_str()))
+                .collect();
             if self.is_root(i) {
                 inc.insert(0, (0, "root"));
             }
-            let (head, deprel) = inc.first().map(|&(g, r)| (g.to_string(), r.to_string())).unwrap_or(("_".into(), "_".into()));
+            let (head, deprel) = inc
+                .first()
+                .map(|&(g, r)| (g.to_string(), r.to_string()))
+                .unwrap_or(("_".into(), "_".into()));
             let deps = if inc.is_empty() {
                 "_".to_string()
             } else {
-                inc.iter().map(|(g, r)| format!("{g}:{r}")).collect::<Vec<_>>().join("|")
+                inc.iter()
+                    .map(|(g, r)| format!("{g}:{r}"))
+                    .collect::<Vec<_>>()
+                    .join("|")
             };
             let _ = writeln!(
                 s,
@@ -220,10 +257,29 @@ impl DepGraph {
             lines.push((0, r, format!("root(ROOT-0, {}-{r})", self.word(r))));
         }
         for e in &self.edges {
-            lines.push((e.gov, e.dep, format!("{}({}-{}, {}-{})", e.rel, self.word(e.gov), e.gov, self.word(e.dep), e.dep)));
+            lines.push((
+                e.gov,
+                e.dep,
+                format!(
+                    "{}({}-{}, {}-{})",
+                    e.rel,
+                    self.word(e.gov),
+                    e.gov,
+                    self.word(e.dep),
+                    e.dep
+                ),
+            ));
         }
-        lines.sort_by(|a, b| a.1.cmp(&b.1).then(a.0.cmp(&b.0)).then_with(|| a.2.cmp(&b.2)));
-        lines.into_iter().map(|l| l.2).collect::<Vec<_>>().join("\n")
+        lines.sort_by(|a, b| {
+            a.1.cmp(&b.1)
+                .then(a.0.cmp(&b.0))
+                .then_with(|| a.2.cmp(&b.2))
+        });
+        lines
+            .into_iter()
+            .map(|l| l.2)
+            .collect::<Vec<_>>()
+            .join("\n")
     }
 }
 
@@ -241,10 +297,27 @@ mod tests {
     use super::*;
 
     fn cat_on_mat() -> DepGraph {
-        let toks = [("the", "the", "DT"), ("cat", "cat", "NN"), ("is", "be", "VBZ"), ("on", "on", "IN"), ("the", "the", "DT"), ("mat", "mat", "NN")];
-        let mut g = DepGraph::new(toks.iter().map(|(w, l, t)| Token::new(*w, *l, *t)).collect());
+        let toks = [
+            ("the", "the", "DT"),
+            ("cat", "cat", "NN"),
+            ("is", "be", "VBZ"),
+            ("on", "on", "IN"),
+            ("the", "the", "DT"),
+            ("mat", "mat", "NN"),
+        ];
+        let mut g = DepGraph::new(
+            toks.iter()
+                .map(|(w, l, t)| Token::new(*w, *l, *t))
+                .collect(),
+        );
         g.roots.push(6);
-        for (gov, dep, rel) in [(2, 1, "det"), (6, 2, "nsubj"), (6, 3, "cop"), (6, 4, "case"), (6, 5, "det")] {
+        for (gov, dep, rel) in [
+            (2, 1, "det"),
+            (6, 2, "nsubj"),
+            (6, 3, "cop"),
+            (6, 4, "case"),
+            (6, 5, "det"),
+        ] {
             g.add_edge(gov, dep, rel);
         }
         g

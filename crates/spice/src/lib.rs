@@ -4,6 +4,9 @@
 //! `depgraph` (the shared dependency-graph type), then the semantic back end.
 
 pub mod depgraph;
+pub mod graph;
+mod javaorder;
+pub mod score;
 pub mod wordnet;
 
 pub use depgraph::{DepGraph, Edge, Token};

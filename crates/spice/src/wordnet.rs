@@ -52,9 +52,16 @@ static EMBEDDED: &[u8] = include_bytes!("../data/lexicon.txt.gz");
 #[derive(Debug, thiserror::Error)]
 pub enum LexiconError {
     #[error("cannot read {path}: {source}")]
-    Io { path: String, source: std::io::Error },
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("lexicon {what}, line {line}: {problem}")]
-    Format { what: String, line: usize, problem: String },
+    Format {
+        what: String,
+        line: usize,
+        problem: String,
+    },
 }
 
 /// Word -> synsets, and irregular form -> base forms.
@@ -96,7 +103,10 @@ impl Lexicon {
         w.dedup_by(|a, b| a.0 == b.0);
         let mut ex: Vec<(Box<str>, Vec<Box<str>>)> = Vec::new();
         for (form, bases) in exceptions {
-            ex.push((form.into_boxed_str(), bases.into_iter().map(String::into_boxed_str).collect()));
+            ex.push((
+                form.into_boxed_str(),
+                bases.into_iter().map(String::into_boxed_str).collect(),
+            ));
         }
         // Bases of a form accumulate across lines, in file order.
         ex.sort_by(|a, b| a.0.cmp(&b.0));
@@ -111,7 +121,10 @@ impl Lexicon {
                 _ => merged.push((form, bases.into_boxed_slice())),
             }
         }
-        Lexicon { words: w, exceptions: merged }
+        Lexicon {
+            words: w,
+            exceptions: merged,
+        }
     }
 
     /// Reads METEOR's `english.synsets` and `english.exceptions` (pairs of lines).
@@ -143,7 +156,10 @@ impl Lexicon {
         let mut text = String::new();
         flate2::read::GzDecoder::new(bytes)
             .read_to_string(&mut text)
-            .map_err(|e| LexiconError::Io { path: "compact lexicon".into(), source: e })?;
+            .map_err(|e| LexiconError::Io {
+                path: "compact lexicon".into(),
+                source: e,
+            })?;
         let err = |line: usize, problem: &str| LexiconError::Format {
             what: "compact".into(),
             line,
@@ -162,9 +178,15 @@ impl Lexicon {
                 in_exceptions = true;
                 continue;
             }
-            let (key, rest) = line.split_once('\t').ok_or_else(|| err(n + 1, "missing tab"))?;
+            let (key, rest) = line
+                .split_once('\t')
+                .ok_or_else(|| err(n + 1, "missing tab"))?;
             if in_exceptions {
-                let bases = rest.split(' ').filter(|s| !s.is_empty()).map(str::to_string).collect();
+                let bases = rest
+                    .split(' ')
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string)
+                    .collect();
                 exceptions.push((key.to_string(), bases));
             } else {
                 let ids = parse_ids(rest).map_err(|p| err(n + 1, &p))?;
@@ -193,7 +215,9 @@ impl Lexicon {
             text.push_str(&bases.join(" "));
             text.push('\n');
         }
-        let mut enc = flate2::GzBuilder::new().mtime(0).write(Vec::new(), flate2::Compression::best());
+        let mut enc = flate2::GzBuilder::new()
+            .mtime(0)
+            .write(Vec::new(), flate2::Compression::best());
         // Writing to a Vec cannot fail.
         let _ = std::io::Write::write_all(&mut enc, text.as_bytes());
         enc.finish().unwrap_or_default()
@@ -222,7 +246,9 @@ impl Lexicon {
     }
 
     fn contains(&self, word: &str) -> bool {
-        self.words.binary_search_by(|(w, _)| (**w).cmp(word)).is_ok()
+        self.words
+            .binary_search_by(|(w, _)| (**w).cmp(word))
+            .is_ok()
     }
 
     fn exception_bases(&self, form: &str) -> Option<&[Box<str>]> {
@@ -235,7 +261,10 @@ impl Lexicon {
     /// METEOR's `getStemSynSets`: synsets of the word's base forms.
     pub fn stem_synsets(&self, word: &str) -> Synsets {
         if let Some(bases) = self.exception_bases(word) {
-            let mut out: Synsets = bases.iter().flat_map(|b| self.synsets(b).iter().copied()).collect();
+            let mut out: Synsets = bases
+                .iter()
+                .flat_map(|b| self.synsets(b).iter().copied())
+                .collect();
             out.sort_unstable();
             out.dedup();
             return out;
@@ -281,7 +310,12 @@ fn java_len(s: &str) -> usize {
 }
 
 fn parse_ids(s: &str) -> Result<Vec<u32>, String> {
-    s.split_whitespace().map(|t| t.parse::<u32>().map_err(|e| format!("bad synset id {t:?}: {e}"))).collect()
+    s.split_whitespace()
+        .map(|t| {
+            t.parse::<u32>()
+                .map_err(|e| format!("bad synset id {t:?}: {e}"))
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -300,7 +334,10 @@ mod tests {
                 ("glass".to_string(), vec![60]),
                 ("in_front_of".to_string(), vec![70]),
             ],
-            [("men".to_string(), vec!["man".to_string()]), ("mice".to_string(), vec!["mouse".to_string()])],
+            [
+                ("men".to_string(), vec!["man".to_string()]),
+                ("mice".to_string(), vec!["mouse".to_string()]),
+            ],
         )
     }
 
@@ -355,6 +392,9 @@ mod tests {
         assert_eq!(lex.stem_synsets("men"), lex.synsets("man"));
         // Synonyms share a synset: "couch" and "sofa".
         let couch = lex.concept_synsets("couch");
-        assert!(lex.concept_synsets("sofa").iter().any(|s| couch.contains(s)));
+        assert!(lex
+            .concept_synsets("sofa")
+            .iter()
+            .any(|s| couch.contains(s)));
     }
 }

@@ -1,0 +1,592 @@
+//! Scene graph -> tuples -> scores (SPEC §6).
+//!
+//! In: a candidate scene graph and a reference scene graph. Out: true/false positive and false
+//! negative counts, precision, recall and F for all tuples and per category, then macro averages
+//! over images.
+
+use std::cmp::Ordering;
+
+use serde::{Deserialize, Serialize};
+
+use crate::graph::{Concept, SceneGraph};
+
+/// Tuple categories of the paper's table (the jar's `-subset` names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Category {
+    Object,
+    Attribute,
+    Relation,
+    Cardinality,
+    Color,
+    Size,
+}
+
+impl Category {
+    pub const ALL: [Category; 6] = [
+        Category::Object,
+        Category::Attribute,
+        Category::Relation,
+        Category::Cardinality,
+        Category::Color,
+        Category::Size,
+    ];
+
+    /// The name the jar writes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Category::Object => "Object",
+            Category::Attribute => "Attribute",
+            Category::Relation => "Relation",
+            Category::Cardinality => "Cardinality",
+            Category::Color => "Color",
+            Category::Size => "Size",
+        }
+    }
+
+    /// TupleFilter: membership is tested on the attribute concept rendered as text, so a merged
+    /// concept ("gray/grey") is in no list.
+    pub fn contains(self, t: &Tuple<'_>) -> bool {
+        match self {
+            Category::Object => t.len() == 1,
+            Category::Attribute => t.len() == 2,
+            Category::Relation => t.len() == 3,
+            Category::Cardinality => t.len() == 2 && attribute_in(t, SMALL_NUMBERS),
+            Category::Color => t.len() == 2 && attribute_in(t, COLORS),
+            Category::Size => t.len() == 2 && attribute_in(t, SIZES),
+        }
+    }
+}
+
+fn attribute_in(t: &Tuple<'_>, list: &[&str]) -> bool {
+    match t.0[1].words() {
+        [w] => list.contains(&w.as_str()),
+        _ => false,
+    }
+}
+
+const SMALL_NUMBERS: &[&str] = &[
+    "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+];
+
+const COLORS: &[&str] = &[
+    "black", "brown", "blue", "red", "yellow", "pink", "gray", "grey", "green", "dark", "light",
+    "white", "cream", "orange", "purple", "maroon", "beige", "violet",
+];
+
+/// The reference's size adjectives (its list also has "overweight"; "long" is not among them).
+const SIZES: &[&str] = &[
+    "baby",
+    "illimitable",
+    "scrawny",
+    "beefy",
+    "immeasurable",
+    "short",
+    "big",
+    "immense",
+    "sizable",
+    "bony",
+    "infinitesimal",
+    "skeletal",
+    "boundless",
+    "lanky",
+    "skimpy",
+    "brawny",
+    "large",
+    "skinny",
+    "broad",
+    "lean",
+    "slender",
+    "bulky",
+    "life-size",
+    "slim",
+    "chunky",
+    "limitless",
+    "small",
+    "colossal",
+    "little",
+    "squat",
+    "compact",
+    "mammoth",
+    "stocky",
+    "corpulent",
+    "massive",
+    "stout",
+    "cosmic",
+    "meager",
+    "strapping",
+    "cubby",
+    "measly",
+    "sturdy",
+    "curvy",
+    "microscopic",
+    "tall",
+    "elfin",
+    "mini",
+    "teensy",
+    "emaciated",
+    "miniature",
+    "teeny",
+    "endless",
+    "minuscule",
+    "teeny-tiny",
+    "enormous",
+    "minute",
+    "teeny-weeny",
+    "epic",
+    "narrow",
+    "thick",
+    "expansive",
+    "obese",
+    "thickset",
+    "extensive",
+    "outsized",
+    "thin",
+    "fat",
+    "oversize",
+    "tiny",
+    "fleshy",
+    "overweight",
+    "titanic",
+    "full-size",
+    "paltry",
+    "towering",
+    "gargantuan",
+    "petite",
+    "trifling",
+    "gaunt",
+    "pint-size",
+    "trim",
+    "giant",
+    "plump",
+    "tubby",
+    "gigantic",
+    "pocket-size",
+    "undersized",
+    "grand",
+    "portly",
+    "underweight",
+    "great",
+    "pudgy",
+    "unlimited",
+    "heavy",
+    "puny",
+    "vast",
+    "hefty",
+    "rotund",
+    "wee",
+    "huge",
+    "scanty",
+    "whopping",
+    "hulking",
+    "scraggy",
+    "wide",
+];
+
+/// A tuple of a scene graph: (object), (object, attribute) or (source, relation, target).
+#[derive(Clone, Debug)]
+pub struct Tuple<'g>(pub Vec<&'g Concept>);
+
+impl Tuple<'_> {
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Same length and similar element by element (SemanticTuple.similarTo).
+    pub fn similar_to(&self, other: &Tuple<'_>) -> bool {
+        self.len() == other.len() && self.0.iter().zip(&other.0).all(|(a, b)| a.similar_to(b))
+    }
+
+    /// Same length and equal element by element (SemanticTuple.matchesTo, for `-noSynsets`).
+    pub fn matches(&self, other: &Tuple<'_>) -> bool {
+        self.len() == other.len() && self.0.iter().zip(&other.0).all(|(a, b)| a.same_as(b))
+    }
+
+    /// The concepts as text, e.g. `["girl", "young"]`.
+    pub fn texts(&self) -> Vec<String> {
+        self.0.iter().map(|c| c.text()).collect()
+    }
+}
+
+/// All tuples of a graph, in the reference's (sorted) order.
+pub fn tuples(g: &SceneGraph) -> Vec<Tuple<'_>> {
+    let mut out = Vec::new();
+    for n in &g.nodes {
+        out.push(Tuple(vec![&n.object]));
+        for a in &n.attributes {
+            out.push(Tuple(vec![&n.object, a]));
+        }
+    }
+    for r in &g.relations {
+        out.push(Tuple(vec![
+            &g.nodes[r.source].object,
+            &r.relation,
+            &g.nodes[r.target].object,
+        ]));
+    }
+    out.sort_by(compare_tuples);
+    out
+}
+
+/// SemanticConcept.compareTo: words, then synsets, each compared lexicographically in Java's
+/// iteration order (strings by UTF-16 code units).
+fn compare_concepts(a: &Concept, b: &Concept) -> Ordering {
+    let wa = a.java_ordered_words();
+    let wb = b.java_ordered_words();
+    let by_words = wa
+        .iter()
+        .map(|w| w.encode_utf16())
+        .cmp_by_key(wb.iter().map(|w| w.encode_utf16()));
+    by_words.then_with(|| a.synsets().cmp(b.synsets()))
+}
+
+/// Lexicographic order of sequences of UTF-16 strings (Guava's `lexicographical()` over
+/// Java's `String.compareTo`).
+trait Utf16Lexicographic<I: Iterator<Item = u16>>: Iterator<Item = I> + Sized {
+    fn cmp_by_key<J: Iterator<Item = I>>(mut self, mut other: J) -> Ordering {
+        loop {
+            match (self.next(), other.next()) {
+                (None, None) => return Ordering::Equal,
+                (None, Some(_)) => return Ordering::Less,
+                (Some(_), None) => return Ordering::Greater,
+                (Some(x), Some(y)) => match x.cmp(y) {
+                    Ordering::Equal => {}
+                    o => return o,
+                },
+            }
+        }
+    }
+}
+
+impl<I: Iterator<Item = u16>, T: Iterator<Item = I>> Utf16Lexicographic<I> for T {}
+
+fn compare_tuples(a: &Tuple<'_>, b: &Tuple<'_>) -> Ordering {
+    let mut i = 0;
+    loop {
+        match (a.0.get(i), b.0.get(i)) {
+            (None, None) => return Ordering::Equal,
+            (None, Some(_)) => return Ordering::Less,
+            (Some(_), None) => return Ordering::Greater,
+            (Some(x), Some(y)) => match compare_concepts(x, y) {
+                Ordering::Equal => i += 1,
+                o => return o,
+            },
+        }
+    }
+}
+
+/// Counts and ratios for one image and one category (the jar's `Evaluation`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Score {
+    pub tp: u32,
+    pub fp: u32,
+    #[serde(rename = "fn")]
+    pub fn_: u32,
+    /// Precision; NaN for a category whose references have no tuple.
+    pub pr: f64,
+    pub re: f64,
+    pub f: f64,
+    pub num_images: u32,
+}
+
+impl Score {
+    /// Precision, recall and F from counts (Evaluation.calcFScore). With `allow_nan`, a score
+    /// with no reference tuple is NaN; otherwise undefined ratios are 0.
+    pub fn from_counts(tp: u32, fp: u32, fn_: u32, allow_nan: bool) -> Score {
+        let mut s = Score {
+            tp,
+            fp,
+            fn_,
+            pr: 0.0,
+            re: 0.0,
+            f: 0.0,
+            num_images: 1,
+        };
+        s.calc(allow_nan);
+        s
+    }
+
+    fn calc(&mut self, allow_nan: bool) {
+        let beta = 1.0f64;
+        let ref_n = self.fn_ + self.tp;
+        let test_n = self.fp + self.tp;
+        if ref_n > 0 {
+            self.re = f64::from(self.tp) / f64::from(ref_n);
+            if test_n > 0 {
+                self.pr = f64::from(self.tp) / f64::from(test_n);
+            }
+            if self.pr > 0.0 && self.re > 0.0 {
+                self.f =
+                    (1.0 + beta * beta) * (self.pr * self.re) / (beta * beta * self.pr + self.re);
+            }
+        }
+        if allow_nan && ref_n == 0 {
+            self.f = f64::NAN;
+            self.pr = f64::NAN;
+            self.re = f64::NAN;
+        }
+    }
+
+    fn is_nan(&self) -> bool {
+        self.f.is_nan() || self.pr.is_nan() || self.re.is_nan()
+    }
+}
+
+/// A tuple rendered as text with whether it matched (the jar's `-detailed` output).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MarkedTuple {
+    pub tuple: Vec<String>,
+    pub truth_value: bool,
+}
+
+/// The result of matching one candidate tuple set against one reference tuple set.
+#[derive(Clone, Debug)]
+pub struct Matching {
+    pub score: Score,
+    /// Candidate and reference tuples in the jar's output order (matched first).
+    pub candidate: Vec<MarkedTuple>,
+    pub reference: Vec<MarkedTuple>,
+}
+
+/// TupleSet.match_similar / match_exact followed by Evaluation: walk the candidate tuples in
+/// sorted order; each is true if some reference tuple is similar (or equal, without synonyms).
+pub fn match_tuples(
+    cand: &[Tuple<'_>],
+    refs: &[Tuple<'_>],
+    allow_nan: bool,
+    use_synsets: bool,
+) -> Matching {
+    let mut cand_true = vec![false; cand.len()];
+    let mut ref_true = vec![false; refs.len()];
+    let mut tp = 0u32;
+    for (i, c) in cand.iter().enumerate() {
+        let hit = refs.iter().position(|r| {
+            if use_synsets {
+                c.similar_to(r)
+            } else {
+                c.matches(r)
+            }
+        });
+        if let Some(j) = hit {
+            cand_true[i] = true;
+            ref_true[j] = true;
+            tp += 1;
+        }
+    }
+    let fp = cand.len() as u32 - tp;
+    let fn_ = refs.len() as u32 - tp;
+    Matching {
+        score: Score::from_counts(tp, fp, fn_, allow_nan),
+        candidate: marked(cand, &cand_true),
+        reference: marked(refs, &ref_true),
+    }
+}
+
+/// Tuples with truth values, sorted as the jar sorts them after matching: true first.
+fn marked(tuples: &[Tuple<'_>], truth: &[bool]) -> Vec<MarkedTuple> {
+    let mut idx: Vec<usize> = (0..tuples.len()).collect();
+    idx.sort_by(|&a, &b| {
+        truth[b]
+            .cmp(&truth[a])
+            .then_with(|| compare_tuples(&tuples[a], &tuples[b]))
+    });
+    idx.into_iter()
+        .map(|i| MarkedTuple {
+            tuple: tuples[i].texts(),
+            truth_value: truth[i],
+        })
+        .collect()
+}
+
+/// Scores of one image: all tuples and each category.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ImageScores {
+    pub all: Score,
+    pub categories: Vec<(Category, Score)>,
+    pub candidate_tuples: Vec<MarkedTuple>,
+    pub reference_tuples: Vec<MarkedTuple>,
+}
+
+impl ImageScores {
+    pub fn category(&self, c: Category) -> Option<&Score> {
+        self.categories
+            .iter()
+            .find(|(k, _)| *k == c)
+            .map(|(_, s)| s)
+    }
+}
+
+/// SpiceStats.score: the `All` evaluation plus one per category.
+pub fn score_image(
+    candidate: &SceneGraph,
+    reference: &SceneGraph,
+    use_synsets: bool,
+) -> ImageScores {
+    let ct = tuples(candidate);
+    let rt = tuples(reference);
+    let all = match_tuples(&ct, &rt, false, use_synsets);
+    let categories = Category::ALL
+        .iter()
+        .map(|&cat| {
+            let cf: Vec<Tuple<'_>> = ct.iter().filter(|t| cat.contains(t)).cloned().collect();
+            let rf: Vec<Tuple<'_>> = rt.iter().filter(|t| cat.contains(t)).cloned().collect();
+            (cat, match_tuples(&cf, &rf, true, use_synsets).score)
+        })
+        .collect();
+    ImageScores {
+        all: all.score,
+        categories,
+        candidate_tuples: all.candidate,
+        reference_tuples: all.reference,
+    }
+}
+
+/// Macro average over images (SpiceStats.macroAverage): counts are summed over all images,
+/// ratios averaged over the images whose score is not NaN.
+pub fn macro_average<'a>(scores: impl IntoIterator<Item = &'a Score>) -> Score {
+    let mut r = Score {
+        tp: 0,
+        fp: 0,
+        fn_: 0,
+        pr: 0.0,
+        re: 0.0,
+        f: 0.0,
+        num_images: 0,
+    };
+    let mut n = 0u32;
+    for s in scores {
+        r.tp += s.tp;
+        r.fp += s.fp;
+        r.fn_ += s.fn_;
+        if !s.is_nan() {
+            r.f += s.f;
+            r.pr += s.pr;
+            r.re += s.re;
+            n += 1;
+        }
+    }
+    if n > 0 {
+        r.f /= f64::from(n);
+        r.pr /= f64::from(n);
+        r.re /= f64::from(n);
+        r.num_images = n;
+    } else {
+        r.f = f64::NAN;
+        r.pr = f64::NAN;
+        r.re = f64::NAN;
+    }
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::Proposal;
+    use crate::wordnet::Lexicon;
+
+    fn lex() -> Lexicon {
+        Lexicon::from_entries(
+            [
+                ("couch".to_string(), vec![1]),
+                ("sofa".to_string(), vec![1]),
+                ("man".to_string(), vec![2]),
+                ("guy".to_string(), vec![2]),
+                ("red".to_string(), vec![3]),
+            ],
+            Vec::<(String, Vec<String>)>::new(),
+        )
+    }
+
+    fn graph(props: &[Proposal], merging: bool) -> SceneGraph {
+        SceneGraph::from_proposals(props, &lex(), merging)
+    }
+
+    #[test]
+    fn hand_worked_counts() {
+        // Candidate "a guy on a red sofa":  (guy) (sofa) (sofa, red) (guy, on, sofa)        = 4
+        // Reference "a man on a couch" + "a man sitting": (man) (couch) (man, on, couch) (man, sit) = 4
+        let cand = graph(
+            &[
+                Proposal::object("guy"),
+                Proposal::object("sofa"),
+                Proposal::attribute("sofa", "red"),
+                Proposal::relation("guy", "sofa", "on"),
+            ],
+            true,
+        );
+        let refs = graph(
+            &[
+                Proposal::object("man"),
+                Proposal::object("couch"),
+                Proposal::relation("man", "couch", "on"),
+                Proposal::attribute("man", "sit"),
+            ],
+            true,
+        );
+        let s = score_image(&cand, &refs, true);
+        // guy~man, sofa~couch (synonyms), (guy,on,sofa)~(man,on,couch); (sofa, red) unmatched.
+        assert_eq!((s.all.tp, s.all.fp, s.all.fn_), (3, 1, 1));
+        assert_eq!(s.all.pr, 0.75);
+        assert_eq!(s.all.re, 0.75);
+        assert!((s.all.f - 0.75).abs() < 1e-15);
+        // Color: the references have no color tuple -> NaN; Relation: 1/1.
+        assert!(s.category(Category::Color).map_or(false, |c| c.f.is_nan()));
+        let rel = s.category(Category::Relation).copied();
+        assert_eq!(rel.map(|r| (r.tp, r.fp, r.fn_)), Some((1, 0, 0)));
+        // Matched tuples come first in the detailed listing.
+        assert!(s.candidate_tuples[0].truth_value);
+        assert!(!s.candidate_tuples[3].truth_value);
+        assert_eq!(s.candidate_tuples[3].tuple, ["sofa", "red"]);
+    }
+
+    #[test]
+    fn without_synsets_only_equal_concepts_match() {
+        let cand = graph(&[Proposal::object("guy"), Proposal::object("couch")], false);
+        let refs = graph(&[Proposal::object("man"), Proposal::object("couch")], false);
+        let s = score_image(&cand, &refs, false);
+        assert_eq!((s.all.tp, s.all.fp, s.all.fn_), (1, 1, 1));
+    }
+
+    #[test]
+    fn empty_candidate_scores_zero_not_nan() {
+        let cand = graph(&[], true);
+        let refs = graph(&[Proposal::object("man")], true);
+        let s = score_image(&cand, &refs, true);
+        assert_eq!((s.all.tp, s.all.fp, s.all.fn_, s.all.f), (0, 0, 1, 0.0));
+        // Empty references: All is 0, categories NaN.
+        let s = score_image(&refs, &cand, true);
+        assert_eq!(s.all.f, 0.0);
+        assert!(s.category(Category::Object).map_or(false, |c| c.f.is_nan()));
+    }
+
+    #[test]
+    fn merged_attribute_concepts_are_in_no_category_list() {
+        let l = Lexicon::from_entries(
+            [("gray".to_string(), vec![7]), ("grey".to_string(), vec![7])],
+            Vec::<(String, Vec<String>)>::new(),
+        );
+        let refs = SceneGraph::from_proposals(
+            &[
+                Proposal::attribute("cat", "grey"),
+                Proposal::attribute("cat", "gray"),
+            ],
+            &l,
+            true,
+        );
+        let t = tuples(&refs);
+        assert_eq!(t[1].texts(), ["cat", "gray/grey"]);
+        assert!(!Category::Color.contains(&t[1]));
+    }
+
+    #[test]
+    fn macro_average_skips_nan_images_but_sums_counts() {
+        let a = Score::from_counts(1, 1, 0, true); // f = 2/3
+        let b = Score::from_counts(0, 2, 0, true); // NaN: no reference tuple
+        let m = macro_average([&a, &b]);
+        assert_eq!((m.tp, m.fp, m.fn_, m.num_images), (1, 3, 0, 1));
+        assert!((m.f - 2.0 / 3.0).abs() < 1e-15);
+    }
+}
