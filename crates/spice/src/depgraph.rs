@@ -283,6 +283,127 @@ impl DepGraph {
     }
 }
 
+/// A CoNLL-U line that cannot be read: which line, which field, what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("CoNLL-U line {line}, field {field}: {problem}")]
+pub struct ConlluError {
+    pub line: usize,
+    pub field: &'static str,
+    pub problem: String,
+}
+
+impl DepGraph {
+    /// Reads CoNLL-U: one graph per sentence (sentences end at a blank line). Edges come from the
+    /// DEPS column (`HEAD:DEPREL|HEAD:DEPREL`, the enhanced relations) when it is not `_`, else from
+    /// HEAD and DEPREL. Multi-word token ranges (`1-2`) and empty nodes (`1.1`) are skipped; a head
+    /// of 0 makes the token a root.
+    pub fn from_conllu_str(text: &str) -> Result<Vec<DepGraph>, ConlluError> {
+        let mut graphs = Vec::new();
+        let mut rows: Vec<(usize, Vec<&str>)> = Vec::new();
+        for (n, raw) in text.lines().enumerate() {
+            let line = raw.trim_end_matches('\r');
+            if line.trim().is_empty() {
+                if !rows.is_empty() {
+                    graphs.push(Self::from_conllu_rows(&std::mem::take(&mut rows))?);
+                }
+                continue;
+            }
+            if line.starts_with('#') {
+                continue;
+            }
+            let cols: Vec<&str> = line.split('\t').collect();
+            if cols.len() != 10 {
+                return Err(ConlluError {
+                    line: n + 1,
+                    field: "line",
+                    problem: format!("expected 10 tab-separated columns, found {}", cols.len()),
+                });
+            }
+            if cols[0].contains('-') || cols[0].contains('.') {
+                continue;
+            }
+            rows.push((n + 1, cols));
+        }
+        if !rows.is_empty() {
+            graphs.push(Self::from_conllu_rows(&rows)?);
+        }
+        Ok(graphs)
+    }
+
+    fn from_conllu_rows(rows: &[(usize, Vec<&str>)]) -> Result<DepGraph, ConlluError> {
+        let mut g = DepGraph::new(Vec::with_capacity(rows.len()));
+        for (k, (line, cols)) in rows.iter().enumerate() {
+            let id: usize = cols[0].parse().map_err(|_| ConlluError {
+                line: *line,
+                field: "ID",
+                problem: format!("{:?} is not a token number", cols[0]),
+            })?;
+            if id != k + 1 {
+                return Err(ConlluError {
+                    line: *line,
+                    field: "ID",
+                    problem: format!("expected token {} but found {id}", k + 1),
+                });
+            }
+            let unders = |s: &str| {
+                if s == "_" {
+                    String::new()
+                } else {
+                    s.to_string()
+                }
+            };
+            g.tokens
+                .push(Token::new(cols[1], unders(cols[2]), unders(cols[4])));
+        }
+        let n = rows.len();
+        for (k, (line, cols)) in rows.iter().enumerate() {
+            let dep = k + 1;
+            let mut arcs: Vec<(String, String, &'static str)> = Vec::new();
+            if cols[8] != "_" {
+                for part in cols[8].split('|') {
+                    let (h, r) = part.split_once(':').ok_or_else(|| ConlluError {
+                        line: *line,
+                        field: "DEPS",
+                        problem: format!("{part:?} is not HEAD:DEPREL"),
+                    })?;
+                    arcs.push((h.to_string(), r.to_string(), "DEPS"));
+                }
+            } else if cols[6] != "_" {
+                arcs.push((cols[6].to_string(), cols[7].to_string(), "HEAD"));
+            }
+            for (h, r, field) in arcs {
+                let head: usize = h.parse().map_err(|_| ConlluError {
+                    line: *line,
+                    field,
+                    problem: format!("head {h:?} is not a token number"),
+                })?;
+                if head > n {
+                    return Err(ConlluError {
+                        line: *line,
+                        field,
+                        problem: format!("head {head} is past the last token {n}"),
+                    });
+                }
+                if r.is_empty() || r == "_" {
+                    return Err(ConlluError {
+                        line: *line,
+                        field,
+                        problem: "empty relation".into(),
+                    });
+                }
+                if head == 0 {
+                    if !g.roots.contains(&dep) {
+                        g.roots.push(dep);
+                    }
+                } else {
+                    g.add_edge(head, dep, r);
+                }
+            }
+        }
+        Ok(g)
+    }
+}
+
 /// CoNLL-U fields may not be empty or contain tabs or newlines.
 fn field(s: &str) -> String {
     if s.is_empty() {
@@ -331,6 +452,23 @@ mod tests {
         assert_eq!(g.child(6, "nsubj"), Some(2));
         assert_eq!(g.parent(2), Some(6));
         assert!(g.is_noun(2) && !g.is_plural_noun(2));
+    }
+
+    #[test]
+    fn conllu_reads_deps_column_and_names_bad_fields() {
+        let text = "# a comment\n1\tdogs\tdog\t_\tNNS\t_\t0\troot\t0:root\t_\n\
+                    2\trun\trun\t_\tVBP\t_\t1\tacl\t1:acl|1:dep\t_\n\n";
+        let g = DepGraph::from_conllu_str(text).expect("valid").remove(0);
+        assert_eq!(g.roots, vec![1]);
+        assert!(g.has_edge(1, 2, "acl") && g.has_edge(1, 2, "dep"));
+        assert_eq!(g.token(1).lemma, "dog");
+        let bad = "1\tdogs\tdog\t_\tNNS\t_\t0\troot\t7:root\t_\n";
+        let e = DepGraph::from_conllu_str(bad).expect_err("head past the end");
+        assert_eq!((e.line, e.field), (1, "DEPS"));
+        let round = DepGraph::from_conllu_str(&g.to_conllu())
+            .expect("round trip")
+            .remove(0);
+        assert_eq!(round, g);
     }
 
     #[test]

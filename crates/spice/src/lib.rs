@@ -3,6 +3,7 @@
 //! The modules follow one caption from text to F-score, in order:
 //! `depgraph` (the shared dependency-graph type), then the semantic back end.
 
+pub mod cleanup;
 pub mod depgraph;
 pub mod graph;
 mod javaorder;
