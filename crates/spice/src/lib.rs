@@ -1,13 +1,121 @@
 //! SPICE (Anderson et al., ECCV 2016) rebuilt in Rust.
 //!
-//! The modules follow one caption from text to F-score, in order:
-//! `depgraph` (the shared dependency-graph type), then the semantic back end.
+//! The modules follow one caption from text to F-score, in order: the front end turns text into
+//! [`depgraph::DepGraph`]s; [`cleanup`] prepares them (SPEC §3); [`rules`] turns them into
+//! proposals (§4); [`graph`] builds scene graphs with [`wordnet`] synonyms (§5); [`score`]
+//! matches tuples and averages (§6). [`batch`] runs the jar's batch evaluation in parallel.
+//!
+//! [`Engine`] is the entry point for callers that want scores from captions or graphs.
 
+pub mod batch;
 pub mod cleanup;
 pub mod depgraph;
 pub mod graph;
 mod javaorder;
+pub mod rules;
 pub mod score;
 pub mod wordnet;
 
 pub use depgraph::{DepGraph, Edge, Token};
+pub use graph::{Concept, Proposal, SceneGraph};
+pub use score::{Category, ImageScores, MarkedTuple, Score};
+
+use wordnet::Lexicon;
+
+/// What can go wrong between a caption and its scene graph.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EngineError {
+    /// The text front end (tokenizer, tagger, parser) is not part of this build yet; graphs given
+    /// as CoNLL-U can still be scored.
+    #[error(
+        "this build of spice cannot parse raw text yet: the CoreNLP-compatible parser has not landed; \
+         score dependency graphs given as CoNLL-U instead (spice tuples --conllu FILE)"
+    )]
+    ParserUnavailable,
+}
+
+/// Options that change scores, as the jar's flags do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EngineOptions {
+    /// Synonym matching and merging (off = the jar's `-noSynsets`).
+    pub use_synsets: bool,
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        EngineOptions { use_synsets: true }
+    }
+}
+
+/// The scoring engine: cheap to create, `Send + Sync`, shareable across threads.
+#[derive(Debug, Clone, Copy)]
+pub struct Engine {
+    options: EngineOptions,
+    lexicon: &'static Lexicon,
+}
+
+impl Engine {
+    pub fn new(options: EngineOptions) -> Engine {
+        Engine {
+            options,
+            lexicon: Lexicon::embedded(),
+        }
+    }
+
+    pub fn options(&self) -> EngineOptions {
+        self.options
+    }
+
+    pub fn lexicon(&self) -> &'static Lexicon {
+        self.lexicon
+    }
+
+    /// Proposals of one caption given as parsed sentences (collapsed, CC-processed UD graphs):
+    /// clean-up then rules, sentence by sentence.
+    pub fn graph_proposals(&self, sentences: &[DepGraph]) -> Vec<Proposal> {
+        let mut out = Vec::new();
+        for g in sentences {
+            let mut g = g.clone();
+            cleanup::clean(&mut g);
+            out.extend(rules::proposals(&g));
+        }
+        out
+    }
+
+    /// Parses a caption into dependency graphs, one per sentence.
+    pub fn parse(&self, _caption: &str) -> Result<Vec<DepGraph>, EngineError> {
+        Err(EngineError::ParserUnavailable)
+    }
+
+    /// Proposals of one caption given as text.
+    pub fn caption_proposals(&self, caption: &str) -> Result<Vec<Proposal>, EngineError> {
+        Ok(self.graph_proposals(&self.parse(caption)?))
+    }
+
+    /// One scene graph from the proposals of several captions (the references of an image) or of
+    /// one (a candidate).
+    pub fn scene_graph_from_proposals<'a>(
+        &self,
+        captions: impl IntoIterator<Item = &'a [Proposal]>,
+    ) -> SceneGraph {
+        SceneGraph::from_proposals(
+            captions.into_iter().flatten(),
+            self.lexicon,
+            self.options.use_synsets,
+        )
+    }
+
+    /// One scene graph from caption texts.
+    pub fn scene_graph(&self, captions: &[&str]) -> Result<SceneGraph, EngineError> {
+        let proposals = captions
+            .iter()
+            .map(|c| self.caption_proposals(c))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(self.scene_graph_from_proposals(proposals.iter().map(Vec::as_slice)))
+    }
+
+    /// Scores a candidate graph against a reference graph.
+    pub fn score(&self, candidate: &SceneGraph, reference: &SceneGraph) -> ImageScores {
+        score::score_image(candidate, reference, self.options.use_synsets)
+    }
+}

@@ -1,0 +1,459 @@
+//! Batch evaluation in the SPICE jar's formats (SPEC §1).
+//!
+//! In: a JSON array of `{"image_id", "test", "refs"}` items. Out: per-image scores and the macro
+//! averages, written as the jar writes them (`-out` JSON, printed summary).
+//!
+//! Captions are parsed once each (references repeat across images in some inputs), in parallel;
+//! everything after parsing is independent per image. Results are collected in input order and
+//! averaged sequentially, so the output bytes do not depend on the number of threads.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::io::Read;
+
+use rayon::prelude::*;
+use serde::de::{DeserializeSeed, SeqAccess, Visitor};
+use serde_json::{Map, Value};
+
+use crate::graph::{Proposal, SceneGraph};
+use crate::javaorder;
+use crate::score::{self, Category, ImageScores, MarkedTuple, Score};
+use crate::{Engine, EngineError};
+
+/// One item of the jar's input.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BatchItem {
+    /// Echoed back unchanged (string or number).
+    pub image_id: Value,
+    pub test: String,
+    pub refs: Vec<String>,
+}
+
+/// Bad input: what was wrong and where.
+#[derive(Debug, thiserror::Error)]
+pub enum InputError {
+    #[error("{path}: cannot read: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("{path}: not valid JSON: {source}")]
+    Json {
+        path: String,
+        source: serde_json::Error,
+    },
+    #[error("{path}: item {index}{id}: {problem}")]
+    Item {
+        path: String,
+        index: usize,
+        id: String,
+        problem: String,
+    },
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+}
+
+/// Reads and validates the jar's input format from a reader, one item at a time (so memory
+/// follows the captions, not a whole JSON tree).
+pub fn read_input(reader: impl Read, path: &str) -> Result<Vec<BatchItem>, InputError> {
+    let mut de =
+        serde_json::Deserializer::from_reader(std::io::BufReader::with_capacity(1 << 16, reader));
+    let mut problem: Option<InputError> = None;
+    let items = ItemsSeed {
+        path,
+        problem: &mut problem,
+    }
+    .deserialize(&mut de);
+    if let Some(p) = problem {
+        return Err(p);
+    }
+    let items = items.map_err(|source| InputError::Json {
+        path: path.to_string(),
+        source,
+    })?;
+    de.end().map_err(|source| InputError::Json {
+        path: path.to_string(),
+        source,
+    })?;
+    Ok(items)
+}
+
+struct ItemsSeed<'a> {
+    path: &'a str,
+    problem: &'a mut Option<InputError>,
+}
+
+impl<'de> DeserializeSeed<'de> for ItemsSeed<'_> {
+    type Value = Vec<BatchItem>;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ItemsSeed<'_> {
+    type Value = Vec<BatchItem>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON array of {\"image_id\", \"test\", \"refs\"} objects")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(v) = seq.next_element::<Value>()? {
+            match validate_item(v, items.len(), self.path) {
+                Ok(item) => items.push(item),
+                Err(e) => {
+                    *self.problem = Some(e);
+                    return Err(serde::de::Error::custom("invalid item"));
+                }
+            }
+        }
+        Ok(items)
+    }
+}
+
+fn validate_item(v: Value, index: usize, path: &str) -> Result<BatchItem, InputError> {
+    let err = |id: &str, problem: String| InputError::Item {
+        path: path.to_string(),
+        index,
+        id: id.to_string(),
+        problem,
+    };
+    let Value::Object(mut obj) = v else {
+        return Err(err(
+            "",
+            format!(
+                "expected an object with \"image_id\", \"test\" and \"refs\", found {}",
+                kind(&v)
+            ),
+        ));
+    };
+    let id = match obj.get("image_id") {
+        Some(v @ (Value::String(_) | Value::Number(_))) => format!(" (image_id {v})"),
+        Some(other) => {
+            return Err(err(
+                "",
+                format!(
+                    "field \"image_id\": expected a string or a number, found {}",
+                    kind(other)
+                ),
+            ))
+        }
+        None => return Err(err("", "missing field \"image_id\"".into())),
+    };
+    if let Some(extra) = obj
+        .keys()
+        .find(|k| !matches!(k.as_str(), "image_id" | "test" | "refs"))
+    {
+        return Err(err(
+            &id,
+            format!("unexpected field {extra:?} (expected only \"image_id\", \"test\", \"refs\")"),
+        ));
+    }
+    let test = match obj.remove("test") {
+        Some(Value::String(s)) => s,
+        Some(other) => {
+            return Err(err(
+                &id,
+                format!("field \"test\": expected a string, found {}", kind(&other)),
+            ))
+        }
+        None => return Err(err(&id, "missing field \"test\"".into())),
+    };
+    let refs = match obj.remove("refs") {
+        Some(Value::Array(a)) => {
+            if a.is_empty() {
+                return Err(err(
+                    &id,
+                    "field \"refs\": needs at least one reference caption".into(),
+                ));
+            }
+            let mut refs = Vec::with_capacity(a.len());
+            for (k, r) in a.into_iter().enumerate() {
+                match r {
+                    Value::String(s) => refs.push(s),
+                    other => {
+                        return Err(err(
+                            &id,
+                            format!(
+                                "field \"refs\"[{k}]: expected a string, found {}",
+                                kind(&other)
+                            ),
+                        ))
+                    }
+                }
+            }
+            refs
+        }
+        Some(other) => {
+            return Err(err(
+                &id,
+                format!(
+                    "field \"refs\": expected an array of strings, found {}",
+                    kind(&other)
+                ),
+            ))
+        }
+        None => return Err(err(&id, "missing field \"refs\"".into())),
+    };
+    let image_id = obj.remove("image_id").unwrap_or(Value::Null);
+    Ok(BatchItem {
+        image_id,
+        test,
+        refs,
+    })
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Scores of one item.
+#[derive(Debug, Clone)]
+pub struct ItemResult {
+    pub image_id: Value,
+    pub scores: ImageScores,
+}
+
+/// The result of a batch: per-item scores in input order.
+#[derive(Debug, Clone)]
+pub struct BatchResult {
+    pub items: Vec<ItemResult>,
+}
+
+impl BatchResult {
+    /// Macro average of `All` (None) or of a category.
+    pub fn average(&self, category: Option<Category>) -> Score {
+        let pick = |r: &ItemResult| -> Score {
+            match category {
+                None => r.scores.all,
+                Some(c) => r.scores.category(c).copied().unwrap_or(r.scores.all),
+            }
+        };
+        let scores: Vec<Score> = self.items.iter().map(pick).collect();
+        score::macro_average(&scores)
+    }
+}
+
+/// Scores a batch: each distinct caption is parsed once by `proposals_of`, in parallel.
+pub fn evaluate_with<F>(
+    engine: &Engine,
+    items: &[BatchItem],
+    proposals_of: F,
+) -> Result<BatchResult, EngineError>
+where
+    F: Fn(&str) -> Result<Vec<Proposal>, EngineError> + Sync,
+{
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    let mut unique: Vec<&str> = Vec::new();
+    for it in items {
+        for c in std::iter::once(&it.test).chain(&it.refs) {
+            index.entry(c.as_str()).or_insert_with(|| {
+                unique.push(c);
+                unique.len() - 1
+            });
+        }
+    }
+    let parsed: Vec<Vec<Proposal>> = unique
+        .par_iter()
+        .map(|c| proposals_of(c))
+        .collect::<Result<_, _>>()?;
+    let items = items
+        .par_iter()
+        .map(|it| {
+            let props = |c: &String| parsed[index[c.as_str()]].as_slice();
+            let refs: SceneGraph = engine.scene_graph_from_proposals(it.refs.iter().map(props));
+            let cand: SceneGraph = engine.scene_graph_from_proposals([props(&it.test)]);
+            ItemResult {
+                image_id: it.image_id.clone(),
+                scores: engine.score(&cand, &refs),
+            }
+        })
+        .collect();
+    Ok(BatchResult { items })
+}
+
+/// Scores a batch of caption texts.
+pub fn evaluate(engine: &Engine, items: &[BatchItem]) -> Result<BatchResult, EngineError> {
+    evaluate_with(engine, items, |c| engine.caption_proposals(c))
+}
+
+/// How the output JSON is shaped (the jar's `-subset` and `-detailed`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct OutputOptions {
+    pub subset: bool,
+    pub detailed: bool,
+}
+
+/// A JSON number as the jar's output has it (integral values without a fraction), NaN as null.
+fn number(x: f64) -> Value {
+    if x.is_nan() || x.is_infinite() {
+        Value::Null
+    } else if x == x.trunc() && x.abs() < 1e15 {
+        Value::from(x as i64)
+    } else {
+        Value::from(x)
+    }
+}
+
+/// A JSON object with its keys in the order the jar's Java HashMaps write them.
+fn java_object(entries: Vec<(&str, Value)>) -> Value {
+    let keys: Vec<&str> = entries.iter().map(|(k, _)| *k).collect();
+    let order = javaorder::hash_set_order(&keys);
+    let mut by_key: HashMap<&str, Value> = entries.into_iter().collect();
+    let mut map = Map::new();
+    for k in order {
+        if let Some(v) = by_key.remove(k) {
+            map.insert(k.to_string(), v);
+        }
+    }
+    Value::Object(map)
+}
+
+fn score_json(s: &Score) -> Value {
+    java_object(vec![
+        ("tp", Value::from(s.tp)),
+        ("fp", Value::from(s.fp)),
+        ("fn", Value::from(s.fn_)),
+        ("f", number(s.f)),
+        ("pr", number(s.pr)),
+        ("re", number(s.re)),
+        ("numImages", Value::from(s.num_images)),
+    ])
+}
+
+fn tuples_json(tuples: &[MarkedTuple]) -> Value {
+    Value::Array(
+        tuples
+            .iter()
+            .map(|t| {
+                java_object(vec![
+                    ("tuple", Value::from(t.tuple.clone())),
+                    ("truth_value", Value::from(t.truth_value)),
+                ])
+            })
+            .collect(),
+    )
+}
+
+/// The jar's `-out` JSON for a batch.
+pub fn output_json(result: &BatchResult, opts: OutputOptions) -> Value {
+    let items = result
+        .items
+        .iter()
+        .map(|r| {
+            let mut scores = vec![("All", score_json(&r.scores.all))];
+            if opts.subset {
+                for (c, s) in &r.scores.categories {
+                    scores.push((c.name(), score_json(s)));
+                }
+            }
+            let mut entries = vec![
+                ("image_id", r.image_id.clone()),
+                ("scores", java_object(scores)),
+            ];
+            if opts.detailed {
+                entries.push(("test_tuples", tuples_json(&r.scores.candidate_tuples)));
+                entries.push(("ref_tuples", tuples_json(&r.scores.reference_tuples)));
+            }
+            java_object(entries)
+        })
+        .collect();
+    Value::Array(items)
+}
+
+/// The summary the jar prints (SpiceStats.toString): `All`, then each category when `subset`.
+pub fn summary(result: &BatchResult, subset: bool) -> String {
+    let mut out = String::from("********  SPICE Evaluation  ********\n");
+    let mut section = |name: &str, s: &Score| {
+        let _ = write!(
+            out,
+            "\n{name} tuples\n  f-score:\t{:.3} (SPICE metric)\n  precision:\t{:.3}\n  recall:\t{:.3}\n  true pos:\t{}\n  false pos:\t{}\n  false neg:\t{}\n  num images:\t{}\n",
+            s.f, s.pr, s.re, s.tp, s.fp, s.fn_, s.num_images
+        );
+    };
+    section("All", &result.average(None));
+    if subset {
+        let names: Vec<&str> = Category::ALL.iter().map(|c| c.name()).collect();
+        for name in javaorder::hash_set_order(&names) {
+            if let Some(c) = Category::ALL.iter().find(|c| c.name() == name) {
+                section(name, &result.average(Some(*c)));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(s: &str) -> Result<Vec<BatchItem>, InputError> {
+        read_input(s.as_bytes(), "in.json")
+    }
+
+    #[test]
+    fn reads_the_jar_format() {
+        let items = read(r#"[{"image_id": 7, "test": "a dog", "refs": ["a dog", "a puppy"]}, {"image_id": "x", "test": "", "refs": ["b"]}]"#)
+            .expect("valid");
+        assert_eq!(items.len(), 2);
+        assert_eq!(items[0].image_id, Value::from(7));
+        assert_eq!(items[1].image_id, Value::from("x"));
+    }
+
+    #[test]
+    fn bad_input_names_the_item_and_the_field() {
+        let e = read(r#"{"image_id": 1}"#)
+            .expect_err("not an array")
+            .to_string();
+        assert!(e.contains("JSON array"), "{e}");
+        let e = read(r#"[{"image_id": 1, "test": 5, "refs": ["a"]}]"#)
+            .expect_err("number")
+            .to_string();
+        assert_eq!(
+            e,
+            "in.json: item 0 (image_id 1): field \"test\": expected a string, found a number"
+        );
+        let e =
+            read(r#"[{"image_id": 1, "test": "a", "refs": ["a"]}, {"image_id": 2, "test": "a"}]"#)
+                .expect_err("missing")
+                .to_string();
+        assert_eq!(e, "in.json: item 1 (image_id 2): missing field \"refs\"");
+        let e = read(r#"[{"image_id": 1, "test": "a", "refs": ["a", null]}]"#)
+            .expect_err("null ref")
+            .to_string();
+        assert!(
+            e.contains("\"refs\"[1]: expected a string, found null"),
+            "{e}"
+        );
+        let e = read(r#"[{"image_id": 1, "test": "a", "refs": ["a"], "extra": 1}]"#)
+            .expect_err("extra")
+            .to_string();
+        assert!(e.contains("unexpected field \"extra\""), "{e}");
+        let bytes: &[u8] = b"[{\"image_id\": 1, \"test\": \"a\xff\"}]";
+        let e = read_input(bytes, "in.json")
+            .expect_err("not utf-8")
+            .to_string();
+        assert!(e.starts_with("in.json: not valid JSON"), "{e}");
+        let e = read(r#"[{"image_id": 1, "test": "a", "refs": ["a"]}] trailing"#)
+            .expect_err("trailing")
+            .to_string();
+        assert!(e.contains("not valid JSON"), "{e}");
+    }
+
+    #[test]
+    fn numbers_are_written_as_the_jar_writes_them() {
+        assert_eq!(number(0.0).to_string(), "0");
+        assert_eq!(number(1.0).to_string(), "1");
+        assert_eq!(number(0.5).to_string(), "0.5");
+        assert_eq!(number(f64::NAN), Value::Null);
+        assert_eq!(number(1.0 / 7.0).to_string(), "0.14285714285714285");
+    }
+}

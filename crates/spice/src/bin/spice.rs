@@ -1,0 +1,287 @@
+//! `spice`: a drop-in for the SPICE 1.0 jar, plus tools to see why a score is what it is.
+//!
+//! Exit codes: 0 ok, 1 bad input (the message names the item and the field), 2 bad usage.
+
+use std::io::{BufWriter, Read, Write};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::{Args, Parser, Subcommand};
+
+use spice::batch::{self, OutputOptions};
+use spice::{DepGraph, Engine, EngineOptions};
+
+const ABOUT: &str =
+    "SPICE caption evaluation (Anderson et al., ECCV 2016), compatible with the SPICE 1.0 jar";
+
+const USAGE: &str = "\
+Usage:
+  spice INPUT.json [-out OUT.json] [-subset] [-detailed] [-noSynsets] [-threads N] [-silent] [-cache DIR]
+  spice score INPUT.json [same options]     the same, as a subcommand
+  spice parse \"a caption\" [...]             print the dependency graph and the tuples of captions
+  spice tuples --conllu FILE                print the tuples of each sentence of a CoNLL-U file
+  spice help | --help                       this text; `spice COMMAND --help` for each command
+
+INPUT.json is the jar's input: [{\"image_id\": ..., \"test\": \"candidate\", \"refs\": [\"ref\", ...]}, ...].
+Options are accepted with one dash (the jar's spelling) or two.
+Exit codes: 0 ok, 1 bad input, 2 bad usage.";
+
+#[derive(Parser, Debug)]
+#[command(name = "spice", about = ABOUT, version)]
+struct ScoreCli {
+    #[command(flatten)]
+    args: ScoreArgs,
+}
+
+/// Score a batch in the jar's format.
+#[derive(Args, Debug)]
+struct ScoreArgs {
+    /// The jar's input JSON: an array of {"image_id", "test", "refs"}.
+    input: String,
+    /// Write per-image scores as JSON here.
+    #[arg(long = "out", value_name = "OUT.json")]
+    out: Option<String>,
+    /// Also score the tuple categories (Object, Attribute, Relation, Cardinality, Color, Size).
+    #[arg(long)]
+    subset: bool,
+    /// Include each image's candidate and reference tuples in the JSON output.
+    #[arg(long)]
+    detailed: bool,
+    /// Disable WordNet synonym matching and merging.
+    #[arg(long = "noSynsets", alias = "no-synsets")]
+    no_synsets: bool,
+    /// Worker threads (default: all cores).
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+    /// Do not print the summary.
+    #[arg(long)]
+    silent: bool,
+    /// Accepted for compatibility with the jar; parsing is fast enough that no cache is kept.
+    #[arg(long, value_name = "DIR")]
+    cache: Option<String>,
+}
+
+#[derive(Parser, Debug)]
+#[command(name = "spice", about = ABOUT, version)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Score a batch in the jar's format (same as `spice INPUT.json ...`).
+    Score(ScoreArgs),
+    /// Print the dependency graph and the tuples of each caption.
+    Parse {
+        /// Captions to parse.
+        #[arg(required = true)]
+        captions: Vec<String>,
+        /// Disable synonym merging in the printed scene graph.
+        #[arg(long = "noSynsets", alias = "no-synsets")]
+        no_synsets: bool,
+    },
+    /// Print the tuples of each sentence of a CoNLL-U file as JSON lines.
+    ///
+    /// The DEPS column holds the collapsed, CC-processed relations (HEAD:DEPREL|HEAD:DEPREL), XPOS
+    /// the Penn Treebank tag and LEMMA the lemma. Output: one line per sentence,
+    /// {"sentence": n, "tuples": [["girl"], ["girl","young"], ["girl","stand on","court"]]}.
+    Tuples {
+        /// The CoNLL-U file ("-" reads standard input).
+        #[arg(long, value_name = "FILE")]
+        conllu: String,
+        /// Disable synonym merging.
+        #[arg(long = "noSynsets", alias = "no-synsets")]
+        no_synsets: bool,
+    },
+}
+
+/// A failure with its exit code.
+struct Failure {
+    code: u8,
+    message: String,
+}
+
+impl Failure {
+    fn input(message: impl std::fmt::Display) -> Failure {
+        Failure {
+            code: 1,
+            message: message.to_string(),
+        }
+    }
+}
+
+/// The jar spells long options with one dash; clap wants two.
+fn normalize(args: impl Iterator<Item = String>) -> Vec<String> {
+    const LONG: [&str; 8] = [
+        "-out",
+        "-subset",
+        "-detailed",
+        "-noSynsets",
+        "-threads",
+        "-silent",
+        "-cache",
+        "-help",
+    ];
+    args.map(|a| {
+        if LONG.contains(&a.as_str()) {
+            format!("-{a}")
+        } else {
+            a
+        }
+    })
+    .collect()
+}
+
+fn main() -> ExitCode {
+    let args = normalize(std::env::args());
+    let first = args.get(1).map(String::as_str);
+    let result = match first {
+        None | Some("help" | "--help" | "-h") => {
+            println!("{ABOUT}\n\n{USAGE}");
+            return if first.is_none() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+        Some("--version" | "-V") => {
+            println!("spice {}", env!("CARGO_PKG_VERSION"));
+            return ExitCode::SUCCESS;
+        }
+        Some("score" | "parse" | "tuples") => match Cli::try_parse_from(&args) {
+            Ok(cli) => run(cli.command),
+            Err(e) => return clap_exit(e),
+        },
+        Some(_) => match ScoreCli::try_parse_from(&args) {
+            Ok(cli) => run(Command::Score(cli.args)),
+            Err(e) => return clap_exit(e),
+        },
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(f) => {
+            eprintln!("spice: {}", f.message);
+            ExitCode::from(f.code)
+        }
+    }
+}
+
+fn clap_exit(e: clap::Error) -> ExitCode {
+    let _ = e.print();
+    ExitCode::from(if e.use_stderr() { 2 } else { 0 })
+}
+
+fn run(cmd: Command) -> Result<(), Failure> {
+    match cmd {
+        Command::Score(a) => score(a),
+        Command::Parse {
+            captions,
+            no_synsets,
+        } => parse(&captions, no_synsets),
+        Command::Tuples { conllu, no_synsets } => tuples(&conllu, no_synsets),
+    }
+}
+
+fn engine(no_synsets: bool) -> Engine {
+    Engine::new(EngineOptions {
+        use_synsets: !no_synsets,
+    })
+}
+
+fn score(a: ScoreArgs) -> Result<(), Failure> {
+    let started = Instant::now();
+    if a.threads == Some(0) {
+        return Err(Failure {
+            code: 2,
+            message: "-threads must be at least 1".into(),
+        });
+    }
+    let file = std::fs::File::open(&a.input)
+        .map_err(|e| Failure::input(format!("{}: cannot open: {e}", a.input)))?;
+    let items = batch::read_input(file, &a.input).map_err(Failure::input)?;
+    let engine = engine(a.no_synsets);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(a.threads.unwrap_or(0))
+        .build()
+        .map_err(|e| Failure::input(format!("cannot start threads: {e}")))?;
+    let result = pool
+        .install(|| batch::evaluate(&engine, &items))
+        .map_err(Failure::input)?;
+    if let Some(out) = &a.out {
+        let json = batch::output_json(
+            &result,
+            OutputOptions {
+                subset: a.subset,
+                detailed: a.detailed,
+            },
+        );
+        let write = || -> std::io::Result<()> {
+            let mut w = BufWriter::new(std::fs::File::create(out)?);
+            serde_json::to_writer_pretty(&mut w, &json)?;
+            w.flush()
+        };
+        write().map_err(|e| Failure::input(format!("{out}: cannot write: {e}")))?;
+    }
+    if !a.silent {
+        print!("{}", batch::summary(&result, a.subset));
+    }
+    eprintln!(
+        "SPICE evaluation took: {:.3} s",
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+fn parse(captions: &[String], no_synsets: bool) -> Result<(), Failure> {
+    let engine = engine(no_synsets);
+    for caption in captions {
+        let sentences = engine.parse(caption).map_err(Failure::input)?;
+        println!("caption: {caption}");
+        for (n, g) in sentences.iter().enumerate() {
+            println!("sentence {}:\n{}", n + 1, indent(&g.to_relations_string()));
+        }
+        let graph =
+            engine.scene_graph_from_proposals([engine.graph_proposals(&sentences).as_slice()]);
+        println!("tuples:");
+        for t in spice::score::tuples(&graph) {
+            println!("  ({})", t.texts().join(", "));
+        }
+    }
+    Ok(())
+}
+
+fn indent(s: &str) -> String {
+    s.lines()
+        .map(|l| format!("  {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn tuples(path: &str, no_synsets: bool) -> Result<(), Failure> {
+    let mut text = String::new();
+    let read = if path == "-" {
+        std::io::stdin().read_to_string(&mut text)
+    } else {
+        std::fs::File::open(path).and_then(|mut f| f.read_to_string(&mut text))
+    };
+    read.map_err(|e| Failure::input(format!("{path}: cannot read: {e}")))?;
+    let graphs =
+        DepGraph::from_conllu_str(&text).map_err(|e| Failure::input(format!("{path}: {e}")))?;
+    let engine = engine(no_synsets);
+    let stdout = std::io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    for (n, g) in graphs.iter().enumerate() {
+        let graph = engine.scene_graph_from_proposals([engine
+            .graph_proposals(std::slice::from_ref(g))
+            .as_slice()]);
+        let tuples: Vec<Vec<String>> = spice::score::tuples(&graph)
+            .iter()
+            .map(|t| t.texts())
+            .collect();
+        let line = serde_json::json!({ "sentence": n + 1, "tuples": tuples });
+        writeln!(out, "{line}").map_err(|e| Failure::input(format!("cannot write output: {e}")))?;
+    }
+    out.flush()
+        .map_err(|e| Failure::input(format!("cannot write output: {e}")))
+}
