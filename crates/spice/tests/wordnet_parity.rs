@@ -1,0 +1,109 @@
+//! The embedded lexicon against METEOR 1.5's own `SynonymDictionary`, run through the machine's
+//! Java on the jar that `scripts/fetch-data` unpacks (SPICEBOARD_DATA). Every word of
+//! `english.synsets` and every irregular form of `english.exceptions` is checked, plus suffixed
+//! forms of every word so that each suffix rule is exercised.
+
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use spice::wordnet::Lexicon;
+
+fn data_dir() -> std::path::PathBuf {
+    let dir = std::env::var_os("SPICEBOARD_DATA")
+        .map(std::path::PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .map(|h| std::path::PathBuf::from(h).join(".cache/spiceboard/data"))
+        })
+        .expect("set SPICEBOARD_DATA (scripts/fetch-data prints it)");
+    assert!(
+        dir.join("meteor-1.5.jar").is_file(),
+        "{} has no meteor-1.5.jar: run scripts/fetch-data (scripts/test does)",
+        dir.display()
+    );
+    dir
+}
+
+fn join(ids: &[u32]) -> String {
+    ids.iter().map(u32::to_string).collect::<Vec<_>>().join(" ")
+}
+
+#[test]
+fn lexicon_matches_meteor_synonym_dictionary() {
+    let data = data_dir();
+    let syn_dir = data.join("meteor-synonym");
+    let lex = Lexicon::embedded();
+
+    let synsets =
+        std::fs::read_to_string(syn_dir.join("english.synsets")).expect("english.synsets");
+    let exceptions =
+        std::fs::read_to_string(syn_dir.join("english.exceptions")).expect("english.exceptions");
+    let mut words: BTreeSet<String> = synsets.lines().step_by(2).map(str::to_string).collect();
+    let dictionary_words = words.len();
+    words.extend(
+        exceptions
+            .lines()
+            .skip(1)
+            .step_by(2)
+            .flat_map(|l| l.split_whitespace().map(str::to_string)),
+    );
+    // Inflected forms reach the suffix rules (METEOR's morph); every 7th word keeps the run short.
+    let inflected: Vec<String> = words
+        .iter()
+        .step_by(7)
+        .flat_map(|w| {
+            ["s", "es", "ies", "ed", "ing", "er", "est", "men"].map(|s| format!("{w}{s}"))
+        })
+        .collect();
+    words.extend(inflected);
+    words.extend(
+        [
+            "", "a", "ab", "ss", "glass", "dresses", "handfuls", "cupful",
+        ]
+        .map(str::to_string),
+    );
+
+    let oracle = env!("CARGO_MANIFEST_DIR").to_string() + "/tests/oracles/MeteorSynonyms.java";
+    let mut child = Command::new("java")
+        .arg("-cp")
+        .arg(data.join("meteor-1.5.jar"))
+        .arg(&oracle)
+        .arg(&syn_dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("java runs (Java 17 is part of the test machine)");
+    let input: String = words.iter().map(|w| format!("{w}\n")).collect();
+    let mut stdin = child.stdin.take().expect("stdin");
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let out = child.wait_with_output().expect("oracle output");
+    writer.join().expect("writer thread").expect("write words");
+    assert!(out.status.success(), "oracle failed");
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+
+    let mut checked = 0;
+    let mut mismatches = Vec::new();
+    for line in text.lines() {
+        let mut parts = line.split('\t');
+        let (Some(word), Some(syn), Some(stem)) = (parts.next(), parts.next(), parts.next()) else {
+            panic!("bad oracle line {line:?}");
+        };
+        let ours = (join(lex.synsets(word)), join(&lex.stem_synsets(word)));
+        if ours != (syn.to_string(), stem.to_string()) {
+            mismatches.push(format!(
+                "{word:?}: meteor ({syn}) / ({stem}), ours ({}) / ({})",
+                ours.0, ours.1
+            ));
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, words.len(), "oracle answered every word");
+    assert!(checked > dictionary_words, "{checked} words checked");
+    assert!(
+        mismatches.is_empty(),
+        "{} mismatches of {checked}, first: {:#?}",
+        mismatches.len(),
+        &mismatches[..mismatches.len().min(10)]
+    );
+}
