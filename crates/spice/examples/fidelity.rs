@@ -41,17 +41,25 @@ fn run() -> Result<(), String> {
     let official = read_official(&format!("{dir}/flickr8k/official_per_caption.jsonl"))?;
     println!("| input | exact tp/fp/fn | same reference tuple count | mean abs. error of F | mean F (official) |");
     println!("|---|---|---|---|---|");
-    for (name, file) in [("raw", "input_raw.json"), ("ptb_tokenized", "input_ptb_tokenized.json")] {
+    for (name, file) in [
+        ("raw", "input_raw.json"),
+        ("ptb_tokenized", "input_ptb_tokenized.json"),
+    ] {
         let path = format!("{dir}/flickr8k/{file}");
         let f = std::fs::File::open(&path).map_err(|e| format!("{path}: {e}"))?;
         let items = batch::read_input(f, &path).map_err(|e| e.to_string())?;
         let result = batch::evaluate(&engine, &items).map_err(|e| e.to_string())?;
-        let (mut exact, mut same_ref, mut abs_err, mut ours_f, mut their_f, mut n) = (0, 0, 0.0, 0.0, 0.0, 0);
+        let (mut exact, mut same_ref, mut abs_err, mut ours_f, mut their_f, mut n) =
+            (0, 0, 0.0, 0.0, 0.0, 0);
         for r in &result.items {
             let key = id_key(&r.image_id);
-            let Some(o) = official.get(&key) else { return Err(format!("no official row for image {key}")) };
+            let Some(o) = official.get(&key) else {
+                return Err(format!("no official row for image {key}"));
+            };
             let s = r.scores.all;
-            exact += usize::from((u64::from(s.tp), u64::from(s.fp), u64::from(s.fn_)) == (o.tp, o.fp, o.fn_));
+            exact += usize::from(
+                (u64::from(s.tp), u64::from(s.fp), u64::from(s.fn_)) == (o.tp, o.fp, o.fn_),
+            );
             same_ref += usize::from(u64::from(s.tp + s.fn_) == o.tp + o.fn_);
             abs_err += (s.f - o.f).abs();
             ours_f += s.f;
@@ -68,7 +76,10 @@ fn run() -> Result<(), String> {
             their_f / n as f64
         );
     }
-    graphs(&engine, &format!("{dir}/spice-parser-graphs/SPICE_parsing_outputs.txt"))
+    graphs(
+        &engine,
+        &format!("{dir}/spice-parser-graphs/SPICE_parsing_outputs.txt"),
+    )
 }
 
 fn id_key(v: &Value) -> String {
@@ -84,7 +95,12 @@ fn read_official(path: &str) -> Result<HashMap<String, Official>, String> {
     for (n, line) in text.lines().enumerate() {
         let v: Value = serde_json::from_str(line).map_err(|e| format!("{path}:{}: {e}", n + 1))?;
         let num = |k: &str| v.get(k).and_then(Value::as_f64).unwrap_or(0.0);
-        let o = Official { tp: num("tp") as u64, fp: num("fp") as u64, fn_: num("fn") as u64, f: num("f") };
+        let o = Official {
+            tp: num("tp") as u64,
+            fp: num("fp") as u64,
+            fn_: num("fn") as u64,
+            f: num("f"),
+        };
         out.insert(id_key(v.get("image_id").unwrap_or(&Value::Null)), o);
     }
     Ok(out)
@@ -96,7 +112,12 @@ type TupleSet = BTreeSet<Vec<String>>;
 /// object of a tuple is also an object tuple.
 fn official_tuples(graph: &str) -> TupleSet {
     let mut set = TupleSet::new();
-    for part in graph.split(") ,").map(|p| p.trim().trim_start_matches('(').trim_end_matches(')').trim()) {
+    for part in graph.split(") ,").map(|p| {
+        p.trim()
+            .trim_start_matches('(')
+            .trim_end_matches(')')
+            .trim()
+    }) {
         let elems: Vec<String> = part.split(" , ").map(|s| s.trim().to_string()).collect();
         match elems.as_slice() {
             [o] if !o.is_empty() => {
@@ -143,11 +164,16 @@ fn our_tuples(props: &[Proposal]) -> TupleSet {
 
 fn graphs(engine: &Engine, path: &str) -> Result<(), String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
-    let (mut exact, mut n, mut common, mut ours_n, mut theirs_n) = (0usize, 0usize, 0usize, 0usize, 0usize);
+    let (mut exact, mut n, mut common, mut ours_n, mut theirs_n) =
+        (0usize, 0usize, 0usize, 0usize, 0usize);
     for line in text.lines() {
-        let Some((caption, graph)) = line.split_once('\t') else { continue };
+        let Some((caption, graph)) = line.split_once('\t') else {
+            continue;
+        };
         let theirs = official_tuples(graph);
-        let props = engine.caption_proposals(caption).map_err(|e| e.to_string())?;
+        let props = engine
+            .caption_proposals(caption)
+            .map_err(|e| e.to_string())?;
         let ours = our_tuples(&props);
         exact += usize::from(ours == theirs);
         common += ours.intersection(&theirs).count();
