@@ -1,0 +1,114 @@
+//! The `spice` command as users drive it: the jar's interface, exit codes and error messages.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn spice(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_spice"))
+        .args(args)
+        .output()
+        .expect("spice runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let p = std::env::temp_dir().join(format!("spice-cli-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&p).expect("temp dir");
+        TempDir(p)
+    }
+    fn file(&self, name: &str, contents: &[u8]) -> String {
+        let p = self.0.join(name);
+        std::fs::write(&p, contents).expect("write");
+        p.to_string_lossy().into_owned()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[test]
+fn help_on_every_command() {
+    for args in [
+        &["--help"][..],
+        &["help"],
+        &["score", "--help"],
+        &["parse", "--help"],
+        &["tuples", "--help"],
+    ] {
+        let o = spice(args);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        assert!(
+            String::from_utf8_lossy(&o.stdout).contains("Usage"),
+            "{args:?}"
+        );
+    }
+}
+
+#[test]
+fn bad_usage_exits_2() {
+    assert_eq!(spice(&[]).status.code(), Some(2));
+    assert_eq!(spice(&["in.json", "-bogus"]).status.code(), Some(2));
+    assert_eq!(
+        spice(&["in.json", "-threads", "many"]).status.code(),
+        Some(2)
+    );
+    assert_eq!(spice(&["tuples"]).status.code(), Some(2));
+}
+
+#[test]
+fn bad_input_exits_1_naming_the_item_and_field() {
+    let d = TempDir::new("bad");
+    let cases: [(&[u8], &str); 5] = [
+        (b"{\"image_id\": 1}", "a JSON array"),
+        (
+            b"[{\"image_id\": 3, \"test\": [\"a\"], \"refs\": [\"b\"]}]",
+            "item 0 (image_id 3): field \"test\": expected a string, found an array",
+        ),
+        (
+            b"[{\"image_id\": 3, \"test\": \"a\", \"refs\": []}]",
+            "item 0 (image_id 3): field \"refs\": needs at least one reference",
+        ),
+        (
+            b"[{\"test\": \"a\", \"refs\": [\"b\"]}]",
+            "item 0: missing field \"image_id\"",
+        ),
+        (
+            b"[{\"image_id\": 1, \"test\": \"caf\xe9\", \"refs\": [\"b\"]}]",
+            "not valid JSON",
+        ),
+    ];
+    for (i, (json, expect)) in cases.iter().enumerate() {
+        let f = d.file(&format!("in{i}.json"), json);
+        let o = spice(&[&f, "-silent"]);
+        assert_eq!(o.status.code(), Some(1), "{expect}");
+        assert!(
+            stderr(&o).contains(expect),
+            "expected {expect:?} in {:?}",
+            stderr(&o)
+        );
+    }
+    let o = spice(&["/nonexistent/input.json"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("/nonexistent/input.json: cannot open"));
+}
+
+#[test]
+fn a_one_gigabyte_file_of_garbage_fails_fast() {
+    let d = TempDir::new("huge");
+    let path = d.0.join("huge.json");
+    // A sparse file: 1 GiB of NUL bytes costs no disk and no time to create.
+    let f = std::fs::File::create(&path).expect("create");
+    f.set_len(1 << 30).expect("set_len");
+    let o = spice(&[path.to_str().expect("utf-8 path"), "-silent"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("not valid JSON"), "{}", stderr(&o));
+}
