@@ -12,6 +12,7 @@ pub mod cleanup;
 pub mod depgraph;
 pub mod graph;
 mod javaorder;
+pub mod lemmatize;
 pub mod rules;
 pub mod score;
 pub mod wordnet;

@@ -1,0 +1,474 @@
+//! Lemmatization: a word and its Penn Treebank tag in, the lemma CoreNLP gives it out.
+//!
+//! SPICE's tuples are made of lemmas, so ours must be the ones Stanford CoreNLP 3.x's
+//! `MorphaAnnotator` produces (it calls `Morphology.lemma(word, tag)`, a finite-state analyser in
+//! the style of Minnen, Carroll and Pearce's *morpha*). This module reproduces that behaviour
+//! with our own data and rules:
+//!
+//! * the tag picks the word class: proper nouns (`NNP*`) are returned exactly as written; common
+//!   nouns (`NN`, `NNS`) and verbs (`VB*`) go through exception lists and suffix rules; pronouns,
+//!   determiners, adverbs and modals map a handful of forms ("his" -> "he", "an" -> "a",
+//!   "n't" -> "not", "ca" -> "can"); everything else is only lowercased;
+//! * every lemma except a proper noun's is lowercase ("Riding"/VBG -> "ride"); the pronoun "I"
+//!   stays "I";
+//! * the word lists (irregular forms, verb lemmas, words the suffix rules leave alone) are in
+//!   `data/lemma-lexicon.txt`, generated from WordNet 3.0 by `scripts/build-lemma-data.py`.
+//!
+//! `tests/lemmatizer_parity.rs` compares us with CoreNLP's own `Morphology` on COCO caption words.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::OnceLock;
+
+/// The lemma of `word` tagged `tag` (a Penn Treebank tag such as `NNS` or `VBG`).
+///
+/// ```
+/// use spice::lemmatize::lemma;
+/// assert_eq!(lemma("riding", "VBG"), "ride");
+/// assert_eq!(lemma("leaves", "NNS"), "leaf");
+/// assert_eq!(lemma("People", "NNS"), "people");
+/// assert_eq!(lemma("Paris", "NNP"), "Paris");
+/// ```
+pub fn lemma(word: &str, tag: &str) -> String {
+    // MorphaAnnotator keeps a verb's particle when the tokenizer glued them ("pick_up"/VB).
+    if tag.starts_with("VB") && word.contains('_') {
+        if let Some(phrasal) = phrasal_verb(word, tag) {
+            return phrasal;
+        }
+    }
+    let class = WordClass::of(tag);
+    match class {
+        WordClass::Proper => word.to_string(),
+        WordClass::Noun | WordClass::Verb => {
+            let lower = lowercase(word);
+            if lower.ends_with('-') {
+                return dangling_hyphen(lower, tag);
+            }
+            // The rules only read ASCII letters, digits, hyphens and apostrophes; CoreNLP leaves
+            // anything else ("u.s", "room/dining", "cafés") as it is.
+            if !lower
+                .bytes()
+                .all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'\'')
+            {
+                return lower;
+            }
+            // A hyphenated word inflects its last part: "t-shirts" -> "t-shirt",
+            // "horse-drawn" -> "horse-draw".
+            let (head, last) = match lower.rfind('-') {
+                Some(i) => lower.split_at(i + 1),
+                None => ("", lower.as_str()),
+            };
+            let base = if class == WordClass::Noun {
+                noun(last.to_string())
+            } else {
+                verb(last.to_string(), tag)
+            };
+            if head.is_empty() {
+                base
+            } else {
+                format!("{head}{base}")
+            }
+        }
+        WordClass::Pronoun => {
+            if word == "I" {
+                return word.to_string();
+            }
+            let lower = lowercase(word);
+            let base = match lower.as_str() {
+                "me" => "I",
+                "him" | "his" => "he",
+                "her" => "she",
+                "us" | "our" => "we",
+                "your" => "you",
+                "them" | "their" => "they",
+                _ => return lower,
+            };
+            base.to_string()
+        }
+        WordClass::Determiner => replace_one(lowercase(word), &[("an", "a")]),
+        WordClass::Adverb => replace_one(lowercase(word), &[("n't", "not")]),
+        WordClass::Modal => replace_one(
+            lowercase(word),
+            &[
+                ("ca", "can"),
+                ("wo", "will"),
+                ("'d", "would"),
+                ("sha", "shall"),
+            ],
+        ),
+        WordClass::Other => lowercase(word),
+    }
+}
+
+/// Which of CoreNLP's treatments a tag gets; decided by the tag's first letters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum WordClass {
+    Proper,
+    Noun,
+    Verb,
+    Pronoun,
+    Determiner,
+    Adverb,
+    Modal,
+    Other,
+}
+
+impl WordClass {
+    fn of(tag: &str) -> WordClass {
+        let b = tag.as_bytes();
+        match b {
+            [b'N', b'N', b'P', ..] | [b'N', b'P', ..] => WordClass::Proper,
+            [b'N', _, ..] => WordClass::Noun,
+            [b'V', ..] => WordClass::Verb,
+            [b'P', ..] => WordClass::Pronoun,
+            [b'D', ..] => WordClass::Determiner,
+            [b'R', b'B', ..] => WordClass::Adverb,
+            [b'M', b'D', ..] => WordClass::Modal,
+            _ => WordClass::Other,
+        }
+    }
+}
+
+fn lowercase(word: &str) -> String {
+    if word.bytes().all(|b| !b.is_ascii_uppercase()) && word.is_ascii() {
+        word.to_string()
+    } else {
+        word.to_lowercase()
+    }
+}
+
+fn replace_one(lower: String, table: &[(&str, &str)]) -> String {
+    match table.iter().find(|(from, _)| *from == lower) {
+        Some((_, to)) => to.to_string(),
+        None => lower,
+    }
+}
+
+/// CoreNLP's analyser reads "word_TAG"; a noun or verb ending in a hyphen makes it return the
+/// whole string ("half-"/NN -> "half-_NN"). We reproduce the quirk since SPICE sees its output.
+fn dangling_hyphen(mut lower: String, tag: &str) -> String {
+    lower.push('_');
+    lower.push_str(tag);
+    lower
+}
+
+/// The particles MorphaAnnotator recognises after an underscore in a verb ("look_up").
+const PARTICLES: [&str; 20] = [
+    "abroad", "across", "after", "ahead", "along", "aside", "away", "around", "back", "down",
+    "forward", "in", "off", "on", "over", "out", "round", "together", "through", "up",
+];
+
+fn phrasal_verb(word: &str, tag: &str) -> Option<String> {
+    // Java's split("_") drops trailing empty pieces: "up_" is one piece, "a__b" three.
+    let pieces: Vec<&str> = word.split('_').collect();
+    let mut n = pieces.len();
+    while n > 0 && pieces[n - 1].is_empty() {
+        n -= 1;
+    }
+    if n != 2 || !PARTICLES.contains(&pieces[1]) {
+        return None;
+    }
+    let mut out = lemma(pieces[0], tag);
+    out.push('_');
+    out.push_str(pieces[1]);
+    Some(out)
+}
+
+/// The word lists: exceptions, verb lemmas and words to leave alone (see the data file's header).
+struct Lexicon {
+    noun_exceptions: HashMap<&'static str, &'static str>,
+    verb_exceptions: HashMap<&'static str, &'static str>,
+    noun_keep: HashSet<&'static str>,
+    verb_keep: HashSet<&'static str>,
+    verb_lemmas: HashSet<&'static str>,
+    nouns: HashSet<&'static str>,
+}
+
+const LEXICON_TEXT: &str = include_str!("../data/lemma-lexicon.txt");
+
+fn lexicon() -> &'static Lexicon {
+    static LEXICON: OnceLock<Lexicon> = OnceLock::new();
+    LEXICON.get_or_init(|| {
+        let mut lex = Lexicon {
+            noun_exceptions: HashMap::new(),
+            verb_exceptions: HashMap::new(),
+            noun_keep: HashSet::new(),
+            verb_keep: HashSet::new(),
+            verb_lemmas: HashSet::new(),
+            nouns: HashSet::new(),
+        };
+        for line in LEXICON_TEXT.lines() {
+            let mut fields = line.split('\t');
+            let (Some(kind), Some(word)) = (fields.next(), fields.next()) else {
+                continue; // comments
+            };
+            let base = fields.next();
+            match (kind, base) {
+                ("N", Some(base)) => {
+                    lex.noun_exceptions.insert(word, base);
+                }
+                ("V", Some(base)) => {
+                    lex.verb_exceptions.insert(word, base);
+                }
+                ("n", None) => {
+                    lex.noun_keep.insert(word);
+                }
+                ("v", None) => {
+                    lex.verb_keep.insert(word);
+                }
+                ("B", None) => {
+                    lex.verb_lemmas.insert(word);
+                }
+                ("W", None) => {
+                    lex.nouns.insert(word);
+                }
+                _ => {}
+            }
+        }
+        lex
+    })
+}
+
+fn is_vowel(c: u8) -> bool {
+    matches!(c, b'a' | b'e' | b'i' | b'o' | b'u')
+}
+
+fn is_consonant(c: u8) -> bool {
+    c.is_ascii_lowercase() && !is_vowel(c)
+}
+
+fn owned(s: &str) -> String {
+    s.to_string()
+}
+
+/// Common nouns (`NN`, `NNS`): the plural rules, applied whatever the number tag says.
+fn noun(w: String) -> String {
+    let lex = lexicon();
+    if lex.noun_keep.contains(w.as_str()) {
+        return w;
+    }
+    if let Some(base) = lex.noun_exceptions.get(w.as_str()) {
+        return owned(base);
+    }
+    let is_noun = |s: &str| lex.nouns.contains(s);
+    let n = w.len();
+    let ends = |s: &str| w.ends_with(s);
+    let cut = |k: usize| owned(&w[..n - k]);
+    if ends("men") && n > 3 {
+        return format!("{}an", &w[..n - 2]);
+    }
+    if ends("s") {
+        if n == 1 || ends("ss") {
+            return w;
+        }
+        if ends("us") {
+            // "bus", "octopus" stay; "menus" is a plural.
+            return if n > 3 && is_noun(&w[..n - 1]) {
+                cut(1)
+            } else {
+                w
+            };
+        }
+        if ends("is") {
+            // "tennis", "iris" stay; "skis" is a plural.
+            return if is_noun(&w) { w } else { cut(1) };
+        }
+        if ends("ies") && n > 4 {
+            return if is_noun(&w[..n - 1]) {
+                cut(1)
+            } else {
+                format!("{}y", &w[..n - 3])
+            };
+        }
+        if ends("sses") || ends("shes") || ends("ches") || ends("xes") || ends("zzes") {
+            return cut(2);
+        }
+        if ends("ses") && n > 3 {
+            // "houses" -> "house", but "buses" -> "bus", "lenses" -> "lens".
+            return if is_noun(&w[..n - 1]) { cut(1) } else { cut(2) };
+        }
+        if ends("oes") && n > 4 && !is_noun(&w[..n - 1]) {
+            return cut(2); // "tomatoes", but "shoes"
+        }
+        return cut(1);
+    }
+    if ends("i") && n > 1 {
+        if is_roman(w.as_bytes()) || is_noun(&w) {
+            return w;
+        }
+        return format!("{}us", &w[..n - 1]); // "cacti", and "graffiti" alike
+    }
+    if (ends("ia") || ends("la")) && !is_noun(&w) {
+        return format!("{}um", &w[..n - 1]);
+    }
+    if ends("ata") && n > 3 && !is_noun(&w) {
+        return cut(2);
+    }
+    if ends("ae") && n > 2 && !is_noun(&w) {
+        return cut(1);
+    }
+    w
+}
+
+fn is_roman(b: &[u8]) -> bool {
+    b.iter()
+        .all(|c| matches!(c, b'i' | b'v' | b'x' | b'l' | b'c' | b'd' | b'm'))
+}
+
+/// Verbs (`VB*`): contractions, irregular forms, then -s, -ed and -ing undone.
+fn verb(w: String, tag: &str) -> String {
+    match (w.as_str(), tag) {
+        ("'s", "VBZ") => return owned("be"),
+        ("'d", "VBD") => return owned("have"),
+        ("'re" | "'m", _) => return owned("be"),
+        ("'ve", _) => return owned("have"),
+        ("'ll", _) => return owned("will"),
+        _ => {}
+    }
+    let lex = lexicon();
+    if lex.verb_keep.contains(w.as_str()) {
+        return w;
+    }
+    if let Some(base) = lex.verb_exceptions.get(w.as_str()) {
+        return owned(base);
+    }
+    let n = w.len();
+    let ends = |s: &str| w.ends_with(s);
+    let cut = |k: usize| owned(&w[..n - k]);
+    if ends("s") {
+        if n == 1 || ends("ss") || ends("us") {
+            return w;
+        }
+        let is_verb = |s: &str| lex.verb_lemmas.contains(s);
+        let is_base = |s: &str| is_verb(s) || lex.nouns.contains(s);
+        if ends("ies") && n > 4 {
+            return if is_verb(&w[..n - 1]) {
+                cut(1)
+            } else {
+                format!("{}y", &w[..n - 3])
+            };
+        }
+        if ends("sses") || ends("shes") || ends("ches") || ends("xes") || ends("zzes") {
+            return cut(2);
+        }
+        if ends("ses") && n > 3 {
+            // "uses" -> "use", but "buses" -> "bus".
+            return if is_base(&w[..n - 1]) { cut(1) } else { cut(2) };
+        }
+        if ends("oes") && n > 4 && !is_base(&w[..n - 1]) {
+            return cut(2); // "echoes", but "hoes"
+        }
+        return cut(1);
+    }
+    if ends("ing") && n > 4 && has_vowel(&w[..n - 3]) {
+        return undo_suffix(&w[..n - 3], lex);
+    }
+    if ends("eed") {
+        // "need", "speed" are verbs of their own; "agreed" is "agree" + d.
+        return if lex.verb_lemmas.contains(&w[..n - 1]) {
+            cut(1)
+        } else {
+            w
+        };
+    }
+    if ends("ied") && n > 4 {
+        return format!("{}y", &w[..n - 3]);
+    }
+    if ends("ed") && n > 3 && has_vowel(&w[..n - 2]) {
+        return undo_suffix(&w[..n - 2], lex);
+    }
+    w
+}
+
+fn has_vowel(s: &str) -> bool {
+    s.bytes().any(|c| is_vowel(c) || c == b'y')
+}
+
+/// `stem` is a verb form without its -ing or -ed: choose among "stem", "stem" + e and "stem"
+/// with its doubled consonant undone, preferring forms that are verb lemmas, then following the
+/// spelling rules of English for words the lexicon does not know.
+fn undo_suffix(stem: &str, lex: &Lexicon) -> String {
+    let b = stem.as_bytes();
+    let n = b.len();
+    let doubled = n >= 2 && b[n - 1] == b[n - 2] && is_consonant(b[n - 1]);
+    let with_e = format!("{stem}e");
+    let short_vowel = n >= 2
+        && is_consonant(b[n - 1])
+        && !matches!(b[n - 1], b'w' | b'x' | b'y')
+        && is_vowel(b[n - 2])
+        && (n < 3 || !is_vowel(b[n - 3]));
+    let is_lemma = |s: &str| lex.verb_lemmas.contains(s);
+    if short_vowel && is_lemma(&with_e) {
+        // "riding": had "rid" been meant it would read "ridding".
+        return with_e;
+    }
+    if is_lemma(stem) {
+        return owned(stem);
+    }
+    if doubled && is_lemma(&stem[..n - 1]) {
+        return owned(&stem[..n - 1]);
+    }
+    if is_lemma(&with_e) {
+        return with_e;
+    }
+    if stem.ends_with('y') && n >= 2 && b[n - 2] != b'y' {
+        let ie = format!("{}ie", &stem[..n - 1]);
+        if is_lemma(&ie) {
+            return ie;
+        }
+    }
+    if wants_final_e(b) {
+        with_e
+    } else {
+        owned(stem)
+    }
+}
+
+/// Whether an unknown verb stem (the word without -ing/-ed) is spelt with a final e in its base
+/// form: "bulid-ing" -> "bulide", "over-siz-ed" -> "oversize", but "kiteboard-ing" -> "kiteboard".
+fn wants_final_e(b: &[u8]) -> bool {
+    let n = b.len();
+    if n < 2 {
+        return false;
+    }
+    let (last, prev) = (b[n - 1], b[n - 2]);
+    if last == b'i' || (last == b'e' && is_consonant(prev)) {
+        return true; // "waterski-ing"
+    }
+    if last == prev {
+        return false; // doubled consonants stay
+    }
+    if matches!(last, b'c' | b'g' | b's' | b'v' | b'z') {
+        return true; // "-ce", "-ge", "-se", "-ve", "-ze"
+    }
+    if last == b'l' && is_consonant(prev) && !matches!(prev, b'r' | b'w') {
+        return true; // "-ble", "-dle", "-kle"
+    }
+    if last == b'h' && prev == b't' {
+        return true; // "-the"
+    }
+    if n >= 3 && is_vowel(prev) && is_consonant(last) {
+        let before = b[n - 3];
+        if is_consonant(before) || before == b'y' {
+            return match last {
+                b'b' | b'd' | b'k' | b'l' | b'm' => true,
+                b't' => matches!(prev, b'a' | b'o' | b'u'),
+                b'r' => matches!(prev, b'a' | b'i' | b'u'),
+                b'n' => prev == b'i',
+                _ => false,
+            };
+        }
+        return last == b't' && prev == b'a' && matches!(before, b'i' | b'u'); // "-iate"
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lemma;
+
+    #[test]
+    fn examples() {
+        assert_eq!(lemma("people", "NNS"), "people");
+        assert_eq!(lemma("riding", "VBG"), "ride");
+    }
+}
