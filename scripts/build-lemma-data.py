@@ -71,7 +71,7 @@ def read_common_nouns():
     return words
 
 
-NOUN_ENDINGS = ("s", "i", "a", "u", "ie", "oe", "se", "ae")
+NOUN_ENDINGS = ("s", "i", "a", "u", "ie", "oe", "se", "ae", "men")
 
 
 def read_overrides():

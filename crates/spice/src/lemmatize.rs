@@ -253,7 +253,7 @@ fn noun(w: String) -> String {
     let n = w.len();
     let ends = |s: &str| w.ends_with(s);
     let cut = |k: usize| owned(&w[..n - k]);
-    if ends("men") && n > 3 {
+    if ends("men") && n > 3 && !is_noun(&w) {
         return format!("{}an", &w[..n - 2]);
     }
     if ends("s") {
@@ -267,6 +267,9 @@ fn noun(w: String) -> String {
             } else {
                 w
             };
+        }
+        if (ends("os") || ends("ics")) && is_noun(&w) {
+            return w; // "chaos", "thermos", "athletics"
         }
         if ends("is") {
             // "tennis", "iris" stay; "skis" is a plural.
@@ -282,9 +285,11 @@ fn noun(w: String) -> String {
         if ends("sses") || ends("shes") || ends("ches") || ends("xes") || ends("zzes") {
             return cut(2);
         }
+        if ends("ses") && n > 3 && (is_noun(&w[..n - 1]) || lex.verb_lemmas.contains(&w[..n - 1])) {
+            return cut(1); // "houses"
+        }
         if ends("ses") && n > 3 {
-            // "houses" -> "house", but "buses" -> "bus", "lenses" -> "lens".
-            return if is_noun(&w[..n - 1]) { cut(1) } else { cut(2) };
+            return drop_es_after_s(&w);
         }
         if ends("oes") && n > 4 && !is_noun(&w[..n - 1]) {
             return cut(2); // "tomatoes", but "shoes"
@@ -307,6 +312,17 @@ fn noun(w: String) -> String {
         return cut(1);
     }
     w
+}
+
+/// An unknown word in "-ses": "glases" -> "glase", but "buses" -> "bus", "lenses" -> "lens".
+fn drop_es_after_s(w: &str) -> String {
+    let b = w.as_bytes();
+    let n = b.len();
+    if matches!(b[n - 4], b'a' | b'e' | b'o') {
+        owned(&w[..n - 1])
+    } else {
+        owned(&w[..n - 2])
+    }
 }
 
 fn is_roman(b: &[u8]) -> bool {
@@ -351,8 +367,13 @@ fn verb(w: String, tag: &str) -> String {
             return cut(2);
         }
         if ends("ses") && n > 3 {
-            // "uses" -> "use", but "buses" -> "bus".
-            return if is_base(&w[..n - 1]) { cut(1) } else { cut(2) };
+            // "uses" -> "use", "irises" -> "irise", but "buses" -> "bus".
+            let u_before = w.as_bytes()[n - 4] == b'u';
+            return if is_base(&w[..n - 1]) || !u_before {
+                cut(1)
+            } else {
+                cut(2)
+            };
         }
         if ends("oes") && n > 4 && !is_base(&w[..n - 1]) {
             return cut(2); // "echoes", but "hoes"
@@ -362,16 +383,25 @@ fn verb(w: String, tag: &str) -> String {
     if ends("ing") && n > 4 && has_vowel(&w[..n - 3]) {
         return undo_suffix(&w[..n - 3], lex);
     }
+    let is_verb = |s: &str| lex.verb_lemmas.contains(s);
     if ends("eed") {
         // "need", "speed" are verbs of their own; "agreed" is "agree" + d.
-        return if lex.verb_lemmas.contains(&w[..n - 1]) {
+        return if is_verb(&w[..n - 1]) {
             cut(1)
+        } else if is_verb(&w[..n - 2]) {
+            cut(2) // "sauteed"
         } else {
             w
         };
     }
     if ends("ied") && n > 4 {
-        return format!("{}y", &w[..n - 3]);
+        return if is_verb(&w[..n - 2]) {
+            cut(2) // "skied"
+        } else if is_verb(&w[..n - 1]) {
+            cut(1) // "untied"
+        } else {
+            format!("{}y", &w[..n - 3])
+        };
     }
     if ends("ed") && n > 3 && has_vowel(&w[..n - 2]) {
         return undo_suffix(&w[..n - 2], lex);
@@ -400,6 +430,10 @@ fn undo_suffix(stem: &str, lex: &Lexicon) -> String {
     if short_vowel && is_lemma(&with_e) {
         // "riding": had "rid" been meant it would read "ridding".
         return with_e;
+    }
+    // "butting" -> "but" when both read as verbs; "-ll" stays ("installing" -> "install").
+    if doubled && b[n - 1] != b'l' && is_lemma(&stem[..n - 1]) {
+        return owned(&stem[..n - 1]);
     }
     if is_lemma(stem) {
         return owned(stem);
@@ -437,6 +471,9 @@ fn wants_final_e(b: &[u8]) -> bool {
     if last == prev {
         return false; // doubled consonants stay
     }
+    if last == b's' && prev == b'u' {
+        return false; // "unus-ed"
+    }
     if matches!(last, b'c' | b'g' | b's' | b'v' | b'z') {
         return true; // "-ce", "-ge", "-se", "-ve", "-ze"
     }
@@ -446,9 +483,9 @@ fn wants_final_e(b: &[u8]) -> bool {
     if last == b'h' && prev == b't' {
         return true; // "-the"
     }
-    if n >= 3 && is_vowel(prev) && is_consonant(last) {
-        let before = b[n - 3];
-        if is_consonant(before) || before == b'y' {
+    let vowel_like = |i: usize| is_vowel(b[i]) || (b[i] == b'y' && i > 0 && is_consonant(b[i - 1]));
+    if vowel_like(n - 2) && is_consonant(last) && last != b'y' {
+        if n == 2 || is_consonant(b[n - 3]) {
             return match last {
                 b'b' | b'd' | b'k' | b'l' | b'm' => true,
                 b't' => matches!(prev, b'a' | b'o' | b'u'),
@@ -457,7 +494,7 @@ fn wants_final_e(b: &[u8]) -> bool {
                 _ => false,
             };
         }
-        return last == b't' && prev == b'a' && matches!(before, b'i' | b'u'); // "-iate"
+        return last == b't' && prev == b'a' && matches!(b[n - 3], b'i' | b'u'); // "-iate"
     }
     false
 }
