@@ -503,9 +503,141 @@ fn wants_final_e(b: &[u8]) -> bool {
 mod tests {
     use super::lemma;
 
+    fn check(cases: &[(&str, &str, &str)]) {
+        for (word, tag, want) in cases {
+            assert_eq!(lemma(word, tag), *want, "lemma({word:?}, {tag:?})");
+        }
+    }
+
     #[test]
-    fn examples() {
-        assert_eq!(lemma("people", "NNS"), "people");
-        assert_eq!(lemma("riding", "VBG"), "ride");
+    fn verbs_lose_their_inflections() {
+        check(&[
+            ("riding", "VBG", "ride"), // e restored: "rid" would read "ridding"
+            ("standing", "VBG", "stand"),
+            ("parasailing", "VBG", "parasail"), // two vowels: no e
+            ("sitting", "VBG", "sit"),          // doubled consonant undone
+            ("lying", "VBG", "lie"),
+            ("is", "VBZ", "be"),
+            ("'s", "VBZ", "be"),
+            ("'re", "VBP", "be"),
+            ("has", "VBZ", "have"),
+            ("ran", "VBD", "run"),
+            ("fried", "VBN", "fry"),
+            ("parked", "VBN", "park"),
+            ("decorated", "VBN", "decorate"),
+            ("agreed", "VBD", "agree"),
+            ("need", "VBP", "need"),
+            ("bulided", "VBD", "bulide"), // unknown stem: English spelling rules
+        ]);
+    }
+
+    #[test]
+    fn nouns_lose_their_plural_whatever_the_number_tag() {
+        check(&[
+            ("people", "NNS", "people"),
+            ("men", "NNS", "man"),
+            ("men", "NN", "man"),
+            ("leaves", "NNS", "leaf"),
+            ("glasses", "NNS", "glass"),
+            ("buses", "NNS", "bus"),
+            ("benches", "NNS", "bench"),
+            ("berries", "NNS", "berry"),
+            ("cookies", "NNS", "cookie"),
+            ("tomatoes", "NNS", "tomato"),
+            ("shoes", "NNS", "shoe"),
+            ("skis", "NNS", "ski"),
+            ("children", "NNS", "child"),
+            ("has", "NN", "ha"), // CoreNLP trusts the tag
+        ]);
+    }
+
+    #[test]
+    fn words_in_ss_us_is_stay_unless_they_are_plurals() {
+        check(&[
+            ("grass", "NN", "grass"),
+            ("bus", "NN", "bus"),
+            ("octopus", "NN", "octopus"),
+            ("tennis", "NN", "tennis"),
+            ("this", "NN", "this"),
+            ("menus", "NNS", "menu"),
+            ("tennis", "VB", "tenni"), // a verb's -s is always an ending
+            ("focuses", "VBZ", "focus"),
+        ]);
+    }
+
+    #[test]
+    fn plurals_used_as_singulars_stay() {
+        check(&[
+            ("scissors", "NNS", "scissors"),
+            ("jeans", "NNS", "jeans"),
+            ("clothes", "NNS", "clothes"),
+            ("fries", "NNS", "fries"),
+        ]);
+    }
+
+    #[test]
+    fn latin_plural_rules_apply_to_unknown_words_in_i_and_a() {
+        check(&[
+            ("cacti", "NNS", "cactus"),
+            ("wii", "NN", "wius"), // CoreNLP's lemma, reproduced as it is
+            ("umbrella", "NN", "umbrella"),
+            ("broccoli", "NN", "broccoli"),
+            ("california", "NN", "californium"),
+        ]);
+    }
+
+    #[test]
+    fn lemmas_are_lowercase_except_proper_nouns_and_i() {
+        check(&[
+            ("Riding", "VBG", "ride"),
+            ("RIDING", "VBG", "ride"),
+            ("Dogs", "NNS", "dog"),
+            ("Dogs", "NNP", "Dogs"),
+            ("Men", "NNPS", "Men"),
+            ("The", "DT", "the"),
+            ("Black", "JJ", "black"),
+            ("I", "PRP", "I"),
+            ("me", "PRP", "I"),
+        ]);
+    }
+
+    #[test]
+    fn closed_classes_map_a_few_forms() {
+        check(&[
+            ("his", "PRP$", "he"),
+            ("them", "PRP", "they"),
+            ("an", "DT", "a"),
+            ("n't", "RB", "not"),
+            ("ca", "MD", "can"),
+            ("wo", "MD", "will"),
+            ("'s", "POS", "'s"),
+            ("bigger", "JJR", "bigger"), // adjectives keep their degree
+            ("12", "CD", "12"),
+            (",", ",", ","),
+        ]);
+    }
+
+    #[test]
+    fn hyphenated_words_inflect_their_last_part() {
+        check(&[
+            ("t-shirts", "NNS", "t-shirt"),
+            ("double-deckers", "NNS", "double-decker"),
+            ("Double-Deckers", "NNS", "double-decker"),
+            ("horse-drawn", "VBN", "horse-draw"),
+            ("two-story", "JJ", "two-story"),
+            ("half-", "NN", "half-_NN"), // CoreNLP's quirk on a dangling hyphen
+        ]);
+    }
+
+    #[test]
+    fn words_with_other_characters_are_only_lowercased() {
+        check(&[
+            ("U.S", "NNS", "u.s"),
+            ("room/dining", "VBG", "room/dining"),
+            ("Cafés", "NNS", "cafés"),
+            ("pick_up", "VB", "pick_up"),
+            ("picked_up", "VBD", "pick_up"), // MorphaAnnotator's phrasal verbs
+            ("1960s", "NNS", "1960"),
+        ]);
     }
 }

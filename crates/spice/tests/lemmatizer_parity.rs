@@ -1,0 +1,202 @@
+//! Parity of `spice::lemmatize::lemma` with Stanford CoreNLP's own `Morphology`, run through the
+//! machine's `java` on the jar that `scripts/fetch-data` unpacks (scripts/oracle/LemmaOracle.java).
+//!
+//! The sample: every word form that occurs at least `MIN_COUNT` times in the COCO val2014
+//! captions (split roughly on whitespace, punctuation and clitics; both as written and
+//! lowercased), each with the sixteen open-class tags a tagger could give it, and the most
+//! frequent forms also with the closed-class tags. About 200,000 pairs; deterministic.
+//! `scripts/lemma-parity` runs the same comparison over three million pairs.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use spice::lemmatize::lemma;
+
+const MIN_COUNT: usize = 3;
+const FREQUENT: usize = 3000;
+const REQUIRED_AGREEMENT: f64 = 99.9;
+
+const OPEN_TAGS: [&str; 16] = [
+    "NN", "NNS", "NNP", "NNPS", "VB", "VBD", "VBG", "VBN", "VBP", "VBZ", "JJ", "JJR", "JJS", "RB",
+    "RBR", "RBS",
+];
+const OTHER_TAGS: [&str; 18] = [
+    "IN", "DT", "PRP", "PRP$", "CD", "MD", "CC", "RP", "TO", "EX", "WDT", "WP", "WRB", "PDT",
+    "POS", "UH", "FW", "SYM",
+];
+
+fn data_dir() -> PathBuf {
+    match std::env::var_os("SPICEBOARD_DATA") {
+        Some(dir) => PathBuf::from(dir),
+        None => panic!(
+            "SPICEBOARD_DATA is not set: run `scripts/test`, or export \
+             SPICEBOARD_DATA=\"$(scripts/fetch-data)\" before `cargo test`"
+        ),
+    }
+}
+
+/// Rough caption tokens: whitespace split, leading/trailing punctuation and clitics split off.
+fn tokens(caption: &str, out: &mut Vec<String>) {
+    const LEAD: &[char] = &['"', '\'', '`', '(', '[', '{', '<'];
+    const TRAIL: &[char] = &[
+        '"', '\'', '`', ')', ']', '}', '>', '.', ',', '!', '?', ';', ':',
+    ];
+    const CLITICS: [&str; 7] = ["n't", "'s", "'re", "'ve", "'ll", "'d", "'m"];
+    for raw in caption.split_whitespace() {
+        let mut word = raw;
+        while let Some(c) = word.chars().next().filter(|c| LEAD.contains(c)) {
+            out.push(c.to_string());
+            word = &word[c.len_utf8()..];
+        }
+        let mut tail = Vec::new();
+        while let Some(c) = word.chars().last().filter(|c| TRAIL.contains(c)) {
+            tail.push(c.to_string());
+            word = &word[..word.len() - c.len_utf8()];
+        }
+        if !word.is_empty() {
+            let lower = word.to_lowercase();
+            match CLITICS
+                .iter()
+                .find(|c| lower.ends_with(*c) && lower.len() > c.len())
+            {
+                Some(c) if word.is_char_boundary(word.len() - c.len()) => {
+                    let (head, clitic) = word.split_at(word.len() - c.len());
+                    out.push(head.to_string());
+                    out.push(clitic.to_string());
+                }
+                _ => out.push(word.to_string()),
+            }
+        }
+        out.extend(tail.into_iter().rev());
+    }
+}
+
+fn sample_pairs(data: &Path) -> Vec<(String, &'static str)> {
+    let path = data.join("coco").join("captions_val2014.json");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let json: serde_json::Value = serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()));
+    let annotations = json["annotations"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{}: no \"annotations\" array", path.display()));
+    let mut counts: HashMap<String, usize> = HashMap::new();
+    let mut toks = Vec::new();
+    for ann in annotations {
+        toks.clear();
+        tokens(ann["caption"].as_str().unwrap_or_default(), &mut toks);
+        for tok in &toks {
+            let lower = tok.to_lowercase();
+            if lower != *tok {
+                *counts.entry(lower).or_default() += 1;
+            }
+            *counts.entry(tok.clone()).or_default() += 1;
+        }
+    }
+    let mut ranked: Vec<(String, usize)> = counts
+        .into_iter()
+        .filter(|(w, c)| *c >= MIN_COUNT && !w.contains(['\t', '\n']))
+        .collect();
+    ranked.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    let mut pairs = Vec::new();
+    for (rank, (word, _)) in ranked.into_iter().enumerate() {
+        for tag in OPEN_TAGS {
+            pairs.push((word.clone(), tag));
+        }
+        if rank < FREQUENT {
+            for tag in OTHER_TAGS {
+                pairs.push((word.clone(), tag));
+            }
+        }
+    }
+    pairs
+}
+
+fn oracle_lemmas(data: &Path, pairs: &[(String, &'static str)]) -> Vec<String> {
+    let jar = data.join("stanford-corenlp-3.4.1.jar");
+    assert!(
+        jar.exists(),
+        "{} is missing: run scripts/fetch-data",
+        jar.display()
+    );
+    let oracle =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/oracle/LemmaOracle.java");
+    let mut input = String::new();
+    for (word, tag) in pairs {
+        input.push_str(word);
+        input.push('\t');
+        input.push_str(tag);
+        input.push('\n');
+    }
+    let mut child = Command::new("java")
+        .arg("-cp")
+        .arg(&jar)
+        .arg(&oracle)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run `java` (the CoreNLP oracle needs it): {e}"));
+    let mut stdin = child.stdin.take().expect("stdin is piped");
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let output = child
+        .wait_with_output()
+        .expect("java oracle did not finish");
+    writer
+        .join()
+        .expect("writer thread panicked")
+        .expect("cannot write to the java oracle");
+    assert!(
+        output.status.success(),
+        "java oracle failed: {}",
+        output.status
+    );
+    let text = String::from_utf8(output.stdout).expect("oracle output is UTF-8");
+    let lemmas: Vec<String> = text.lines().map(str::to_string).collect();
+    assert_eq!(
+        lemmas.len(),
+        pairs.len(),
+        "oracle answered a different number of lines"
+    );
+    lemmas
+}
+
+#[test]
+fn lemmas_agree_with_corenlp_morphology_on_coco_words() {
+    let data = data_dir();
+    let pairs = sample_pairs(&data);
+    assert!(
+        pairs.len() > 100_000,
+        "sample unexpectedly small: {}",
+        pairs.len()
+    );
+    let expected = oracle_lemmas(&data, &pairs);
+    let mut mismatches = Vec::new();
+    for ((word, tag), want) in pairs.iter().zip(&expected) {
+        let got = lemma(word, tag);
+        if &got != want {
+            mismatches.push(format!("{word}/{tag}: CoreNLP {want:?}, ours {got:?}"));
+        }
+    }
+    let agreement = 100.0 * (pairs.len() - mismatches.len()) as f64 / pairs.len() as f64;
+    println!(
+        "lemmatizer parity: {} of {} pairs agree ({agreement:.3}%)",
+        pairs.len() - mismatches.len(),
+        pairs.len()
+    );
+    for m in mismatches.iter().take(30) {
+        println!("  {m}");
+    }
+    assert!(
+        agreement >= REQUIRED_AGREEMENT,
+        "agreement {agreement:.3}% is below {REQUIRED_AGREEMENT}%; first mismatches:\n{}",
+        mismatches
+            .iter()
+            .take(30)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
