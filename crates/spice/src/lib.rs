@@ -16,6 +16,7 @@ pub mod lemmatize;
 pub mod rules;
 pub mod score;
 pub mod wordnet;
+pub mod tokenize;
 
 pub use depgraph::{DepGraph, Edge, Token};
 pub use graph::{Concept, Proposal, SceneGraph};
