@@ -63,6 +63,22 @@ pub fn tokenize_lines(text: &str) -> Vec<Vec<PtbToken>> {
     lines
 }
 
+/// [`tokenize_lines`] for captions written one a line in this order (line breaks inside a
+/// caption count as spaces, so there is exactly one token list per caption).
+pub fn tokenize_batch<S: AsRef<str>>(captions: &[S]) -> Vec<Vec<PtbToken>> {
+    let mut text = String::new();
+    for (k, c) in captions.iter().enumerate() {
+        if k > 0 {
+            text.push('\n');
+        }
+        text.push_str(&coco_line(c.as_ref()));
+    }
+    let mut lines = vec![Vec::new()];
+    Lexer::new(&text, false).run_lines(&mut lines);
+    lines.resize_with(captions.len(), Vec::new);
+    lines
+}
+
 /// The tokens pycocoevalcap's `PTBTokenizer` wrapper yields for one caption, joined by single
 /// spaces: `PTBTokenizer -preserveLines -lowerCase`, then every token in its punctuation list
 /// dropped. Line breaks inside the caption count as spaces (the wrapper replaces `\n` by a
@@ -81,17 +97,10 @@ pub fn tokenize_coco(text: &str) -> String {
 /// What pycocoevalcap's wrapper yields for a batch of captions, which it writes one a line in
 /// this order into one file (the last one followed by the end of the file).
 pub fn tokenize_coco_batch<S: AsRef<str>>(captions: &[S]) -> Vec<String> {
-    let mut text = String::new();
-    for (k, c) in captions.iter().enumerate() {
-        if k > 0 {
-            text.push('\n');
-        }
-        text.push_str(&coco_line(c.as_ref()));
-    }
-    let mut lines = vec![Vec::new()];
-    Lexer::new(&text, false).run_lines(&mut lines);
-    lines.resize_with(captions.len(), Vec::new);
-    lines.iter().map(|l| coco_join(l)).collect()
+    tokenize_batch(captions)
+        .iter()
+        .map(|l| coco_join(l))
+        .collect()
 }
 
 /// pycocoevalcap's `PUNCTUATIONS`: tokens dropped after lowercasing. `-LRB-` and friends are in
@@ -441,7 +450,7 @@ impl Lexer {
         }
         let mut best: Option<Candidate> = None;
         let mut offer = |total: usize, len: usize, action: Action| {
-            if best.is_none_or(|b| total > b.total) {
+            if !matches!(best, Some(b) if b.total >= total) {
                 best = Some(Candidate { total, len, action });
             }
         };
@@ -1455,8 +1464,8 @@ impl Lexer {
             "Inc", "Co", "Cos", "Corp", "Ltd", "Plc", "Bancorp", "Bhd", "Assn", "Univ", "Intl",
             "Sys", // ABNUM
             "tel", "est", "ext", "sq", // ABPTIT
-            "Jr", "Sr", "Bros", "Ed.D", "Ph.D", "Blvd", "Rd", "Esq", "Ct", "Rt", "etc", "al", "seq",
-            "Bldg",
+            "Jr", "Sr", "Bros", "Ed.D", "Ph.D", "Blvd", "Rd", "Esq", "Ct", "Rt", "etc", "al",
+            "seq", "Bldg",
         ];
         // State abbreviations that are also words count only with a capital first letter
         // ("Mass." but not "land mass.").

@@ -20,6 +20,7 @@ Usage:
   spice score INPUT.json [same options]     the same, as a subcommand
   spice parse \"a caption\" [...]             print the dependency graph and the tuples of captions
   spice tuples --conllu FILE                print the tuples of each sentence of a CoNLL-U file
+  spice tokenize [--coco] [FILE]            print the PTB tokens of each line (stdin by default)
   spice help | --help                       this text; `spice COMMAND --help` for each command
 
 INPUT.json is the jar's input: [{\"image_id\": ..., \"test\": \"candidate\", \"refs\": [\"ref\", ...]}, ...].
@@ -94,6 +95,19 @@ enum Command {
         #[arg(long = "noSynsets", alias = "no-synsets")]
         no_synsets: bool,
     },
+    /// Print the Penn Treebank tokens of each input line, space separated, one line per line.
+    ///
+    /// Tokens are Stanford PTBTokenizer's (`-preserveLines`): "don't" -> "do n't", "(" ->
+    /// "-LRB-", `"` -> `` or ''. With --coco, the form pycocoevalcap's tokenizer yields:
+    /// lowercased, its punctuation list removed.
+    Tokenize {
+        /// Lowercase and drop punctuation, as pycocoevalcap does before BLEU, METEOR, ROUGE-L,
+        /// CIDEr and SPICE.
+        #[arg(long)]
+        coco: bool,
+        /// Input file, one caption a line ("-" or nothing reads standard input).
+        file: Option<String>,
+    },
 }
 
 /// A failure with its exit code.
@@ -149,7 +163,7 @@ fn main() -> ExitCode {
             println!("spice {}", env!("CARGO_PKG_VERSION"));
             return ExitCode::SUCCESS;
         }
-        Some("score" | "parse" | "tuples") => match Cli::try_parse_from(&args) {
+        Some("score" | "parse" | "tuples" | "tokenize") => match Cli::try_parse_from(&args) {
             Ok(cli) => run(cli.command),
             Err(e) => return clap_exit(e),
         },
@@ -180,6 +194,7 @@ fn run(cmd: Command) -> Result<(), Failure> {
             no_synsets,
         } => parse(&captions, no_synsets),
         Command::Tuples { conllu, no_synsets } => tuples(&conllu, no_synsets),
+        Command::Tokenize { coco, file } => tokenize(coco, file.as_deref().unwrap_or("-")),
     }
 }
 
@@ -281,6 +296,46 @@ fn tuples(path: &str, no_synsets: bool) -> Result<(), Failure> {
             .collect();
         let line = serde_json::json!({ "sentence": n + 1, "tuples": tuples });
         writeln!(out, "{line}").map_err(|e| Failure::input(format!("cannot write output: {e}")))?;
+    }
+    out.flush()
+        .map_err(|e| Failure::input(format!("cannot write output: {e}")))
+}
+
+fn tokenize(coco: bool, path: &str) -> Result<(), Failure> {
+    let mut bytes = Vec::new();
+    let read = if path == "-" {
+        std::io::stdin().read_to_end(&mut bytes)
+    } else {
+        std::fs::File::open(path).and_then(|mut f| f.read_to_end(&mut bytes))
+    };
+    read.map_err(|e| Failure::input(format!("{path}: cannot read: {e}")))?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        Failure::input(format!(
+            "{path}: not UTF-8 (byte {})",
+            e.utf8_error().valid_up_to()
+        ))
+    })?;
+    // One caption a line; a final line break does not start another caption.
+    let text = text.strip_suffix('\n').unwrap_or(&text);
+    let lines: Vec<&str> = if text.is_empty() {
+        Vec::new()
+    } else {
+        text.split('\n').collect()
+    };
+    let stdout = std::io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    let write = |out: &mut BufWriter<_>, line: &str| {
+        writeln!(out, "{line}").map_err(|e| Failure::input(format!("cannot write output: {e}")))
+    };
+    if coco {
+        for line in spice::tokenize::tokenize_coco_batch(&lines) {
+            write(&mut out, &line)?;
+        }
+    } else {
+        for toks in spice::tokenize::tokenize_batch(&lines) {
+            let words: Vec<&str> = toks.iter().map(|t| t.text.as_str()).collect();
+            write(&mut out, &words.join(" "))?;
+        }
     }
     out.flush()
         .map_err(|e| Failure::input(format!("cannot write output: {e}")))
