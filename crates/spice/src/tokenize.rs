@@ -338,6 +338,14 @@ struct Candidate {
     action: Action,
 }
 
+/// How far a rule scans ahead. Rules like EMAIL or HTHING scan a run that the token they produce
+/// may not consume, so without a bound a long run of non-space characters would cost quadratic
+/// time. A token longer than this (a 1,000-character "word") is cut into pieces.
+const MAX_RUN: usize = 1024;
+
+/// How many `@` signs the EMAIL rule tries as the separator of one address.
+const MAX_EMAIL_ATS: usize = 4;
+
 struct Lexer {
     chars: Vec<char>,
     /// Byte offset of each char, plus the text length at the end.
@@ -390,9 +398,11 @@ impl Lexer {
         options.iter().filter_map(|s| self.lit(i, s)).max()
     }
 
+    /// End of the run of characters satisfying `f` from `i`, looking at most [`MAX_RUN`] ahead.
     fn run_of(&self, i: usize, f: impl Fn(char) -> bool) -> usize {
+        let stop = self.chars.len().min(i.saturating_add(MAX_RUN));
         let mut j = i;
-        while j < self.chars.len() && f(self.chars[j]) {
+        while j < stop && f(self.chars[j]) {
             j += 1;
         }
         j
@@ -533,8 +543,14 @@ impl Lexer {
             }
         }
 
+        // The run of ASCII letters at `i`: guards for the rules keyed on literal words.
+        let alpha_end = self.run_of(i, |c| c.is_ascii_alphabetic());
+        let alpha_len = alpha_end - i;
+        let after_alpha = self.at(alpha_end);
         // "cannot" -> "can not", "gonna" -> "gon na", ... when no letter follows.
-        if matches!(c, 'c' | 'C' | 'g' | 'G' | 'w' | 'W' | 'l' | 'L') {
+        if (alpha_len == 5 || alpha_len == 6)
+            && matches!(c, 'c' | 'C' | 'g' | 'G' | 'w' | 'W' | 'l' | 'L')
+        {
             if let Some(e) = self.lits(i, &["cannot", "gonna", "gotta", "wanna", "lemme", "gimme"])
             {
                 if !self.is(e, |c| c.is_ascii_alphabetic()) {
@@ -543,7 +559,7 @@ impl Lexer {
             }
         }
         // PROG_LANGS: C++, C#, F#.
-        if matches!(c, 'c' | 'C' | 'f' | 'F') {
+        if alpha_len == 1 && matches!(after_alpha, Some('+' | '#')) {
             if let Some(e) = self.lits(i, &["c++", "c#", "f#"]) {
                 offer(e - i, e - i, Action::Keep);
             }
@@ -568,23 +584,33 @@ impl Lexer {
         if let Some(w) = word_end {
             offer(w - i, w - i, Action::Keep);
         }
-        // APOWORD and APOWORD2/[:letter:].
-        if let Some(e) = self.apoword(i) {
-            offer(e - i, e - i, Action::Keep);
+        // APOWORD and APOWORD2/[:letter:]. Every form has an apostrophe after a (possibly
+        // empty) run of letters, which makes a cheap guard.
+        let apo_next = self.run_of(i, is_letter);
+        if self.is(apo_next, |c| is_aposetc_char(c) || c == '&') {
+            if let Some(e) = self.apoword(i) {
+                offer(e - i, e - i, Action::Keep);
+            }
         }
         if c == 'y' && self.apos(i + 1).is_some_and(|e| self.is(e, is_letter)) {
             let e = self.apos(i + 1).unwrap_or(i + 2);
             offer(e + 1 - i, e - i, Action::Keep);
         }
-        // URLs, e-mail addresses, Twitter names and hashtags.
+        // URLs, e-mail addresses, Twitter names and hashtags. Each needs a period or an @ in the
+        // run of non-space characters ahead, which most words lack.
+        let run = &self.chars[i..self.run_of(i, |c| !is_spacenl(c))];
         if let Some(e) = self.full_url(i) {
             offer(e - i, e - i, Action::Keep);
         }
-        if let Some(e) = self.likely_url(i) {
-            offer(e - i, e - i, Action::Keep);
+        if run.contains(&'.') {
+            if let Some(e) = self.likely_url(i) {
+                offer(e - i, e - i, Action::Keep);
+            }
         }
-        if let Some(e) = self.email(i) {
-            offer(e - i, e - i, Action::Keep);
+        if run.contains(&'@') {
+            if let Some(e) = self.email(i) {
+                offer(e - i, e - i, Action::Keep);
+            }
         }
         if let Some(e) = self.twitter(i) {
             offer(e - i, e - i, Action::Keep);
@@ -626,8 +652,12 @@ impl Lexer {
         if let Some(f) = frac2(c) {
             offer(1, 1, Action::Emit(f));
         }
-        if let Some(e) = self.tbspec(i) {
-            offer(e - i, e - i, Action::Amp);
+        // TBSPEC forms continue their first letters with - . & or an apostrophe.
+        if c == '-' || after_alpha.is_some_and(|a| matches!(a, '-' | '.' | '&') || is_apos_char(a))
+        {
+            if let Some(e) = self.tbspec(i) {
+                offer(e - i, e - i, Action::Amp);
+            }
         }
         if let Some(e) = self.thing3(i) {
             offer(e - i, e - i, Action::Keep);
@@ -649,7 +679,10 @@ impl Lexer {
             }
         }
         // Acronyms and abbreviations.
-        if c.is_ascii_alphabetic() {
+        // Every abbreviation has a period right after its first run of letters.
+        if c.is_ascii_alphabetic()
+            && self.is(self.run_of(i, |c| c.is_ascii_alphabetic()), |c| c == '.')
+        {
             self.abbreviations(i, offer);
         }
         if let Some(e) = self.phone(i) {
@@ -1101,10 +1134,10 @@ impl Lexer {
         };
         let r = self.run_of(i + 1, local);
         let mut best = None;
-        for at in i + 1..r {
-            if self.chars[at] != '@' {
-                continue;
-            }
+        for at in (i + 1..r)
+            .filter(|&k| self.chars[k] == '@')
+            .take(MAX_EMAIL_ATS)
+        {
             let seg2 = |c: char| local(c) && c != '.';
             let seg3 = |c: char| seg2(c) && !matches!(c, '[' | ']' | ',' | ';' | ':');
             let mut s = at + 1;
