@@ -710,6 +710,14 @@ impl Lexer {
             }
             offer(e - i, e - i, Action::Quote(false));
         }
+        // REDAUX and SREDAUX without their context: only wins at the end of the text ("it's"
+        // there is "it 's", but "I'll" is "I ` ll" because the opening-quote rule comes first).
+        if let Some(e) = self.redaux(i) {
+            offer(e - i, e - i, Action::Quote(false));
+        }
+        if let Some(e) = self.sredaux(i) {
+            offer(e - i, e - i, Action::Quote(false));
+        }
         match c {
             '<' => {
                 if self.is(i + 1, |c| c == '<') {
@@ -1877,15 +1885,22 @@ impl Lexer {
     }
 }
 
-/// Text of a kept token: spaces inside become U+00A0, soft hyphens go.
+/// Text of a kept token: spaces inside become U+00A0, soft hyphens go (a token that is nothing
+/// but soft hyphens becomes `-`, as in the oracle).
 fn keep_text(raw: &str) -> String {
     if raw.is_ascii() && !raw.contains(' ') {
         return raw.to_string();
     }
-    raw.chars()
+    let text: String = raw
+        .chars()
         .filter(|&c| c != '\u{AD}')
         .map(|c| if c == ' ' { '\u{A0}' } else { c })
-        .collect()
+        .collect();
+    if text.is_empty() {
+        "-".to_string()
+    } else {
+        text
+    }
 }
 
 /// PTBTokenizer's LaTeX quote normalization.
@@ -1946,4 +1961,282 @@ fn currency(c: char) -> Option<Option<&'static str>> {
         | '\u{FFE5}' | '\u{FFE6}' => None,
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    //! Each example was checked against the oracle (PTBTokenizer 3.4.1, `-preserveLines`).
+    use super::*;
+
+    fn words(text: &str) -> String {
+        tokenize_words(text).join(" ")
+    }
+
+    #[test]
+    fn clitics_split_off_as_in_the_treebank() {
+        // n't and the reduced auxiliaries are tokens of their own; "ca"/"wo" keep the stem.
+        assert_eq!(
+            words("I don't know, it's fine"),
+            "I do n't know , it 's fine"
+        );
+        assert_eq!(
+            words("can't won't they've I'll go"),
+            "ca n't wo n't they 've I 'll go"
+        );
+        // At the very end of the text "'ll" has no character after it and the opening-quote
+        // rule wins; "'s" has no such competitor.
+        assert_eq!(words("I'll"), "I ` ll");
+        assert_eq!(words("it's"), "it 's");
+        // Upper case too, with the case kept.
+        assert_eq!(words("DON'T THAT'S"), "DO N'T THAT 'S");
+        // Fused words are split like the treebank splits them.
+        assert_eq!(words("I cannot gonna"), "I can not gon na");
+        // Possessives of plurals keep a bare apostrophe.
+        assert_eq!(words("the dogs' toys"), "the dogs ' toys");
+    }
+
+    #[test]
+    fn words_with_apostrophes_inside_stay_whole() {
+        assert_eq!(
+            words("o'clock O'Connor d'oeuvres '90s"),
+            "o'clock O'Connor d'oeuvres '90s"
+        );
+        // 'n' is one token; "'tis" becomes "'t is".
+        assert_eq!(words("rock'n'roll 'tis"), "rock 'n' roll 't is");
+    }
+
+    #[test]
+    fn hyphenated_words_and_numbers_are_single_tokens() {
+        assert_eq!(words("a hot-dog stand"), "a hot-dog stand");
+        assert_eq!(words("a 5-year-old x-ray"), "a 5-year-old x-ray");
+        assert_eq!(
+            words("1,000.50 10:30 3 1/2 1-1/2"),
+            "1,000.50 10:30 3\u{A0}1/2 1-1/2"
+        );
+        // Two hyphens stay, three or four become "--", a dangling one is its own token.
+        assert_eq!(
+            words("a--b a---b x-ray- -ish"),
+            "a -- b a -- b x-ray - - ish"
+        );
+        // A slash joins up to three parts.
+        assert_eq!(words("his/her a/b/c/d"), "his/her a/b/c / d");
+    }
+
+    #[test]
+    fn abbreviations_keep_their_period() {
+        assert_eq!(
+            words("Mr. Smith saw Dr. Who at St. Mark"),
+            "Mr. Smith saw Dr. Who at St. Mark"
+        );
+        assert_eq!(
+            words("e.g. a t.v. in the U.S. today"),
+            "e.g. a t.v. in the U.S. today"
+        );
+        // An ordinary word does not.
+        assert_eq!(words("a man."), "a man .");
+    }
+
+    #[test]
+    fn an_abbreviation_that_ends_a_sentence_repeats_its_period() {
+        // "U.S." before "He": the period is both part of the acronym and a sentence end.
+        assert_eq!(
+            words("He lives in the U.S. He is happy."),
+            "He lives in the U.S. . He is happy ."
+        );
+        assert_eq!(words("apples etc. The end"), "apples etc. . The end");
+        // A single letter gives its period up instead.
+        assert_eq!(words("the X. The end"), "the X . The end");
+        // "mass" is only an abbreviation (Massachusetts) with a capital M.
+        assert_eq!(words("land mass. Mass. The"), "land mass . Mass. . The");
+    }
+
+    #[test]
+    fn brackets_and_quotes_are_normalized() {
+        assert_eq!(
+            words("A man (in a hat) [on] a {bench}"),
+            "A man -LRB- in a hat -RRB- -LSB- on -RSB- a -LCB- bench -RCB-"
+        );
+        // An opening double quote is followed by a letter, digit or $.
+        assert_eq!(words("says \"STOP\" now"), "says `` STOP '' now");
+        // A single quote opens only before a letter that is not alone.
+        assert_eq!(words("say 'hi' to 'a b"), "say ` hi ' to ' a b");
+        assert_eq!(
+            words("\u{201C}Hi\u{201D} \u{2018}yo\u{2019} don\u{2019}t"),
+            "`` Hi '' ` yo ' do n't"
+        );
+    }
+
+    #[test]
+    fn punctuation_runs() {
+        assert_eq!(
+            words("wait... what?! no!! ok .. x . . . y"),
+            "wait ... what ?! no !! ok . . x ... y"
+        );
+        assert_eq!(words("bikes., sink.;"), "bikes. , sink. ;");
+    }
+
+    #[test]
+    fn unicode_dashes_ellipses_currency_fractions() {
+        assert_eq!(words("a \u{2013} b \u{2014} c"), "a -- b -- c");
+        assert_eq!(
+            words("wait\u{2026} \u{A3}5 \u{20AC}3 \u{A2} \u{BD}"),
+            "wait ... # 5 $ 3 cents 1/2"
+        );
+        assert_eq!(
+            words("caf\u{E9} na\u{EF}ve \u{4E2D}\u{6587}"),
+            "caf\u{E9} na\u{EF}ve \u{4E2D}\u{6587}"
+        );
+        // Superscripts and subscripts stand alone.
+        assert_eq!(words("x\u{B2} H\u{2082}O"), "x \u{B2} H \u{2082} O");
+    }
+
+    #[test]
+    fn html_tags_and_entities() {
+        assert_eq!(
+            words("<p>A <b>dog</b> &amp; a cat</p>"),
+            "<p> A <b> dog </b> & a cat </p>"
+        );
+        // Spaces inside a tag become U+00A0, so the tag stays one token in space-separated output.
+        assert_eq!(
+            words("<a href=\"x y\">link</a>"),
+            "<a\u{A0}href=\"x\u{A0}y\"> link </a>"
+        );
+        assert_eq!(
+            words("x < y &lt;b&gt; &quot;hi&quot;"),
+            "x < y < b > `` hi ''"
+        );
+    }
+
+    #[test]
+    fn smileys_urls_emails() {
+        assert_eq!(words(":) :-( ^_^"), ":-RRB- :--LRB- ^_^");
+        assert_eq!(
+            words("see www.cocodataset.org or a@b.com."),
+            "see www.cocodataset.org or a@b.com ."
+        );
+    }
+
+    #[test]
+    fn characters_no_rule_accepts_are_dropped() {
+        // Emoji (outside the BMP), control characters, zero-width characters.
+        assert_eq!(
+            words("\u{1F600} a \u{1F355} pizza \u{1F44D}\u{1F3FD} ok"),
+            "a pizza ok"
+        );
+        assert_eq!(words("a\u{1}b\u{7F}c\u{1B}d\u{0}e"), "a b c d e");
+        assert_eq!(words("x \u{FFFD} y \u{E000} w \u{200B}z"), "x y w z");
+        // A lone soft hyphen is a hyphen; inside a word it disappears.
+        assert_eq!(words("\u{AD} soft\u{AD}hyphen"), "- softhyphen");
+    }
+
+    #[test]
+    fn empty_and_blank_captions_have_no_tokens() {
+        assert!(tokenize("").is_empty());
+        assert!(tokenize("   \t \n ").is_empty());
+        assert!(split_sentences(&tokenize("")).is_empty());
+        assert_eq!(tokenize_coco(""), "");
+        assert_eq!(tokenize_coco(" . , ! "), "");
+    }
+
+    #[test]
+    fn offsets_point_into_the_input() {
+        let text = "Don\u{2019}t (go)";
+        let toks = tokenize(text);
+        let spans: Vec<(&str, &str)> = toks
+            .iter()
+            .map(|t| (t.text.as_str(), &text[t.start..t.end]))
+            .collect();
+        assert_eq!(
+            spans,
+            [
+                ("Do", "Do"),
+                ("n't", "n\u{2019}t"),
+                ("-LRB-", "("),
+                ("go", "go"),
+                ("-RRB-", ")")
+            ]
+        );
+    }
+
+    #[test]
+    fn long_and_hostile_inputs_do_not_panic() {
+        // 500 tokens.
+        let long = "a dog , ".repeat(167);
+        assert_eq!(tokenize(&long).len(), 501);
+        // Long runs without spaces of characters that several rules scan ahead over.
+        for unit in [
+            "a.", "a@", "<a", "x,", "1-", "'a", ".", "-", "&amp;", "\u{301}",
+        ] {
+            let text = unit.repeat(5_000);
+            let toks = tokenize(&text);
+            let covered: usize = toks.iter().map(|t| t.end - t.start).sum();
+            assert!(covered <= text.len(), "{unit}: tokens overlap");
+            assert!(
+                toks.windows(2).all(|w| w[0].end <= w[1].start),
+                "{unit}: out of order"
+            );
+        }
+        // Every single BMP character and a few beyond, alone and inside a word.
+        for cp in (0u32..0x1_0000).step_by(7).chain([0x1F600, 0x10FFFF]) {
+            if let Some(c) = char::from_u32(cp) {
+                let _ = tokenize(&format!("{c}"));
+                let _ = tokenize_coco(&format!("a{c}b {c}'s"));
+            }
+        }
+    }
+
+    #[test]
+    fn sentences_end_after_final_punctuation() {
+        let toks = tokenize("A man rides a horse. A dog runs! Is it? Yes (really).");
+        let sents: Vec<String> = split_sentences(&toks)
+            .into_iter()
+            .map(|r| {
+                toks[r]
+                    .iter()
+                    .map(|t| t.text.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect();
+        assert_eq!(
+            sents,
+            [
+                "A man rides a horse .",
+                "A dog runs !",
+                "Is it ?",
+                "Yes -LRB- really -RRB- ."
+            ]
+        );
+        // The doubled period of a sentence-final acronym ends the sentence.
+        let toks = tokenize("He lives in the U.S. He is happy.");
+        assert_eq!(split_sentences(&toks), [0..6, 6..10]);
+        // A closing quote belongs to the sentence it closes; no final period, one sentence.
+        let toks = tokenize("He said \"stop.\" Then left");
+        assert_eq!(split_sentences(&toks), [0..6, 6..8]);
+    }
+
+    #[test]
+    fn coco_form_is_lowercased_without_punctuation() {
+        // Brackets survive as -lrb-/-rrb-: pycocoevalcap's list has them in upper case only.
+        assert_eq!(
+            tokenize_coco("A man (in a hat) said \"don't\"."),
+            "a man -lrb- in a hat -rrb- said do n't"
+        );
+        assert_eq!(tokenize_coco("Two dogs.\nOn grass!"), "two dogs on grass");
+        assert_eq!(tokenize_coco("The U.S. Flag, etc."), "the u.s. flag etc.");
+        // Java's lower-casing: final sigma, dotted capital I.
+        assert_eq!(
+            tokenize_coco("\u{3A3}\u{391}\u{3A3}"),
+            "\u{3C3}\u{3B1}\u{3C2}"
+        );
+    }
+
+    #[test]
+    fn coco_batch_sees_each_caption_followed_by_the_next() {
+        // "'ll" needs a character after it to split off: within a batch the line break is one,
+        // at the end of the file (the last caption of a pycocoevalcap call) there is none.
+        assert_eq!(tokenize_coco_batch(&["I'll", "I'll"]), ["i 'll", "i ll"]);
+        assert_eq!(tokenize_coco("I'll"), "i 'll");
+        assert_eq!(tokenize_batch(&["a\nb", "c"]).len(), 2);
+    }
 }
