@@ -15,8 +15,8 @@ mod javaorder;
 pub mod lemmatize;
 pub mod rules;
 pub mod score;
-pub mod wordnet;
 pub mod tokenize;
+pub mod wordnet;
 
 pub use depgraph::{DepGraph, Edge, Token};
 pub use graph::{Concept, Proposal, SceneGraph};
