@@ -409,8 +409,7 @@ fn add_conj_information(g: &mut DepGraph) {
             let cc = ccs
                 .iter()
                 .skip(1)
-                .filter(|&&c| c < conj)
-                .next_back()
+                .rfind(|&&c| c < conj)
                 .copied()
                 .unwrap_or(first);
             let label = format!("conj:{}", conj_value(g, cc));
