@@ -18,9 +18,10 @@
 //!    without subject shares the first conjunct's subject. Like CoreNLP, it propagates nothing
 //!    else (no objects, no auxiliaries) and ignores conjuncts without a coordinating word.
 //!
-//! What CoreNLP does with copy nodes ("in and out of the house", PP conjunctions) is approximated
-//! without copies: see [`expand_pp_conjunctions`]. Quantifiers (`det:qmod`) are not done here but in
-//! `cleanup`, as in the SPICE jar.
+//! CoreNLP builds copy nodes for two rare shapes. PP conjunctions with their own preposition are
+//! approximated without copies (see [`expand_pp_conjunctions`]); conjoined prepositions sharing one
+//! noun ("in and out of the house", `expandPrepConjunctions`) are left as they are. Quantifiers
+//! (`det:qmod`) are not done here but in `cleanup`, as in the SPICE jar.
 
 use crate::depgraph::DepGraph;
 
@@ -136,14 +137,20 @@ fn rel_of(g: &DepGraph, gov: usize, dep: usize) -> Option<String> {
         .map(|e| e.rel.clone())
 }
 
-/// Positions `i` (ascending) where the words `i..i+parts.len()` spell `parts`, lowercased.
+/// Positions `i` (ascending) where the words `i..i+parts.len()` spell `parts` (ASCII words,
+/// compared without case and without allocating: this runs for every listed preposition).
 fn ngram_positions(g: &DepGraph, parts: &[&str]) -> Vec<usize> {
     let k = parts.len();
     if g.len() < k {
         return Vec::new();
     }
     (1..=g.len() + 1 - k)
-        .filter(|&i| parts.iter().enumerate().all(|(j, p)| lower(g, i + j) == *p))
+        .filter(|&i| {
+            parts
+                .iter()
+                .enumerate()
+                .all(|(j, p)| g.word(i + j).eq_ignore_ascii_case(p))
+        })
         .collect()
 }
 
