@@ -10,6 +10,7 @@
 pub mod batch;
 pub mod cleanup;
 pub mod depgraph;
+pub mod enhance;
 pub mod graph;
 mod javaorder;
 pub mod lemmatize;

@@ -112,3 +112,28 @@ fn a_one_gigabyte_file_of_garbage_fails_fast() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("not valid JSON"), "{}", stderr(&o));
 }
+
+#[test]
+fn tuples_basic_collapses_basic_ud_first() {
+    // "a bear next to a fence" as a parser gives it in basic UD: "next" heads "to a fence". With
+    // --basic, enhance folds it into nmod:next_to, as the official graph has (bear, next to, fence).
+    let dir = TempDir::new("basic");
+    let rows = [
+        "1\ta\ta\t_\tDT\t_\t2\tdet\t_\t_",
+        "2\tbear\tbear\t_\tNN\t_\t0\troot\t_\t_",
+        "3\tnext\tnext\t_\tJJ\t_\t2\tnmod\t_\t_",
+        "4\tto\tto\t_\tTO\t_\t6\tcase\t_\t_",
+        "5\ta\ta\t_\tDT\t_\t6\tdet\t_\t_",
+        "6\tfence\tfence\t_\tNN\t_\t3\tnmod\t_\t_",
+    ];
+    let file = dir.file("bear.conllu", format!("{}\n\n", rows.join("\n")).as_bytes());
+    let out = spice(&["tuples", "--conllu", &file, "--basic"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "{\"sentence\":1,\"tuples\":[[\"bear\"],[\"bear\",\"next to\",\"fence\"],[\"fence\"]]}\n"
+    );
+    // Without --basic the same file is read as already collapsed: plain nmod gives no relation.
+    let out = spice(&["tuples", "--conllu", &file]);
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("next to"));
+}

@@ -94,6 +94,10 @@ enum Command {
         /// Disable synonym merging.
         #[arg(long = "noSynsets", alias = "no-synsets")]
         no_synsets: bool,
+        /// HEAD/DEPREL hold basic UD as CoreNLP 3.6.0 gives it (DEPS empty): collapse and
+        /// CC-process it first (nmod:on, in_front_of, conj:and, propagation), as `enhance` does.
+        #[arg(long)]
+        basic: bool,
     },
     /// Print the Penn Treebank tokens of each input line, space separated, one line per line.
     ///
@@ -193,7 +197,11 @@ fn run(cmd: Command) -> Result<(), Failure> {
             captions,
             no_synsets,
         } => parse(&captions, no_synsets),
-        Command::Tuples { conllu, no_synsets } => tuples(&conllu, no_synsets),
+        Command::Tuples {
+            conllu,
+            no_synsets,
+            basic,
+        } => tuples(&conllu, no_synsets, basic),
         Command::Tokenize { coco, file } => tokenize(coco, file.as_deref().unwrap_or("-")),
     }
 }
@@ -273,7 +281,7 @@ fn indent(s: &str) -> String {
         .join("\n")
 }
 
-fn tuples(path: &str, no_synsets: bool) -> Result<(), Failure> {
+fn tuples(path: &str, no_synsets: bool, basic: bool) -> Result<(), Failure> {
     let mut text = String::new();
     let read = if path == "-" {
         std::io::stdin().read_to_string(&mut text)
@@ -281,8 +289,11 @@ fn tuples(path: &str, no_synsets: bool) -> Result<(), Failure> {
         std::fs::File::open(path).and_then(|mut f| f.read_to_string(&mut text))
     };
     read.map_err(|e| Failure::input(format!("{path}: cannot read: {e}")))?;
-    let graphs =
+    let mut graphs =
         DepGraph::from_conllu_str(&text).map_err(|e| Failure::input(format!("{path}: {e}")))?;
+    if basic {
+        graphs.iter_mut().for_each(spice::enhance::enhance);
+    }
     let engine = engine(no_synsets);
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());

@@ -1,0 +1,962 @@
+//! Basic Universal Dependencies -> CoreNLP 3.6.0's collapsed, CC-processed UD (SPEC §2).
+//!
+//! In: a [`DepGraph`] holding a *basic* UD tree as CoreNLP 3.6.0's converter gives it (one head per
+//! token, prepositions as `case` under their noun, `nmod` without suffix, `conj` without suffix;
+//! the form of our treebank, `scripts/make-treebank`). Out: the same graph rewritten in place as
+//! CoreNLP's `CollapsedCCProcessedDependenciesAnnotation` (no extra dependencies, which is what the
+//! SPICE jar's `parse` annotator asks for). The steps run in CoreNLP's order:
+//!
+//! 1. multi-word prepositions: the first word becomes `case` of the noun and the others `mwe`
+//!    under it, but only where the tree has the shape CoreNLP's patterns expect (two-word
+//!    "regular", two-word "complex", three-word); otherwise the pieces stay as they are, which is
+//!    why the official graphs show both `(giraffe, on top of, dirt)` and `(foam, on, top)`;
+//! 2. PP conjunctions with their own preposition ("on a bed and under a blanket");
+//! 3. case markers into labels: `nmod:on`, `nmod:in_front_of`, `advcl:while`, `acl:to`, and
+//!    `nmod:agent` for "by" under a verb with a passive auxiliary;
+//! 4. `conj` -> `conj:and|or|but|...` from the `cc` word;
+//! 5. CC-processing: each conjunct gets the relations of the first conjunct, and a verb conjunct
+//!    without subject shares the first conjunct's subject. Like CoreNLP, it propagates nothing
+//!    else (no objects, no auxiliaries) and ignores conjuncts without a coordinating word.
+//!
+//! CoreNLP builds copy nodes for two rare shapes. PP conjunctions with their own preposition are
+//! approximated without copies (see [`expand_pp_conjunctions`]); conjoined prepositions sharing one
+//! noun ("in and out of the house", `expandPrepConjunctions`) are left as they are. Quantifiers
+//! (`det:qmod`) are not done here but in `cleanup`, as in the SPICE jar.
+
+use crate::depgraph::DepGraph;
+
+/// CoreNLP's two-word prepositions whose words both hang on the noun (`case`/`advmod` + `case`).
+/// (CoreNLP's own list also has " depending_on" and " prior_to" with a leading space, which can never
+/// match; the extra entries at the end come from its later lists and are harmless here.)
+const TWO_WORD_PREPS_REGULAR: &[&str] = &[
+    "across_from",
+    "along_with",
+    "alongside_of",
+    "apart_from",
+    "as_for",
+    "as_from",
+    "as_of",
+    "as_per",
+    "as_to",
+    "aside_from",
+    "based_on",
+    "close_by",
+    "close_to",
+    "contrary_to",
+    "compared_to",
+    "compared_with",
+    "except_for",
+    "exclusive_of",
+    "far_from",
+    "followed_by",
+    "inside_of",
+    "irrespective_of",
+    "next_to",
+    "near_to",
+    "off_of",
+    "out_of",
+    "outside_of",
+    "owing_to",
+    "preliminary_to",
+    "preparatory_to",
+    "previous_to",
+    "pursuant_to",
+    "regardless_of",
+    "subsequent_to",
+    "thanks_to",
+    "together_with",
+    "away_from",
+    "according_to",
+    "ahead_of",
+    "because_of",
+    "instead_of",
+    "due_to",
+];
+
+/// Two-word prepositions whose first word heads the phrase ("next" -nmod-> "house" -case-> "to").
+const TWO_WORD_PREPS_COMPLEX: &[&str] = &[
+    "apart_from",
+    "as_from",
+    "aside_from",
+    "away_from",
+    "close_by",
+    "close_to",
+    "contrary_to",
+    "far_from",
+    "next_to",
+    "near_to",
+    "out_of",
+    "outside_of",
+    "pursuant_to",
+    "regardless_of",
+    "together_with",
+];
+
+/// Three-word prepositions ("in" -case-> "front" -nmod-> "building" -case-> "of").
+const THREE_WORD_PREPS: &[&str] = &[
+    "by_means_of",
+    "in_accordance_with",
+    "in_addition_to",
+    "in_case_of",
+    "in_front_of",
+    "in_lieu_of",
+    "in_place_of",
+    "in_spite_of",
+    "on_account_of",
+    "on_behalf_of",
+    "on_top_of",
+    "with_regard_to",
+    "with_respect_to",
+];
+
+/// Rewrites a basic UD graph in place into collapsed, CC-processed UD (see the module doc).
+pub fn enhance(g: &mut DepGraph) {
+    // CoreNLP's graph patterns need a root; without one it skips every pattern step.
+    if !g.roots.is_empty() {
+        process_multiword_preps(g);
+        expand_pp_conjunctions(g);
+        add_case_marker_information(g);
+        add_conj_information(g);
+    }
+    treat_cc(g);
+}
+
+fn lower(g: &DepGraph, i: usize) -> String {
+    g.word(i).to_lowercase()
+}
+
+fn is_leaf(g: &DepGraph, i: usize) -> bool {
+    !g.edges.iter().any(|e| e.gov == i)
+}
+
+/// The label of the edge `gov -> dep`, if any (the first one in edge order).
+fn rel_of(g: &DepGraph, gov: usize, dep: usize) -> Option<String> {
+    g.edges
+        .iter()
+        .find(|e| e.gov == gov && e.dep == dep)
+        .map(|e| e.rel.clone())
+}
+
+/// Positions `i` (ascending) where the words `i..i+parts.len()` spell `parts` (ASCII words,
+/// compared without case and without allocating: this runs for every listed preposition).
+fn ngram_positions(g: &DepGraph, parts: &[&str]) -> Vec<usize> {
+    let k = parts.len();
+    if g.len() < k {
+        return Vec::new();
+    }
+    (1..=g.len() + 1 - k)
+        .filter(|&i| {
+            parts
+                .iter()
+                .enumerate()
+                .all(|(j, p)| g.word(i + j).eq_ignore_ascii_case(p))
+        })
+        .collect()
+}
+
+/// Moves every outgoing edge of `from` to `to`, keeping labels.
+fn move_children(g: &mut DepGraph, from: usize, to: usize) {
+    let moved: Vec<(usize, String)> = g
+        .outgoing(from)
+        .iter()
+        .map(|e| (e.dep, e.rel.clone()))
+        .collect();
+    g.edges.retain(|e| e.gov != from);
+    for (dep, rel) in moved {
+        g.add_edge(to, dep, rel);
+    }
+}
+
+/// CoreNLP's `createMultiWordExpression`: each word leaves its governor; the first becomes `reln`
+/// of `gov`, the others `mwe` of the first. Other dependents of the words stay where they are.
+fn create_multiword_expression(g: &mut DepGraph, gov: usize, reln: &str, words: &[usize]) {
+    let mut head: Option<usize> = None;
+    for &w in words {
+        if let Some(p) = g.parent(w) {
+            g.remove_edges_between(p, w);
+        }
+        match head {
+            None => {
+                g.add_edge(gov, w, reln);
+                head = Some(w);
+            }
+            Some(h) => {
+                g.add_edge(h, w, "mwe");
+            }
+        }
+    }
+}
+
+fn replace_root(g: &mut DepGraph, old: usize, new: usize) {
+    for r in g.roots.iter_mut() {
+        if *r == old {
+            *r = new;
+        }
+    }
+    g.roots.dedup();
+}
+
+fn process_multiword_preps(g: &mut DepGraph) {
+    process_simple_2wp(g);
+    process_complex_2wp(g);
+    process_3wp(g);
+}
+
+/// `gov >case|advmod w1 (leaf) >case w2 (leaf)`, w1 w2 adjacent ("out of": case(trees, out),
+/// case(trees, of)) => case(gov, w1), mwe(w1, w2).
+fn process_simple_2wp(g: &mut DepGraph) {
+    for bigram in TWO_WORD_PREPS_REGULAR {
+        let parts: Vec<&str> = bigram.split('_').collect();
+        for w1 in ngram_positions(g, &parts) {
+            let w2 = w1 + 1;
+            if !is_leaf(g, w1) || !is_leaf(g, w2) {
+                continue;
+            }
+            let gov = g.edges.iter().find_map(|e| {
+                let ok = e.dep == w1
+                    && (e.rel == "case" || e.rel == "advmod")
+                    && g.has_edge(e.gov, w2, "case");
+                ok.then_some(e.gov)
+            });
+            if let Some(gov) = gov {
+                create_multiword_expression(g, gov, "case", &[w1, w2]);
+            }
+        }
+    }
+}
+
+/// `w1 >nmod (gov2 >case w2 (leaf))`, w1 the root or a dependent of gov ("next to the house":
+/// nmod(X, next), nmod(next, house), case(house, to)) => gov2 takes w1's place (as `nmod` of gov,
+/// or w1's own relation when w1 heads a copula), w1's other dependents move to gov2, and
+/// case(gov2, w1), mwe(w1, w2).
+fn process_complex_2wp(g: &mut DepGraph) {
+    for bigram in TWO_WORD_PREPS_COMPLEX {
+        let parts: Vec<&str> = bigram.split('_').collect();
+        for w1 in ngram_positions(g, &parts) {
+            let w2 = w1 + 1;
+            if !is_leaf(g, w2) {
+                continue;
+            }
+            let Some(gov2) = g
+                .children(w1, "nmod")
+                .into_iter()
+                .find(|&c| g.has_edge(c, w2, "case"))
+            else {
+                continue;
+            };
+            let is_root = g.is_root(w1);
+            let gov = g.parent(w1);
+            if !is_root && gov.is_none() {
+                continue;
+            }
+            g.remove_edge(w1, gov2, "nmod");
+            if is_root {
+                replace_root(g, w1, gov2);
+            } else if let Some(gov) = gov {
+                let reln = if g.has_child(w1, "cop") {
+                    rel_of(g, gov, w1).unwrap_or_else(|| "nmod".to_string())
+                } else {
+                    "nmod".to_string()
+                };
+                g.add_edge(gov, gov2, reln);
+            }
+            move_children(g, w1, gov2);
+            create_multiword_expression(g, gov2, "case", &[w1, w2]);
+        }
+    }
+}
+
+/// `w2 >nmod|acl|advcl (gov2 >case|mark w3 (leaf)) >case w1 (leaf)`, w2 the root or a dependent of
+/// gov ("in front of the building": nmod(X, front), case(front, in), nmod(front, building),
+/// case(building, of)) => gov2 takes w2's place with w2's relation, w2's dependents move to gov2,
+/// and case(gov2, w1), mwe(w1, w2), mwe(w1, w3). A clause after the phrase (`acl`/`advcl` under an
+/// `nmod`) keeps its clausal relation and takes the words as `mark`.
+fn process_3wp(g: &mut DepGraph) {
+    for trigram in THREE_WORD_PREPS {
+        let parts: Vec<&str> = trigram.split('_').collect();
+        for w1 in ngram_positions(g, &parts) {
+            let (w2, w3) = (w1 + 1, w1 + 2);
+            if !is_leaf(g, w1) || !is_leaf(g, w3) || !g.has_edge(w2, w1, "case") {
+                continue;
+            }
+            let found = g.outgoing(w2).into_iter().find_map(|e| {
+                let clausal = matches!(e.rel.as_str(), "nmod" | "acl" | "advcl");
+                let marked = g.has_edge(e.dep, w3, "case") || g.has_edge(e.dep, w3, "mark");
+                (clausal && marked).then(|| (e.dep, e.rel.clone()))
+            });
+            let Some((gov2, inner_rel)) = found else {
+                continue;
+            };
+            let is_root = g.is_root(w2);
+            let gov = g.parent(w2);
+            if !is_root && gov.is_none() {
+                continue;
+            }
+            let mut marker = "case";
+            g.remove_edge(w2, gov2, &inner_rel);
+            if is_root {
+                replace_root(g, w2, gov2);
+            } else if let Some(gov) = gov {
+                let mut reln = rel_of(g, gov, w2).unwrap_or_else(|| "nmod".to_string());
+                if reln == "nmod" && (inner_rel == "acl" || inner_rel == "advcl") {
+                    reln = inner_rel.clone();
+                    marker = "mark";
+                }
+                g.add_edge(gov, gov2, reln);
+            }
+            move_children(g, w2, gov2);
+            create_multiword_expression(g, gov2, marker, &[w1, w2, w3]);
+        }
+    }
+}
+
+/// "a cat on a bed and under a blanket": basic has nmod(cat, bed), conj(bed, blanket) with
+/// case(blanket, under). CoreNLP copies the governor ("cat'") and hangs the second PP on the copy,
+/// so the second noun is `nmod:under`, not a conjunct taking `nmod:on`. Without copy nodes the
+/// second PP hangs on the governor itself, which gives the same SPICE tuples.
+fn expand_pp_conjunctions(g: &mut DepGraph) {
+    let mut moves: Vec<(usize, usize, usize, String)> = Vec::new();
+    for e in &g.edges {
+        if !matches!(e.rel.as_str(), "nmod" | "acl" | "advcl") {
+            continue;
+        }
+        let nmod = e.dep;
+        if !g.has_child(nmod, "case") || !g.has_child(nmod, "cc") {
+            continue;
+        }
+        for conj in g.children(nmod, "conj") {
+            if g.has_child(conj, "case") {
+                moves.push((e.gov, nmod, conj, e.rel.clone()));
+            }
+        }
+    }
+    for (gov, nmod, conj, rel) in moves {
+        g.remove_edge(nmod, conj, "conj");
+        g.add_edge(gov, conj, rel);
+    }
+}
+
+/// `nmod`, `advcl` and `acl` take their case marker (or `mark`) into the label: three-word markers
+/// first, then two-word, then one-word, each on the labels still plain after the step before (as
+/// CoreNLP's successive patterns do). "by" under a verb with `auxpass` gives `nmod:agent` first.
+fn add_case_marker_information(g: &mut DepGraph) {
+    for k in 0..g.edges.len() {
+        let e = &g.edges[k];
+        if e.rel != "nmod" || !g.has_child(e.gov, "auxpass") {
+            continue;
+        }
+        let by = g
+            .children(e.dep, "case")
+            .into_iter()
+            .any(|c| lower(g, c) == "by");
+        if by {
+            g.edges[k].rel = "nmod:agent".to_string();
+        }
+    }
+    for want_mwes in [2usize, 1, 0] {
+        let plain: Vec<usize> = (0..g.edges.len())
+            .filter(|&k| matches!(g.edges[k].rel.as_str(), "nmod" | "advcl" | "acl"))
+            .collect();
+        for k in plain {
+            let (base, mod_) = (g.edges[k].rel.clone(), g.edges[k].dep);
+            let mut markers: Vec<usize> = g.children(mod_, "case");
+            markers.extend(g.children(mod_, "mark"));
+            markers.sort_unstable();
+            for c1 in markers {
+                let mwes = g.children(c1, "mwe");
+                if mwes.len() < want_mwes {
+                    continue;
+                }
+                let mut words = vec![c1];
+                words.extend(mwes.iter().take(want_mwes));
+                words.sort_unstable();
+                let name: Vec<String> = words.iter().map(|&w| lower(g, w)).collect();
+                g.edges[k].rel = format!("{base}:{}", name.join("_"));
+            }
+        }
+    }
+}
+
+/// CoreNLP's `conjValue`: the label a coordinating word gives its conjuncts.
+fn conj_value(g: &DepGraph, cc: usize) -> String {
+    let word = lower(g, cc);
+    let next = (cc < g.len()).then(|| lower(g, cc + 1));
+    let prev = (cc > 1).then(|| lower(g, cc - 1));
+    match word.as_str() {
+        "not" if prev.as_deref() == Some("but") => "negcc".into(),
+        _ if next.as_deref() == Some("than") => "negcc".into(),
+        "instead" | "rather" => "negcc".into(),
+        "&" => "and".into(),
+        "but" if next.as_deref() == Some("also") => "and".into(),
+        "as" if next.as_deref() == Some("well") => "and".into(),
+        _ => word,
+    }
+}
+
+/// `conj` -> `conj:<cc>`. A governor with several `cc` words gives each conjunct the last one
+/// before it (the first one if none is before it), as CoreNLP's pass over (gov, cc, conj) does.
+fn add_conj_information(g: &mut DepGraph) {
+    let govs: Vec<usize> = {
+        let mut v: Vec<usize> = g
+            .edges
+            .iter()
+            .filter(|e| e.rel == "conj")
+            .map(|e| e.gov)
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    for gov in govs {
+        let ccs = g.children(gov, "cc");
+        let Some(&first) = ccs.first() else {
+            continue;
+        };
+        for conj in g.children(gov, "conj") {
+            let cc = ccs
+                .iter()
+                .skip(1)
+                .rfind(|&&c| c < conj)
+                .copied()
+                .unwrap_or(first);
+            let label = format!("conj:{}", conj_value(g, cc));
+            for e in g.edges.iter_mut() {
+                if e.gov == gov && e.dep == conj && e.rel == "conj" {
+                    e.rel = label.clone();
+                }
+            }
+        }
+    }
+}
+
+fn is_subject(rel: &str) -> bool {
+    matches!(rel, "nsubj" | "nsubjpass" | "csubj" | "csubjpass")
+        || rel.starts_with("nsubj:")
+        || rel.starts_with("csubj:")
+}
+
+/// CoreNLP's `treatCC`. For every `conj:<cc>(gov, dep)`: `dep` gets each relation that enters
+/// `gov` (so both nouns of "a man and a woman are sitting" are `nsubj`); and if `gov` has a subject
+/// and `dep` is a verb (`VB*`) without one, `dep` gets that subject, switched to active for clearly
+/// active tags and to passive when `dep` has `auxpass`. Adjective conjuncts get no subject ("the
+/// man is tall and thin"), and plain `conj` (no coordinating word) propagates nothing.
+fn treat_cc(g: &mut DepGraph) {
+    let snapshot = g.edges.clone();
+    let incoming = |n: usize| snapshot.iter().filter(move |e| e.dep == n);
+    let subject_of = |n: usize| {
+        snapshot
+            .iter()
+            .filter(|e| e.gov == n && is_subject(&e.rel))
+            .min_by_key(|e| e.dep)
+    };
+    let passive_aux = |n: usize| snapshot.iter().any(|e| e.gov == n && e.rel == "auxpass");
+    let relcl_head = |n: usize| snapshot.iter().any(|e| e.gov == n && e.rel == "acl:relcl");
+
+    let mut additions: Vec<(usize, usize, String)> = Vec::new();
+    for conj in snapshot.iter().filter(|e| e.rel.starts_with("conj:")) {
+        let (gov, dep) = (conj.gov, conj.dep);
+        for e1 in incoming(gov) {
+            if e1.gov == dep {
+                continue;
+            }
+            let both_relcl = relcl_head(gov) && relcl_head(dep);
+            if both_relcl && (e1.rel == "dobj" || e1.rel == "nsubj") {
+                continue;
+            }
+            additions.push((e1.gov, dep, e1.rel.clone()));
+        }
+        let tag = g.tag(dep);
+        if let Some(subj) = subject_of(gov) {
+            if tag.starts_with("VB") && subject_of(dep).is_none() {
+                let active = matches!(tag, "VB" | "VBZ" | "VBP") || tag.starts_with("JJ");
+                let rel = match subj.rel.as_str() {
+                    "nsubjpass" if active => "nsubj".to_string(),
+                    "csubjpass" if active => "csubj".to_string(),
+                    "nsubj" if passive_aux(dep) => "nsubjpass".to_string(),
+                    "csubj" if passive_aux(dep) => "csubjpass".to_string(),
+                    other => other.to_string(),
+                };
+                additions.push((dep, subj.dep, rel));
+            }
+        }
+    }
+    for (gov, dep, rel) in additions {
+        g.add_edge(gov, dep, rel);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A basic graph from compact rows `ID FORM XPOS HEAD DEPREL` (CoNLL-U without the unused
+    /// columns), read by the CoNLL-U reader.
+    fn basic(rows: &str) -> DepGraph {
+        let mut text = String::new();
+        for line in rows.lines().map(str::trim).filter(|l| !l.is_empty()) {
+            let c: Vec<&str> = line.split_whitespace().collect();
+            assert_eq!(
+                c.len(),
+                5,
+                "test row needs ID FORM XPOS HEAD DEPREL: {line}"
+            );
+            text.push_str(&format!(
+                "{}\t{}\t{}\t_\t{}\t_\t{}\t{}\t_\t_\n",
+                c[0],
+                c[1],
+                c[1].to_lowercase(),
+                c[2],
+                c[3],
+                c[4]
+            ));
+        }
+        let mut graphs = DepGraph::from_conllu_str(&text).expect("test CoNLL-U is valid");
+        assert_eq!(graphs.len(), 1);
+        graphs.remove(0)
+    }
+
+    fn enhanced(rows: &str) -> DepGraph {
+        let mut g = basic(rows);
+        enhance(&mut g);
+        g
+    }
+
+    /// The graph's edges as `rel(gov-i, dep-j)` lines, CoreNLP's notation, sorted.
+    fn rels(g: &DepGraph) -> Vec<String> {
+        g.to_relations_string()
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
+
+    fn assert_rels(g: &DepGraph, want: &[&str]) {
+        let mut got = rels(g);
+        got.sort();
+        let mut want: Vec<String> = want.iter().map(|s| s.to_string()).collect();
+        want.sort();
+        assert_eq!(got, want, "\n{}", g.to_relations_string());
+    }
+
+    #[test]
+    fn preposition_goes_into_the_label_and_case_stays() {
+        // "A cat sitting on a couch ." (COCO): nmod(sitting, couch) + case(couch, on).
+        let g = enhanced(
+            "1 A DT 2 det
+             2 cat NN 0 root
+             3 sitting VBG 2 acl
+             4 on IN 6 case
+             5 a DT 6 det
+             6 couch NN 3 nmod
+             7 . . 2 punct",
+        );
+        assert_rels(
+            &g,
+            &[
+                "root(ROOT-0, cat-2)",
+                "det(cat-2, A-1)",
+                "acl(cat-2, sitting-3)",
+                "case(couch-6, on-4)",
+                "det(couch-6, a-5)",
+                "nmod:on(sitting-3, couch-6)",
+                "punct(cat-2, .-7)",
+            ],
+        );
+    }
+
+    #[test]
+    fn by_is_an_agent_only_with_a_passive_auxiliary() {
+        // "a kite is being flown by a boy": auxpass on "flown" makes the by-phrase nmod:agent.
+        let g = enhanced(
+            "1 a DT 2 det
+             2 kite NN 5 nsubjpass
+             3 is VBZ 5 aux
+             4 being VBG 5 auxpass
+             5 flown VBN 0 root
+             6 by IN 8 case
+             7 a DT 8 det
+             8 boy NN 5 nmod",
+        );
+        assert!(g.has_edge(5, 8, "nmod:agent"));
+        assert!(g.has_edge(8, 6, "case"));
+        // "a kite flown by a boy": no auxiliary, so CoreNLP keeps the preposition: nmod:by.
+        let g = enhanced(
+            "1 a DT 2 det
+             2 kite NN 0 root
+             3 flown VBN 2 acl
+             4 by IN 6 case
+             5 a DT 6 det
+             6 boy NN 3 nmod",
+        );
+        assert!(g.has_edge(3, 6, "nmod:by"));
+        assert!(!g.has_edge(3, 6, "nmod:agent"));
+    }
+
+    #[test]
+    fn possessive_is_left_alone() {
+        // "the man 's shirt is white": nmod:poss is not a plain nmod, so 's does not become a label.
+        let g = enhanced(
+            "1 the DT 2 det
+             2 man NN 4 nmod:poss
+             3 's POS 2 case
+             4 shirt NN 6 nsubj
+             5 is VBZ 6 cop
+             6 white JJ 0 root",
+        );
+        assert!(g.has_edge(4, 2, "nmod:poss"));
+        assert!(g.has_edge(2, 3, "case"));
+        assert_eq!(g.edges.len(), 5);
+    }
+
+    #[test]
+    fn in_front_of_folds_when_of_hangs_on_front() {
+        // "a bus parked in front of a building": basic nmod(parked, front), case(front, in),
+        // nmod(front, building), case(building, of) is the three-word shape: the building takes
+        // front's place and "in front of" becomes one marker.
+        let g = enhanced(
+            "1 a DT 2 det
+             2 bus NN 0 root
+             3 parked VBN 2 acl
+             4 in IN 5 case
+             5 front NN 3 nmod
+             6 of IN 8 case
+             7 a DT 8 det
+             8 building NN 5 nmod",
+        );
+        assert_rels(
+            &g,
+            &[
+                "root(ROOT-0, bus-2)",
+                "det(bus-2, a-1)",
+                "acl(bus-2, parked-3)",
+                "case(building-8, in-4)",
+                "mwe(in-4, front-5)",
+                "mwe(in-4, of-6)",
+                "det(building-8, a-7)",
+                "nmod:in_front_of(parked-3, building-8)",
+            ],
+        );
+    }
+
+    #[test]
+    fn on_top_of_folds_at_the_root_of_a_copula() {
+        // "the giraffe is on top of dirt" (official graph: (giraffe, on top of, dirt)): "top" is the
+        // copular predicate; "dirt" becomes the root and takes its subject and copula.
+        let g = enhanced(
+            "1 the DT 2 det
+             2 giraffe NN 5 nsubj
+             3 is VBZ 5 cop
+             4 on IN 5 case
+             5 top NN 0 root
+             6 of IN 7 case
+             7 dirt NN 5 nmod",
+        );
+        assert_eq!(g.roots, vec![7]);
+        assert_rels(
+            &g,
+            &[
+                "root(ROOT-0, dirt-7)",
+                "det(giraffe-2, the-1)",
+                "nsubj(dirt-7, giraffe-2)",
+                "cop(dirt-7, is-3)",
+                "case(dirt-7, on-4)",
+                "mwe(on-4, top-5)",
+                "mwe(on-4, of-6)",
+            ],
+        );
+    }
+
+    #[test]
+    fn on_top_of_stays_apart_when_of_hangs_elsewhere() {
+        // "foam on top of the water" (official graph: (foam, on, top), (foam, of, water)): the PCFG
+        // hung "of the water" on "foam", so the three-word pattern does not match.
+        let g = enhanced(
+            "1 foam NN 0 root
+             2 on IN 3 case
+             3 top NN 1 nmod
+             4 of IN 6 case
+             5 the DT 6 det
+             6 water NN 1 nmod",
+        );
+        assert!(g.has_edge(1, 3, "nmod:on"));
+        assert!(g.has_edge(1, 6, "nmod:of"));
+        assert!(!g.has_child(2, "mwe"));
+    }
+
+    #[test]
+    fn next_to_folds_from_its_complex_shape() {
+        // "a bear next to a fence" (official: (bear, next to, fence)): "next" heads "to a fence".
+        let g = enhanced(
+            "1 a DT 2 det
+             2 bear NN 0 root
+             3 next JJ 2 nmod
+             4 to TO 6 case
+             5 a DT 6 det
+             6 fence NN 3 nmod",
+        );
+        assert_rels(
+            &g,
+            &[
+                "root(ROOT-0, bear-2)",
+                "det(bear-2, a-1)",
+                "case(fence-6, next-3)",
+                "mwe(next-3, to-4)",
+                "det(fence-6, a-5)",
+                "nmod:next_to(bear-2, fence-6)",
+            ],
+        );
+        // With an adverbial "next" the relation is still nmod (it comes from next -> fence).
+        let g = enhanced(
+            "1 a DT 2 det
+             2 bear NN 0 root
+             3 next RB 2 advmod
+             4 to TO 6 case
+             5 a DT 6 det
+             6 fence NN 3 nmod",
+        );
+        assert!(g.has_edge(2, 6, "nmod:next_to"));
+    }
+
+    #[test]
+    fn next_to_as_copular_predicate_hands_the_root_over() {
+        // "a dresser is next to the window" (official: (dresser, next to, window)).
+        let g = enhanced(
+            "1 a DT 2 det
+             2 dresser NN 4 nsubj
+             3 is VBZ 4 cop
+             4 next JJ 0 root
+             5 to TO 7 case
+             6 the DT 7 det
+             7 window NN 4 nmod",
+        );
+        assert_eq!(g.roots, vec![7]);
+        assert!(g.has_edge(7, 2, "nsubj"));
+        assert!(g.has_edge(7, 3, "cop"));
+        assert!(g.has_edge(7, 4, "case"));
+        assert!(g.has_edge(4, 5, "mwe"));
+        assert_eq!(g.incoming(4).len(), 1);
+    }
+
+    #[test]
+    fn next_to_stays_apart_when_next_hangs_on_the_verb() {
+        // "trucks parked next to fedex plane" (official: (truck, park to, plane)): "next" is an
+        // adverb of "parked" and "to" marks the plane directly, a shape no pattern folds.
+        let g = enhanced(
+            "1 trucks NNS 0 root
+             2 parked VBN 1 acl
+             3 next RB 2 advmod
+             4 to TO 6 case
+             5 fedex NN 6 compound
+             6 plane NN 2 nmod",
+        );
+        assert!(g.has_edge(2, 6, "nmod:to"));
+        assert!(g.has_edge(2, 3, "advmod"));
+    }
+
+    #[test]
+    fn out_of_folds_from_two_case_words() {
+        // "a train coming out of trees" (official: (train, come out of, tree)).
+        let g = enhanced(
+            "1 a DT 2 det
+             2 train NN 0 root
+             3 coming VBG 2 acl
+             4 out IN 6 case
+             5 of IN 6 case
+             6 trees NNS 3 nmod",
+        );
+        assert!(g.has_edge(3, 6, "nmod:out_of"));
+        assert!(g.has_edge(6, 4, "case"));
+        assert!(g.has_edge(4, 5, "mwe"));
+        assert!(!g.has_edge(6, 5, "case"));
+    }
+
+    #[test]
+    fn basic_mwe_gives_a_two_word_label() {
+        // "a man sitting because of the rain": the converter's own mwe(because, of).
+        let g = enhanced(
+            "1 a DT 2 det
+             2 man NN 0 root
+             3 sitting VBG 2 acl
+             4 because IN 7 case
+             5 of IN 4 mwe
+             6 the DT 7 det
+             7 rain NN 3 nmod",
+        );
+        assert!(g.has_edge(3, 7, "nmod:because_of"));
+    }
+
+    #[test]
+    fn clauses_take_their_marker() {
+        // "a man holding an umbrella while walking": advcl + mark(while) -> advcl:while.
+        let g = enhanced(
+            "1 a DT 2 det
+             2 man NN 0 root
+             3 holding VBG 2 acl
+             4 an DT 5 det
+             5 umbrella NN 3 dobj
+             6 while IN 7 mark
+             7 walking VBG 3 advcl",
+        );
+        assert!(g.has_edge(3, 7, "advcl:while"));
+        assert!(g.has_edge(2, 3, "acl"));
+    }
+
+    #[test]
+    fn conjoined_subjects_share_the_verb() {
+        // "a man and a woman are sitting on a bench": woman becomes nsubj of sitting too.
+        let g = enhanced(
+            "1 a DT 2 det
+             2 man NN 7 nsubj
+             3 and CC 2 cc
+             4 a DT 5 det
+             5 woman NN 2 conj
+             6 are VBP 7 aux
+             7 sitting VBG 0 root
+             8 on IN 10 case
+             9 a DT 10 det
+             10 bench NN 7 nmod",
+        );
+        assert!(g.has_edge(2, 5, "conj:and"));
+        assert!(g.has_edge(7, 5, "nsubj"));
+        assert!(g.has_edge(7, 2, "nsubj"));
+        assert!(g.has_edge(7, 10, "nmod:on"));
+    }
+
+    #[test]
+    fn conjoined_objects_share_the_preposition() {
+        // "a table with plates and cups": cups gets nmod:with from plates.
+        let g = enhanced(
+            "1 a DT 2 det
+             2 table NN 0 root
+             3 with IN 4 case
+             4 plates NNS 2 nmod
+             5 and CC 4 cc
+             6 cups NNS 4 conj",
+        );
+        assert!(g.has_edge(2, 4, "nmod:with"));
+        assert!(g.has_edge(2, 6, "nmod:with"));
+        assert!(g.has_edge(4, 6, "conj:and"));
+    }
+
+    #[test]
+    fn verb_conjunct_gets_the_subject_but_adjective_does_not() {
+        // "a man is standing and holding a bat": holding (VBG) shares the subject; the auxiliary is
+        // not copied.
+        let g = enhanced(
+            "1 a DT 2 det
+             2 man NN 4 nsubj
+             3 is VBZ 4 aux
+             4 standing VBG 0 root
+             5 and CC 4 cc
+             6 holding VBG 4 conj
+             7 a DT 8 det
+             8 bat NN 6 dobj",
+        );
+        assert!(g.has_edge(6, 2, "nsubj"));
+        assert!(!g.has_edge(6, 3, "aux"));
+        // "the man is tall and thin": thin is JJ, so treatCC gives it no subject.
+        let g = enhanced(
+            "1 the DT 2 det
+             2 man NN 4 nsubj
+             3 is VBZ 4 cop
+             4 tall JJ 0 root
+             5 and CC 4 cc
+             6 thin JJ 4 conj",
+        );
+        assert!(g.has_edge(4, 6, "conj:and"));
+        assert!(!g.has_edge(6, 2, "nsubj"));
+    }
+
+    #[test]
+    fn passive_subject_turns_active_on_an_active_verb() {
+        // "a pizza is cut and serves four": the shared subject of an active VBZ is nsubj.
+        let g = enhanced(
+            "1 a DT 2 det
+             2 pizza NN 4 nsubjpass
+             3 is VBZ 4 auxpass
+             4 cut VBN 0 root
+             5 and CC 4 cc
+             6 serves VBZ 4 conj
+             7 four CD 6 dobj",
+        );
+        assert!(g.has_edge(6, 2, "nsubj"));
+        assert!(!g.has_edge(6, 2, "nsubjpass"));
+    }
+
+    #[test]
+    fn coordinating_word_names_the_conjunction() {
+        // "a dog or a cat" -> conj:or; "salt & pepper" -> conj:and.
+        let g = enhanced(
+            "1 a DT 2 det
+             2 dog NN 0 root
+             3 or CC 2 cc
+             4 a DT 5 det
+             5 cat NN 2 conj",
+        );
+        assert!(g.has_edge(2, 5, "conj:or"));
+        let g = enhanced(
+            "1 salt NN 0 root
+             2 & CC 1 cc
+             3 pepper NN 1 conj",
+        );
+        assert!(g.has_edge(1, 3, "conj:and"));
+    }
+
+    #[test]
+    fn each_conjunct_takes_the_last_coordinator_before_it() {
+        // "cats or dogs and birds": dogs -> conj:or, birds -> conj:and.
+        let g = enhanced(
+            "1 cats NNS 0 root
+             2 or CC 1 cc
+             3 dogs NNS 1 conj
+             4 and CC 1 cc
+             5 birds NNS 1 conj",
+        );
+        assert!(g.has_edge(1, 3, "conj:or"));
+        assert!(g.has_edge(1, 5, "conj:and"));
+    }
+
+    #[test]
+    fn conjunct_without_coordinator_propagates_nothing() {
+        // "a man sitting , reading": plain conj stays and reading gets no acl from man.
+        let g = enhanced(
+            "1 a DT 2 det
+             2 man NN 0 root
+             3 sitting VBG 2 acl
+             4 , , 3 punct
+             5 reading VBG 3 conj",
+        );
+        assert!(g.has_edge(3, 5, "conj"));
+        assert!(!g.has_edge(2, 5, "acl"));
+    }
+
+    #[test]
+    fn conjoined_pps_keep_their_own_prepositions() {
+        // "a cat on a bed and under a blanket": blanket is nmod:under of cat, not nmod:on.
+        let g = enhanced(
+            "1 a DT 2 det
+             2 cat NN 0 root
+             3 on IN 5 case
+             4 a DT 5 det
+             5 bed NN 2 nmod
+             6 and CC 5 cc
+             7 under IN 9 case
+             8 a DT 9 det
+             9 blanket NN 5 conj",
+        );
+        assert!(g.has_edge(2, 5, "nmod:on"));
+        assert!(g.has_edge(2, 9, "nmod:under"));
+        assert!(!g.has_edge(2, 9, "nmod:on"));
+    }
+
+    #[test]
+    fn degenerate_graphs_do_not_panic() {
+        let mut g = DepGraph::default();
+        enhance(&mut g);
+        assert!(g.edges.is_empty());
+        // A lone preposition phrase fragment with the words but no tree.
+        let mut g = basic("1 next JJ 0 root\n2 to TO 1 dep");
+        g.roots.clear();
+        enhance(&mut g);
+        assert_eq!(g.edges.len(), 1);
+    }
+}
