@@ -13,8 +13,11 @@ pub mod depgraph;
 pub mod graph;
 mod javaorder;
 pub mod lemmatize;
+pub mod parse;
+pub mod perceptron;
 pub mod rules;
 pub mod score;
+pub mod tag;
 pub mod wordnet;
 
 pub use depgraph::{DepGraph, Edge, Token};
