@@ -14,8 +14,11 @@ pub mod enhance;
 pub mod graph;
 mod javaorder;
 pub mod lemmatize;
+pub mod parse;
+pub mod perceptron;
 pub mod rules;
 pub mod score;
+pub mod tag;
 pub mod tokenize;
 pub mod wordnet;
 

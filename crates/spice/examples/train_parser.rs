@@ -1,0 +1,298 @@
+//! Trains the POS tagger and the dependency parser from CoNLL-U treebanks and evaluates them.
+//! Run through `scripts/train-parser`, which documents the data it expects.
+//!
+//! ```text
+//! cargo run --release --example train_parser -- train [--data DIR] [--train A.conllu,B.conllu]
+//!     [--dev A.conllu,B.conllu] [--out crates/spice/models] [--tagger-epochs N] [--parser-epochs N]
+//! cargo run --release --example train_parser -- eval [--data DIR] [--dev ...] [--models DIR]
+//! ```
+//!
+//! CoNLL-U columns used: FORM, XPOS (Penn tag), HEAD, DEPREL. Multi-word token lines and empty
+//! nodes are ignored. Training order is fixed by the seeds, so a rerun gives the same bytes.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use spice::parse::{self, check_tree, Parser, TreeSentence};
+use spice::tag::{self, Tagger};
+
+fn main() {
+    if let Err(e) = run() {
+        eprintln!("train_parser: {e}");
+        std::process::exit(1);
+    }
+}
+
+struct Args {
+    cmd: String,
+    data: PathBuf,
+    train: Vec<String>,
+    dev: Vec<String>,
+    out: PathBuf,
+    tagger_epochs: usize,
+    parser_epochs: usize,
+    parser_tags: String,
+    limit: usize,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut it = std::env::args().skip(1);
+    let cmd = it
+        .next()
+        .ok_or("usage: train_parser train|eval [options] (see the source's doc comment)")?;
+    let data = std::env::var("SPICEBOARD_DATA")
+        .map(|d| PathBuf::from(d).join("treebank"))
+        .unwrap_or_else(|_| {
+            PathBuf::from(std::env::var("HOME").unwrap_or_else(|_| ".".into()))
+                .join(".cache/spiceboard/data/treebank")
+        });
+    let mut a = Args {
+        cmd,
+        data,
+        train: vec!["train.raw.conllu".into(), "train.coco.conllu".into()],
+        dev: vec!["dev.raw.conllu".into(), "dev.coco.conllu".into()],
+        out: PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/models")),
+        tagger_epochs: 6,
+        parser_epochs: 12,
+        parser_tags: "gold".into(),
+        limit: usize::MAX,
+    };
+    while let Some(flag) = it.next() {
+        let mut val = || it.next().ok_or(format!("{flag} needs a value"));
+        let list = |v: String| v.split(',').map(String::from).collect::<Vec<_>>();
+        let num = |v: String| {
+            v.parse::<usize>()
+                .map_err(|_| format!("{flag}: not a number: {v}"))
+        };
+        match flag.as_str() {
+            "--data" => a.data = PathBuf::from(val()?),
+            "--train" => a.train = list(val()?),
+            "--dev" => a.dev = list(val()?),
+            "--out" | "--models" => a.out = PathBuf::from(val()?),
+            "--tagger-epochs" => a.tagger_epochs = num(val()?)?,
+            "--parser-epochs" => a.parser_epochs = num(val()?)?,
+            "--parser-tags" => a.parser_tags = val()?,
+            "--limit" => a.limit = num(val()?)?,
+            _ => return Err(format!("unknown option {flag}")),
+        }
+    }
+    Ok(a)
+}
+
+/// Reads a CoNLL-U file into sentences.
+fn read_conllu(path: &Path) -> Result<Vec<TreeSentence>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut out = Vec::new();
+    let mut cur = TreeSentence {
+        words: vec![],
+        tags: vec![],
+        heads: vec![],
+        labels: vec![],
+    };
+    for (ln, line) in text.lines().enumerate() {
+        let line = line.trim_end_matches('\r');
+        if line.is_empty() {
+            if !cur.words.is_empty() {
+                out.push(std::mem::replace(
+                    &mut cur,
+                    TreeSentence {
+                        words: vec![],
+                        tags: vec![],
+                        heads: vec![],
+                        labels: vec![],
+                    },
+                ));
+            }
+            continue;
+        }
+        if line.starts_with('#') {
+            continue;
+        }
+        let cols: Vec<&str> = line.split('\t').collect();
+        if cols.len() != 10 {
+            return Err(format!(
+                "{}:{}: expected 10 columns, found {}",
+                path.display(),
+                ln + 1,
+                cols.len()
+            ));
+        }
+        if cols[0].contains('-') || cols[0].contains('.') {
+            continue;
+        }
+        let id: usize = cols[0]
+            .parse()
+            .map_err(|_| format!("{}:{}: bad ID {:?}", path.display(), ln + 1, cols[0]))?;
+        if id != cur.words.len() + 1 {
+            return Err(format!(
+                "{}:{}: ID {id} out of sequence",
+                path.display(),
+                ln + 1
+            ));
+        }
+        let head: usize = cols[6]
+            .parse()
+            .map_err(|_| format!("{}:{}: bad HEAD {:?}", path.display(), ln + 1, cols[6]))?;
+        cur.words.push(cols[1].to_string());
+        cur.tags.push(cols[4].to_string());
+        cur.heads.push(head);
+        cur.labels.push(cols[7].to_string());
+    }
+    if !cur.words.is_empty() {
+        out.push(cur);
+    }
+    Ok(out)
+}
+
+fn read_all(
+    dir: &Path,
+    names: &[String],
+    limit: usize,
+) -> Result<Vec<(String, Vec<TreeSentence>)>, String> {
+    names
+        .iter()
+        .map(|n| {
+            let mut s = read_conllu(&dir.join(n))?;
+            s.truncate(limit);
+            Ok((n.clone(), s))
+        })
+        .collect()
+}
+
+/// Interleaves the files sentence by sentence (raw, coco, raw, coco, ...): a fixed order that
+/// mixes the forms before the seeded shuffle.
+fn interleave(sets: &[(String, Vec<TreeSentence>)]) -> Vec<TreeSentence> {
+    let max = sets.iter().map(|s| s.1.len()).max().unwrap_or(0);
+    let mut out = Vec::new();
+    for i in 0..max {
+        for (_, s) in sets {
+            if let Some(x) = s.get(i) {
+                out.push(x.clone());
+            }
+        }
+    }
+    out
+}
+
+fn run() -> Result<(), String> {
+    let a = parse_args()?;
+    match a.cmd.as_str() {
+        "train" => train(&a),
+        "eval" => {
+            let tagger = Tagger::load(&a.out.join("tagger.bin")).map_err(|e| e.to_string())?;
+            let parser = Parser::load(&a.out.join("parser.bin")).map_err(|e| e.to_string())?;
+            evaluate(&a, &tagger, &parser)
+        }
+        other => Err(format!("unknown command {other} (train or eval)")),
+    }
+}
+
+fn train(a: &Args) -> Result<(), String> {
+    let t0 = Instant::now();
+    let sets = read_all(&a.data, &a.train, a.limit)?;
+    for (n, s) in &sets {
+        eprintln!("read {n}: {} sentences", s.len());
+    }
+    let sents = interleave(&sets);
+    let mut log = |m: String| eprintln!("[{:>6.1}s] {m}", t0.elapsed().as_secs_f64());
+
+    let tagged: Vec<tag::TaggedSentence> = sents
+        .iter()
+        .map(|s| (s.words.clone(), s.tags.clone()))
+        .collect();
+    let topts = tag::TrainOptions {
+        epochs: a.tagger_epochs,
+        ..tag::TrainOptions::default()
+    };
+    let tbytes = tag::train(&tagged, &topts, &mut log)?;
+    std::fs::create_dir_all(&a.out).map_err(|e| format!("{}: {e}", a.out.display()))?;
+    let tpath = a.out.join("tagger.bin");
+    std::fs::write(&tpath, &tbytes).map_err(|e| format!("{}: {e}", tpath.display()))?;
+    log(format!(
+        "wrote {} ({} bytes)",
+        tpath.display(),
+        tbytes.len()
+    ));
+    let tagger = Tagger::from_bytes(&tbytes, "new tagger").map_err(|e| e.to_string())?;
+
+    let psents: Vec<TreeSentence> = match a.parser_tags.as_str() {
+        "gold" => sents,
+        "predicted" => sents
+            .into_iter()
+            .map(|mut s| {
+                let w: Vec<&str> = s.words.iter().map(String::as_str).collect();
+                s.tags = tagger.tag(&w).into_iter().map(String::from).collect();
+                s
+            })
+            .collect(),
+        other => return Err(format!("--parser-tags: gold or predicted, not {other}")),
+    };
+    let popts = parse::TrainOptions {
+        epochs: a.parser_epochs,
+        ..parse::TrainOptions::default()
+    };
+    let pbytes = parse::train(&psents, &popts, &mut log)?;
+    let ppath = a.out.join("parser.bin");
+    std::fs::write(&ppath, &pbytes).map_err(|e| format!("{}: {e}", ppath.display()))?;
+    log(format!(
+        "wrote {} ({} bytes)",
+        ppath.display(),
+        pbytes.len()
+    ));
+    let parser = Parser::from_bytes(&pbytes, "new parser").map_err(|e| e.to_string())?;
+    log(format!(
+        "training done in {:.1}s",
+        t0.elapsed().as_secs_f64()
+    ));
+    evaluate(a, &tagger, &parser)
+}
+
+fn evaluate(a: &Args, tagger: &Tagger, parser: &Parser) -> Result<(), String> {
+    let (tf, td) = tagger.size();
+    println!(
+        "tagger: {tf} features, {td} dictionary words; parser: {} features",
+        parser.size()
+    );
+    println!("| dev file | sentences | tokens | tag acc | UAS | LAS | UAS gold tags | LAS gold tags | LAS no punct |");
+    println!("|---|---|---|---|---|---|---|---|---|");
+    for (name, sents) in read_all(&a.data, &a.dev, a.limit)? {
+        let (mut toks, mut tag_ok, mut ua, mut la, mut ug, mut lg, mut np, mut lnp) =
+            (0, 0, 0, 0, 0, 0, 0, 0);
+        let mut nonproj = 0;
+        for s in &sents {
+            if check_tree(&s.heads).is_err() {
+                nonproj += 1;
+            }
+            let w: Vec<&str> = s.words.iter().map(String::as_str).collect();
+            let gold_tags: Vec<&str> = s.tags.iter().map(String::as_str).collect();
+            let tags = tagger.tag(&w);
+            let arcs = parser.parse(&w, &tags);
+            let arcs_g = parser.parse(&w, &gold_tags);
+            for i in 0..w.len() {
+                toks += 1;
+                tag_ok += (tags[i] == s.tags[i]) as usize;
+                let (h, l) = (s.heads[i], s.labels[i].as_str());
+                ua += (arcs[i].0 == h) as usize;
+                la += (arcs[i].0 == h && arcs[i].1.as_str() == l) as usize;
+                ug += (arcs_g[i].0 == h) as usize;
+                lg += (arcs_g[i].0 == h && arcs_g[i].1.as_str() == l) as usize;
+                if l != "punct" {
+                    np += 1;
+                    lnp += (arcs[i].0 == h && arcs[i].1.as_str() == l) as usize;
+                }
+            }
+        }
+        let pc = |x: usize, n: usize| 100.0 * x as f64 / n.max(1) as f64;
+        println!(
+            "| {name} | {} ({nonproj} not projective) | {toks} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} |",
+            sents.len(),
+            pc(tag_ok, toks),
+            pc(ua, toks),
+            pc(la, toks),
+            pc(ug, toks),
+            pc(lg, toks),
+            pc(lnp, np)
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,688 @@
+//! The averaged perceptron shared by the POS tagger (`tag`) and the dependency parser (`parse`):
+//! feature hashing, training-time weights, and the compact model file both ship as.
+//!
+//! In: features as 64-bit hashes (built without allocation from precomputed word/tag hashes, see
+//! [`feat`]), class indices. Out: per-class scores.
+//!
+//! Why this shape: the tagger and the parser each score a few dozen features per decision, a few
+//! hundred thousand decisions per second. A feature is a 64-bit hash of its template and values;
+//! its weights are a short sparse row of `(class, weight)` pairs (a perceptron only ever touches
+//! the classes it predicted or should have predicted), all rows live in one flat array, and an
+//! open-addressing table maps the hash to its row. No strings and no allocation at run time.
+//!
+//! The model file (ours, version 1) is a magic header followed by a deflate-compressed payload:
+//! class names, a model-specific "extra" blob (the tagger's tag dictionary, ...), then the weights
+//! column by column (sorted keys delta-coded as varints, row lengths, classes, weights quantized to
+//! `i16` with one scale per model). Near-zero averaged weights are pruned when the file is written.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::io::{Read, Write};
+
+/// Errors reading a model file. They say which model and what is wrong with it.
+#[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
+pub enum ModelError {
+    #[error("{what}: not a spiceboard model file (bad magic bytes)")]
+    BadMagic { what: String },
+    #[error("{what}: model format version {found}, this build reads version {expected}")]
+    Version {
+        what: String,
+        found: u32,
+        expected: u32,
+    },
+    #[error("{what}: model kind is {found:?}, expected {expected:?}")]
+    Kind {
+        what: String,
+        found: String,
+        expected: String,
+    },
+    #[error("{what}: cannot decompress model payload: {detail}")]
+    Inflate { what: String, detail: String },
+    #[error("{what}: model payload is truncated or corrupt ({detail})")]
+    Corrupt { what: String, detail: String },
+    #[error("{what}: cannot read model file: {detail}")]
+    Io { what: String, detail: String },
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hashing. Stable across platforms and releases (the model file depends on it), so we do not use
+// std's `DefaultHasher`.
+
+const SEED: u64 = 0x243F_6A88_85A3_08D3;
+
+/// splitmix64's finaliser: a cheap, well-mixing bijection on u64.
+#[inline]
+pub(crate) fn mix64(mut x: u64) -> u64 {
+    x ^= x >> 30;
+    x = x.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x ^= x >> 27;
+    x = x.wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+/// Combines a running hash with one more value.
+#[inline]
+pub(crate) fn combine(h: u64, v: u64) -> u64 {
+    mix64(h.rotate_left(23) ^ v.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+}
+
+/// Hash of a byte string (FNV-1a, then mixed).
+#[inline]
+pub(crate) fn hash_bytes(b: &[u8]) -> u64 {
+    let mut h: u64 = 0xCBF2_9CE4_8422_2325;
+    for &c in b {
+        h ^= c as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01B3);
+    }
+    mix64(h ^ SEED)
+}
+
+/// Hash of a string.
+#[inline]
+pub(crate) fn hash_str(s: &str) -> u64 {
+    hash_bytes(s.as_bytes())
+}
+
+/// Hash of the lowercase form of a string, without allocating (equals `hash_str(&s.to_lowercase())`
+/// except for the few characters whose lowercase depends on context, such as final sigma).
+pub(crate) fn hash_lower(s: &str) -> u64 {
+    if s.bytes().all(|b| !b.is_ascii_uppercase() && b.is_ascii()) {
+        return hash_str(s);
+    }
+    let mut h: u64 = 0xCBF2_9CE4_8422_2325;
+    let mut buf = [0u8; 4];
+    for c in s.chars().flat_map(char::to_lowercase) {
+        for &b in c.encode_utf8(&mut buf).as_bytes() {
+            h ^= b as u64;
+            h = h.wrapping_mul(0x0000_0100_0000_01B3);
+        }
+    }
+    mix64(h ^ SEED)
+}
+
+/// A feature: template number plus up to three value hashes. Never 0 (0 marks an empty slot).
+/// One multiply per value and one final mix: this runs ~2,000 times per parsed caption.
+#[inline]
+pub(crate) fn feat(template: u32, a: u64, b: u64, c: u64) -> u64 {
+    let x = (template as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        ^ a.wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
+        ^ b.rotate_left(21).wrapping_mul(0x1656_67B1_9E37_79F9)
+        ^ c.rotate_left(42).wrapping_mul(0x27D4_EB2F_1656_67C5);
+    mix64(x).max(1)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Inference weights.
+
+/// Read-only averaged weights: feature hash -> sparse row of class weights.
+///
+/// Layout, chosen for memory latency and few instructions (a parse looks up ~2,000 features):
+/// `slots` is an open-addressing table of `u64` = 32-bit fingerprint (the key's high half) << 32 |
+/// offset into `entries`. At that offset `entries` holds a header, then the row. A sparse row
+/// (header = length) has one `u32` per entry = class << 16 | quantised weight (`i16`); a dense row
+/// (header = [`DENSE`]) holds one `i16` per class, two per `u32`, and is added with SIMD: frequent
+/// features (tags, the bias) have weights for most classes. Scores are sums of quantised weights
+/// in `i32` (one scale per model, so the argmax is unchanged). [`Weights::score`] first prefetches
+/// every slot, then every row, so that cache misses overlap instead of following one another.
+#[derive(Debug, Clone)]
+pub(crate) struct Weights {
+    n_classes: usize,
+    mask: usize,
+    slots: Vec<u64>,
+    entries: Vec<u32>,
+    n_features: usize,
+}
+
+/// Header of a dense row.
+const DENSE: u32 = u32::MAX;
+
+/// Features scored per prefetch batch.
+const BATCH: usize = 64;
+
+#[inline(always)]
+fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetching is a hint; it never faults, whatever the address.
+    unsafe {
+        core::arch::x86_64::_mm_prefetch(p as *const i8, core::arch::x86_64::_MM_HINT_T0);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+impl Weights {
+    /// Weights with no features (every score 0).
+    pub(crate) fn empty(n_classes: usize) -> Weights {
+        Weights {
+            n_classes,
+            mask: 0,
+            slots: vec![0],
+            entries: vec![0],
+            n_features: 0,
+        }
+    }
+
+    pub(crate) fn n_classes(&self) -> usize {
+        self.n_classes
+    }
+
+    /// Number of features with weights.
+    pub(crate) fn n_features(&self) -> usize {
+        self.n_features
+    }
+
+    fn with_capacity(n_classes: usize, n_features: usize, n_entries: usize) -> Weights {
+        let cap = (n_features * 2).next_power_of_two().max(2);
+        // Offset 0 is a row of length 0, so an empty slot (0) reads as "no weights".
+        let mut entries = Vec::with_capacity(n_features + n_entries * 2 + 1);
+        entries.push(0);
+        Weights {
+            n_classes,
+            mask: cap - 1,
+            slots: vec![0; cap],
+            entries,
+            n_features: 0,
+        }
+    }
+
+    /// Adds a feature and its row (class, quantised weight). Keys must be distinct and non-zero.
+    fn insert(&mut self, key: u64, row: impl ExactSizeIterator<Item = (u8, i16)>) {
+        let at = self.entries.len() as u64;
+        if row.len() * 4 >= self.n_classes {
+            let mut dense = vec![0i16; self.n_classes.next_multiple_of(2)];
+            for (c, w) in row {
+                if let Some(x) = dense.get_mut(c as usize) {
+                    *x = w;
+                }
+            }
+            self.entries.push(DENSE);
+            self.entries.extend(
+                dense
+                    .chunks(2)
+                    .map(|p| p[0] as u16 as u32 | (p[1] as u16 as u32) << 16),
+            );
+        } else {
+            self.entries.push(row.len() as u32);
+            self.entries
+                .extend(row.map(|(c, w)| (c as u32) << 16 | w as u16 as u32));
+        }
+        let mut i = key as usize & self.mask;
+        while self.slots[i] != 0 {
+            i = (i + 1) & self.mask;
+        }
+        self.slots[i] = fingerprint(key) << 32 | at;
+        self.n_features += 1;
+    }
+
+    /// Adds the weights of every feature in `feats` to `scores` (length `n_classes`).
+    #[inline]
+    pub(crate) fn score(&self, feats: &[u64], scores: &mut [i32]) {
+        let dense_words = self.n_classes.div_ceil(2);
+        let mut rows = [0u32; BATCH];
+        for chunk in feats.chunks(BATCH) {
+            for &f in chunk {
+                prefetch(self.slots.as_ptr().wrapping_add(f as usize & self.mask));
+            }
+            for (r, &f) in rows.iter_mut().zip(chunk) {
+                *r = self.find(f);
+                prefetch(self.entries.as_ptr().wrapping_add(*r as usize));
+            }
+            for &r in &rows[..chunk.len()] {
+                let r = r as usize;
+                let header = self.entries.get(r).copied().unwrap_or(0);
+                if header == DENSE {
+                    if let Some(row) = self.entries.get(r + 1..r + 1 + dense_words) {
+                        for (pair, w) in scores.chunks_mut(2).zip(row) {
+                            pair[0] += *w as u16 as i16 as i32;
+                            if let Some(x) = pair.get_mut(1) {
+                                *x += (*w >> 16) as u16 as i16 as i32;
+                            }
+                        }
+                    }
+                } else if let Some(row) = self.entries.get(r + 1..r + 1 + header as usize) {
+                    for &e in row {
+                        if let Some(x) = scores.get_mut((e >> 16) as usize) {
+                            *x += e as u16 as i16 as i32;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Offset of the row of `key` in `entries` (0, an empty row, if absent).
+    #[inline]
+    fn find(&self, key: u64) -> u32 {
+        let fp = fingerprint(key);
+        let mut i = key as usize & self.mask;
+        loop {
+            let s = self.slots[i];
+            if s == 0 {
+                return 0;
+            }
+            if s >> 32 == fp {
+                return s as u32;
+            }
+            i = (i + 1) & self.mask;
+        }
+    }
+}
+
+/// The key's high half, never 0 (0 marks an empty slot).
+#[inline]
+fn fingerprint(key: u64) -> u64 {
+    (key >> 32).max(1)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Training weights.
+
+/// Hasher for keys that are already good hashes.
+#[derive(Default)]
+pub(crate) struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ b as u64;
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+pub(crate) type IdMap<V> = HashMap<u64, V, BuildHasherDefault<IdHasher>>;
+
+#[derive(Clone, Copy, Debug)]
+struct TrainEntry {
+    w: f32,
+    class: u8,
+    stamp: u32,
+    total: f64,
+}
+
+/// Weights being trained, with lazy averaging (each entry remembers when it last changed).
+pub(crate) struct Trainer {
+    rows: IdMap<Vec<TrainEntry>>,
+    step: u32,
+}
+
+impl Trainer {
+    pub(crate) fn new(n_classes: usize) -> Trainer {
+        assert!(n_classes <= 256, "at most 256 classes fit the model format");
+        Trainer {
+            rows: IdMap::default(),
+            step: 0,
+        }
+    }
+
+    /// Scores with the current (not averaged) weights.
+    pub(crate) fn score(&self, feats: &[u64], scores: &mut [f32]) {
+        for f in feats {
+            if let Some(row) = self.rows.get(f) {
+                for e in row {
+                    scores[e.class as usize] += e.w;
+                }
+            }
+        }
+    }
+
+    /// Counts one decision (the averaging clock).
+    pub(crate) fn tick(&mut self) {
+        self.step += 1;
+    }
+
+    /// Perceptron update: +1 for `truth`, -1 for `guess`.
+    pub(crate) fn update(&mut self, feats: &[u64], truth: usize, guess: usize) {
+        if truth == guess {
+            return;
+        }
+        let step = self.step;
+        for f in feats {
+            let row = self.rows.entry(*f).or_default();
+            for (class, delta) in [(truth, 1.0f32), (guess, -1.0f32)] {
+                match row.iter_mut().find(|e| e.class as usize == class) {
+                    Some(e) => {
+                        e.total += (step - e.stamp) as f64 * e.w as f64;
+                        e.stamp = step;
+                        e.w += delta;
+                    }
+                    None => row.push(TrainEntry {
+                        w: delta,
+                        class: class as u8,
+                        stamp: step,
+                        total: 0.0,
+                    }),
+                }
+            }
+        }
+    }
+
+    /// Averaged weights, sorted by key, entries with |w| < `prune` dropped.
+    pub(crate) fn averaged(&self, prune: f32) -> Vec<(u64, Vec<(u8, f32)>)> {
+        let t = self.step.max(1) as f64;
+        let mut out: Vec<(u64, Vec<(u8, f32)>)> = self
+            .rows
+            .iter()
+            .filter_map(|(k, row)| {
+                let mut r: Vec<(u8, f32)> = row
+                    .iter()
+                    .map(|e| {
+                        (
+                            e.class,
+                            ((e.total + (self.step - e.stamp) as f64 * e.w as f64) / t) as f32,
+                        )
+                    })
+                    .filter(|(_, w)| w.abs() >= prune)
+                    .collect();
+                r.sort_by_key(|e| e.0);
+                (!r.is_empty()).then_some((*k, r))
+            })
+            .collect();
+        out.sort_by_key(|r| r.0);
+        out
+    }
+
+    pub(crate) fn n_features(&self) -> usize {
+        self.rows.len()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Model file.
+
+const MAGIC: &[u8; 8] = b"SPBPCPT\x01";
+const VERSION: u32 = 1;
+
+/// A model as stored: class names, an extra blob, and weights.
+pub(crate) struct ModelFile {
+    pub classes: Vec<String>,
+    pub extra: Vec<u8>,
+    pub weights: Weights,
+}
+
+/// Serialises a model. `rows` must be sorted by key (as [`Trainer::averaged`] returns them).
+pub(crate) fn write_model(
+    kind: &str,
+    classes: &[String],
+    extra: &[u8],
+    rows: &[(u64, Vec<(u8, f32)>)],
+) -> Vec<u8> {
+    let mut p = Vec::new();
+    put_str(&mut p, kind);
+    put_varint(&mut p, classes.len() as u64);
+    for c in classes {
+        put_str(&mut p, c);
+    }
+    put_varint(&mut p, extra.len() as u64);
+    p.extend_from_slice(extra);
+    // One scale for all weights: the largest magnitude maps to i16::MAX.
+    let max = rows
+        .iter()
+        .flat_map(|r| r.1.iter().map(|e| e.1.abs()))
+        .fold(0f32, f32::max);
+    let scale = if max > 0.0 { max / 32767.0 } else { 1.0 };
+    p.extend_from_slice(&scale.to_le_bytes());
+    put_varint(&mut p, rows.len() as u64);
+    let mut prev = 0u64;
+    for (k, _) in rows {
+        put_varint(&mut p, k.wrapping_sub(prev));
+        prev = *k;
+    }
+    for (_, r) in rows {
+        put_varint(&mut p, r.len() as u64);
+    }
+    for (_, r) in rows {
+        p.extend(r.iter().map(|e| e.0));
+    }
+    for (_, r) in rows {
+        for e in r {
+            let q = (e.1 / scale).round().clamp(-32767.0, 32767.0) as i16;
+            p.extend_from_slice(&q.to_le_bytes());
+        }
+    }
+    let mut out = Vec::with_capacity(p.len() / 2);
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&VERSION.to_le_bytes());
+    let mut enc = flate2::write::DeflateEncoder::new(out, flate2::Compression::best());
+    // Writing into a Vec cannot fail.
+    let _ = enc.write_all(&p);
+    enc.finish().unwrap_or_default()
+}
+
+/// Reads a model written by [`write_model`]. `what` names it in errors (a path or "embedded tagger").
+pub(crate) fn read_model(
+    bytes: &[u8],
+    what: &str,
+    expected_kind: &str,
+) -> Result<ModelFile, ModelError> {
+    let w = || what.to_string();
+    if bytes.len() < 12 || &bytes[..8] != MAGIC {
+        return Err(ModelError::BadMagic { what: w() });
+    }
+    let version = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
+    if version != VERSION {
+        return Err(ModelError::Version {
+            what: w(),
+            found: version,
+            expected: VERSION,
+        });
+    }
+    let mut payload = Vec::with_capacity(bytes.len() * 3);
+    flate2::read::DeflateDecoder::new(&bytes[12..])
+        .read_to_end(&mut payload)
+        .map_err(|e| ModelError::Inflate {
+            what: w(),
+            detail: e.to_string(),
+        })?;
+    let mut r = Reader {
+        b: &payload,
+        pos: 0,
+        what,
+    };
+    let kind = r.str()?;
+    if kind != expected_kind {
+        return Err(ModelError::Kind {
+            what: w(),
+            found: kind,
+            expected: expected_kind.to_string(),
+        });
+    }
+    let n_classes = r.len("class count", 256)?;
+    let classes = (0..n_classes)
+        .map(|_| r.str())
+        .collect::<Result<Vec<_>, _>>()?;
+    let n_extra = r.len("extra size", payload.len())?;
+    let extra = r.take(n_extra, "extra")?.to_vec();
+    let scale_b = r.take(4, "scale")?;
+    let scale = f32::from_le_bytes([scale_b[0], scale_b[1], scale_b[2], scale_b[3]]);
+    let n = r.len("feature count", payload.len())?;
+    let mut keys = Vec::with_capacity(n);
+    let mut prev = 0u64;
+    for _ in 0..n {
+        prev = prev.wrapping_add(r.varint()?);
+        keys.push(prev);
+    }
+    let mut lens = Vec::with_capacity(n);
+    let mut total = 0usize;
+    for _ in 0..n {
+        let l = r.len("row length", n_classes)?;
+        total += l;
+        lens.push(l);
+    }
+    let cls = r.take(total, "classes")?;
+    if let Some(c) = cls.iter().find(|&&c| c as usize >= n_classes) {
+        return Err(ModelError::Corrupt {
+            what: w(),
+            detail: format!("class {c} out of range"),
+        });
+    }
+    let ws = r.take(total * 2, "weights")?;
+    if !r.at_end() {
+        return Err(ModelError::Corrupt {
+            what: w(),
+            detail: "trailing bytes after weights".into(),
+        });
+    }
+    let _ = scale; // scores are sums of quantised weights: the scale does not change the argmax
+    let mut weights = Weights::with_capacity(n_classes, n, total);
+    let mut at = 0usize;
+    for (k, l) in keys.into_iter().zip(lens) {
+        if k == 0 {
+            return Err(ModelError::Corrupt {
+                what: w(),
+                detail: "feature key 0".into(),
+            });
+        }
+        weights.insert(
+            k,
+            (at..at + l).map(|i| (cls[i], i16::from_le_bytes([ws[2 * i], ws[2 * i + 1]]))),
+        );
+        at += l;
+    }
+    Ok(ModelFile {
+        classes,
+        extra,
+        weights,
+    })
+}
+
+pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+pub(crate) fn put_str(out: &mut Vec<u8>, s: &str) {
+    put_varint(out, s.len() as u64);
+    out.extend_from_slice(s.as_bytes());
+}
+
+/// A cursor over a model payload whose every read is bounds-checked.
+pub(crate) struct Reader<'a> {
+    pub b: &'a [u8],
+    pub pos: usize,
+    pub what: &'a str,
+}
+
+impl<'a> Reader<'a> {
+    fn corrupt(&self, detail: String) -> ModelError {
+        ModelError::Corrupt {
+            what: self.what.to_string(),
+            detail,
+        }
+    }
+
+    pub fn varint(&mut self) -> Result<u64, ModelError> {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let Some(&b) = self.b.get(self.pos) else {
+                return Err(self.corrupt(format!("truncated varint at byte {}", self.pos)));
+            };
+            self.pos += 1;
+            v |= ((b & 0x7F) as u64) << shift;
+            if b & 0x80 == 0 {
+                return Ok(v);
+            }
+        }
+        Err(self.corrupt(format!("overlong varint at byte {}", self.pos)))
+    }
+
+    /// A length that must not exceed `max`.
+    pub fn len(&mut self, name: &str, max: usize) -> Result<usize, ModelError> {
+        let v = self.varint()?;
+        if v > max as u64 {
+            return Err(self.corrupt(format!("{name} {v} exceeds {max}")));
+        }
+        Ok(v as usize)
+    }
+
+    pub fn take(&mut self, n: usize, name: &str) -> Result<&'a [u8], ModelError> {
+        let end = self.pos.checked_add(n).filter(|&e| e <= self.b.len());
+        match end {
+            Some(e) => {
+                let s = &self.b[self.pos..e];
+                self.pos = e;
+                Ok(s)
+            }
+            None => Err(self.corrupt(format!(
+                "{name}: {n} bytes past the end at byte {}",
+                self.pos
+            ))),
+        }
+    }
+
+    pub fn str(&mut self) -> Result<String, ModelError> {
+        let n = self.len("string length", self.b.len())?;
+        let s = self.take(n, "string")?;
+        String::from_utf8(s.to_vec()).map_err(|_| self.corrupt("string is not UTF-8".into()))
+    }
+
+    pub fn at_end(&self) -> bool {
+        self.pos == self.b.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lowercase_hash_matches_hash_of_lowercased_string() {
+        for s in ["Dog", "dog", "ÉCOLE", "Straße", "a", "", "🐶Dog"] {
+            assert_eq!(hash_lower(s), hash_str(&s.to_lowercase()), "{s}");
+        }
+        assert_ne!(hash_str("dog"), hash_str("cat"));
+    }
+
+    #[test]
+    fn trainer_learns_and_model_round_trips() {
+        let mut t = Trainer::new(3);
+        let a = [feat(1, 10, 0, 0), feat(2, 20, 0, 0)];
+        let b = [feat(1, 11, 0, 0), feat(2, 20, 0, 0)];
+        for _ in 0..10 {
+            for (fs, gold) in [(&a, 0usize), (&b, 2usize)] {
+                let mut s = [0f32; 3];
+                t.score(fs, &mut s);
+                let guess = (0..3)
+                    .max_by(|&x, &y| s[x].total_cmp(&s[y]).then(y.cmp(&x)))
+                    .unwrap_or(0);
+                t.update(fs, gold, guess);
+                t.tick();
+            }
+        }
+        let rows = t.averaged(0.0);
+        let bytes = write_model(
+            "test",
+            &["x".into(), "y".into(), "z".into()],
+            b"extra",
+            &rows,
+        );
+        let m = read_model(&bytes, "test model", "test").expect("round trip");
+        assert_eq!(m.classes, ["x", "y", "z"]);
+        assert_eq!(m.extra, b"extra");
+        for (fs, gold) in [(&a, 0usize), (&b, 2usize)] {
+            let mut s = [0i32; 3];
+            m.weights.score(fs, &mut s);
+            let best = (0..3).max_by_key(|&x| s[x]).unwrap_or(9);
+            assert_eq!(best, gold);
+        }
+        assert!(matches!(
+            read_model(&bytes, "m", "parser"),
+            Err(ModelError::Kind { .. })
+        ));
+        assert!(matches!(
+            read_model(b"garbage!", "m", "test"),
+            Err(ModelError::BadMagic { .. })
+        ));
+        let mut cut = bytes.clone();
+        cut.truncate(cut.len() - 5);
+        assert!(read_model(&cut, "m", "test").is_err());
+    }
+}

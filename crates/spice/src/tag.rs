@@ -1,0 +1,574 @@
+//! Part-of-speech tagging: tokens in, Penn Treebank tags out (`NN`, `VBG`, `JJ`, ...), as CoreNLP
+//! 3.6.0's parser would assign them to a caption.
+//!
+//! In: the tokens of one sentence (`&[&str]`, as the tokenizer gives them, either as written or
+//! lowercased without punctuation as pycocoevalcap feeds SPICE). Out: one tag per token.
+//!
+//! The tagger is a greedy left-to-right averaged perceptron (the classic design of Collins 2002
+//! and Honnibal's "textblob" tagger): each token is scored with features of its word, lowercase
+//! form, prefixes, suffixes and shape, its neighbours' words, and the two tags already chosen on
+//! its left. Frequent words that the training data always tags the same way (`a` -> `DT`) skip
+//! the model through a tag dictionary. The model is trained by `scripts/train-parser` (the
+//! `train_parser` example) and embedded in the binary; see `perceptron` for the file format.
+
+use std::sync::OnceLock;
+
+use crate::perceptron::{
+    self, feat, hash_lower, hash_str, put_str, put_varint, IdMap, ModelError, Reader, Trainer,
+    Weights,
+};
+
+/// Every tag a model may use: the Penn Treebank tag set, plus the OntoNotes additions a teacher
+/// may emit. Model classes are mapped onto these so that tags are `&'static str`.
+pub const TAGS: &[&str] = &[
+    "CC", "CD", "DT", "EX", "FW", "IN", "JJ", "JJR", "JJS", "LS", "MD", "NN", "NNS", "NNP", "NNPS",
+    "PDT", "POS", "PRP", "PRP$", "RB", "RBR", "RBS", "RP", "SYM", "TO", "UH", "VB", "VBD", "VBG",
+    "VBN", "VBP", "VBZ", "WDT", "WP", "WP$", "WRB", "#", "$", "''", "``", ",", ".", ":", "-LRB-",
+    "-RRB-", "-LCB-", "-RCB-", "HYPH", "NFP", "ADD", "AFX", "XX", "_SP", "GW",
+];
+
+/// The tag of a token a model cannot say anything about (only with an empty model).
+const FALLBACK_TAG: &str = "NN";
+
+/// The embedded tagger model (built by `scripts/train-parser`).
+static EMBEDDED: &[u8] = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/models/tagger.bin"));
+
+/// A trained tagger. Immutable and `Sync`: share one across threads.
+#[derive(Debug, Clone)]
+pub struct Tagger {
+    weights: Weights,
+    classes: Vec<&'static str>,
+    /// Exact word hash -> class, for frequent unambiguous words.
+    dict: IdMap<u8>,
+}
+
+// Feature templates. Numbers are part of the model: never renumber, only add.
+const T_BIAS: u32 = 0;
+const T_LOWER: u32 = 1;
+const T_SUF3: u32 = 2;
+const T_PRE1: u32 = 3;
+const T_P1: u32 = 4;
+const T_P2: u32 = 5;
+const T_P1P2: u32 = 6;
+const T_P1_LOWER: u32 = 7;
+const T_LOWER_M1: u32 = 8;
+const T_SUF3_M1: u32 = 9;
+const T_LOWER_M2: u32 = 10;
+const T_LOWER_P1: u32 = 11;
+const T_SUF3_P1: u32 = 12;
+const T_LOWER_P2: u32 = 13;
+const T_SHAPE: u32 = 14;
+const T_WORD: u32 = 15;
+const T_SUF2: u32 = 16;
+const T_PRE3: u32 = 17;
+const T_SUF4: u32 = 18;
+const T_BIGRAM_M1: u32 = 19;
+const T_BIGRAM_P1: u32 = 20;
+const T_P1_LOWER_P1: u32 = 21;
+const T_SHAPE_M1: u32 = 22;
+const T_SHAPE_P1: u32 = 23;
+const T_SUF1: u32 = 24;
+const T_P1_SUF3: u32 = 25;
+const T_TRIGRAM: u32 = 26;
+
+/// Hashes of one token's word forms, computed once per token.
+#[derive(Clone, Copy, Debug)]
+struct TokenHashes {
+    word: u64,
+    lower: u64,
+    suf1: u64,
+    suf2: u64,
+    suf3: u64,
+    suf4: u64,
+    pre1: u64,
+    pre3: u64,
+    shape: u64,
+}
+
+const PAD_START: u64 = 0x5354_4152_545F_5F5F; // "START___"
+const PAD_END: u64 = 0x454E_445F_5F5F_5F5F; // "END_____"
+
+impl TokenHashes {
+    fn pad(v: u64) -> TokenHashes {
+        TokenHashes {
+            word: v,
+            lower: v,
+            suf1: v,
+            suf2: v,
+            suf3: v,
+            suf4: v,
+            pre1: v,
+            pre3: v,
+            shape: v,
+        }
+    }
+
+    /// `buf` is scratch space for the lowercase form (reused to avoid allocating per token).
+    fn new(word: &str, first: bool, buf: &mut String) -> TokenHashes {
+        buf.clear();
+        buf.extend(word.chars().flat_map(char::to_lowercase));
+        let lower = buf.as_str();
+        let suffix = |k: usize| -> u64 {
+            let start = lower
+                .char_indices()
+                .rev()
+                .nth(k - 1)
+                .map(|(i, _)| i)
+                .unwrap_or(0);
+            perceptron::combine(k as u64, hash_str(&lower[start..]))
+        };
+        let prefix = |k: usize| -> u64 {
+            let end = lower
+                .char_indices()
+                .nth(k)
+                .map(|(i, _)| i)
+                .unwrap_or(lower.len());
+            perceptron::combine(100 + k as u64, hash_str(&lower[..end]))
+        };
+        TokenHashes {
+            word: hash_str(word),
+            lower: hash_str(lower),
+            suf1: suffix(1),
+            suf2: suffix(2),
+            suf3: suffix(3),
+            suf4: suffix(4),
+            pre1: prefix(1),
+            pre3: prefix(3),
+            shape: shape_hash(word, first),
+        }
+    }
+}
+
+/// Hash of the word's shape: `Xxxx` for "Dog", `dd` for "42", `x-x` for "t-shirt"; runs longer
+/// than two of one kind are cut to two, and the first token of a sentence is marked (a capital
+/// there says little).
+fn shape_hash(word: &str, first: bool) -> u64 {
+    let mut h = perceptron::mix64(first as u64 + 7);
+    let (mut last, mut run, mut n) = ('\0', 0, 0);
+    for c in word.chars() {
+        let k = if c.is_uppercase() {
+            'X'
+        } else if c.is_lowercase() {
+            'x'
+        } else if c.is_numeric() {
+            'd'
+        } else if c.is_alphabetic() {
+            'a'
+        } else {
+            c
+        };
+        if k == last {
+            run += 1;
+            if run > 2 {
+                continue;
+            }
+        } else {
+            last = k;
+            run = 1;
+        }
+        n += 1;
+        if n > 8 {
+            break;
+        }
+        h = perceptron::combine(h, k as u64);
+    }
+    h
+}
+
+/// Writes the features of token `i` given the two previous tags into `out`.
+fn features(toks: &[TokenHashes], i: usize, p1: u64, p2: u64, out: &mut Vec<u64>) {
+    let at = |j: isize| -> TokenHashes {
+        if j < 0 {
+            TokenHashes::pad(PAD_START)
+        } else {
+            toks.get(j as usize)
+                .copied()
+                .unwrap_or(TokenHashes::pad(PAD_END))
+        }
+    };
+    let i = i as isize;
+    let (w, m1, m2, n1, n2) = (at(i), at(i - 1), at(i - 2), at(i + 1), at(i + 2));
+    out.clear();
+    out.extend_from_slice(&[
+        feat(T_BIAS, 0, 0, 0),
+        feat(T_LOWER, w.lower, 0, 0),
+        feat(T_WORD, w.word, 0, 0),
+        feat(T_SUF1, w.suf1, 0, 0),
+        feat(T_SUF2, w.suf2, 0, 0),
+        feat(T_SUF3, w.suf3, 0, 0),
+        feat(T_SUF4, w.suf4, 0, 0),
+        feat(T_PRE1, w.pre1, 0, 0),
+        feat(T_PRE3, w.pre3, 0, 0),
+        feat(T_SHAPE, w.shape, 0, 0),
+        feat(T_P1, p1, 0, 0),
+        feat(T_P2, p2, 0, 0),
+        feat(T_P1P2, p1, p2, 0),
+        feat(T_P1_LOWER, p1, w.lower, 0),
+        feat(T_P1_SUF3, p1, w.suf3, 0),
+        feat(T_LOWER_M1, m1.lower, 0, 0),
+        feat(T_SUF3_M1, m1.suf3, 0, 0),
+        feat(T_SHAPE_M1, m1.shape, 0, 0),
+        feat(T_LOWER_M2, m2.lower, 0, 0),
+        feat(T_LOWER_P1, n1.lower, 0, 0),
+        feat(T_SUF3_P1, n1.suf3, 0, 0),
+        feat(T_SHAPE_P1, n1.shape, 0, 0),
+        feat(T_LOWER_P2, n2.lower, 0, 0),
+        feat(T_BIGRAM_M1, m1.lower, w.lower, 0),
+        feat(T_BIGRAM_P1, w.lower, n1.lower, 0),
+        feat(T_P1_LOWER_P1, p1, n1.lower, 0),
+        feat(T_TRIGRAM, m1.lower, w.lower, n1.lower),
+    ]);
+}
+
+/// The hash a previous tag enters features as (class index, or a pad at the sentence start).
+fn tag_value(class: Option<usize>) -> u64 {
+    match class {
+        Some(c) => c as u64 + 1,
+        None => PAD_START,
+    }
+}
+
+fn argmax<T: PartialOrd + Copy>(scores: &[T]) -> usize {
+    let mut best = 0;
+    for (i, &s) in scores.iter().enumerate() {
+        if s > scores[best] {
+            best = i;
+        }
+    }
+    best
+}
+
+impl Tagger {
+    /// The model embedded in the binary, loaded once per process.
+    pub fn embedded() -> Result<&'static Tagger, ModelError> {
+        static CELL: OnceLock<Result<Tagger, ModelError>> = OnceLock::new();
+        CELL.get_or_init(|| Tagger::from_bytes(EMBEDDED, "embedded tagger model"))
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// Reads a tagger model file (as `train_parser` writes it). `what` names it in errors.
+    pub fn from_bytes(bytes: &[u8], what: &str) -> Result<Tagger, ModelError> {
+        let m = perceptron::read_model(bytes, what, "tagger")?;
+        let classes = static_tags(&m.classes, what)?;
+        let mut r = Reader {
+            b: &m.extra,
+            pos: 0,
+            what,
+        };
+        let n = r.len("tag dictionary size", m.extra.len())?;
+        let mut dict = IdMap::default();
+        for _ in 0..n {
+            let word = r.str()?;
+            let class = r.len("tag dictionary class", classes.len().saturating_sub(1))?;
+            dict.insert(hash_str(&word), class as u8);
+        }
+        if !r.at_end() {
+            return Err(ModelError::Corrupt {
+                what: what.into(),
+                detail: "trailing bytes after tag dictionary".into(),
+            });
+        }
+        Ok(Tagger {
+            weights: m.weights,
+            classes,
+            dict,
+        })
+    }
+
+    /// Reads a tagger model from a file.
+    pub fn load(path: &std::path::Path) -> Result<Tagger, ModelError> {
+        let what = path.display().to_string();
+        let bytes = std::fs::read(path).map_err(|e| ModelError::Io {
+            what: what.clone(),
+            detail: e.to_string(),
+        })?;
+        Tagger::from_bytes(&bytes, &what)
+    }
+
+    /// The tags the model can give.
+    pub fn tags(&self) -> &[&'static str] {
+        &self.classes
+    }
+
+    /// Number of weighted features and dictionary words (for reports).
+    pub fn size(&self) -> (usize, usize) {
+        (self.weights.n_features(), self.dict.len())
+    }
+
+    /// Tags one sentence. Any input is fine (empty, long, any Unicode); time is linear in length.
+    pub fn tag(&self, words: &[&str]) -> Vec<&'static str> {
+        self.tag_classes(words)
+            .into_iter()
+            .map(|c| self.classes.get(c).copied().unwrap_or(FALLBACK_TAG))
+            .collect()
+    }
+
+    fn tag_classes(&self, words: &[&str]) -> Vec<usize> {
+        let mut buf = String::new();
+        let toks: Vec<TokenHashes> = words
+            .iter()
+            .enumerate()
+            .map(|(i, w)| TokenHashes::new(w, i == 0, &mut buf))
+            .collect();
+        let mut feats = Vec::with_capacity(32);
+        let mut scores = vec![0i32; self.classes.len().max(1)];
+        let mut out: Vec<usize> = Vec::with_capacity(words.len());
+        for i in 0..words.len() {
+            if let Some(&c) = self.dict.get(&toks[i].word) {
+                out.push(c as usize);
+                continue;
+            }
+            let p1 = tag_value(i.checked_sub(1).map(|j| out[j]));
+            let p2 = tag_value(i.checked_sub(2).map(|j| out[j]));
+            features(&toks, i, p1, p2, &mut feats);
+            scores.iter_mut().for_each(|s| *s = 0);
+            self.weights.score(&feats, &mut scores);
+            out.push(argmax(&scores));
+        }
+        out
+    }
+}
+
+/// Maps a model's class names onto [`TAGS`].
+fn static_tags(names: &[String], what: &str) -> Result<Vec<&'static str>, ModelError> {
+    names
+        .iter()
+        .map(|n| {
+            TAGS.iter()
+                .copied()
+                .find(|t| t == n)
+                .ok_or_else(|| ModelError::Corrupt {
+                    what: what.into(),
+                    detail: format!("unknown tag {n:?} in model"),
+                })
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Training.
+
+/// Settings for [`train`].
+#[derive(Debug, Clone)]
+pub struct TrainOptions {
+    pub epochs: usize,
+    pub seed: u64,
+    /// A word enters the tag dictionary when seen this often...
+    pub dict_min_count: usize,
+    /// ...with this share of its occurrences carrying its most frequent tag.
+    pub dict_min_share: f64,
+    /// Averaged weights smaller than this are dropped from the model file.
+    pub prune: f32,
+}
+
+impl Default for TrainOptions {
+    fn default() -> Self {
+        TrainOptions {
+            epochs: 6,
+            seed: 1,
+            dict_min_count: 20,
+            dict_min_share: 0.999,
+            prune: 0.01,
+        }
+    }
+}
+
+/// A training sentence: tokens and their gold tags.
+pub type TaggedSentence = (Vec<String>, Vec<String>);
+
+/// Trains a tagger; returns the model file bytes. `log` receives progress lines.
+pub fn train(
+    sents: &[TaggedSentence],
+    opts: &TrainOptions,
+    log: &mut dyn FnMut(String),
+) -> Result<Vec<u8>, String> {
+    // Classes, in order of first appearance in TAGS (deterministic).
+    let mut seen = vec![false; TAGS.len()];
+    for (k, (words, tags)) in sents.iter().enumerate() {
+        if words.len() != tags.len() {
+            return Err(format!(
+                "training sentence {k}: {} words but {} tags",
+                words.len(),
+                tags.len()
+            ));
+        }
+        for t in tags {
+            match TAGS.iter().position(|x| x == t) {
+                Some(i) => seen[i] = true,
+                None => {
+                    return Err(format!(
+                        "training sentence {k}: unknown tag {t:?} (not in tag::TAGS)"
+                    ))
+                }
+            }
+        }
+    }
+    let classes: Vec<&'static str> = TAGS
+        .iter()
+        .zip(&seen)
+        .filter(|(_, &s)| s)
+        .map(|(t, _)| *t)
+        .collect();
+    let class_of = |t: &str| classes.iter().position(|c| *c == t).unwrap_or(0);
+    let gold: Vec<Vec<usize>> = sents
+        .iter()
+        .map(|(_, tags)| tags.iter().map(|t| class_of(t)).collect())
+        .collect();
+
+    // Tag dictionary.
+    let mut counts: std::collections::BTreeMap<&str, Vec<usize>> =
+        std::collections::BTreeMap::new();
+    for ((words, _), g) in sents.iter().zip(&gold) {
+        for (w, &c) in words.iter().zip(g) {
+            let e = counts
+                .entry(w.as_str())
+                .or_insert_with(|| vec![0; classes.len()]);
+            e[c] += 1;
+        }
+    }
+    let mut dict_words: Vec<(&str, usize)> = Vec::new();
+    for (w, cs) in &counts {
+        let total: usize = cs.iter().sum();
+        let best = argmax_usize(cs);
+        if total >= opts.dict_min_count && cs[best] as f64 >= opts.dict_min_share * total as f64 {
+            dict_words.push((w, best));
+        }
+    }
+    let dict: IdMap<u8> = dict_words
+        .iter()
+        .map(|&(w, c)| (hash_str(w), c as u8))
+        .collect();
+    log(format!(
+        "tagger: {} sentences, {} classes, {} dictionary words",
+        sents.len(),
+        classes.len(),
+        dict.len()
+    ));
+
+    let mut order: Vec<usize> = (0..sents.len()).collect();
+    let mut rng = perceptron::mix64(opts.seed);
+    let mut model = Trainer::new(classes.len());
+    let mut buf = String::new();
+    let mut feats = Vec::with_capacity(32);
+    let mut scores = vec![0f32; classes.len()];
+    for epoch in 0..opts.epochs {
+        shuffle(&mut order, &mut rng);
+        let (mut right, mut total) = (0usize, 0usize);
+        for &k in &order {
+            let words = &sents[k].0;
+            let toks: Vec<TokenHashes> = words
+                .iter()
+                .enumerate()
+                .map(|(i, w)| TokenHashes::new(w, i == 0, &mut buf))
+                .collect();
+            let mut out: Vec<usize> = Vec::with_capacity(words.len());
+            for i in 0..words.len() {
+                let g = gold[k][i];
+                if let Some(&c) = dict.get(&toks[i].word) {
+                    out.push(c as usize);
+                    continue;
+                }
+                let p1 = tag_value(i.checked_sub(1).map(|j| out[j]));
+                let p2 = tag_value(i.checked_sub(2).map(|j| out[j]));
+                features(&toks, i, p1, p2, &mut feats);
+                scores.iter_mut().for_each(|s| *s = 0.0);
+                model.score(&feats, &mut scores);
+                let guess = argmax(&scores);
+                model.tick();
+                model.update(&feats, g, guess);
+                right += (guess == g) as usize;
+                total += 1;
+                out.push(guess);
+            }
+        }
+        log(format!(
+            "tagger epoch {}: {:.2}% of model-tagged tokens right while training, {} features",
+            epoch + 1,
+            100.0 * right as f64 / total.max(1) as f64,
+            model.n_features()
+        ));
+    }
+    let rows = model.averaged(opts.prune);
+    let mut extra = Vec::new();
+    put_varint(&mut extra, dict_words.len() as u64);
+    for (w, c) in &dict_words {
+        put_str(&mut extra, w);
+        put_varint(&mut extra, *c as u64);
+    }
+    let names: Vec<String> = classes.iter().map(|c| c.to_string()).collect();
+    Ok(perceptron::write_model("tagger", &names, &extra, &rows))
+}
+
+fn argmax_usize(xs: &[usize]) -> usize {
+    let mut best = 0;
+    for (i, &x) in xs.iter().enumerate() {
+        if x > xs[best] {
+            best = i;
+        }
+    }
+    best
+}
+
+/// Fisher-Yates with a splitmix64 stream: deterministic for a seed on every platform.
+pub(crate) fn shuffle(v: &mut [usize], state: &mut u64) {
+    for i in (1..v.len()).rev() {
+        *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let j = (perceptron::mix64(*state) % (i as u64 + 1)) as usize;
+        v.swap(i, j);
+    }
+}
+
+/// Lowercase hash of a word (re-exported for the parser, which keys words on their lowercase form).
+pub(crate) fn word_key(word: &str) -> u64 {
+    hash_lower(word)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sent(s: &str) -> TaggedSentence {
+        let (w, t): (Vec<String>, Vec<String>) = s
+            .split(' ')
+            .map(|wt| {
+                let (w, t) = wt.rsplit_once('/').unwrap_or((wt, "NN"));
+                (w.to_string(), t.to_string())
+            })
+            .unzip();
+        (w, t)
+    }
+
+    #[test]
+    fn learns_a_toy_language() {
+        let data: Vec<TaggedSentence> = [
+            "a/DT dog/NN sitting/VBG on/IN a/DT couch/NN",
+            "a/DT cat/NN sitting/VBG on/IN a/DT chair/NN",
+            "two/CD dogs/NNS playing/VBG in/IN the/DT grass/NN",
+            "the/DT man/NN rides/VBZ a/DT horse/NN ./.",
+            "a/DT woman/NN holding/VBG an/DT umbrella/NN",
+            "people/NNS walking/VBG down/IN a/DT street/NN",
+        ]
+        .iter()
+        .map(|s| sent(s))
+        .collect();
+        let opts = TrainOptions {
+            epochs: 10,
+            dict_min_count: 3,
+            ..TrainOptions::default()
+        };
+        let bytes = train(&data, &opts, &mut |_| {}).expect("training");
+        let t = Tagger::from_bytes(&bytes, "toy").expect("load");
+        assert_eq!(
+            t.tag(&["a", "dog", "sitting", "on", "a", "chair"]),
+            ["DT", "NN", "VBG", "IN", "DT", "NN"]
+        );
+        assert!(t.tag(&[]).is_empty());
+    }
+
+    #[test]
+    fn rejects_unknown_tags() {
+        let data = vec![sent("a/DT dog/BOGUS")];
+        assert!(train(&data, &TrainOptions::default(), &mut |_| {}).is_err());
+    }
+}
