@@ -31,13 +31,9 @@ use wordnet::Lexicon;
 /// What can go wrong between a caption and its scene graph.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum EngineError {
-    /// The text front end (tokenizer, tagger, parser) is not part of this build yet; graphs given
-    /// as CoNLL-U can still be scored.
-    #[error(
-        "this build of spice cannot parse raw text yet: the CoreNLP-compatible parser has not landed; \
-         score dependency graphs given as CoNLL-U instead (spice tuples --conllu FILE)"
-    )]
-    ParserUnavailable,
+    /// An embedded model failed to load: a defect of the build, not of the input.
+    #[error("the embedded {0}")]
+    Model(String),
 }
 
 /// Options that change scores, as the jar's flags do.
@@ -88,9 +84,27 @@ impl Engine {
         out
     }
 
-    /// Parses a caption into dependency graphs, one per sentence.
-    pub fn parse(&self, _caption: &str) -> Result<Vec<DepGraph>, EngineError> {
-        Err(EngineError::ParserUnavailable)
+    /// Parses a caption into collapsed, CC-processed dependency graphs, one per sentence:
+    /// tokenize, split sentences, tag, parse (basic UD), lemmatize, enhance.
+    pub fn parse(&self, caption: &str) -> Result<Vec<DepGraph>, EngineError> {
+        let tagger = tag::Tagger::embedded().map_err(|e| EngineError::Model(format!("tagger: {e}")))?;
+        let parser = parse::Parser::embedded().map_err(|e| EngineError::Model(format!("parser: {e}")))?;
+        let tokens = tokenize::tokenize(caption);
+        let mut out = Vec::new();
+        for range in tokenize::split_sentences(&tokens) {
+            let words: Vec<&str> = tokens[range].iter().map(|t| t.text.as_str()).collect();
+            if words.is_empty() {
+                continue;
+            }
+            let tags = tagger.tag(&words);
+            let mut g = parser.graph(&words, &tags);
+            for t in &mut g.tokens {
+                t.lemma = lemmatize::lemma(&t.word, &t.tag);
+            }
+            enhance::enhance(&mut g);
+            out.push(g);
+        }
+        Ok(out)
     }
 
     /// Proposals of one caption given as text.
