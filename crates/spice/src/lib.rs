@@ -13,6 +13,7 @@ pub mod depgraph;
 pub mod graph;
 mod javaorder;
 pub mod lemmatize;
+pub mod metrics;
 pub mod rules;
 pub mod score;
 pub mod wordnet;
