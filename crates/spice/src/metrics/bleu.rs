@@ -101,9 +101,12 @@ fn image_counts(image: &ImageCaptions) -> Counts {
 fn score(c: &Counts) -> [f64; MAX_N] {
     let mut scores = [0.0; MAX_N];
     let mut product = 1.0f64;
-    for k in 0..MAX_N {
+    for (k, s) in scores.iter_mut().enumerate() {
         product *= (c.correct[k] as f64 + TINY) / (c.guess[k] as f64 + SMALL);
-        scores[k] = product.powf(1.0 / (k as f64 + 1.0));
+        // Python computes `bleu ** (1./(k+1))` with libm's pow. Hiding the exponent from the
+        // optimizer keeps it from turning pow(x, 0.5) into sqrt(x), which can differ in the
+        // last bit.
+        *s = product.powf(std::hint::black_box(1.0 / (k as f64 + 1.0)));
     }
     let ratio = (c.testlen as f64 + TINY) / (c.reflen as f64 + SMALL);
     if ratio < 1.0 {

@@ -301,18 +301,17 @@ impl TfIdf {
 fn similarity(hyp: &TfIdf, reference: &TfIdf) -> [f64; MAX_N] {
     let delta = hyp.length as f64 - reference.length as f64;
     let penalty = std::f64::consts::E.powf(-(delta * delta) / (2.0 * SIGMA * SIGMA));
-    let mut val = [0.0f64; MAX_N];
-    for n in 0..MAX_N {
+    std::array::from_fn(|n| {
+        let mut val = 0.0f64;
         for (g, h) in &hyp.weights[n] {
             let r = reference.weight(n, g);
-            val[n] += h.min(r) * r;
+            val += h.min(r) * r;
         }
         if hyp.norm[n] != 0.0 && reference.norm[n] != 0.0 {
-            val[n] /= hyp.norm[n] * reference.norm[n];
+            val /= hyp.norm[n] * reference.norm[n];
         }
-        val[n] *= penalty;
-    }
-    val
+        val * penalty
+    })
 }
 
 #[cfg(test)]
