@@ -2,13 +2,13 @@
 //! The Rust side of `scripts/parity-metrics` and `scripts/bench-metrics`.
 //!
 //! ```text
-//! cargo run --release --example metrics_json -- INPUT.json [--repeat N]
+//! cargo run --release --example metrics_json -- INPUT.json [--repeat N] [--metrics bleu,rouge,cider]
 //! ```
 //! INPUT.json: `{"images": [{"image_id": .., "candidate": "tok tok", "references": ["tok tok", ..]}]}`
 //! (what `scripts/metrics-oracle` writes; other keys are ignored).
 //! Output: `{"corpus": {"Bleu_1": .., ..}, "per_image": [{"image_id": .., "Bleu_1": .., ..}],
-//! "seconds": {"metrics": ..}}`, where `seconds.metrics` is the fastest of N runs of
-//! the three metrics (JSON reading and writing excluded).
+//! "seconds": {"Bleu": .., "Rouge": .., "CIDEr": .., "metrics": ..}}`: the fastest of N runs of
+//! each metric alone and of all three (JSON reading and writing excluded).
 
 use std::process::ExitCode;
 use std::time::Instant;
@@ -33,8 +33,19 @@ fn run() -> Result<(), String> {
     let mut args = std::env::args().skip(1);
     let mut path = None;
     let mut repeat = 1usize;
+    let mut metrics = Metric::ALL.to_vec();
     while let Some(arg) = args.next() {
         match arg.as_str() {
+            "--metrics" => {
+                let list = args
+                    .next()
+                    .ok_or("--metrics needs a list, e.g. bleu,rouge,cider")?;
+                metrics = list
+                    .split(',')
+                    .map(str::parse)
+                    .collect::<Result<_, _>>()
+                    .map_err(|e| format!("--metrics: {e}"))?;
+            }
             "--repeat" => {
                 let n = args.next().ok_or("--repeat needs a number")?;
                 repeat = n
@@ -45,7 +56,8 @@ fn run() -> Result<(), String> {
             _ => return Err(format!("unexpected argument {arg}")),
         }
     }
-    let path = path.ok_or("usage: metrics_json INPUT.json [--repeat N]")?;
+    let path =
+        path.ok_or("usage: metrics_json INPUT.json [--repeat N] [--metrics bleu,rouge,cider]")?;
     let text = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
     let input: Input = serde_json::from_str(&text).map_err(|e| format!("{path}: {e}"))?;
 
@@ -59,13 +71,30 @@ fn run() -> Result<(), String> {
     }
     let set = EvalSet::new(entries).map_err(|e| format!("{path}: {e}"))?;
 
-    let mut best = f64::INFINITY;
+    // Fastest of `repeat` runs: each metric alone, then all of them together.
+    let mut seconds = Map::new();
     let mut eval = None;
-    for _ in 0..repeat.max(1) {
-        let start = Instant::now();
-        let e = evaluate(&set, &Metric::ALL, None);
-        best = best.min(start.elapsed().as_secs_f64());
-        eval = Some(e);
+    let mut runs: Vec<(&str, &[Metric])> = Vec::new();
+    if metrics.len() > 1 {
+        for m in &metrics {
+            let name = match m {
+                Metric::Bleu => "Bleu",
+                Metric::RougeL => "Rouge",
+                Metric::CiderD => "CIDEr",
+            };
+            runs.push((name, std::slice::from_ref(m)));
+        }
+    }
+    runs.push(("metrics", &metrics));
+    for (name, metrics) in runs {
+        let mut best = f64::INFINITY;
+        for _ in 0..repeat.max(1) {
+            let start = Instant::now();
+            let e = evaluate(&set, metrics, None);
+            best = best.min(start.elapsed().as_secs_f64());
+            eval = Some(e);
+        }
+        seconds.insert(name.into(), json!(best));
     }
     let eval = eval.ok_or("no evaluation ran")?;
 
@@ -86,7 +115,7 @@ fn run() -> Result<(), String> {
             Value::Object(row)
         })
         .collect();
-    let out = json!({"corpus": corpus, "per_image": per_image, "seconds": {"metrics": best}});
+    let out = json!({"corpus": corpus, "per_image": per_image, "seconds": seconds});
     println!("{out}");
     Ok(())
 }

@@ -11,8 +11,8 @@
 //! Corpus level: not a mean of per-image scores. The counts and lengths are summed over all
 //! images first, and the same formula runs once on the sums.
 
+use foldhash::{HashMap, HashMapExt};
 use rayon::prelude::*;
-use std::collections::HashMap;
 
 use super::ngrams::{order, Interner, NGram, NGramCounts, MAX_N};
 use super::ImageCaptions;

@@ -19,11 +19,12 @@
 //!   precomputed over a reference split, scores equal pycocoevalcap's when the evaluation covers
 //!   exactly that split (as a challenge submission must).
 
+use foldhash::{HashMap, HashMapExt};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
 
-use super::ngrams::{ngrams, order, split_py, Interner, NGram, NGramCounts, MAX_N};
+use super::ngrams::{ngrams, order, pack, split_py, unpack, Interner, NGram, NGramCounts, MAX_N};
 use super::{numpy_mean, ImageCaptions, MetricsError};
 
 /// pycocoevalcap's `sigma`: the standard deviation of the length penalty.
@@ -47,12 +48,18 @@ pub struct CiderScores {
 #[derive(Debug, Clone)]
 pub struct CiderDf {
     images: usize,
-    /// Token -> id; the ids key `df`.
+    /// Token -> id; the ids make up the n-gram keys of `index`.
     vocab: HashMap<Box<str>, u32>,
     /// Id -> token.
     tokens: Vec<Box<str>>,
-    df: HashMap<NGram, u32>,
+    /// N-gram -> position in `counts`.
+    index: HashMap<NGram, u32>,
+    /// Document frequency of each n-gram of `index`.
+    counts: Vec<u32>,
 }
+
+/// One image's distinct reference n-grams, sorted, each with its position in `CiderDf::counts`.
+type ImageNGrams = Vec<(NGram, u32)>;
 
 impl CiderDf {
     /// Counts document frequencies over the references of each image (one item per image, each a
@@ -63,28 +70,69 @@ impl CiderDf {
         R: IntoIterator,
         R::Item: AsRef<str>,
     {
+        Self::count(images).0
+    }
+
+    /// [`Self::from_references`], also returning each image's distinct reference n-grams.
+    fn count<I, R>(images: I) -> (Self, Vec<ImageNGrams>)
+    where
+        I: IntoIterator<Item = R>,
+        R: IntoIterator,
+        R::Item: AsRef<str>,
+    {
         let mut out = CiderDf {
             images: 0,
             vocab: HashMap::new(),
             tokens: Vec::new(),
-            df: HashMap::new(),
+            index: HashMap::new(),
+            counts: Vec::new(),
         };
-        let mut seen: HashSet<NGram> = HashSet::new();
-        let mut ids = Vec::new();
-        for references in images {
-            out.images += 1;
-            for reference in references {
-                ids.clear();
-                for token in split_py(reference.as_ref()) {
-                    ids.push(out.intern(token));
-                }
-                seen.extend(ngrams(&ids));
+        // Token ids of every reference, image by image (serial: one vocabulary).
+        let token_ids: Vec<Vec<Vec<u32>>> = images
+            .into_iter()
+            .map(|references| {
+                references
+                    .into_iter()
+                    .map(|r| split_py(r.as_ref()).map(|t| out.intern(t)).collect())
+                    .collect()
+            })
+            .collect();
+        out.images = token_ids.len();
+        // Each image's distinct n-grams (parallel).
+        let mut per_image: Vec<Vec<NGram>> = token_ids
+            .par_iter()
+            .map(|refs| {
+                let mut grams: Vec<NGram> = refs.iter().flat_map(|ids| ngrams(ids)).collect();
+                grams.sort_unstable();
+                grams.dedup();
+                grams
+            })
+            .collect();
+        drop(token_ids);
+        // Count images per n-gram (serial: one table).
+        out.index
+            .reserve(per_image.iter().map(Vec::len).sum::<usize>() / 2);
+        let mut slots: Vec<ImageNGrams> = Vec::with_capacity(per_image.len());
+        for grams in &mut per_image {
+            let mut image = Vec::with_capacity(grams.len());
+            for g in grams.drain(..) {
+                let counts = &mut out.counts;
+                let slot = *out.index.entry(g).or_insert_with(|| {
+                    counts.push(0);
+                    u32::try_from(counts.len() - 1).unwrap_or(u32::MAX)
+                });
+                out.counts[slot as usize] += 1;
+                image.push((g, slot));
             }
-            for g in seen.drain() {
-                *out.df.entry(g).or_insert(0) += 1;
-            }
+            slots.push(image);
         }
-        out
+        (out, slots)
+    }
+
+    fn df(&self, g: &NGram) -> u32 {
+        self.index
+            .get(g)
+            .map_or(0, |&slot| self.counts[slot as usize])
     }
 
     fn intern(&mut self, token: &str) -> u32 {
@@ -105,11 +153,11 @@ impl CiderDf {
 
     /// Number of distinct n-grams counted.
     pub fn len(&self) -> usize {
-        self.df.len()
+        self.counts.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.df.is_empty()
+        self.counts.is_empty()
     }
 
     /// Document frequency of an n-gram given as tokens (0 if unseen or not 1..=4 tokens long).
@@ -117,19 +165,19 @@ impl CiderDf {
         if ngram.is_empty() || ngram.len() > MAX_N {
             return 0;
         }
-        let mut g = [u32::MAX; MAX_N];
-        for (slot, token) in g.iter_mut().zip(ngram) {
+        let mut ids = [0; MAX_N];
+        for (slot, token) in ids.iter_mut().zip(ngram) {
             match self.vocab.get(*token) {
                 Some(&id) => *slot = id,
                 None => return 0,
             }
         }
-        self.df.get(&g).copied().unwrap_or(0)
+        self.df(&pack(&ids[..ngram.len()]))
     }
 
     fn ngram_text(&self, g: &NGram) -> String {
         let mut s = String::new();
-        for &id in &g[..order(g)] {
+        for id in unpack(*g) {
             if !s.is_empty() {
                 s.push(' ');
             }
@@ -150,9 +198,9 @@ struct CiderDfFile {
 impl Serialize for CiderDf {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let ngrams = self
-            .df
+            .index
             .iter()
-            .map(|(g, &c)| (self.ngram_text(g), c))
+            .map(|(g, &slot)| (self.ngram_text(g), self.counts[slot as usize]))
             .collect();
         CiderDfFile {
             images: self.images,
@@ -178,7 +226,8 @@ impl TryFrom<CiderDfFile> for CiderDf {
             images: file.images,
             vocab: HashMap::new(),
             tokens: Vec::new(),
-            df: HashMap::with_capacity(file.ngrams.len()),
+            index: HashMap::with_capacity(file.ngrams.len()),
+            counts: Vec::with_capacity(file.ngrams.len()),
         };
         for (text, count) in file.ngrams {
             if count == 0 || count as usize > file.images {
@@ -197,11 +246,12 @@ impl TryFrom<CiderDfFile> for CiderDf {
                     "{text:?} is not 1 to {MAX_N} tokens separated by single spaces"
                 )));
             }
-            let mut g = [u32::MAX; MAX_N];
-            for (slot, token) in g.iter_mut().zip(&tokens) {
-                *slot = out.intern(token);
+            let ids: Vec<u32> = tokens.iter().map(|t| out.intern(t)).collect();
+            let g = pack(&ids);
+            if out.index.insert(g, out.counts.len() as u32).is_some() {
+                return Err(bad(format!("n-gram {text:?} appears twice")));
             }
-            out.df.insert(g, count);
+            out.counts.push(count);
         }
         Ok(out)
     }
@@ -209,11 +259,9 @@ impl TryFrom<CiderDfFile> for CiderDf {
 
 /// CIDEr-D of every image and their mean, with document frequencies `df`.
 pub fn cider_d(df: &CiderDf, images: &[ImageCaptions]) -> CiderScores {
-    // np.log(float(len(self.crefs)))
-    let ref_len = (df.images as f64).ln();
     let per_image: Vec<f64> = images
         .par_iter()
-        .map(|image| image_score(df, ref_len, image))
+        .map(|image| image_score(df, image, None))
         .collect();
     CiderScores {
         corpus: numpy_mean(&per_image),
@@ -222,19 +270,56 @@ pub fn cider_d(df: &CiderDf, images: &[ImageCaptions]) -> CiderScores {
 }
 
 /// CIDEr-D with document frequencies over the references of `images` (pycocoevalcap's way).
+/// Same scores as [`CiderDf::from_references`] then [`cider_d`], but faster: counting already
+/// told us where each image's reference n-grams are.
 pub fn cider_d_self(images: &[ImageCaptions]) -> CiderScores {
-    let df = CiderDf::from_references(images.iter().map(|i| i.references()));
-    cider_d(&df, images)
+    let (df, known) = CiderDf::count(images.iter().map(|i| i.references()));
+    let per_image: Vec<f64> = images
+        .par_iter()
+        .zip(&known)
+        .map(|(image, known)| image_score(&df, image, Some(known)))
+        .collect();
+    CiderScores {
+        corpus: numpy_mean(&per_image),
+        per_image,
+    }
 }
 
-fn image_score(df: &CiderDf, ref_len: f64, image: &ImageCaptions) -> f64 {
+/// One image's CIDEr-D. `known`: this image's reference n-grams, if counting just listed them.
+fn image_score(df: &CiderDf, image: &ImageCaptions, known: Option<&ImageNGrams>) -> f64 {
+    // np.log(float(len(self.crefs)))
+    let ref_len = (df.images as f64).ln();
     // Tokens the frequencies never saw get ids of their own, local to this image: they still
     // match between candidate and references, and have document frequency 0.
     let mut interner = Interner::with_base(&df.vocab);
-    let hyp = TfIdf::new(&interner.ids(image.candidate()), df, ref_len);
+    let hyp = NGramCounts::new(&interner.ids(image.candidate()));
+    let refs: Vec<NGramCounts> = image
+        .references()
+        .iter()
+        .map(|r| NGramCounts::new(&interner.ids(r)))
+        .collect();
+
+    // log(max(1, df)) of every n-gram of this image, so that the big table is read once per
+    // distinct n-gram (those reads are cache misses and dominate the time).
+    let mut log_dfs: HashMap<NGram, f64> = HashMap::with_capacity(256);
+    if let Some(known) = known {
+        for &(g, slot) in known {
+            log_dfs.insert(g, f64::from(df.counts[slot as usize]).ln());
+        }
+    }
+    for counts in std::iter::once(&hyp).chain(&refs) {
+        for &(g, _) in &counts.entries {
+            log_dfs
+                .entry(g)
+                .or_insert_with(|| f64::from(df.df(&g)).max(1.0).ln());
+        }
+    }
+    let df_of = |g: &NGram| log_dfs.get(g).copied().unwrap_or(0.0);
+
+    let hyp = TfIdf::new(&hyp, df_of, ref_len);
     let mut score = [0.0f64; MAX_N];
-    for reference in image.references() {
-        let r = TfIdf::new(&interner.ids(reference), df, ref_len);
+    for r in &refs {
+        let r = TfIdf::new(r, df_of, ref_len);
         let sim = similarity(&hyp, &r);
         for n in 0..MAX_N {
             score[n] += sim[n];
@@ -247,8 +332,10 @@ fn image_score(df: &CiderDf, ref_len: f64, image: &ImageCaptions) -> f64 {
 
 /// A caption's TF-IDF vectors (pycocoevalcap's `counts2vec`).
 struct TfIdf {
-    /// Weights per n-gram order, in `precook`'s order (sums run in this order).
-    weights: [Vec<(NGram, f64)>; MAX_N],
+    /// Weights in `precook`'s order (sums run in this order), which is by n-gram order first:
+    /// the n-grams of order n + 1 are `weights[start[n]..start[n + 1]]`.
+    weights: Vec<(NGram, f64)>,
+    start: [usize; MAX_N + 1],
     norm: [f64; MAX_N],
     /// Number of bigrams (see the module doc).
     length: usize,
@@ -260,36 +347,46 @@ struct TfIdf {
 const SCAN_LIMIT: usize = 64;
 
 impl TfIdf {
-    fn new(ids: &[u32], df: &CiderDf, ref_len: f64) -> Self {
-        let mut weights: [Vec<(NGram, f64)>; MAX_N] = Default::default();
+    /// `log_df`: log(max(1, document frequency)) of an n-gram.
+    fn new(counts: &NGramCounts, log_df: impl Fn(&NGram) -> f64, ref_len: f64) -> Self {
+        let mut weights = Vec::with_capacity(counts.entries.len());
+        let mut start = [counts.entries.len(); MAX_N + 1];
         let mut norm = [0.0f64; MAX_N];
         let mut length = 0;
-        for (g, tf) in NGramCounts::new(ids).entries {
-            let count = df.df.get(&g).copied().unwrap_or(0);
-            let log_df = f64::from(count).max(1.0).ln();
+        for &(g, tf) in &counts.entries {
             let n = order(&g) - 1;
-            let w = f64::from(tf) * (ref_len - log_df);
+            start[n] = start[n].min(weights.len());
+            let w = f64::from(tf) * (ref_len - log_df(&g));
             norm[n] += w * w;
-            weights[n].push((g, w));
+            weights.push((g, w));
             if n == 1 {
                 length += tf as usize;
             }
         }
-        let index = (weights.iter().map(Vec::len).sum::<usize>() > SCAN_LIMIT)
-            .then(|| weights.iter().flatten().copied().collect());
+        // Orders without n-grams start where the next one does.
+        for n in (0..MAX_N).rev() {
+            start[n] = start[n].min(start[n + 1]);
+        }
+        let index = (weights.len() > SCAN_LIMIT).then(|| weights.iter().copied().collect());
         TfIdf {
             weights,
+            start,
             norm: norm.map(f64::sqrt),
             length,
             index,
         }
     }
 
+    fn order(&self, n: usize) -> &[(NGram, f64)] {
+        &self.weights[self.start[n]..self.start[n + 1]]
+    }
+
     fn weight(&self, n: usize, g: &NGram) -> f64 {
         match &self.index {
             Some(index) => index.get(g).copied().unwrap_or(0.0),
             // Captions have about ten n-grams per order: a scan beats hashing.
-            None => self.weights[n]
+            None => self
+                .order(n)
                 .iter()
                 .find(|(h, _)| h == g)
                 .map_or(0.0, |&(_, w)| w),
@@ -303,7 +400,7 @@ fn similarity(hyp: &TfIdf, reference: &TfIdf) -> [f64; MAX_N] {
     let penalty = std::f64::consts::E.powf(-(delta * delta) / (2.0 * SIGMA * SIGMA));
     std::array::from_fn(|n| {
         let mut val = 0.0f64;
-        for (g, h) in &hyp.weights[n] {
+        for (g, h) in hyp.order(n) {
             let r = reference.weight(n, g);
             val += h.min(r) * r;
         }

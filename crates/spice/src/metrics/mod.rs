@@ -224,15 +224,10 @@ pub fn evaluate<K: Clone>(
                 }
             }
             Metric::CiderD => {
-                let own;
-                let df = match df {
-                    Some(df) => df,
-                    None => {
-                        own = CiderDf::from_references(images.iter().map(|i| i.references()));
-                        &own
-                    }
+                let s = match df {
+                    Some(df) => cider::cider_d(df, images),
+                    None => cider::cider_d_self(images),
                 };
-                let s = cider::cider_d(df, images);
                 corpus.push(cider::SCORE_NAME, s.corpus);
                 for (row, &v) in per_image.iter_mut().zip(&s.per_image) {
                     row.push(cider::SCORE_NAME, v);

@@ -4,19 +4,35 @@
 //! only need to be equal exactly when the strings are), and key an n-gram by its ids padded to
 //! four, which hashes and compares much faster than string tuples.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 
 /// The longest n-gram BLEU and CIDEr-D count.
 pub(crate) const MAX_N: usize = 4;
 
-/// Token ids of an n-gram of length 1..=4, padded with [`PAD`].
-pub(crate) type NGram = [u32; MAX_N];
+/// An n-gram of length 1..=4: its token ids packed big-end first into 32-bit lanes, unused
+/// lanes [`PAD`]. One integer compares, sorts and hashes much faster than an array, and orders
+/// n-grams exactly as the arrays of ids would.
+pub(crate) type NGram = u128;
 
 const PAD: u32 = u32::MAX;
 
+/// Packs token ids (1 to 4 of them) into an [`NGram`].
+pub(crate) fn pack(ids: &[u32]) -> NGram {
+    (0..MAX_N).fold(0u128, |g, i| {
+        (g << 32) | u128::from(ids.get(i).copied().unwrap_or(PAD))
+    })
+}
+
+/// The token ids of an n-gram.
+pub(crate) fn unpack(g: NGram) -> impl Iterator<Item = u32> {
+    (0..MAX_N)
+        .map(move |i| (g >> (32 * (MAX_N - 1 - i))) as u32)
+        .take_while(|&t| t != PAD)
+}
+
 /// Length of an n-gram (1..=4).
 pub(crate) fn order(g: &NGram) -> usize {
-    g.iter().take_while(|&&t| t != PAD).count()
+    unpack(*g).count()
 }
 
 /// Splits like Python's `str.split()` without arguments: on runs of Unicode whitespace as
@@ -79,18 +95,31 @@ pub(crate) struct NGramCounts {
     pub(crate) entries: Vec<(NGram, u32)>,
 }
 
+/// Up to this many tokens, n-grams are deduplicated by scanning instead of hashing.
+const SCAN_LIMIT: usize = 24;
+
 impl NGramCounts {
     pub(crate) fn new(ids: &[u32]) -> Self {
-        let mut index: HashMap<NGram, usize> = HashMap::with_capacity(ids.len() * MAX_N);
         let mut entries: Vec<(NGram, u32)> = Vec::with_capacity(ids.len() * MAX_N);
+        let mut index: HashMap<NGram, usize> = HashMap::new();
         for n in 1..=MAX_N {
+            let first = entries.len();
             for window in ids.windows(n) {
-                let mut g = [PAD; MAX_N];
-                g[..n].copy_from_slice(window);
-                match index.get(&g) {
-                    Some(&i) => entries[i].1 += 1,
+                let g = pack(window);
+                let found = if ids.len() <= SCAN_LIMIT {
+                    entries[first..]
+                        .iter()
+                        .position(|(h, _)| *h == g)
+                        .map(|i| first + i)
+                } else {
+                    index.get(&g).copied()
+                };
+                match found {
+                    Some(i) => entries[i].1 += 1,
                     None => {
-                        index.insert(g, entries.len());
+                        if ids.len() > SCAN_LIMIT {
+                            index.insert(g, entries.len());
+                        }
                         entries.push((g, 1));
                     }
                 }
@@ -102,13 +131,7 @@ impl NGramCounts {
 
 /// Every n-gram (n = 1..=4) of a token sequence, with repeats, in `precook`'s order.
 pub(crate) fn ngrams(ids: &[u32]) -> impl Iterator<Item = NGram> + '_ {
-    (1..=MAX_N).flat_map(move |n| {
-        ids.windows(n).map(move |w| {
-            let mut g = [PAD; MAX_N];
-            g[..n].copy_from_slice(w);
-            g
-        })
-    })
+    (1..=MAX_N).flat_map(move |n| ids.windows(n).map(pack))
 }
 
 #[cfg(test)]
@@ -138,7 +161,8 @@ mod tests {
 
     #[test]
     fn tokens_outside_the_base_vocabulary_get_fresh_ids() {
-        let base: HashMap<Box<str>, u32> = [("dog".into(), 0), ("cat".into(), 1)].into();
+        let base: HashMap<Box<str>, u32> =
+            [("dog".into(), 0), ("cat".into(), 1)].into_iter().collect();
         let mut interner = Interner::with_base(&base);
         assert_eq!(interner.ids("cat zebra dog zebra yak"), [1, 2, 0, 2, 3]);
     }
