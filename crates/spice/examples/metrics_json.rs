@@ -7,8 +7,8 @@
 //! INPUT.json: `{"images": [{"image_id": .., "candidate": "tok tok", "references": ["tok tok", ..]}]}`
 //! (what `scripts/metrics-oracle` writes; other keys are ignored).
 //! Output: `{"corpus": {"Bleu_1": .., ..}, "per_image": [{"image_id": .., "Bleu_1": .., ..}],
-//! "seconds": {"Bleu": .., "Rouge": .., "CIDEr": .., "metrics": ..}}`: the fastest of N runs of
-//! each metric alone and of all three (JSON reading and writing excluded).
+//! "seconds": {"Bleu": .., "Rouge": .., "CIDEr": .., "metrics": ..}}`: the median of N runs of
+//! each metric alone and of all of them (JSON reading and writing excluded).
 
 use std::process::ExitCode;
 use std::time::Instant;
@@ -71,7 +71,7 @@ fn run() -> Result<(), String> {
     }
     let set = EvalSet::new(entries).map_err(|e| format!("{path}: {e}"))?;
 
-    // Fastest of `repeat` runs: each metric alone, then all of them together.
+    // Median of `repeat` runs: each metric alone, then all of them together.
     let mut seconds = Map::new();
     let mut eval = None;
     let mut runs: Vec<(&str, &[Metric])> = Vec::new();
@@ -87,14 +87,15 @@ fn run() -> Result<(), String> {
     }
     runs.push(("metrics", &metrics));
     for (name, metrics) in runs {
-        let mut best = f64::INFINITY;
+        let mut times = Vec::with_capacity(repeat.max(1));
         for _ in 0..repeat.max(1) {
             let start = Instant::now();
             let e = evaluate(&set, metrics, None);
-            best = best.min(start.elapsed().as_secs_f64());
+            times.push(start.elapsed().as_secs_f64());
             eval = Some(e);
         }
-        seconds.insert(name.into(), json!(best));
+        times.sort_by(f64::total_cmp);
+        seconds.insert(name.into(), json!(times[times.len() / 2]));
     }
     let eval = eval.ok_or("no evaluation ran")?;
 
