@@ -14,6 +14,7 @@ pub mod enhance;
 pub mod graph;
 mod javaorder;
 pub mod lemmatize;
+pub mod metrics;
 pub mod parse;
 pub mod perceptron;
 pub mod rules;

@@ -1,0 +1,504 @@
+//! CIDEr-D as pycocoevalcap's `Cider` computes it (Vedantam et al. 2015, with the "-D" changes:
+//! clipping and the Gaussian length penalty).
+//!
+//! Every caption becomes four TF-IDF vectors, one per n-gram order n = 1..4: an n-gram's weight
+//! is its count in the caption times `log(N) - log(max(1, df))`, where `N` is the number of
+//! reference images and `df` the number of images whose references contain the n-gram. For each
+//! reference and each n, the candidate's similarity is the clipped dot product
+//! `sum min(c, r) * r` over the candidate's n-grams, divided by both vector norms (unless one is
+//! 0), times the length penalty `exp(-(delta^2) / (2 sigma^2))` with `sigma = 6`. The image's
+//! score is the mean over n, averaged over references, times 10. The corpus score is the mean
+//! over images.
+//!
+//! Two quirks of pycocoevalcap are part of the definition and kept:
+//! - `delta` is the difference of the *bigram* counts of candidate and reference, not of their
+//!   token counts (`if n == 1: length += term_freq` with 0-based `n`). For captions of at least
+//!   one token both differ by the same amount; they differ when one caption is empty.
+//! - `N` is the number of images whose references built the frequencies. pycocoevalcap builds
+//!   them from the evaluated images, so `N` is the size of the evaluation. With a [`CiderDf`]
+//!   precomputed over a reference split, scores equal pycocoevalcap's when the evaluation covers
+//!   exactly that split (as a challenge submission must).
+
+use foldhash::{HashMap, HashMapExt};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+use super::ngrams::{ngrams, order, pack, split_py, unpack, Interner, NGram, NGramCounts, MAX_N};
+use super::{numpy_mean, ImageCaptions, MetricsError};
+
+/// pycocoevalcap's `sigma`: the standard deviation of the length penalty.
+pub const SIGMA: f64 = 6.0;
+
+/// pycocoevalcap's name for CIDEr-D (`COCOEvalCap` calls it "CIDEr").
+pub const SCORE_NAME: &str = "CIDEr";
+
+/// CIDEr-D, corpus-level (mean) and per image (in input order).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CiderScores {
+    pub corpus: f64,
+    pub per_image: Vec<f64>,
+}
+
+/// Document frequencies of reference n-grams: for each n-gram (n = 1..4), the number of images
+/// whose reference captions contain it, and the number of images.
+///
+/// Serializes (serde) as `{"images": N, "ngrams": {"a man": 1234, ...}}`, n-gram tokens joined
+/// by one space, keys sorted, so equal frequencies serialize to equal bytes.
+#[derive(Debug, Clone)]
+pub struct CiderDf {
+    images: usize,
+    /// Token -> id; the ids make up the n-gram keys of `index`.
+    vocab: HashMap<Box<str>, u32>,
+    /// Id -> token.
+    tokens: Vec<Box<str>>,
+    /// N-gram -> position in `counts`.
+    index: HashMap<NGram, u32>,
+    /// Document frequency of each n-gram of `index`.
+    counts: Vec<u32>,
+}
+
+/// One image's distinct reference n-grams, sorted, each with its position in `CiderDf::counts`.
+type ImageNGrams = Vec<(NGram, u32)>;
+
+impl CiderDf {
+    /// Counts document frequencies over the references of each image (one item per image, each a
+    /// list of tokenized reference captions), as pycocoevalcap's `compute_doc_freq` does.
+    pub fn from_references<I, R>(images: I) -> Self
+    where
+        I: IntoIterator<Item = R>,
+        R: IntoIterator,
+        R::Item: AsRef<str>,
+    {
+        Self::count(images).0
+    }
+
+    /// [`Self::from_references`], also returning each image's distinct reference n-grams.
+    fn count<I, R>(images: I) -> (Self, Vec<ImageNGrams>)
+    where
+        I: IntoIterator<Item = R>,
+        R: IntoIterator,
+        R::Item: AsRef<str>,
+    {
+        let mut out = CiderDf {
+            images: 0,
+            vocab: HashMap::new(),
+            tokens: Vec::new(),
+            index: HashMap::new(),
+            counts: Vec::new(),
+        };
+        // Token ids of every reference, image by image (serial: one vocabulary).
+        let token_ids: Vec<Vec<Vec<u32>>> = images
+            .into_iter()
+            .map(|references| {
+                references
+                    .into_iter()
+                    .map(|r| split_py(r.as_ref()).map(|t| out.intern(t)).collect())
+                    .collect()
+            })
+            .collect();
+        out.images = token_ids.len();
+        // Each image's distinct n-grams (parallel).
+        let mut per_image: Vec<Vec<NGram>> = token_ids
+            .par_iter()
+            .map(|refs| {
+                let mut grams: Vec<NGram> = refs.iter().flat_map(|ids| ngrams(ids)).collect();
+                grams.sort_unstable();
+                grams.dedup();
+                grams
+            })
+            .collect();
+        drop(token_ids);
+        // Count images per n-gram (serial: one table).
+        out.index
+            .reserve(per_image.iter().map(Vec::len).sum::<usize>() / 2);
+        let mut slots: Vec<ImageNGrams> = Vec::with_capacity(per_image.len());
+        for grams in &mut per_image {
+            let mut image = Vec::with_capacity(grams.len());
+            for g in grams.drain(..) {
+                let counts = &mut out.counts;
+                let slot = *out.index.entry(g).or_insert_with(|| {
+                    counts.push(0);
+                    u32::try_from(counts.len() - 1).unwrap_or(u32::MAX)
+                });
+                out.counts[slot as usize] += 1;
+                image.push((g, slot));
+            }
+            slots.push(image);
+        }
+        (out, slots)
+    }
+
+    fn df(&self, g: &NGram) -> u32 {
+        self.index
+            .get(g)
+            .map_or(0, |&slot| self.counts[slot as usize])
+    }
+
+    fn intern(&mut self, token: &str) -> u32 {
+        if let Some(&id) = self.vocab.get(token) {
+            return id;
+        }
+        // More than u32::MAX - 1 distinct tokens cannot fit in memory next to their n-grams.
+        let id = u32::try_from(self.tokens.len()).unwrap_or(u32::MAX - 1);
+        self.tokens.push(token.into());
+        self.vocab.insert(token.into(), id);
+        id
+    }
+
+    /// Number of images the frequencies were counted over (`N` in the idf `log(N / df)`).
+    pub fn images(&self) -> usize {
+        self.images
+    }
+
+    /// Number of distinct n-grams counted.
+    pub fn len(&self) -> usize {
+        self.counts.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.counts.is_empty()
+    }
+
+    /// Document frequency of an n-gram given as tokens (0 if unseen or not 1..=4 tokens long).
+    pub fn get(&self, ngram: &[&str]) -> u32 {
+        if ngram.is_empty() || ngram.len() > MAX_N {
+            return 0;
+        }
+        let mut ids = [0; MAX_N];
+        for (slot, token) in ids.iter_mut().zip(ngram) {
+            match self.vocab.get(*token) {
+                Some(&id) => *slot = id,
+                None => return 0,
+            }
+        }
+        self.df(&pack(&ids[..ngram.len()]))
+    }
+
+    fn ngram_text(&self, g: &NGram) -> String {
+        let mut s = String::new();
+        for id in unpack(*g) {
+            if !s.is_empty() {
+                s.push(' ');
+            }
+            s.push_str(&self.tokens[id as usize]);
+        }
+        s
+    }
+}
+
+/// The serialized form of [`CiderDf`].
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CiderDfFile {
+    images: usize,
+    ngrams: BTreeMap<String, u32>,
+}
+
+impl Serialize for CiderDf {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let ngrams = self
+            .index
+            .iter()
+            .map(|(g, &slot)| (self.ngram_text(g), self.counts[slot as usize]))
+            .collect();
+        CiderDfFile {
+            images: self.images,
+            ngrams,
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for CiderDf {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let file = CiderDfFile::deserialize(deserializer)?;
+        CiderDf::try_from(file).map_err(serde::de::Error::custom)
+    }
+}
+
+impl TryFrom<CiderDfFile> for CiderDf {
+    type Error = MetricsError;
+
+    fn try_from(file: CiderDfFile) -> Result<Self, Self::Error> {
+        let bad = |reason: String| MetricsError::InvalidDocumentFrequencies { reason };
+        let mut out = CiderDf {
+            images: file.images,
+            vocab: HashMap::new(),
+            tokens: Vec::new(),
+            index: HashMap::with_capacity(file.ngrams.len()),
+            counts: Vec::with_capacity(file.ngrams.len()),
+        };
+        for (text, count) in file.ngrams {
+            if count == 0 || count as usize > file.images {
+                return Err(bad(format!(
+                    "n-gram {text:?} has frequency {count}, outside 1..={}",
+                    file.images
+                )));
+            }
+            let tokens: Vec<&str> = text.split(' ').collect();
+            if tokens.len() > MAX_N
+                || tokens
+                    .iter()
+                    .any(|t| t.is_empty() || split_py(t).count() != 1)
+            {
+                return Err(bad(format!(
+                    "{text:?} is not 1 to {MAX_N} tokens separated by single spaces"
+                )));
+            }
+            let ids: Vec<u32> = tokens.iter().map(|t| out.intern(t)).collect();
+            let g = pack(&ids);
+            if out.index.insert(g, out.counts.len() as u32).is_some() {
+                return Err(bad(format!("n-gram {text:?} appears twice")));
+            }
+            out.counts.push(count);
+        }
+        Ok(out)
+    }
+}
+
+/// CIDEr-D of every image and their mean, with document frequencies `df`.
+pub fn cider_d(df: &CiderDf, images: &[ImageCaptions]) -> CiderScores {
+    let per_image: Vec<f64> = images
+        .par_iter()
+        .map(|image| image_score(df, image, None))
+        .collect();
+    CiderScores {
+        corpus: numpy_mean(&per_image),
+        per_image,
+    }
+}
+
+/// CIDEr-D with document frequencies over the references of `images` (pycocoevalcap's way).
+/// Same scores as [`CiderDf::from_references`] then [`cider_d`], but faster: counting already
+/// told us where each image's reference n-grams are.
+pub fn cider_d_self(images: &[ImageCaptions]) -> CiderScores {
+    let (df, known) = CiderDf::count(images.iter().map(|i| i.references()));
+    let per_image: Vec<f64> = images
+        .par_iter()
+        .zip(&known)
+        .map(|(image, known)| image_score(&df, image, Some(known)))
+        .collect();
+    CiderScores {
+        corpus: numpy_mean(&per_image),
+        per_image,
+    }
+}
+
+/// One image's CIDEr-D. `known`: this image's reference n-grams, if counting just listed them.
+fn image_score(df: &CiderDf, image: &ImageCaptions, known: Option<&ImageNGrams>) -> f64 {
+    // np.log(float(len(self.crefs)))
+    let ref_len = (df.images as f64).ln();
+    // Tokens the frequencies never saw get ids of their own, local to this image: they still
+    // match between candidate and references, and have document frequency 0.
+    let mut interner = Interner::with_base(&df.vocab);
+    let hyp = NGramCounts::new(&interner.ids(image.candidate()));
+    let refs: Vec<NGramCounts> = image
+        .references()
+        .iter()
+        .map(|r| NGramCounts::new(&interner.ids(r)))
+        .collect();
+
+    // log(max(1, df)) of every n-gram of this image, so that the big table is read once per
+    // distinct n-gram (those reads are cache misses and dominate the time).
+    let mut log_dfs: HashMap<NGram, f64> = HashMap::with_capacity(256);
+    if let Some(known) = known {
+        for &(g, slot) in known {
+            log_dfs.insert(g, f64::from(df.counts[slot as usize]).ln());
+        }
+    }
+    for counts in std::iter::once(&hyp).chain(&refs) {
+        for &(g, _) in &counts.entries {
+            log_dfs
+                .entry(g)
+                .or_insert_with(|| f64::from(df.df(&g)).max(1.0).ln());
+        }
+    }
+    let df_of = |g: &NGram| log_dfs.get(g).copied().unwrap_or(0.0);
+
+    let hyp = TfIdf::new(&hyp, df_of, ref_len);
+    let mut score = [0.0f64; MAX_N];
+    for r in &refs {
+        let r = TfIdf::new(r, df_of, ref_len);
+        let sim = similarity(&hyp, &r);
+        for n in 0..MAX_N {
+            score[n] += sim[n];
+        }
+    }
+    let mut avg = numpy_mean(&score);
+    avg /= image.references().len() as f64;
+    avg * 10.0
+}
+
+/// A caption's TF-IDF vectors (pycocoevalcap's `counts2vec`).
+struct TfIdf {
+    /// Weights in `precook`'s order (sums run in this order), which is by n-gram order first:
+    /// the n-grams of order n + 1 are `weights[start[n]..start[n + 1]]`.
+    weights: Vec<(NGram, f64)>,
+    start: [usize; MAX_N + 1],
+    norm: [f64; MAX_N],
+    /// Number of bigrams (see the module doc).
+    length: usize,
+    /// N-gram -> weight, built only for long captions, where scanning `weights` would be slow.
+    index: Option<HashMap<NGram, f64>>,
+}
+
+/// Above this many n-grams a caption's weights are looked up by hash instead of by scan.
+const SCAN_LIMIT: usize = 64;
+
+impl TfIdf {
+    /// `log_df`: log(max(1, document frequency)) of an n-gram.
+    fn new(counts: &NGramCounts, log_df: impl Fn(&NGram) -> f64, ref_len: f64) -> Self {
+        let mut weights = Vec::with_capacity(counts.entries.len());
+        let mut start = [counts.entries.len(); MAX_N + 1];
+        let mut norm = [0.0f64; MAX_N];
+        let mut length = 0;
+        for &(g, tf) in &counts.entries {
+            let n = order(&g) - 1;
+            start[n] = start[n].min(weights.len());
+            let w = f64::from(tf) * (ref_len - log_df(&g));
+            norm[n] += w * w;
+            weights.push((g, w));
+            if n == 1 {
+                length += tf as usize;
+            }
+        }
+        // Orders without n-grams start where the next one does.
+        for n in (0..MAX_N).rev() {
+            start[n] = start[n].min(start[n + 1]);
+        }
+        let index = (weights.len() > SCAN_LIMIT).then(|| weights.iter().copied().collect());
+        TfIdf {
+            weights,
+            start,
+            norm: norm.map(f64::sqrt),
+            length,
+            index,
+        }
+    }
+
+    fn order(&self, n: usize) -> &[(NGram, f64)] {
+        &self.weights[self.start[n]..self.start[n + 1]]
+    }
+
+    fn weight(&self, n: usize, g: &NGram) -> f64 {
+        match &self.index {
+            Some(index) => index.get(g).copied().unwrap_or(0.0),
+            // Captions have about ten n-grams per order: a scan beats hashing.
+            None => self
+                .order(n)
+                .iter()
+                .find(|(h, _)| h == g)
+                .map_or(0.0, |&(_, w)| w),
+        }
+    }
+}
+
+/// Clipped cosine similarity per n-gram order with the length penalty (pycocoevalcap's `sim`).
+fn similarity(hyp: &TfIdf, reference: &TfIdf) -> [f64; MAX_N] {
+    let delta = hyp.length as f64 - reference.length as f64;
+    let penalty = std::f64::consts::E.powf(-(delta * delta) / (2.0 * SIGMA * SIGMA));
+    std::array::from_fn(|n| {
+        let mut val = 0.0f64;
+        for (g, h) in hyp.order(n) {
+            let r = reference.weight(n, g);
+            val += h.min(r) * r;
+        }
+        if hyp.norm[n] != 0.0 && reference.norm[n] != 0.0 {
+            val /= hyp.norm[n] * reference.norm[n];
+        }
+        val * penalty
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn image(candidate: &str, refs: &[&str]) -> ImageCaptions {
+        ImageCaptions::new(candidate, refs.iter().map(|r| r.to_string()).collect())
+            .expect("test captions have references")
+    }
+
+    /// Three images, one reference each, no n-gram shared between images except "a".
+    fn toy() -> Vec<ImageCaptions> {
+        vec![
+            image("a dog", &["a dog"]),
+            image("a cat", &["a bird"]),
+            image("a cow", &["a horse"]),
+        ]
+    }
+
+    #[test]
+    fn document_frequencies_count_images_not_occurrences() {
+        let df = CiderDf::from_references([vec!["a dog", "a dog runs"], vec!["a cat"]]);
+        assert_eq!(df.images(), 2);
+        assert_eq!(df.get(&["a"]), 2); // in both images, though three times
+        assert_eq!(df.get(&["a", "dog"]), 1); // twice in image 1: still one image
+        assert_eq!(df.get(&["a", "dog", "runs"]), 1);
+        assert_eq!(df.get(&["zebra"]), 0);
+        // a dog runs cat | a dog, dog runs, a cat | a dog runs
+        assert_eq!(df.len(), 4 + 3 + 1);
+    }
+
+    #[test]
+    fn three_image_toy_corpus() {
+        let s = cider_d_self(&toy());
+        // Image 1: "a dog" vs "a dog". N = 3. "a" is in every image: idf log 3 - log 3 = 0, so
+        // it weighs nothing. "dog", "a dog" are in one image: idf log 3. The candidate's vectors
+        // equal the reference's for n = 1, 2, so the cosine is 1 for those orders; n = 3, 4 have
+        // no n-grams (norm 0, value 0). Mean over n: (1 + 1 + 0 + 0) / 4 = 0.5, times 10 = 5.
+        assert!((s.per_image[0] - 5.0).abs() < 1e-12);
+        // Image 2: "a cat" vs "a bird": the only shared n-gram, "a", weighs 0: score 0.
+        assert_eq!(s.per_image[1], 0.0);
+        assert_eq!(s.per_image[2], 0.0);
+        assert!((s.corpus - 5.0 / 3.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn clipping_caps_repeated_ngrams() {
+        // Candidate "dog dog" vs reference "dog" (+ a second image so that idf is not 0).
+        // N = 2, idf(dog) = log 2. Unigram weights: candidate 2 log 2, reference log 2.
+        // Clipped dot product: min(2l, l) * l = l^2; norms 2l and l: cosine 1/2.
+        // Bigrams: candidate has "dog dog" (weight log 2, df 0 -> log(max(1, 0)) = 0),
+        // reference has none: norm 0, value 0. Length penalty: bigram counts 1 vs 0,
+        // delta = 1, exp(-1/72). Score = 10 * (1/2 * exp(-1/72)) / 4.
+        let images = [image("dog dog", &["dog"]), image("cat", &["cat"])];
+        let s = cider_d_self(&images);
+        let want = 10.0 * (0.5 * (-1.0f64 / 72.0).exp()) / 4.0;
+        assert!(
+            (s.per_image[0] - want).abs() < 1e-12,
+            "{} vs {want}",
+            s.per_image[0]
+        );
+    }
+
+    #[test]
+    fn precomputed_frequencies_give_the_same_scores() {
+        let images = toy();
+        let df = CiderDf::from_references(images.iter().map(|i| i.references()));
+        assert_eq!(cider_d(&df, &images), cider_d_self(&images));
+    }
+
+    #[test]
+    fn frequencies_survive_a_serde_round_trip() {
+        let df = CiderDf::from_references([vec!["a dog runs"], vec!["a cat"]]);
+        let json = serde_json::to_string(&df).expect("serializes");
+        assert!(json.starts_with(r#"{"images":2,"ngrams":{"a":2,"a cat":1,"a dog":1,"#));
+        let back: CiderDf = serde_json::from_str(&json).expect("deserializes");
+        assert_eq!(serde_json::to_string(&back).expect("serializes"), json);
+        let images = toy();
+        assert_eq!(cider_d(&back, &images), cider_d(&df, &images));
+    }
+
+    #[test]
+    fn malformed_frequencies_are_rejected_with_the_reason() {
+        let too_many = r#"{"images": 1, "ngrams": {"a": 2}}"#;
+        let err = serde_json::from_str::<CiderDf>(too_many).expect_err("2 > 1 image");
+        assert!(err.to_string().contains(r#""a" has frequency 2"#), "{err}");
+        let five = r#"{"images": 1, "ngrams": {"a b c d e": 1}}"#;
+        assert!(serde_json::from_str::<CiderDf>(five).is_err());
+        let spaces = r#"{"images": 1, "ngrams": {"a  b": 1}}"#;
+        assert!(serde_json::from_str::<CiderDf>(spaces).is_err());
+    }
+}

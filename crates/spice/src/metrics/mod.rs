@@ -1,0 +1,366 @@
+//! The classic caption metrics of the COCO evaluation server: BLEU-1..4, ROUGE-L and CIDEr-D,
+//! computed exactly as pycocoevalcap computes them (same constants, same corner cases, same
+//! order of floating-point operations where it matters), corpus-level and per image.
+//!
+//! In: an [`EvalSet`], i.e. image id -> ([`ImageCaptions`]: one candidate caption and its
+//! reference captions), every caption *already tokenized* the way pycocoevalcap's `PTBTokenizer`
+//! leaves it (lowercased PTB tokens joined by single spaces, punctuation removed; see
+//! `tokenize::tokenize_coco`). Out: an [`Evaluation`]: corpus scores and per-image scores under
+//! pycocoevalcap's names (`Bleu_1`..`Bleu_4`, `ROUGE_L`, `CIDEr`).
+//!
+//! Each metric also has its own entry point ([`bleu::bleu`], [`rouge::rouge_l`],
+//! [`cider::cider_d`]) for callers that need only one. CIDEr-D weighs n-grams by document
+//! frequencies over the reference captions; pycocoevalcap computes them from the evaluated
+//! references, which [`evaluate`] does when given no [`CiderDf`]. A server that scores many
+//! submissions against one reference split computes a [`CiderDf`] once at ingestion
+//! ([`CiderDf::from_references`], serializable with serde) and passes it in.
+//!
+//! METEOR 1.5 is not here yet. It slots in as one more [`Metric`] variant (`Metric::Meteor`,
+//! score name `METEOR`) with its own module `meteor.rs` beside these, dispatched from
+//! [`evaluate`] like the others; nothing else in this module needs to change.
+
+pub mod bleu;
+pub mod cider;
+mod ngrams;
+pub mod rouge;
+
+use std::collections::HashSet;
+use std::fmt;
+use std::hash::Hash;
+use std::str::FromStr;
+
+pub use bleu::BleuScores;
+pub use cider::{CiderDf, CiderScores};
+pub use rouge::RougeScores;
+
+/// Why a set of captions cannot be evaluated.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MetricsError {
+    /// pycocoevalcap asserts at least one reference per image; so do we.
+    #[error("image has no reference captions")]
+    NoReferences,
+    #[error("image id {image} appears more than once")]
+    DuplicateImage { image: String },
+    #[error("unknown metric {name:?} (known: bleu, rouge, cider)")]
+    UnknownMetric { name: String },
+    #[error("invalid CIDEr-D document frequencies: {reason}")]
+    InvalidDocumentFrequencies { reason: String },
+}
+
+/// One image's tokenized candidate caption and its tokenized reference captions (at least one).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImageCaptions {
+    candidate: String,
+    references: Vec<String>,
+}
+
+impl ImageCaptions {
+    /// Captions are tokenized text: tokens separated by spaces, as pycocoevalcap's tokenizer
+    /// returns them. An empty candidate is allowed (it scores as pycocoevalcap scores it).
+    pub fn new(
+        candidate: impl Into<String>,
+        references: Vec<String>,
+    ) -> Result<Self, MetricsError> {
+        if references.is_empty() {
+            return Err(MetricsError::NoReferences);
+        }
+        Ok(ImageCaptions {
+            candidate: candidate.into(),
+            references,
+        })
+    }
+
+    pub fn candidate(&self) -> &str {
+        &self.candidate
+    }
+
+    pub fn references(&self) -> &[String] {
+        &self.references
+    }
+}
+
+/// The images of one evaluation, in the order given: image id -> captions, ids unique.
+///
+/// The order only affects the last bits of corpus means (as it does in pycocoevalcap, which
+/// follows its dict's order); per-image results come back in this order.
+#[derive(Debug, Clone)]
+pub struct EvalSet<K> {
+    ids: Vec<K>,
+    images: Vec<ImageCaptions>,
+}
+
+impl<K: Eq + Hash + fmt::Debug> EvalSet<K> {
+    pub fn new(
+        entries: impl IntoIterator<Item = (K, ImageCaptions)>,
+    ) -> Result<Self, MetricsError> {
+        let (ids, images): (Vec<K>, Vec<ImageCaptions>) = entries.into_iter().unzip();
+        let mut seen = HashSet::with_capacity(ids.len());
+        for id in &ids {
+            if !seen.insert(id) {
+                return Err(MetricsError::DuplicateImage {
+                    image: format!("{id:?}"),
+                });
+            }
+        }
+        Ok(EvalSet { ids, images })
+    }
+}
+
+impl<K> EvalSet<K> {
+    pub fn ids(&self) -> &[K] {
+        &self.ids
+    }
+
+    pub fn images(&self) -> &[ImageCaptions] {
+        &self.images
+    }
+
+    pub fn len(&self) -> usize {
+        self.images.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.images.is_empty()
+    }
+}
+
+/// A metric family that [`evaluate`] can run. METEOR 1.5 will be the next variant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Metric {
+    /// BLEU-1..4 (Papineni et al. 2002) with pycocoevalcap's "closest" reference length.
+    Bleu,
+    /// ROUGE-L (Lin 2004) with beta = 1.2.
+    RougeL,
+    /// CIDEr-D (Vedantam et al. 2015) with sigma = 6, clipping and the x10 factor.
+    CiderD,
+}
+
+impl Metric {
+    /// Every metric, in the order of the COCO evaluation server's table.
+    pub const ALL: [Metric; 3] = [Metric::Bleu, Metric::RougeL, Metric::CiderD];
+
+    /// The names pycocoevalcap's `COCOEvalCap` stores this metric's scores under.
+    pub fn score_names(self) -> &'static [&'static str] {
+        match self {
+            Metric::Bleu => &bleu::SCORE_NAMES,
+            Metric::RougeL => &[rouge::SCORE_NAME],
+            Metric::CiderD => &[cider::SCORE_NAME],
+        }
+    }
+}
+
+impl FromStr for Metric {
+    type Err = MetricsError;
+
+    /// The names `spice eval --metrics` accepts: `bleu`, `rouge`, `cider`.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "bleu" => Ok(Metric::Bleu),
+            "rouge" | "rouge_l" | "rouge-l" => Ok(Metric::RougeL),
+            "cider" | "cider-d" | "cider_d" => Ok(Metric::CiderD),
+            _ => Err(MetricsError::UnknownMetric {
+                name: s.to_string(),
+            }),
+        }
+    }
+}
+
+/// Named scores, in the order the metrics were requested.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Scores(Vec<(&'static str, f64)>);
+
+impl Scores {
+    pub fn get(&self, name: &str) -> Option<f64> {
+        self.0.iter().find(|(n, _)| *n == name).map(|&(_, v)| v)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, f64)> + '_ {
+        self.0.iter().copied()
+    }
+
+    fn push(&mut self, name: &'static str, value: f64) {
+        self.0.push((name, value));
+    }
+}
+
+/// Corpus-level and per-image scores of one evaluation (pycocoevalcap's `eval` and `evalImgs`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Evaluation<K> {
+    pub corpus: Scores,
+    /// One entry per image of the [`EvalSet`], in its order.
+    pub per_image: Vec<(K, Scores)>,
+}
+
+/// Runs `metrics` on `set`. CIDEr-D uses `df` if given, else document frequencies over the
+/// references of `set` (what pycocoevalcap does). Each metric runs its images on rayon's pool.
+pub fn evaluate<K: Clone>(
+    set: &EvalSet<K>,
+    metrics: &[Metric],
+    df: Option<&CiderDf>,
+) -> Evaluation<K> {
+    let images = set.images();
+    let mut corpus = Scores::default();
+    let mut per_image: Vec<Scores> = vec![Scores::default(); images.len()];
+    let mut done = HashSet::new();
+    for &metric in metrics {
+        if !done.insert(metric) {
+            continue;
+        }
+        match metric {
+            Metric::Bleu => {
+                let s = bleu::bleu(images);
+                for (k, name) in bleu::SCORE_NAMES.iter().enumerate() {
+                    corpus.push(name, s.corpus[k]);
+                    for (row, img) in per_image.iter_mut().zip(&s.per_image) {
+                        row.push(name, img[k]);
+                    }
+                }
+            }
+            Metric::RougeL => {
+                let s = rouge::rouge_l(images);
+                corpus.push(rouge::SCORE_NAME, s.corpus);
+                for (row, &v) in per_image.iter_mut().zip(&s.per_image) {
+                    row.push(rouge::SCORE_NAME, v);
+                }
+            }
+            Metric::CiderD => {
+                let s = match df {
+                    Some(df) => cider::cider_d(df, images),
+                    None => cider::cider_d_self(images),
+                };
+                corpus.push(cider::SCORE_NAME, s.corpus);
+                for (row, &v) in per_image.iter_mut().zip(&s.per_image) {
+                    row.push(cider::SCORE_NAME, v);
+                }
+            }
+        }
+    }
+    Evaluation {
+        corpus,
+        per_image: set.ids().iter().cloned().zip(per_image).collect(),
+    }
+}
+
+/// `np.mean` of a float64 vector, bit for bit: numpy sums with pairwise summation (blocks of
+/// 128, unrolled by 8) and then divides by the count. pycocoevalcap averages ROUGE-L and CIDEr-D
+/// this way; a plain left-to-right sum would differ in the last bits.
+pub(crate) fn numpy_mean(values: &[f64]) -> f64 {
+    if values.is_empty() {
+        return f64::NAN; // np.mean of an empty array (with a warning)
+    }
+    numpy_pairwise_sum(values) / values.len() as f64
+}
+
+fn numpy_pairwise_sum(a: &[f64]) -> f64 {
+    const BLOCK: usize = 128;
+    let n = a.len();
+    if n < 8 {
+        let mut res = 0.0;
+        for &x in a {
+            res += x;
+        }
+        res
+    } else if n <= BLOCK {
+        let mut r = [0.0f64; 8];
+        r.copy_from_slice(&a[..8]);
+        let whole = n - n % 8;
+        let mut i = 8;
+        while i < whole {
+            for j in 0..8 {
+                r[j] += a[i + j];
+            }
+            i += 8;
+        }
+        let mut res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+        for &x in &a[whole..] {
+            res += x;
+        }
+        res
+    } else {
+        let mut half = n / 2;
+        half -= half % 8;
+        numpy_pairwise_sum(&a[..half]) + numpy_pairwise_sum(&a[half..])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn caps(candidate: &str, refs: &[&str]) -> ImageCaptions {
+        ImageCaptions::new(candidate, refs.iter().map(|r| r.to_string()).collect())
+            .expect("test captions have references")
+    }
+
+    #[test]
+    fn an_image_without_references_is_rejected() {
+        assert_eq!(
+            ImageCaptions::new("a dog", vec![]),
+            Err(MetricsError::NoReferences)
+        );
+    }
+
+    #[test]
+    fn duplicate_image_ids_are_rejected() {
+        let err = EvalSet::new([(7, caps("a", &["a"])), (7, caps("b", &["b"]))]);
+        assert_eq!(
+            err.err(),
+            Some(MetricsError::DuplicateImage { image: "7".into() })
+        );
+    }
+
+    #[test]
+    fn metric_names_parse_and_unknown_ones_are_named() {
+        assert_eq!("bleu".parse::<Metric>(), Ok(Metric::Bleu));
+        assert_eq!("ROUGE".parse::<Metric>(), Ok(Metric::RougeL));
+        assert_eq!("cider".parse::<Metric>(), Ok(Metric::CiderD));
+        assert_eq!(
+            "meteor".parse::<Metric>(),
+            Err(MetricsError::UnknownMetric {
+                name: "meteor".into()
+            })
+        );
+    }
+
+    #[test]
+    fn evaluate_reports_every_score_under_pycocoevalcap_names() {
+        let set = EvalSet::new([
+            (
+                "a",
+                caps(
+                    "a man riding a horse",
+                    &["a man rides a horse", "a person on a horse"],
+                ),
+            ),
+            (
+                "b",
+                caps("two dogs play", &["two dogs playing in the grass"]),
+            ),
+        ])
+        .expect("unique ids");
+        let eval = evaluate(&set, &Metric::ALL, None);
+        let names: Vec<_> = eval.corpus.iter().map(|(n, _)| n).collect();
+        assert_eq!(
+            names,
+            ["Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4", "ROUGE_L", "CIDEr"]
+        );
+        assert_eq!(eval.per_image.len(), 2);
+        assert_eq!(eval.per_image[1].0, "b");
+        // ROUGE-L corpus score is the mean of the per-image scores.
+        let mean = (eval.per_image[0].1.get("ROUGE_L").unwrap_or(f64::NAN)
+            + eval.per_image[1].1.get("ROUGE_L").unwrap_or(f64::NAN))
+            / 2.0;
+        assert_eq!(eval.corpus.get("ROUGE_L"), Some(mean));
+    }
+
+    #[test]
+    fn numpy_mean_uses_pairwise_summation() {
+        // 1e16 + 1 + ... : left-to-right loses every 1.0; numpy's 8 partial sums keep some.
+        let mut v = vec![1e16];
+        v.extend(std::iter::repeat_n(1.0, 15));
+        let naive: f64 = v.iter().sum();
+        assert_eq!(naive, 1e16);
+        // r[0] = 1e16 + 1 (lost) ; r[1..8] = 2.0 each -> 1e16 + 14 exactly representable.
+        assert_eq!(numpy_pairwise_sum(&v), 1e16 + 14.0);
+    }
+}

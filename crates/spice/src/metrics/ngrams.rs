@@ -1,0 +1,169 @@
+//! N-gram counting shared by BLEU and CIDEr-D: pycocoevalcap's `precook`.
+//!
+//! pycocoevalcap keys n-grams by tuples of strings. We map each token to a `u32` id first (ids
+//! only need to be equal exactly when the strings are), and key an n-gram by its ids padded to
+//! four, which hashes and compares much faster than string tuples.
+
+use foldhash::{HashMap, HashMapExt};
+
+/// The longest n-gram BLEU and CIDEr-D count.
+pub(crate) const MAX_N: usize = 4;
+
+/// An n-gram of length 1..=4: its token ids packed big-end first into 32-bit lanes, unused
+/// lanes [`PAD`]. One integer compares, sorts and hashes much faster than an array, and orders
+/// n-grams exactly as the arrays of ids would.
+pub(crate) type NGram = u128;
+
+const PAD: u32 = u32::MAX;
+
+/// Packs token ids (1 to 4 of them) into an [`NGram`].
+pub(crate) fn pack(ids: &[u32]) -> NGram {
+    (0..MAX_N).fold(0u128, |g, i| {
+        (g << 32) | u128::from(ids.get(i).copied().unwrap_or(PAD))
+    })
+}
+
+/// The token ids of an n-gram.
+pub(crate) fn unpack(g: NGram) -> impl Iterator<Item = u32> {
+    (0..MAX_N)
+        .map(move |i| (g >> (32 * (MAX_N - 1 - i))) as u32)
+        .take_while(|&t| t != PAD)
+}
+
+/// Length of an n-gram (1..=4).
+pub(crate) fn order(g: &NGram) -> usize {
+    unpack(*g).count()
+}
+
+/// Splits like Python's `str.split()` without arguments: on runs of Unicode whitespace as
+/// Python's `str.isspace` sees it, which is Rust's `char::is_whitespace` plus the ASCII
+/// separators U+001C..U+001F. Empty pieces are dropped.
+pub(crate) fn split_py(s: &str) -> impl Iterator<Item = &str> {
+    s.split(|c: char| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c))
+        .filter(|t| !t.is_empty())
+}
+
+/// Maps tokens to ids. Tokens found in `base` (a corpus vocabulary, e.g. that of a
+/// [`super::CiderDf`]) keep its ids; others get fresh ids after it, local to this interner.
+pub(crate) struct Interner<'a> {
+    base: Option<&'a HashMap<Box<str>, u32>>,
+    next: u32,
+    local: HashMap<&'a str, u32>,
+}
+
+impl<'a> Interner<'a> {
+    pub(crate) fn new() -> Self {
+        Interner {
+            base: None,
+            next: 0,
+            local: HashMap::new(),
+        }
+    }
+
+    pub(crate) fn with_base(base: &'a HashMap<Box<str>, u32>) -> Self {
+        // Ids are u32 and PAD is u32::MAX: a vocabulary never gets near 4 billion tokens.
+        let next = u32::try_from(base.len()).unwrap_or(PAD - 1);
+        Interner {
+            base: Some(base),
+            next,
+            local: HashMap::new(),
+        }
+    }
+
+    pub(crate) fn id(&mut self, token: &'a str) -> u32 {
+        if let Some(&id) = self.base.and_then(|b| b.get(token)) {
+            return id;
+        }
+        let next = &mut self.next;
+        *self.local.entry(token).or_insert_with(|| {
+            let id = *next;
+            *next = next.saturating_add(1).min(PAD - 1);
+            id
+        })
+    }
+
+    /// Ids of the whitespace-separated tokens of a caption.
+    pub(crate) fn ids(&mut self, caption: &'a str) -> Vec<u32> {
+        split_py(caption).map(|t| self.id(t)).collect()
+    }
+}
+
+/// The n-grams (n = 1..=4) of a token sequence with their counts, in order of first occurrence
+/// by n, then by position: the iteration order of the dict `precook` builds. CIDEr-D sums over
+/// this order, so keeping it keeps the sums bit-identical.
+pub(crate) struct NGramCounts {
+    pub(crate) entries: Vec<(NGram, u32)>,
+}
+
+/// Up to this many tokens, n-grams are deduplicated by scanning instead of hashing.
+const SCAN_LIMIT: usize = 24;
+
+impl NGramCounts {
+    pub(crate) fn new(ids: &[u32]) -> Self {
+        let mut entries: Vec<(NGram, u32)> = Vec::with_capacity(ids.len() * MAX_N);
+        let mut index: HashMap<NGram, usize> = HashMap::new();
+        for n in 1..=MAX_N {
+            let first = entries.len();
+            for window in ids.windows(n) {
+                let g = pack(window);
+                let found = if ids.len() <= SCAN_LIMIT {
+                    entries[first..]
+                        .iter()
+                        .position(|(h, _)| *h == g)
+                        .map(|i| first + i)
+                } else {
+                    index.get(&g).copied()
+                };
+                match found {
+                    Some(i) => entries[i].1 += 1,
+                    None => {
+                        if ids.len() > SCAN_LIMIT {
+                            index.insert(g, entries.len());
+                        }
+                        entries.push((g, 1));
+                    }
+                }
+            }
+        }
+        NGramCounts { entries }
+    }
+}
+
+/// Every n-gram (n = 1..=4) of a token sequence, with repeats, in `precook`'s order.
+pub(crate) fn ngrams(ids: &[u32]) -> impl Iterator<Item = NGram> + '_ {
+    (1..=MAX_N).flat_map(move |n| ids.windows(n).map(pack))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_like_python_str_split() {
+        let got: Vec<_> = split_py("  a\tb \u{a0}c\u{1f}d\n").collect();
+        assert_eq!(got, ["a", "b", "c", "d"]);
+        assert_eq!(split_py("").count(), 0);
+    }
+
+    #[test]
+    fn counts_keep_first_occurrence_order_by_order_then_position() {
+        let mut interner = Interner::new();
+        let ids = interner.ids("a b a b");
+        let counts = NGramCounts::new(&ids);
+        let shown: Vec<(usize, u32)> = counts.entries.iter().map(|(g, c)| (order(g), *c)).collect();
+        // a:2 b:2 | "a b":2 "b a":1 | "a b a":1 "b a b":1 | "a b a b":1
+        assert_eq!(
+            shown,
+            [(1, 2), (1, 2), (2, 2), (2, 1), (3, 1), (3, 1), (4, 1)]
+        );
+        assert_eq!(ngrams(&ids).count(), 4 + 3 + 2 + 1);
+    }
+
+    #[test]
+    fn tokens_outside_the_base_vocabulary_get_fresh_ids() {
+        let base: HashMap<Box<str>, u32> =
+            [("dog".into(), 0), ("cat".into(), 1)].into_iter().collect();
+        let mut interner = Interner::with_base(&base);
+        assert_eq!(interner.ids("cat zebra dog zebra yak"), [1, 2, 0, 2, 3]);
+    }
+}
