@@ -95,7 +95,7 @@ fn main() -> Result<(), String> {
     let t = Instant::now();
     let scores: Vec<f64> = graphs
         .par_iter()
-        .map(|(c, r)| engine.score(c, r).all.f)
+        .map(|(c, r)| engine.score_counts(c, r).all.f)
         .collect();
     rows.push((
         format!("score {} candidates x 5 refs, 2 threads", scores.len()),

@@ -48,7 +48,7 @@ fn run() -> Result<(), String> {
         let path = format!("{dir}/flickr8k/{file}");
         let f = std::fs::File::open(&path).map_err(|e| format!("{path}: {e}"))?;
         let items = batch::read_input(f, &path).map_err(|e| e.to_string())?;
-        let result = batch::evaluate(&engine, &items).map_err(|e| e.to_string())?;
+        let result = batch::evaluate(&engine, &items, false).map_err(|e| e.to_string())?;
         let (mut exact, mut same_ref, mut abs_err, mut ours_f, mut their_f, mut n) =
             (0, 0, 0.0, 0.0, 0.0, 0);
         for r in &result.items {

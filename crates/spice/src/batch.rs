@@ -242,10 +242,12 @@ impl BatchResult {
     }
 }
 
-/// Scores a batch: each distinct caption is parsed once by `proposals_of`, in parallel.
+/// Scores a batch: each distinct caption is parsed once by `proposals_of`, in parallel. With
+/// `with_tuples`, each result also lists the tuples (the jar's `-detailed`).
 pub fn evaluate_with<F>(
     engine: &Engine,
     items: &[BatchItem],
+    with_tuples: bool,
     proposals_of: F,
 ) -> Result<BatchResult, EngineError>
 where
@@ -273,7 +275,11 @@ where
             let cand: SceneGraph = engine.scene_graph_from_proposals([props(&it.test)]);
             ItemResult {
                 image_id: it.image_id.clone(),
-                scores: engine.score(&cand, &refs),
+                scores: if with_tuples {
+                    engine.score(&cand, &refs)
+                } else {
+                    engine.score_counts(&cand, &refs)
+                },
             }
         })
         .collect();
@@ -281,8 +287,12 @@ where
 }
 
 /// Scores a batch of caption texts.
-pub fn evaluate(engine: &Engine, items: &[BatchItem]) -> Result<BatchResult, EngineError> {
-    evaluate_with(engine, items, |c| engine.caption_proposals(c))
+pub fn evaluate(
+    engine: &Engine,
+    items: &[BatchItem],
+    with_tuples: bool,
+) -> Result<BatchResult, EngineError> {
+    evaluate_with(engine, items, with_tuples, |c| engine.caption_proposals(c))
 }
 
 /// How the output JSON is shaped (the jar's `-subset` and `-detailed`).

@@ -137,8 +137,14 @@ impl Engine {
         Ok(self.scene_graph_from_proposals(proposals.iter().map(Vec::as_slice)))
     }
 
-    /// Scores a candidate graph against a reference graph.
+    /// Scores a candidate graph against a reference graph, with the tuples and whether each
+    /// matched (what a per-image page shows).
     pub fn score(&self, candidate: &SceneGraph, reference: &SceneGraph) -> ImageScores {
-        score::score_image(candidate, reference, self.options.use_synsets)
+        score::score_image(candidate, reference, self.options.use_synsets, true)
+    }
+
+    /// Scores only: counts and ratios, without the tuple listing.
+    pub fn score_counts(&self, candidate: &SceneGraph, reference: &SceneGraph) -> ImageScores {
+        score::score_image(candidate, reference, self.options.use_synsets, false)
     }
 }

@@ -227,55 +227,59 @@ pub fn tuples(g: &SceneGraph) -> Vec<Tuple<'_>> {
             &g.nodes[r.target].object,
         ]));
     }
-    out.sort_by(compare_tuples);
-    out
+    // Sort keys are computed once per tuple, not once per comparison.
+    let mut keyed: Vec<(Vec<ConceptKey<'_>>, Tuple<'_>)> = out
+        .into_iter()
+        .map(|t| (t.0.iter().map(|c| ConceptKey::of(c)).collect(), t))
+        .collect();
+    keyed.sort_by(|a, b| compare_keys(&a.0, &b.0));
+    keyed.into_iter().map(|(_, t)| t).collect()
 }
 
-/// SemanticConcept.compareTo: words, then synsets, each compared lexicographically in Java's
-/// iteration order (strings by UTF-16 code units).
-fn compare_concepts(a: &Concept, b: &Concept) -> Ordering {
-    let wa = a.java_ordered_words();
-    let wb = b.java_ordered_words();
-    let by_words = wa
-        .iter()
-        .map(|w| w.encode_utf16())
-        .cmp_by_key(wb.iter().map(|w| w.encode_utf16()));
-    by_words.then_with(|| a.synsets().cmp(b.synsets()))
+/// What SemanticConcept.compareTo compares: the words in Java's iteration order, then the
+/// synsets.
+struct ConceptKey<'g> {
+    words: Vec<&'g str>,
+    synsets: &'g [u32],
 }
 
-/// Lexicographic order of sequences of UTF-16 strings (Guava's `lexicographical()` over
-/// Java's `String.compareTo`).
-trait Utf16Lexicographic<I: Iterator<Item = u16>>: Iterator<Item = I> + Sized {
-    fn cmp_by_key<J: Iterator<Item = I>>(mut self, mut other: J) -> Ordering {
-        loop {
-            match (self.next(), other.next()) {
-                (None, None) => return Ordering::Equal,
-                (None, Some(_)) => return Ordering::Less,
-                (Some(_), None) => return Ordering::Greater,
-                (Some(x), Some(y)) => match x.cmp(y) {
-                    Ordering::Equal => {}
-                    o => return o,
-                },
-            }
+impl<'g> ConceptKey<'g> {
+    fn of(c: &'g Concept) -> ConceptKey<'g> {
+        ConceptKey {
+            words: c.java_ordered_words(),
+            synsets: c.synsets(),
         }
     }
 }
 
-impl<I: Iterator<Item = u16>, T: Iterator<Item = I>> Utf16Lexicographic<I> for T {}
+/// Java's `String.compareTo`: UTF-16 code units (bytewise for ASCII).
+fn compare_java_strings(a: &str, b: &str) -> Ordering {
+    if a.is_ascii() && b.is_ascii() {
+        a.cmp(b)
+    } else {
+        a.encode_utf16().cmp(b.encode_utf16())
+    }
+}
 
-fn compare_tuples(a: &Tuple<'_>, b: &Tuple<'_>) -> Ordering {
-    let mut i = 0;
-    loop {
-        match (a.0.get(i), b.0.get(i)) {
-            (None, None) => return Ordering::Equal,
-            (None, Some(_)) => return Ordering::Less,
-            (Some(_), None) => return Ordering::Greater,
-            (Some(x), Some(y)) => match compare_concepts(x, y) {
-                Ordering::Equal => i += 1,
-                o => return o,
-            },
+/// Guava's `lexicographical()` ordering over a sequence, with an element order.
+fn lexicographic<T>(a: &[T], b: &[T], cmp: impl Fn(&T, &T) -> Ordering) -> Ordering {
+    for (x, y) in a.iter().zip(b) {
+        match cmp(x, y) {
+            Ordering::Equal => {}
+            o => return o,
         }
     }
+    a.len().cmp(&b.len())
+}
+
+fn compare_concept_keys(a: &ConceptKey<'_>, b: &ConceptKey<'_>) -> Ordering {
+    lexicographic(&a.words, &b.words, |x, y| compare_java_strings(x, y))
+        .then_with(|| a.synsets.cmp(b.synsets))
+}
+
+/// SemanticTuple.compareTo (truth values aside): concepts lexicographically.
+fn compare_keys(a: &[ConceptKey<'_>], b: &[ConceptKey<'_>]) -> Ordering {
+    lexicographic(a, b, compare_concept_keys)
 }
 
 /// Counts and ratios for one image and one category (the jar's `Evaluation`).
@@ -346,21 +350,21 @@ pub struct MarkedTuple {
 #[derive(Clone, Debug)]
 pub struct Matching {
     pub score: Score,
-    /// Candidate and reference tuples in the jar's output order (matched first).
-    pub candidate: Vec<MarkedTuple>,
-    pub reference: Vec<MarkedTuple>,
+    /// Whether each candidate (reference) tuple matched, in the order given.
+    pub candidate_truth: Vec<bool>,
+    pub reference_truth: Vec<bool>,
 }
 
 /// TupleSet.match_similar / match_exact followed by Evaluation: walk the candidate tuples in
 /// sorted order; each is true if some reference tuple is similar (or equal, without synonyms).
 pub fn match_tuples(
-    cand: &[Tuple<'_>],
-    refs: &[Tuple<'_>],
+    cand: &[&Tuple<'_>],
+    refs: &[&Tuple<'_>],
     allow_nan: bool,
     use_synsets: bool,
 ) -> Matching {
-    let mut cand_true = vec![false; cand.len()];
-    let mut ref_true = vec![false; refs.len()];
+    let mut candidate_truth = vec![false; cand.len()];
+    let mut reference_truth = vec![false; refs.len()];
     let mut tp = 0u32;
     for (i, c) in cand.iter().enumerate() {
         let hit = refs.iter().position(|r| {
@@ -371,8 +375,8 @@ pub fn match_tuples(
             }
         });
         if let Some(j) = hit {
-            cand_true[i] = true;
-            ref_true[j] = true;
+            candidate_truth[i] = true;
+            reference_truth[j] = true;
             tp += 1;
         }
     }
@@ -380,19 +384,16 @@ pub fn match_tuples(
     let fn_ = refs.len() as u32 - tp;
     Matching {
         score: Score::from_counts(tp, fp, fn_, allow_nan),
-        candidate: marked(cand, &cand_true),
-        reference: marked(refs, &ref_true),
+        candidate_truth,
+        reference_truth,
     }
 }
 
-/// Tuples with truth values, sorted as the jar sorts them after matching: true first.
-fn marked(tuples: &[Tuple<'_>], truth: &[bool]) -> Vec<MarkedTuple> {
+/// Tuples with truth values, sorted as the jar sorts them after matching: true first, then by
+/// tuple. `tuples` is already sorted by tuple, so a stable sort on the truth value is enough.
+fn marked(tuples: &[&Tuple<'_>], truth: &[bool]) -> Vec<MarkedTuple> {
     let mut idx: Vec<usize> = (0..tuples.len()).collect();
-    idx.sort_by(|&a, &b| {
-        truth[b]
-            .cmp(&truth[a])
-            .then_with(|| compare_tuples(&tuples[a], &tuples[b]))
-    });
+    idx.sort_by_key(|&i| !truth[i]);
     idx.into_iter()
         .map(|i| MarkedTuple {
             tuple: tuples[i].texts(),
@@ -401,11 +402,13 @@ fn marked(tuples: &[Tuple<'_>], truth: &[bool]) -> Vec<MarkedTuple> {
         .collect()
 }
 
-/// Scores of one image: all tuples and each category.
+/// Scores of one image: all tuples and each category, and (when asked for) the tuples.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ImageScores {
     pub all: Score,
     pub categories: Vec<(Category, Score)>,
+    /// Candidate and reference tuples in the jar's `-detailed` order (matched first); empty
+    /// unless the tuples were asked for.
     pub candidate_tuples: Vec<MarkedTuple>,
     pub reference_tuples: Vec<MarkedTuple>,
 }
@@ -419,28 +422,40 @@ impl ImageScores {
     }
 }
 
-/// SpiceStats.score: the `All` evaluation plus one per category.
+/// SpiceStats.score: the `All` evaluation plus one per category; with `with_tuples`, also the
+/// tuples with their truth values (the jar's `-detailed`).
 pub fn score_image(
     candidate: &SceneGraph,
     reference: &SceneGraph,
     use_synsets: bool,
+    with_tuples: bool,
 ) -> ImageScores {
     let ct = tuples(candidate);
     let rt = tuples(reference);
+    let ct: Vec<&Tuple<'_>> = ct.iter().collect();
+    let rt: Vec<&Tuple<'_>> = rt.iter().collect();
     let all = match_tuples(&ct, &rt, false, use_synsets);
     let categories = Category::ALL
         .iter()
         .map(|&cat| {
-            let cf: Vec<Tuple<'_>> = ct.iter().filter(|t| cat.contains(t)).cloned().collect();
-            let rf: Vec<Tuple<'_>> = rt.iter().filter(|t| cat.contains(t)).cloned().collect();
+            let cf: Vec<&Tuple<'_>> = ct.iter().copied().filter(|t| cat.contains(t)).collect();
+            let rf: Vec<&Tuple<'_>> = rt.iter().copied().filter(|t| cat.contains(t)).collect();
             (cat, match_tuples(&cf, &rf, true, use_synsets).score)
         })
         .collect();
+    let (candidate_tuples, reference_tuples) = if with_tuples {
+        (
+            marked(&ct, &all.candidate_truth),
+            marked(&rt, &all.reference_truth),
+        )
+    } else {
+        (Vec::new(), Vec::new())
+    };
     ImageScores {
         all: all.score,
         categories,
-        candidate_tuples: all.candidate,
-        reference_tuples: all.reference,
+        candidate_tuples,
+        reference_tuples,
     }
 }
 
@@ -526,7 +541,7 @@ mod tests {
             ],
             true,
         );
-        let s = score_image(&cand, &refs, true);
+        let s = score_image(&cand, &refs, true, true);
         // guy~man, sofa~couch (synonyms), (guy,on,sofa)~(man,on,couch); (sofa, red) unmatched.
         assert_eq!((s.all.tp, s.all.fp, s.all.fn_), (3, 1, 1));
         assert_eq!(s.all.pr, 0.75);
@@ -546,7 +561,7 @@ mod tests {
     fn without_synsets_only_equal_concepts_match() {
         let cand = graph(&[Proposal::object("guy"), Proposal::object("couch")], false);
         let refs = graph(&[Proposal::object("man"), Proposal::object("couch")], false);
-        let s = score_image(&cand, &refs, false);
+        let s = score_image(&cand, &refs, false, true);
         assert_eq!((s.all.tp, s.all.fp, s.all.fn_), (1, 1, 1));
     }
 
@@ -554,10 +569,10 @@ mod tests {
     fn empty_candidate_scores_zero_not_nan() {
         let cand = graph(&[], true);
         let refs = graph(&[Proposal::object("man")], true);
-        let s = score_image(&cand, &refs, true);
+        let s = score_image(&cand, &refs, true, true);
         assert_eq!((s.all.tp, s.all.fp, s.all.fn_, s.all.f), (0, 0, 1, 0.0));
         // Empty references: All is 0, categories NaN.
-        let s = score_image(&refs, &cand, true);
+        let s = score_image(&refs, &cand, true, true);
         assert_eq!(s.all.f, 0.0);
         assert!(s.category(Category::Object).map_or(false, |c| c.f.is_nan()));
     }

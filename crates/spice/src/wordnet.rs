@@ -13,7 +13,10 @@
 //!   (METEOR also special-cases words ending in "ful", but no suffix rule can match such a word,
 //!   so that branch never changes a result and is not reproduced).
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::io::Read as _;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
 /// Synset ids, sorted and without duplicates.
@@ -67,6 +70,8 @@ pub enum LexiconError {
 /// Word -> synsets, and irregular form -> base forms.
 #[derive(Clone, Debug, Default)]
 pub struct Lexicon {
+    /// Distinguishes lexicons in the per-thread lookup cache.
+    id: u64,
     /// Sorted by word (bytewise) for binary search.
     words: Vec<(Box<str>, Box<[u32]>)>,
     /// Sorted by form; bases in file order, repeated bases kept as METEOR keeps them.
@@ -121,7 +126,9 @@ impl Lexicon {
                 _ => merged.push((form, bases.into_boxed_slice())),
             }
         }
+        static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         Lexicon {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             words: w,
             exceptions: merged,
         }
@@ -294,7 +301,28 @@ impl Lexicon {
 
     /// SPICE's `SceneGraph.getSynSets`: trim, lowercase, spaces to underscores, then the synsets
     /// of the text and of its base forms.
+    ///
+    /// Scene graphs look the same few thousand words up over and over, so results are cached per
+    /// thread (bounded: the cache is dropped when it grows past 100,000 entries).
     pub fn concept_synsets(&self, text: &str) -> Synsets {
+        thread_local! {
+            static CACHE: RefCell<HashMap<(u64, Box<str>), Synsets>> = RefCell::new(HashMap::new());
+        }
+        CACHE.with(|cache| {
+            let mut cache = cache.borrow_mut();
+            if let Some(hit) = cache.get(&(self.id, Box::from(text))) {
+                return hit.clone();
+            }
+            let found = self.lookup_concept(text);
+            if cache.len() >= 100_000 {
+                cache.clear();
+            }
+            cache.insert((self.id, Box::from(text)), found.clone());
+            found
+        })
+    }
+
+    fn lookup_concept(&self, text: &str) -> Synsets {
         let key = text.trim().to_lowercase().replace(' ', "_");
         let mut out = self.synsets(&key).to_vec();
         out.extend(self.stem_synsets(&key));

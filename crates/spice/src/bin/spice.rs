@@ -229,7 +229,7 @@ fn score(a: ScoreArgs) -> Result<(), Failure> {
         .build()
         .map_err(|e| Failure::input(format!("cannot start threads: {e}")))?;
     let result = pool
-        .install(|| batch::evaluate(&engine, &items))
+        .install(|| batch::evaluate(&engine, &items, a.detailed))
         .map_err(Failure::input)?;
     if let Some(out) = &a.out {
         let json = batch::output_json(
