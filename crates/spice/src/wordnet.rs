@@ -306,18 +306,19 @@ impl Lexicon {
     /// thread (bounded: the cache is dropped when it grows past 100,000 entries).
     pub fn concept_synsets(&self, text: &str) -> Synsets {
         thread_local! {
-            static CACHE: RefCell<HashMap<(u64, Box<str>), Synsets>> = RefCell::new(HashMap::new());
+            static CACHE: RefCell<(u64, HashMap<Box<str>, Synsets>)> = RefCell::new((0, HashMap::new()));
         }
         CACHE.with(|cache| {
-            let mut cache = cache.borrow_mut();
-            if let Some(hit) = cache.get(&(self.id, Box::from(text))) {
+            let (id, map) = &mut *cache.borrow_mut();
+            if *id != self.id || map.len() >= 100_000 {
+                *id = self.id;
+                map.clear();
+            }
+            if let Some(hit) = map.get(text) {
                 return hit.clone();
             }
             let found = self.lookup_concept(text);
-            if cache.len() >= 100_000 {
-                cache.clear();
-            }
-            cache.insert((self.id, Box::from(text)), found.clone());
+            map.insert(Box::from(text), found.clone());
             found
         })
     }
