@@ -165,12 +165,7 @@ impl Family {
                     .children(w, "det")
                     .into_iter()
                     .find(|&d| matches!(g.word(d).to_lowercase().as_str(), "a" | "an"))?;
-                let (noun, of) = of_noun(
-                    g,
-                    w,
-                    |tag| tag.starts_with("NN") || tag.starts_with("PRP"),
-                    |_, _| true,
-                )?;
+                let (noun, of) = of_noun(g, w, |_, _| true)?;
                 Some(QuantMatch {
                     head: w,
                     noun,
@@ -184,12 +179,7 @@ impl Family {
                 if !(in_family(word, FAMILY_B) || decade) {
                     return None;
                 }
-                let (noun, of) = of_noun(
-                    g,
-                    w,
-                    |tag| tag.starts_with("NN") || tag.starts_with("PRP"),
-                    |_, _| true,
-                )?;
+                let (noun, of) = of_noun(g, w, |_, _| true)?;
                 Some(QuantMatch {
                     head: w,
                     noun,
@@ -203,15 +193,9 @@ impl Family {
                 }
                 // A noun whose "of" is immediately followed by one of its determiners ("two of the
                 // dogs"), or a pronoun ("all of them").
-                let (noun, of) = of_noun(
-                    g,
-                    w,
-                    |tag| tag.starts_with("NN") || tag.starts_with("PRP"),
-                    |noun, of| {
-                        g.tag(noun).starts_with("PRP")
-                            || g.children(noun, "det").contains(&(of + 1))
-                    },
-                )?;
+                let (noun, of) = of_noun(g, w, |noun, of| {
+                    g.tag(noun).starts_with("PRP") || g.children(noun, "det").contains(&(of + 1))
+                })?;
                 Some(QuantMatch {
                     head: w,
                     noun,
@@ -223,13 +207,9 @@ impl Family {
     }
 }
 
-/// Finds `w -nmod*-> noun -case-> of` with "of" right after `w`.
-fn of_noun(
-    g: &DepGraph,
-    w: usize,
-    noun_tag: impl Fn(&str) -> bool,
-    extra: impl Fn(usize, usize) -> bool,
-) -> Option<(usize, usize)> {
+/// Finds `w -nmod*-> noun -case-> of` with "of" right after `w`, the noun tagged `NN*` or
+/// `PRP*` and satisfying `extra(noun, of)`.
+fn of_noun(g: &DepGraph, w: usize, extra: impl Fn(usize, usize) -> bool) -> Option<(usize, usize)> {
     let of = w + 1;
     if of > g.len() || !is_of(g, of) {
         return None;
@@ -237,7 +217,12 @@ fn of_noun(
     g.children_where(w, is_nmod)
         .into_iter()
         .map(|(n, _)| n)
-        .find(|&n| noun_tag(g.tag(n)) && g.has_edge(n, of, "case") && extra(n, of))
+        .find(|&n| {
+            let tag = g.tag(n);
+            (tag.starts_with("NN") || tag.starts_with("PRP"))
+                && g.has_edge(n, of, "case")
+                && extra(n, of)
+        })
         .map(|n| (n, of))
 }
 
