@@ -12,6 +12,7 @@ pub mod cleanup;
 pub mod depgraph;
 pub mod enhance;
 pub mod graph;
+pub mod habits;
 mod javaorder;
 pub mod lemmatize;
 pub mod metrics;
@@ -105,6 +106,7 @@ impl Engine {
                 t.lemma = lemmatize::lemma(&t.word, &t.tag);
             }
             enhance::enhance(&mut g);
+            habits::apply(&mut g);
             out.push(g);
         }
         Ok(out)
