@@ -274,10 +274,7 @@ fn string_field(
                 describe(&other)
             ),
         )),
-        None => Err((
-            at(),
-            format!("missing field \"{name}\" (image_id {id})"),
-        )),
+        None => Err((at(), format!("missing field \"{name}\" (image_id {id})"))),
     }
 }
 
@@ -425,7 +422,12 @@ impl CocoImages {
     /// Tokenizes references and candidates as `COCOEvalCap` does: two calls of pycocoevalcap's
     /// tokenizer, references first (all captions of all images, image by image), then candidates.
     pub fn tokenize(&self) -> Result<TokenizedImages, CocoEvalError> {
-        let flat: Vec<&str> = self.references.iter().flatten().map(String::as_str).collect();
+        let flat: Vec<&str> = self
+            .references
+            .iter()
+            .flatten()
+            .map(String::as_str)
+            .collect();
         let mut references = crate::tokenize::tokenize_coco_batch(&flat).into_iter();
         let candidates = crate::tokenize::tokenize_coco_batch(&self.candidates);
         let entries = self
@@ -721,5 +723,171 @@ fn floats(v: Value) -> Value {
         Value::Object(o) => Value::Object(o.into_iter().map(|(k, v)| (k, floats(v))).collect()),
         Value::Array(a) => Value::Array(a.into_iter().map(floats).collect()),
         other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn annotations() -> Annotations {
+        // Images in file order 20, 10, 30; image 30 has no caption.
+        Annotations::new(
+            vec![ImageId::Int(20), ImageId::Int(10), ImageId::Int(30)],
+            [
+                (ImageId::Int(10), "A dog runs.".to_string()),
+                (ImageId::Int(20), "Two bikes.".to_string()),
+                (ImageId::Int(10), "A dog, running!".to_string()),
+            ],
+        )
+    }
+
+    fn result(id: i64, caption: &str) -> CaptionResult {
+        CaptionResult {
+            image_id: ImageId::Int(id),
+            caption: caption.to_string(),
+        }
+    }
+
+    #[test]
+    fn ids_compare_as_python_compares_them() {
+        let id = |s: &str| ImageId::from_json(&serde_json::from_str(s).expect("json"));
+        assert_eq!(id("42"), Some(ImageId::Int(42)));
+        assert_eq!(id("42.0"), Some(ImageId::Int(42))); // 42.0 == 42 in Python
+        assert_eq!(id("\"42\""), Some(ImageId::Str("42".into()))); // "42" != 42
+        assert_eq!(id("42.5"), None);
+        assert_eq!(id("null"), None);
+        assert_eq!(ImageId::Str("a".into()).to_string(), "\"a\"");
+    }
+
+    #[test]
+    fn scorers_come_in_cocoevalcap_order_and_meteor_is_not_there_yet() {
+        assert_eq!(
+            Scorer::parse_list("spice, CIDEr,bleu,bleu"),
+            Ok(vec![
+                Scorer::Classic(Metric::Bleu),
+                Scorer::Classic(Metric::CiderD),
+                Scorer::Spice
+            ])
+        );
+        assert_eq!(
+            Scorer::parse_list("bleu,meteor"),
+            Err(ScorerError::MeteorNotImplemented)
+        );
+        assert_eq!(
+            Scorer::parse_list("bleu,bert"),
+            Err(ScorerError::Unknown("bert".into()))
+        );
+        assert_eq!(Scorer::parse_list(" , "), Err(ScorerError::Empty));
+    }
+
+    #[test]
+    fn images_follow_the_annotation_order_with_all_their_references() {
+        let images = CocoImages::new(
+            &annotations(),
+            &[result(10, "a dog"), result(20, "bikes")],
+            "r.json",
+        )
+        .expect("valid");
+        assert_eq!(images.ids(), [ImageId::Int(20), ImageId::Int(10)]);
+        let tokenized = images.tokenize().expect("tokenizes");
+        let dog = &tokenized.images()[1];
+        assert_eq!(dog.candidate(), "a dog");
+        assert_eq!(dog.references(), ["a dog runs", "a dog running"]);
+    }
+
+    #[test]
+    fn the_last_candidate_is_tokenized_at_the_end_of_its_batch() {
+        // pycocoevalcap tokenizes all candidates in one file: "I'll" splits off "'ll" only when
+        // a line break follows, i.e. everywhere but in the last caption of the batch.
+        let images = CocoImages::new(
+            &annotations(),
+            &[result(10, "I'll"), result(20, "I'll")],
+            "r.json",
+        )
+        .expect("valid");
+        let tokenized = images.tokenize().expect("tokenizes");
+        let candidates: Vec<&str> = tokenized.images().iter().map(|i| i.candidate()).collect();
+        assert_eq!(candidates, ["i 'll", "i ll"]);
+    }
+
+    #[test]
+    fn unknown_repeated_and_unreferenced_images_are_named() {
+        let err = |results: &[CaptionResult]| {
+            CocoImages::new(&annotations(), results, "r.json")
+                .expect_err("refused")
+                .to_string()
+        };
+        let unknown: Vec<CaptionResult> = (100..108).map(|id| result(id, "x")).collect();
+        assert_eq!(
+            err(&unknown),
+            "r.json: 8 result(s) name images that are not in the annotations' \"images\": \
+             [0] (image_id 100), [1] (image_id 101), [2] (image_id 102), [3] (image_id 103), \
+             [4] (image_id 104) and 3 more"
+        );
+        assert_eq!(
+            err(&[result(10, "a"), result(10, "b")]),
+            "r.json: 1 result(s) repeat an image id (one caption per image): \
+             [1] (image_id 10, already at [0])"
+        );
+        assert_eq!(
+            err(&[result(30, "a")]),
+            "r.json: 1 result(s) are for images without reference captions in the annotations: \
+             [0] (image_id 30)"
+        );
+        assert_eq!(err(&[]), "r.json: no results: the array is empty");
+    }
+
+    #[test]
+    fn malformed_files_say_where() {
+        let ann = |s: &str| {
+            Annotations::from_json_slice(s.as_bytes(), "a.json")
+                .expect_err("refused")
+                .to_string()
+        };
+        assert!(ann("{\"images\": [").starts_with("a.json: not valid JSON: "));
+        assert_eq!(
+            ann("[]"),
+            "a.json: top level: expected a COCO annotation object with \"images\" and \
+             \"annotations\", found an array"
+        );
+        assert_eq!(
+            ann(r#"{"images": []}"#),
+            "a.json: top level: missing field \"annotations\" (is this a COCO annotation file?)"
+        );
+        assert_eq!(
+            ann(r#"{"images": [{"id": 1}, {"id": [2]}], "annotations": []}"#),
+            "a.json: images[1].id: expected an integer or a string, found an array"
+        );
+        assert_eq!(
+            ann(r#"{"images": [{"id": 1}], "annotations": [{"image_id": 1, "caption": null}]}"#),
+            "a.json: annotations[0].caption: expected a string, found null (image_id 1)"
+        );
+        let res = |s: &str| {
+            read_results(s.as_bytes(), "r.json")
+                .expect_err("refused")
+                .to_string()
+        };
+        assert_eq!(
+            res(r#"{"image_id": 1}"#),
+            "r.json: top level: expected an array of {\"image_id\", \"caption\"} objects, \
+             found an object"
+        );
+        assert_eq!(
+            res(r#"[{"image_id": 1, "caption": "a"}, {"image_id": 2}]"#),
+            "r.json: [1]: missing field \"caption\" (image_id 2)"
+        );
+        assert_eq!(
+            res(r#"[{"caption": "a"}]"#),
+            "r.json: [0]: missing field \"image_id\""
+        );
+        assert_eq!(
+            res(r#"[{"image_id": 1, "caption": 5}]"#),
+            "r.json: [0].caption: expected a string, found a number (5) (image_id 1)"
+        );
+        assert_eq!(
+            res("[7]"),
+            "r.json: [0]: expected an object, found a number"
+        );
     }
 }

@@ -194,10 +194,12 @@ fn main() -> ExitCode {
             println!("spice {}", env!("CARGO_PKG_VERSION"));
             return ExitCode::SUCCESS;
         }
-        Some("score" | "parse" | "tuples" | "tokenize" | "eval") => match Cli::try_parse_from(&args) {
-            Ok(cli) => run(cli.command),
-            Err(e) => return clap_exit(e),
-        },
+        Some("score" | "parse" | "tuples" | "tokenize" | "eval") => {
+            match Cli::try_parse_from(&args) {
+                Ok(cli) => run(cli.command),
+                Err(e) => return clap_exit(e),
+            }
+        }
         Some(_) => match ScoreCli::try_parse_from(&args) {
             Ok(cli) => run(Command::Score(cli.args)),
             Err(e) => return clap_exit(e),
@@ -392,13 +394,12 @@ fn eval(a: EvalArgs) -> Result<(), Failure> {
     };
     let annotations = Annotations::from_json_slice(&read(&a.annotations)?, &a.annotations)
         .map_err(Failure::input)?;
-    let results =
-        cocoeval::read_results(&read(&a.results)?, &a.results).map_err(Failure::input)?;
+    let results = cocoeval::read_results(&read(&a.results)?, &a.results).map_err(Failure::input)?;
     let images = CocoImages::new(&annotations, &results, &a.results).map_err(Failure::input)?;
     drop(annotations);
     let tokenized = images.tokenize().map_err(Failure::input)?;
-    let evaluation = cocoeval::evaluate(&tokenized, &scorers, &engine(false), None)
-        .map_err(Failure::input)?;
+    let evaluation =
+        cocoeval::evaluate(&tokenized, &scorers, &engine(false), None).map_err(Failure::input)?;
     if let Some(out) = &a.out {
         let write = || -> std::io::Result<()> {
             let mut w = BufWriter::new(std::fs::File::create(out)?);
