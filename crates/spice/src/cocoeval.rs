@@ -596,7 +596,8 @@ fn spice_scores(
             refs: captions[k].references().to_vec(),
         })
         .collect();
-    let result = batch::evaluate(engine, &items)?;
+    // pycocoevalcap runs the jar without -detailed: counts only, no tuple listings.
+    let result = batch::evaluate(engine, &items, false)?;
     let fs: Vec<f64> = result.items.iter().map(|r| r.scores.all.f).collect();
     let mean = metrics::numpy_mean(&fs);
     let mut per_image: Vec<Option<ImageScores>> = vec![None; ids.len()];
@@ -626,7 +627,7 @@ impl CocoEvaluation {
         &self.classic
     }
 
-    /// Per-image SPICE scores (with tuples), in [`Self::ids`] order, if SPICE ran.
+    /// Per-image SPICE scores (counts and ratios, no tuple listings), in [`Self::ids`] order, if SPICE ran.
     pub fn spice_per_image(&self) -> Option<&[ImageScores]> {
         self.spice.as_deref()
     }
