@@ -184,10 +184,19 @@ fn graphs(engine: &Engine, path: &str) -> Result<(), String> {
             .map_err(|e| e.to_string())?;
         let ours = printed(our_tuples(&props));
         if ours != theirs && std::env::var_os("FIDELITY_DIFFS").is_some() {
-            let fmt = |s: &TupleSet| s.iter().map(|t| format!("({})", t.join(", "))).collect::<Vec<_>>().join(" ");
+            let fmt = |s: &TupleSet| {
+                s.iter()
+                    .map(|t| format!("({})", t.join(", ")))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
             let only_ours: TupleSet = ours.difference(&theirs).cloned().collect();
             let only_theirs: TupleSet = theirs.difference(&ours).cloned().collect();
-            eprintln!("{caption}\n  ours only:   {}\n  theirs only: {}", fmt(&only_ours), fmt(&only_theirs));
+            eprintln!(
+                "{caption}\n  ours only:   {}\n  theirs only: {}",
+                fmt(&only_ours),
+                fmt(&only_theirs)
+            );
         }
         exact += usize::from(ours == theirs);
         common += ours.intersection(&theirs).count();
