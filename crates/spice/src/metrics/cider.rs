@@ -19,12 +19,15 @@
 //!   precomputed over a reference split, scores equal pycocoevalcap's when the evaluation covers
 //!   exactly that split (as a challenge submission must).
 
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU32, Ordering};
+
 use foldhash::{HashMap, HashMapExt};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
-use super::ngrams::{ngrams, order, pack, split_py, unpack, Interner, NGram, NGramCounts, MAX_N};
+use super::corpus::Corpus;
+use super::ngrams::{ngrams, pack, split_py, unpack, Interner, NGram, NGramCounts, MAX_N};
 use super::{numpy_mean, ImageCaptions, MetricsError};
 
 /// pycocoevalcap's `sigma`: the standard deviation of the length penalty.
@@ -58,23 +61,10 @@ pub struct CiderDf {
     counts: Vec<u32>,
 }
 
-/// One image's distinct reference n-grams, sorted, each with its position in `CiderDf::counts`.
-type ImageNGrams = Vec<(NGram, u32)>;
-
 impl CiderDf {
     /// Counts document frequencies over the references of each image (one item per image, each a
     /// list of tokenized reference captions), as pycocoevalcap's `compute_doc_freq` does.
     pub fn from_references<I, R>(images: I) -> Self
-    where
-        I: IntoIterator<Item = R>,
-        R: IntoIterator,
-        R::Item: AsRef<str>,
-    {
-        Self::count(images).0
-    }
-
-    /// [`Self::from_references`], also returning each image's distinct reference n-grams.
-    fn count<I, R>(images: I) -> (Self, Vec<ImageNGrams>)
     where
         I: IntoIterator<Item = R>,
         R: IntoIterator,
@@ -99,7 +89,7 @@ impl CiderDf {
             .collect();
         out.images = token_ids.len();
         // Each image's distinct n-grams (parallel).
-        let mut per_image: Vec<Vec<NGram>> = token_ids
+        let per_image: Vec<Vec<NGram>> = token_ids
             .par_iter()
             .map(|refs| {
                 let mut grams: Vec<NGram> = refs.iter().flat_map(|ids| ngrams(ids)).collect();
@@ -112,21 +102,17 @@ impl CiderDf {
         // Count images per n-gram (serial: one table).
         out.index
             .reserve(per_image.iter().map(Vec::len).sum::<usize>() / 2);
-        let mut slots: Vec<ImageNGrams> = Vec::with_capacity(per_image.len());
-        for grams in &mut per_image {
-            let mut image = Vec::with_capacity(grams.len());
-            for g in grams.drain(..) {
+        for grams in per_image {
+            for g in grams {
                 let counts = &mut out.counts;
                 let slot = *out.index.entry(g).or_insert_with(|| {
                     counts.push(0);
                     u32::try_from(counts.len() - 1).unwrap_or(u32::MAX)
                 });
                 out.counts[slot as usize] += 1;
-                image.push((g, slot));
             }
-            slots.push(image);
         }
-        (out, slots)
+        out
     }
 
     fn df(&self, g: &NGram) -> u32 {
@@ -259,9 +245,30 @@ impl TryFrom<CiderDfFile> for CiderDf {
 
 /// CIDEr-D of every image and their mean, with document frequencies `df`.
 pub fn cider_d(df: &CiderDf, images: &[ImageCaptions]) -> CiderScores {
+    // np.log(float(len(self.crefs)))
+    let ref_len = (df.images as f64).ln();
     let per_image: Vec<f64> = images
         .par_iter()
-        .map(|image| image_score(df, image, None))
+        .map_init(Scratch::default, |s, image| {
+            // Tokens the frequencies never saw get ids of their own, local to this image: they
+            // still match between candidate and references, and have document frequency 0.
+            let mut interner = Interner::with_base(&df.vocab);
+            let candidate = interner.ids(image.candidate());
+            let references: Vec<Vec<u32>> =
+                image.references().iter().map(|r| interner.ids(r)).collect();
+            let grams = ImageNGrams::new(
+                std::iter::once(candidate.as_slice()).chain(references.iter().map(Vec::as_slice)),
+                s,
+            );
+            s.log_df.clear();
+            s.log_df.extend(
+                grams
+                    .grams
+                    .iter()
+                    .map(|g| f64::from(df.df(g)).max(1.0).ln()),
+            );
+            image_score(&grams, ref_len, s)
+        })
         .collect();
     CiderScores {
         corpus: numpy_mean(&per_image),
@@ -270,138 +277,267 @@ pub fn cider_d(df: &CiderDf, images: &[ImageCaptions]) -> CiderScores {
 }
 
 /// CIDEr-D with document frequencies over the references of `images` (pycocoevalcap's way).
-/// Same scores as [`CiderDf::from_references`] then [`cider_d`], but faster: counting already
-/// told us where each image's reference n-grams are.
+/// Same scores as [`CiderDf::from_references`] then [`cider_d`], but faster.
 pub fn cider_d_self(images: &[ImageCaptions]) -> CiderScores {
-    let (df, known) = CiderDf::count(images.iter().map(|i| i.references()));
-    let per_image: Vec<f64> = images
-        .par_iter()
-        .zip(&known)
-        .map(|(image, known)| image_score(&df, image, Some(known)))
-        .collect();
-    CiderScores {
-        corpus: numpy_mean(&per_image),
-        per_image,
+    cider_d_corpus(&Corpus::new(images))
+}
+
+/// How many partitions the document frequencies are counted in (a power of two). Each holds a
+/// few thousand n-grams, so its table stays in the cache; partitions are counted in parallel.
+const PARTITION_BITS: u32 = 8;
+
+/// Marks an n-gram that occurs in a reference (and so counts towards `df`).
+const IN_REFERENCES: u32 = 1 << 31;
+
+/// Images per chunk when n-grams are sorted into partitions.
+const CHUNK: usize = 128;
+
+fn partition(g: NGram) -> usize {
+    let x = (g as u64) ^ ((g >> 64) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (x.wrapping_mul(0xD6E8_FEB8_6659_FD93) >> (64 - PARTITION_BITS)) as usize
+}
+
+/// The n-grams of one image's captions (candidate first, then the references): pycocoevalcap's
+/// `precook` of each caption, with each n-gram replaced by its slot among the image's distinct
+/// n-grams.
+struct ImageNGrams {
+    /// The image's distinct n-grams, in order of first occurrence.
+    grams: Vec<NGram>,
+    /// Whether each of `grams` occurs in a reference.
+    in_references: Vec<bool>,
+    /// (slot in `grams`, count) of each caption's n-grams, caption after caption, each in
+    /// `precook`'s order.
+    entries: Vec<(u32, u32)>,
+    /// Caption c's n-grams of order n are `entries[bounds[c][n - 1]..bounds[c][n]]`.
+    bounds: Vec<[u32; MAX_N + 1]>,
+}
+
+impl ImageNGrams {
+    fn new<'a>(captions: impl Iterator<Item = &'a [u32]>, s: &mut Scratch) -> ImageNGrams {
+        s.slots.clear();
+        let mut out = ImageNGrams {
+            grams: Vec::new(),
+            in_references: Vec::new(),
+            entries: Vec::new(),
+            bounds: Vec::new(),
+        };
+        for (c, ids) in captions.enumerate() {
+            s.counts.fill(ids);
+            let base = out.entries.len() as u32;
+            let mut bounds = [base; MAX_N + 1];
+            for n in 1..=MAX_N {
+                for &(g, tf) in s.counts.order(n) {
+                    let grams = &mut out.grams;
+                    let in_references = &mut out.in_references;
+                    let slot = *s.slots.entry(g).or_insert_with(|| {
+                        grams.push(g);
+                        in_references.push(false);
+                        (grams.len() - 1) as u32
+                    });
+                    if c > 0 {
+                        out.in_references[slot as usize] = true;
+                    }
+                    out.entries.push((slot, tf));
+                }
+                bounds[n] = out.entries.len() as u32;
+            }
+            out.bounds.push(bounds);
+        }
+        out
+    }
+
+    /// Caption c's n-grams of order n (1..=4).
+    fn order(&self, c: usize, n: usize) -> &[(u32, u32)] {
+        let b = &self.bounds[c];
+        &self.entries[b[n - 1] as usize..b[n] as usize]
     }
 }
 
-/// One image's CIDEr-D. `known`: this image's reference n-grams, if counting just listed them.
-fn image_score(df: &CiderDf, image: &ImageCaptions, known: Option<&ImageNGrams>) -> f64 {
-    // np.log(float(len(self.crefs)))
-    let ref_len = (df.images as f64).ln();
-    // Tokens the frequencies never saw get ids of their own, local to this image: they still
-    // match between candidate and references, and have document frequency 0.
-    let mut interner = Interner::with_base(&df.vocab);
-    let hyp = NGramCounts::new(&interner.ids(image.candidate()));
-    let refs: Vec<NGramCounts> = image
-        .references()
-        .iter()
-        .map(|r| NGramCounts::new(&interner.ids(r)))
+/// [`cider_d_self`] on captions already turned into token ids.
+///
+/// pycocoevalcap's document frequency of an n-gram is the number of images whose references
+/// contain it. Every image needs the frequency of each of its distinct n-grams. Instead of one
+/// big table (whose reads are cache misses), the (n-gram, image) pairs are sorted into
+/// partitions by a hash of the n-gram and each partition is counted on its own, in parallel.
+pub(crate) fn cider_d_corpus(corpus: &Corpus) -> CiderScores {
+    let images = corpus.len();
+    // 1. Each image's n-grams.
+    let per_image: Vec<ImageNGrams> = (0..images)
+        .into_par_iter()
+        .map_init(Scratch::default, |s, i| {
+            ImageNGrams::new(
+                std::iter::once(corpus.candidate(i)).chain(corpus.references(i)),
+                s,
+            )
+        })
         .collect();
-
-    // log(max(1, df)) of every n-gram of this image, so that the big table is read once per
-    // distinct n-gram (those reads are cache misses and dominate the time).
-    let mut log_dfs: HashMap<NGram, f64> = HashMap::with_capacity(256);
-    if let Some(known) = known {
-        for &(g, slot) in known {
-            log_dfs.insert(g, f64::from(df.counts[slot as usize]).ln());
-        }
+    let mut offsets = Vec::with_capacity(images + 1);
+    offsets.push(0usize);
+    for d in &per_image {
+        offsets.push(offsets[offsets.len() - 1] + d.grams.len());
     }
-    for counts in std::iter::once(&hyp).chain(&refs) {
-        for &(g, _) in &counts.entries {
-            log_dfs
-                .entry(g)
-                .or_insert_with(|| f64::from(df.df(&g)).max(1.0).ln());
-        }
+    let total = offsets[images];
+    // 2. Sort each chunk's (n-gram, slot) pairs into partitions (a counting sort).
+    let parts = 1usize << PARTITION_BITS;
+    let chunks: Vec<(Vec<(NGram, u32)>, Vec<usize>)> = per_image
+        .par_chunks(CHUNK)
+        .enumerate()
+        .map(|(c, chunk)| {
+            let mut starts = vec![0usize; parts + 1];
+            for d in chunk {
+                for &g in &d.grams {
+                    starts[partition(g) + 1] += 1;
+                }
+            }
+            for p in 0..parts {
+                starts[p + 1] += starts[p];
+            }
+            let mut fill = starts.clone();
+            let mut pairs = vec![(0 as NGram, 0u32); starts[parts]];
+            for (k, d) in chunk.iter().enumerate() {
+                let base = offsets[c * CHUNK + k];
+                for (j, (&g, &in_ref)) in d.grams.iter().zip(&d.in_references).enumerate() {
+                    let p = partition(g);
+                    // Slots fit in 31 bits: 2 billion distinct n-grams per image set would not
+                    // fit in memory anyway.
+                    let slot = (base + j) as u32 | if in_ref { IN_REFERENCES } else { 0 };
+                    pairs[fill[p]] = (g, slot);
+                    fill[p] += 1;
+                }
+            }
+            (pairs, starts)
+        })
+        .collect();
+    // 3. Count each partition, then give every slot its n-gram's frequency.
+    let df: Vec<AtomicU32> = (0..total).map(|_| AtomicU32::new(0)).collect();
+    fn part(chunk: &(Vec<(NGram, u32)>, Vec<usize>), p: usize) -> &[(NGram, u32)] {
+        &chunk.0[chunk.1[p]..chunk.1[p + 1]]
     }
-    let df_of = |g: &NGram| log_dfs.get(g).copied().unwrap_or(0.0);
+    (0..parts)
+        .into_par_iter()
+        .for_each_init(HashMap::<NGram, u32>::new, |counts, p| {
+            counts.clear();
+            for &(g, slot) in chunks.iter().flat_map(|c| part(c, p)) {
+                if slot & IN_REFERENCES != 0 {
+                    *counts.entry(g).or_insert(0) += 1;
+                }
+            }
+            for &(g, slot) in chunks.iter().flat_map(|c| part(c, p)) {
+                let n = counts.get(&g).copied().unwrap_or(0);
+                df[(slot & !IN_REFERENCES) as usize].store(n, Ordering::Relaxed);
+            }
+        });
+    drop(chunks);
+    // 4. Score each image. np.log(max(1.0, df)) for every possible df, once.
+    let log_df: Vec<f64> = (0..=images).map(|d| (d as f64).max(1.0).ln()).collect();
+    let ref_len = (images as f64).ln();
+    let scores: Vec<f64> = per_image
+        .par_iter()
+        .enumerate()
+        .map_init(Scratch::default, |s, (i, grams)| {
+            s.log_df.clear();
+            s.log_df.extend(
+                df[offsets[i]..offsets[i + 1]]
+                    .iter()
+                    .map(|d| log_df[d.load(Ordering::Relaxed) as usize]),
+            );
+            image_score(grams, ref_len, s)
+        })
+        .collect();
+    CiderScores {
+        corpus: numpy_mean(&scores),
+        per_image: scores,
+    }
+}
 
-    let hyp = TfIdf::new(&hyp, df_of, ref_len);
+/// Buffers one thread reuses from image to image.
+#[derive(Default)]
+struct Scratch {
+    counts: NGramCounts,
+    /// N-gram -> slot among the current image's distinct n-grams.
+    slots: HashMap<NGram, u32>,
+    /// log(max(1, df)) of each of the image's distinct n-grams.
+    log_df: Vec<f64>,
+    candidate: TfIdf,
+    reference: TfIdf,
+    /// The current reference's weight of each distinct n-gram (0 where it has none).
+    reference_weight: Vec<f64>,
+}
+
+/// One image's CIDEr-D, given `s.log_df`: log(max(1, df)) of each of its distinct n-grams, and
+/// `ref_len`: log(N).
+fn image_score(image: &ImageNGrams, ref_len: f64, s: &mut Scratch) -> f64 {
+    let n_refs = image.bounds.len() - 1;
+    s.candidate.fill(image, 0, &s.log_df, ref_len);
+    s.reference_weight.clear();
+    s.reference_weight.resize(image.grams.len(), 0.0);
     let mut score = [0.0f64; MAX_N];
-    for r in &refs {
-        let r = TfIdf::new(r, df_of, ref_len);
-        let sim = similarity(&hyp, &r);
-        for n in 0..MAX_N {
-            score[n] += sim[n];
+    for c in 1..=n_refs {
+        s.reference.fill(image, c, &s.log_df, ref_len);
+        for &(slot, w) in &s.reference.weights {
+            s.reference_weight[slot as usize] = w;
+        }
+        let sim = similarity(&s.candidate, &s.reference, &s.reference_weight);
+        for (total, v) in score.iter_mut().zip(sim) {
+            *total += v;
+        }
+        for &(slot, _) in &s.reference.weights {
+            s.reference_weight[slot as usize] = 0.0;
         }
     }
     let mut avg = numpy_mean(&score);
-    avg /= image.references().len() as f64;
+    avg /= n_refs as f64;
     avg * 10.0
 }
 
 /// A caption's TF-IDF vectors (pycocoevalcap's `counts2vec`).
+#[derive(Default)]
 struct TfIdf {
-    /// Weights in `precook`'s order (sums run in this order), which is by n-gram order first:
-    /// the n-grams of order n + 1 are `weights[start[n]..start[n + 1]]`.
-    weights: Vec<(NGram, f64)>,
+    /// (slot of the n-gram among the image's distinct n-grams, weight), in `precook`'s order
+    /// (sums run in this order), which is by n-gram order first: order n + 1 is
+    /// `weights[start[n]..start[n + 1]]`.
+    weights: Vec<(u32, f64)>,
     start: [usize; MAX_N + 1],
     norm: [f64; MAX_N],
     /// Number of bigrams (see the module doc).
     length: usize,
-    /// N-gram -> weight, built only for long captions, where scanning `weights` would be slow.
-    index: Option<HashMap<NGram, f64>>,
 }
 
-/// Above this many n-grams a caption's weights are looked up by hash instead of by scan.
-const SCAN_LIMIT: usize = 64;
-
 impl TfIdf {
-    /// `log_df`: log(max(1, document frequency)) of an n-gram.
-    fn new(counts: &NGramCounts, log_df: impl Fn(&NGram) -> f64, ref_len: f64) -> Self {
-        let mut weights = Vec::with_capacity(counts.entries.len());
-        let mut start = [counts.entries.len(); MAX_N + 1];
+    /// The vectors of caption `c` of `image`.
+    fn fill(&mut self, image: &ImageNGrams, c: usize, log_df: &[f64], ref_len: f64) {
+        self.weights.clear();
         let mut norm = [0.0f64; MAX_N];
-        let mut length = 0;
-        for &(g, tf) in &counts.entries {
-            let n = order(&g) - 1;
-            start[n] = start[n].min(weights.len());
-            let w = f64::from(tf) * (ref_len - log_df(&g));
-            norm[n] += w * w;
-            weights.push((g, w));
-            if n == 1 {
-                length += tf as usize;
+        self.length = 0;
+        for n in 0..MAX_N {
+            self.start[n] = self.weights.len();
+            for &(slot, tf) in image.order(c, n + 1) {
+                let w = f64::from(tf) * (ref_len - log_df[slot as usize]);
+                norm[n] += w * w;
+                self.weights.push((slot, w));
+                if n == 1 {
+                    self.length += tf as usize;
+                }
             }
         }
-        // Orders without n-grams start where the next one does.
-        for n in (0..MAX_N).rev() {
-            start[n] = start[n].min(start[n + 1]);
-        }
-        let index = (weights.len() > SCAN_LIMIT).then(|| weights.iter().copied().collect());
-        TfIdf {
-            weights,
-            start,
-            norm: norm.map(f64::sqrt),
-            length,
-            index,
-        }
+        self.start[MAX_N] = self.weights.len();
+        self.norm = norm.map(f64::sqrt);
     }
 
-    fn order(&self, n: usize) -> &[(NGram, f64)] {
+    fn order(&self, n: usize) -> &[(u32, f64)] {
         &self.weights[self.start[n]..self.start[n + 1]]
-    }
-
-    fn weight(&self, n: usize, g: &NGram) -> f64 {
-        match &self.index {
-            Some(index) => index.get(g).copied().unwrap_or(0.0),
-            // Captions have about ten n-grams per order: a scan beats hashing.
-            None => self
-                .order(n)
-                .iter()
-                .find(|(h, _)| h == g)
-                .map_or(0.0, |&(_, w)| w),
-        }
     }
 }
 
 /// Clipped cosine similarity per n-gram order with the length penalty (pycocoevalcap's `sim`).
-fn similarity(hyp: &TfIdf, reference: &TfIdf) -> [f64; MAX_N] {
+/// `reference_weight`: the reference's weight of every distinct n-gram of the image, by slot.
+fn similarity(hyp: &TfIdf, reference: &TfIdf, reference_weight: &[f64]) -> [f64; MAX_N] {
     let delta = hyp.length as f64 - reference.length as f64;
     let penalty = std::f64::consts::E.powf(-(delta * delta) / (2.0 * SIGMA * SIGMA));
     std::array::from_fn(|n| {
         let mut val = 0.0f64;
-        for (g, h) in hyp.order(n) {
-            let r = reference.weight(n, g);
+        for &(slot, h) in hyp.order(n) {
+            let r = reference_weight[slot as usize];
             val += h.min(r) * r;
         }
         if hyp.norm[n] != 0.0 && reference.norm[n] != 0.0 {

@@ -52,6 +52,7 @@ pub(crate) struct Interner<'a> {
 }
 
 impl<'a> Interner<'a> {
+    #[cfg(test)]
     pub(crate) fn new() -> Self {
         Interner {
             base: None,
@@ -91,41 +92,76 @@ impl<'a> Interner<'a> {
 /// The n-grams (n = 1..=4) of a token sequence with their counts, in order of first occurrence
 /// by n, then by position: the iteration order of the dict `precook` builds. CIDEr-D sums over
 /// this order, so keeping it keeps the sums bit-identical.
+#[derive(Default)]
 pub(crate) struct NGramCounts {
     pub(crate) entries: Vec<(NGram, u32)>,
+    /// The n-grams of order n are `entries[start[n - 1]..start[n]]`.
+    start: [usize; MAX_N + 1],
+    /// N-gram -> position in `entries`, for long sequences only.
+    index: HashMap<NGram, usize>,
+    hashed: bool,
 }
 
 /// Up to this many tokens, n-grams are deduplicated by scanning instead of hashing.
 const SCAN_LIMIT: usize = 24;
 
 impl NGramCounts {
+    #[cfg(test)]
     pub(crate) fn new(ids: &[u32]) -> Self {
-        let mut entries: Vec<(NGram, u32)> = Vec::with_capacity(ids.len() * MAX_N);
-        let mut index: HashMap<NGram, usize> = HashMap::new();
+        let mut counts = NGramCounts::default();
+        counts.fill(ids);
+        counts
+    }
+
+    /// Recounts for `ids`, reusing the memory of the previous count.
+    pub(crate) fn fill(&mut self, ids: &[u32]) {
+        self.entries.clear();
+        self.index.clear();
+        let long = ids.len() > SCAN_LIMIT;
+        self.hashed = long;
         for n in 1..=MAX_N {
-            let first = entries.len();
+            let first = self.entries.len();
+            self.start[n - 1] = first;
             for window in ids.windows(n) {
                 let g = pack(window);
-                let found = if ids.len() <= SCAN_LIMIT {
-                    entries[first..]
+                let found = if long {
+                    self.index.get(&g).copied()
+                } else {
+                    self.entries[first..]
                         .iter()
                         .position(|(h, _)| *h == g)
                         .map(|i| first + i)
-                } else {
-                    index.get(&g).copied()
                 };
                 match found {
-                    Some(i) => entries[i].1 += 1,
+                    Some(i) => self.entries[i].1 += 1,
                     None => {
-                        if ids.len() > SCAN_LIMIT {
-                            index.insert(g, entries.len());
+                        if long {
+                            self.index.insert(g, self.entries.len());
                         }
-                        entries.push((g, 1));
+                        self.entries.push((g, 1));
                     }
                 }
             }
         }
-        NGramCounts { entries }
+        self.start[MAX_N] = self.entries.len();
+    }
+
+    /// The n-grams of order `n` (1..=4) with their counts.
+    pub(crate) fn order(&self, n: usize) -> &[(NGram, u32)] {
+        &self.entries[self.start[n - 1]..self.start[n]]
+    }
+
+    /// Position in `entries` of an n-gram of order `n`, if the sequence has it.
+    pub(crate) fn position(&self, n: usize, g: NGram) -> Option<usize> {
+        if !self.hashed {
+            let first = self.start[n - 1];
+            self.entries[first..self.start[n]]
+                .iter()
+                .position(|(h, _)| *h == g)
+                .map(|i| first + i)
+        } else {
+            self.index.get(&g).copied()
+        }
     }
 }
 
