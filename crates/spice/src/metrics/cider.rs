@@ -253,21 +253,19 @@ pub fn cider_d(df: &CiderDf, images: &[ImageCaptions]) -> CiderScores {
             // Tokens the frequencies never saw get ids of their own, local to this image: they
             // still match between candidate and references, and have document frequency 0.
             let mut interner = Interner::with_base(&df.vocab);
-            let candidate = interner.ids(image.candidate());
-            let references: Vec<Vec<u32>> =
-                image.references().iter().map(|r| interner.ids(r)).collect();
-            let grams = ImageNGrams::new(
-                std::iter::once(candidate.as_slice()).chain(references.iter().map(Vec::as_slice)),
-                s,
-            );
+            let mut precooked = Precooked::default();
+            precooked.push_caption(&interner.ids(image.candidate()), &mut s.counts);
+            for r in image.references() {
+                precooked.push_caption(&interner.ids(r), &mut s.counts);
+            }
             s.log_df.clear();
             s.log_df.extend(
-                grams
-                    .grams
+                precooked
+                    .entries
                     .iter()
-                    .map(|g| f64::from(df.df(g)).max(1.0).ln()),
+                    .map(|(g, _)| f64::from(df.df(g)).max(1.0).ln()),
             );
-            image_score(&grams, ref_len, s)
+            image_score(&precooked, 0..precooked.bounds.len(), ref_len, s)
         })
         .collect();
     CiderScores {
@@ -286,10 +284,10 @@ pub fn cider_d_self(images: &[ImageCaptions]) -> CiderScores {
 /// few thousand n-grams, so its table stays in the cache; partitions are counted in parallel.
 const PARTITION_BITS: u32 = 8;
 
-/// Marks an n-gram that occurs in a reference (and so counts towards `df`).
+/// Marks an n-gram occurrence in a reference (which counts towards `df`).
 const IN_REFERENCES: u32 = 1 << 31;
 
-/// Images per chunk when n-grams are sorted into partitions.
+/// Images per chunk of the parallel passes.
 const CHUNK: usize = 128;
 
 fn partition(g: NGram) -> usize {
@@ -297,153 +295,160 @@ fn partition(g: NGram) -> usize {
     (x.wrapping_mul(0xD6E8_FEB8_6659_FD93) >> (64 - PARTITION_BITS)) as usize
 }
 
-/// The n-grams of one image's captions (candidate first, then the references): pycocoevalcap's
-/// `precook` of each caption, with each n-gram replaced by its slot among the image's distinct
-/// n-grams.
-struct ImageNGrams {
-    /// The image's distinct n-grams, in order of first occurrence.
-    grams: Vec<NGram>,
-    /// Whether each of `grams` occurs in a reference.
-    in_references: Vec<bool>,
-    /// (slot in `grams`, count) of each caption's n-grams, caption after caption, each in
-    /// `precook`'s order.
-    entries: Vec<(u32, u32)>,
+/// pycocoevalcap's `precook` of captions, one after the other.
+#[derive(Default)]
+struct Precooked {
+    /// (n-gram, count) of each caption, caption after caption, each in `precook`'s order.
+    entries: Vec<(NGram, u32)>,
     /// Caption c's n-grams of order n are `entries[bounds[c][n - 1]..bounds[c][n]]`.
     bounds: Vec<[u32; MAX_N + 1]>,
 }
 
-impl ImageNGrams {
-    fn new<'a>(captions: impl Iterator<Item = &'a [u32]>, s: &mut Scratch) -> ImageNGrams {
-        s.slots.clear();
-        let mut out = ImageNGrams {
-            grams: Vec::new(),
-            in_references: Vec::new(),
-            entries: Vec::new(),
-            bounds: Vec::new(),
-        };
-        for (c, ids) in captions.enumerate() {
-            s.counts.fill(ids);
-            let base = out.entries.len() as u32;
-            let mut bounds = [base; MAX_N + 1];
-            for n in 1..=MAX_N {
-                for &(g, tf) in s.counts.order(n) {
-                    let grams = &mut out.grams;
-                    let in_references = &mut out.in_references;
-                    let slot = *s.slots.entry(g).or_insert_with(|| {
-                        grams.push(g);
-                        in_references.push(false);
-                        (grams.len() - 1) as u32
-                    });
-                    if c > 0 {
-                        out.in_references[slot as usize] = true;
-                    }
-                    out.entries.push((slot, tf));
-                }
-                bounds[n] = out.entries.len() as u32;
-            }
-            out.bounds.push(bounds);
+impl Precooked {
+    fn push_caption(&mut self, ids: &[u32], counts: &mut NGramCounts) {
+        counts.fill(ids);
+        let mut bounds = [self.entries.len() as u32; MAX_N + 1];
+        for n in 1..=MAX_N {
+            self.entries.extend_from_slice(counts.order(n));
+            bounds[n] = self.entries.len() as u32;
         }
-        out
+        self.bounds.push(bounds);
     }
 
-    /// Caption c's n-grams of order n (1..=4).
-    fn order(&self, c: usize, n: usize) -> &[(u32, u32)] {
+    /// Caption c's n-grams of order n (1..=4), and where they start in `entries`.
+    fn order(&self, c: usize, n: usize) -> (usize, &[(NGram, u32)]) {
         let b = &self.bounds[c];
-        &self.entries[b[n - 1] as usize..b[n] as usize]
+        let first = b[n - 1] as usize;
+        (first, &self.entries[first..b[n] as usize])
     }
+}
+
+/// The captions of a chunk of images, precooked, and their n-gram occurrences sorted into
+/// partitions.
+struct Chunk {
+    precooked: Precooked,
+    /// Image k of the chunk has captions `captions[k]..captions[k + 1]` (candidate first).
+    captions: Vec<usize>,
+    /// (n-gram, index in `precooked.entries` | [`IN_REFERENCES`], image number in the chunk),
+    /// partition after partition, in image order within each.
+    pairs: Vec<(NGram, u32, u32)>,
+    /// Partition p is `pairs[starts[p]..starts[p + 1]]`.
+    starts: Vec<usize>,
 }
 
 /// [`cider_d_self`] on captions already turned into token ids.
 ///
 /// pycocoevalcap's document frequency of an n-gram is the number of images whose references
-/// contain it. Every image needs the frequency of each of its distinct n-grams. Instead of one
-/// big table (whose reads are cache misses), the (n-gram, image) pairs are sorted into
-/// partitions by a hash of the n-gram and each partition is counted on its own, in parallel.
+/// contain it, and every occurrence needs it. Instead of one big table (whose reads are cache
+/// misses), the occurrences are sorted into partitions by a hash of the n-gram, and each
+/// partition is counted on its own, in parallel, in a table that stays in the cache.
 pub(crate) fn cider_d_corpus(corpus: &Corpus) -> CiderScores {
     let images = corpus.len();
-    // 1. Each image's n-grams.
-    let per_image: Vec<ImageNGrams> = (0..images)
-        .into_par_iter()
-        .map_init(Scratch::default, |s, i| {
-            ImageNGrams::new(
-                std::iter::once(corpus.candidate(i)).chain(corpus.references(i)),
-                s,
-            )
-        })
-        .collect();
-    let mut offsets = Vec::with_capacity(images + 1);
-    offsets.push(0usize);
-    for d in &per_image {
-        offsets.push(offsets[offsets.len() - 1] + d.grams.len());
-    }
-    let total = offsets[images];
-    // 2. Sort each chunk's (n-gram, slot) pairs into partitions (a counting sort).
     let parts = 1usize << PARTITION_BITS;
-    let chunks: Vec<(Vec<(NGram, u32)>, Vec<usize>)> = per_image
-        .par_chunks(CHUNK)
-        .enumerate()
-        .map(|(c, chunk)| {
-            let mut starts = vec![0usize; parts + 1];
-            for d in chunk {
-                for &g in &d.grams {
-                    starts[partition(g) + 1] += 1;
+    // 1. Precook every caption; sort the occurrences of each chunk into partitions.
+    let chunks: Vec<Chunk> = (0..images.div_ceil(CHUNK))
+        .into_par_iter()
+        .map_init(NGramCounts::default, |counts, c| {
+            let range = c * CHUNK..images.min((c + 1) * CHUNK);
+            let mut precooked = Precooked::default();
+            let mut captions = vec![0];
+            for i in range.clone() {
+                precooked.push_caption(corpus.candidate(i), counts);
+                for r in corpus.references(i) {
+                    precooked.push_caption(r, counts);
                 }
+                captions.push(precooked.bounds.len());
+            }
+            let mut starts = vec![0usize; parts + 1];
+            for &(g, _) in &precooked.entries {
+                starts[partition(g) + 1] += 1;
             }
             for p in 0..parts {
                 starts[p + 1] += starts[p];
             }
             let mut fill = starts.clone();
-            let mut pairs = vec![(0 as NGram, 0u32); starts[parts]];
-            for (k, d) in chunk.iter().enumerate() {
-                let base = offsets[c * CHUNK + k];
-                for (j, (&g, &in_ref)) in d.grams.iter().zip(&d.in_references).enumerate() {
-                    let p = partition(g);
-                    // Slots fit in 31 bits: 2 billion distinct n-grams per image set would not
-                    // fit in memory anyway.
-                    let slot = (base + j) as u32 | if in_ref { IN_REFERENCES } else { 0 };
-                    pairs[fill[p]] = (g, slot);
-                    fill[p] += 1;
+            let mut pairs = vec![(0 as NGram, 0u32, 0u32); precooked.entries.len()];
+            for k in 0..range.len() {
+                for caption in captions[k]..captions[k + 1] {
+                    let flag = if caption > captions[k] {
+                        IN_REFERENCES
+                    } else {
+                        0
+                    };
+                    let b = precooked.bounds[caption];
+                    for e in b[0]..b[MAX_N] {
+                        let g = precooked.entries[e as usize].0;
+                        let p = partition(g);
+                        // Entry indices fit in 31 bits: a chunk of 128 images with 2 billion
+                        // n-grams would not fit in memory.
+                        pairs[fill[p]] = (g, e | flag, k as u32);
+                        fill[p] += 1;
+                    }
                 }
             }
-            (pairs, starts)
+            Chunk {
+                precooked,
+                captions,
+                pairs,
+                starts,
+            }
         })
         .collect();
-    // 3. Count each partition, then give every slot its n-gram's frequency.
-    let df: Vec<AtomicU32> = (0..total).map(|_| AtomicU32::new(0)).collect();
-    fn part(chunk: &(Vec<(NGram, u32)>, Vec<usize>), p: usize) -> &[(NGram, u32)] {
-        &chunk.0[chunk.1[p]..chunk.1[p + 1]]
+    let mut bases = Vec::with_capacity(chunks.len() + 1);
+    bases.push(0usize);
+    for c in &chunks {
+        bases.push(bases[bases.len() - 1] + c.precooked.entries.len());
     }
+    // 2. Count each partition (an image counts once per n-gram), then give every occurrence its
+    //    n-gram's frequency.
+    let df: Vec<AtomicU32> = (0..bases[chunks.len()])
+        .map(|_| AtomicU32::new(0))
+        .collect();
     (0..parts)
         .into_par_iter()
-        .for_each_init(HashMap::<NGram, u32>::new, |counts, p| {
+        .for_each_init(HashMap::<NGram, (u32, usize)>::new, |counts, p| {
             counts.clear();
-            for &(g, slot) in chunks.iter().flat_map(|c| part(c, p)) {
-                if slot & IN_REFERENCES != 0 {
-                    *counts.entry(g).or_insert(0) += 1;
+            for (c, chunk) in chunks.iter().enumerate() {
+                for &(g, e, k) in &chunk.pairs[chunk.starts[p]..chunk.starts[p + 1]] {
+                    if e & IN_REFERENCES != 0 {
+                        // Images come in increasing order: remember the last one counted.
+                        let image = c * CHUNK + k as usize + 1;
+                        let (n, last) = counts.entry(g).or_insert((0, 0));
+                        if *last != image {
+                            *n += 1;
+                            *last = image;
+                        }
+                    }
                 }
             }
-            for &(g, slot) in chunks.iter().flat_map(|c| part(c, p)) {
-                let n = counts.get(&g).copied().unwrap_or(0);
-                df[(slot & !IN_REFERENCES) as usize].store(n, Ordering::Relaxed);
+            for (c, chunk) in chunks.iter().enumerate() {
+                for &(g, e, _) in &chunk.pairs[chunk.starts[p]..chunk.starts[p + 1]] {
+                    let n = counts.get(&g).map_or(0, |&(n, _)| n);
+                    df[bases[c] + (e & !IN_REFERENCES) as usize].store(n, Ordering::Relaxed);
+                }
             }
         });
-    drop(chunks);
-    // 4. Score each image. np.log(max(1.0, df)) for every possible df, once.
+    // 3. Score each image. np.log(max(1.0, df)) for every possible df, once.
     let log_df: Vec<f64> = (0..=images).map(|d| (d as f64).max(1.0).ln()).collect();
     let ref_len = (images as f64).ln();
-    let scores: Vec<f64> = per_image
+    let per_chunk: Vec<Vec<f64>> = chunks
         .par_iter()
         .enumerate()
-        .map_init(Scratch::default, |s, (i, grams)| {
+        .map_init(Scratch::default, |s, (c, chunk)| {
+            let dfs = &df[bases[c]..bases[c + 1]];
             s.log_df.clear();
             s.log_df.extend(
-                df[offsets[i]..offsets[i + 1]]
-                    .iter()
+                dfs.iter()
                     .map(|d| log_df[d.load(Ordering::Relaxed) as usize]),
             );
-            image_score(grams, ref_len, s)
+            chunk
+                .captions
+                .windows(2)
+                .map(|w| image_score(&chunk.precooked, w[0]..w[1], ref_len, s))
+                .collect()
         })
         .collect();
+    let scores: Vec<f64> = per_chunk.into_iter().flatten().collect();
     CiderScores {
         corpus: numpy_mean(&scores),
         per_image: scores,
@@ -454,35 +459,30 @@ pub(crate) fn cider_d_corpus(corpus: &Corpus) -> CiderScores {
 #[derive(Default)]
 struct Scratch {
     counts: NGramCounts,
-    /// N-gram -> slot among the current image's distinct n-grams.
-    slots: HashMap<NGram, u32>,
-    /// log(max(1, df)) of each of the image's distinct n-grams.
+    /// log(max(1, df)) of each entry of the precooked captions being scored.
     log_df: Vec<f64>,
     candidate: TfIdf,
     reference: TfIdf,
-    /// The current reference's weight of each distinct n-gram (0 where it has none).
-    reference_weight: Vec<f64>,
 }
 
-/// One image's CIDEr-D, given `s.log_df`: log(max(1, df)) of each of its distinct n-grams, and
-/// `ref_len`: log(N).
-fn image_score(image: &ImageNGrams, ref_len: f64, s: &mut Scratch) -> f64 {
-    let n_refs = image.bounds.len() - 1;
-    s.candidate.fill(image, 0, &s.log_df, ref_len);
-    s.reference_weight.clear();
-    s.reference_weight.resize(image.grams.len(), 0.0);
+/// One image's CIDEr-D: its captions are `captions` of `precooked` (candidate first), `s.log_df`
+/// holds log(max(1, df)) of each precooked entry, `ref_len` is log(N).
+fn image_score(
+    precooked: &Precooked,
+    captions: std::ops::Range<usize>,
+    ref_len: f64,
+    s: &mut Scratch,
+) -> f64 {
+    let n_refs = captions.len() - 1;
+    s.candidate
+        .fill(precooked, captions.start, &s.log_df, ref_len);
     let mut score = [0.0f64; MAX_N];
-    for c in 1..=n_refs {
-        s.reference.fill(image, c, &s.log_df, ref_len);
-        for &(slot, w) in &s.reference.weights {
-            s.reference_weight[slot as usize] = w;
-        }
-        let sim = similarity(&s.candidate, &s.reference, &s.reference_weight);
+    for c in captions.start + 1..captions.end {
+        s.reference.fill(precooked, c, &s.log_df, ref_len);
+        s.reference.index();
+        let sim = similarity(&s.candidate, &s.reference);
         for (total, v) in score.iter_mut().zip(sim) {
             *total += v;
-        }
-        for &(slot, _) in &s.reference.weights {
-            s.reference_weight[slot as usize] = 0.0;
         }
     }
     let mut avg = numpy_mean(&score);
@@ -493,28 +493,33 @@ fn image_score(image: &ImageNGrams, ref_len: f64, s: &mut Scratch) -> f64 {
 /// A caption's TF-IDF vectors (pycocoevalcap's `counts2vec`).
 #[derive(Default)]
 struct TfIdf {
-    /// (slot of the n-gram among the image's distinct n-grams, weight), in `precook`'s order
-    /// (sums run in this order), which is by n-gram order first: order n + 1 is
-    /// `weights[start[n]..start[n + 1]]`.
-    weights: Vec<(u32, f64)>,
+    /// Weights in `precook`'s order (sums run in this order), which is by n-gram order first:
+    /// order n + 1 is `weights[start[n]..start[n + 1]]`.
+    weights: Vec<(NGram, f64)>,
     start: [usize; MAX_N + 1],
     norm: [f64; MAX_N],
     /// Number of bigrams (see the module doc).
     length: usize,
+    /// N-gram -> weight, for long captions only, where a scan of `weights` would be slow.
+    long: Option<HashMap<NGram, f64>>,
 }
 
+/// Above this many n-grams of one order, a caption's weights are looked up by hash.
+const SCAN_LIMIT: usize = 48;
+
 impl TfIdf {
-    /// The vectors of caption `c` of `image`.
-    fn fill(&mut self, image: &ImageNGrams, c: usize, log_df: &[f64], ref_len: f64) {
+    /// The vectors of caption `c` of `precooked`.
+    fn fill(&mut self, precooked: &Precooked, c: usize, log_df: &[f64], ref_len: f64) {
         self.weights.clear();
         let mut norm = [0.0f64; MAX_N];
         self.length = 0;
         for n in 0..MAX_N {
             self.start[n] = self.weights.len();
-            for &(slot, tf) in image.order(c, n + 1) {
-                let w = f64::from(tf) * (ref_len - log_df[slot as usize]);
+            let (first, entries) = precooked.order(c, n + 1);
+            for (k, &(g, tf)) in entries.iter().enumerate() {
+                let w = f64::from(tf) * (ref_len - log_df[first + k]);
                 norm[n] += w * w;
-                self.weights.push((slot, w));
+                self.weights.push((g, w));
                 if n == 1 {
                     self.length += tf as usize;
                 }
@@ -524,20 +529,44 @@ impl TfIdf {
         self.norm = norm.map(f64::sqrt);
     }
 
-    fn order(&self, n: usize) -> &[(u32, f64)] {
+    /// Builds the hash index if some order has too many n-grams to scan.
+    fn index(&mut self) {
+        let long = (0..MAX_N).any(|n| self.start[n + 1] - self.start[n] > SCAN_LIMIT);
+        match (&mut self.long, long) {
+            (_, false) => self.long = None,
+            (Some(index), true) => {
+                index.clear();
+                index.extend(self.weights.iter().copied());
+            }
+            (None, true) => self.long = Some(self.weights.iter().copied().collect()),
+        }
+    }
+
+    fn order(&self, n: usize) -> &[(NGram, f64)] {
         &self.weights[self.start[n]..self.start[n + 1]]
+    }
+
+    /// The weight of an n-gram of order n + 1 (0 if the caption does not have it).
+    fn weight(&self, n: usize, g: &NGram) -> f64 {
+        match &self.long {
+            Some(index) => index.get(g).copied().unwrap_or(0.0),
+            None => self
+                .order(n)
+                .iter()
+                .find(|(h, _)| h == g)
+                .map_or(0.0, |&(_, w)| w),
+        }
     }
 }
 
 /// Clipped cosine similarity per n-gram order with the length penalty (pycocoevalcap's `sim`).
-/// `reference_weight`: the reference's weight of every distinct n-gram of the image, by slot.
-fn similarity(hyp: &TfIdf, reference: &TfIdf, reference_weight: &[f64]) -> [f64; MAX_N] {
+fn similarity(hyp: &TfIdf, reference: &TfIdf) -> [f64; MAX_N] {
     let delta = hyp.length as f64 - reference.length as f64;
     let penalty = std::f64::consts::E.powf(-(delta * delta) / (2.0 * SIGMA * SIGMA));
     std::array::from_fn(|n| {
         let mut val = 0.0f64;
-        for &(slot, h) in hyp.order(n) {
-            let r = reference_weight[slot as usize];
+        for (g, h) in hyp.order(n) {
+            let r = reference.weight(n, g);
             val += h.min(r) * r;
         }
         if hyp.norm[n] != 0.0 && reference.norm[n] != 0.0 {
