@@ -27,7 +27,9 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::corpus::Corpus;
-use super::ngrams::{ngrams, pack, split_py, unpack, Interner, NGram, NGramCounts, MAX_N};
+use super::ngrams::{
+    ngrams, pack, split_py, unpack, Interner, NGram, NGramCounts, NGramKey, MAX_N,
+};
 use super::{numpy_mean, ImageCaptions, MetricsError};
 
 /// pycocoevalcap's `sigma`: the standard deviation of the length penalty.
@@ -249,11 +251,11 @@ pub fn cider_d(df: &CiderDf, images: &[ImageCaptions]) -> CiderScores {
     let ref_len = (df.images as f64).ln();
     let per_image: Vec<f64> = images
         .par_iter()
-        .map_init(Scratch::default, |s, image| {
+        .map_init(Scratch::<NGram>::default, |s, image| {
             // Tokens the frequencies never saw get ids of their own, local to this image: they
             // still match between candidate and references, and have document frequency 0.
             let mut interner = Interner::with_base(&df.vocab);
-            let mut precooked = Precooked::default();
+            let mut precooked = Precooked::<NGram>::default();
             precooked.push_caption(&interner.ids(image.candidate()), &mut s.counts);
             for r in image.references() {
                 precooked.push_caption(&interner.ids(r), &mut s.counts);
@@ -290,22 +292,29 @@ const IN_REFERENCES: u32 = 1 << 31;
 /// Images per chunk of the parallel passes.
 const CHUNK: usize = 128;
 
-fn partition(g: NGram) -> usize {
-    let x = (g as u64) ^ ((g >> 64) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    (x.wrapping_mul(0xD6E8_FEB8_6659_FD93) >> (64 - PARTITION_BITS)) as usize
+fn partition<K: NGramKey>(g: K) -> usize {
+    (g.mix() >> (64 - PARTITION_BITS)) as usize
 }
 
 /// pycocoevalcap's `precook` of captions, one after the other.
-#[derive(Default)]
-struct Precooked {
+struct Precooked<K> {
     /// (n-gram, count) of each caption, caption after caption, each in `precook`'s order.
-    entries: Vec<(NGram, u32)>,
+    entries: Vec<(K, u32)>,
     /// Caption c's n-grams of order n are `entries[bounds[c][n - 1]..bounds[c][n]]`.
     bounds: Vec<[u32; MAX_N + 1]>,
 }
 
-impl Precooked {
-    fn push_caption(&mut self, ids: &[u32], counts: &mut NGramCounts) {
+impl<K> Default for Precooked<K> {
+    fn default() -> Self {
+        Precooked {
+            entries: Vec::new(),
+            bounds: Vec::new(),
+        }
+    }
+}
+
+impl<K: NGramKey> Precooked<K> {
+    fn push_caption(&mut self, ids: &[u32], counts: &mut NGramCounts<K>) {
         counts.fill(ids);
         let mut bounds = [self.entries.len() as u32; MAX_N + 1];
         for n in 1..=MAX_N {
@@ -316,7 +325,7 @@ impl Precooked {
     }
 
     /// Caption c's n-grams of order n (1..=4), and where they start in `entries`.
-    fn order(&self, c: usize, n: usize) -> (usize, &[(NGram, u32)]) {
+    fn order(&self, c: usize, n: usize) -> (usize, &[(K, u32)]) {
         let b = &self.bounds[c];
         let first = b[n - 1] as usize;
         (first, &self.entries[first..b[n] as usize])
@@ -325,13 +334,13 @@ impl Precooked {
 
 /// The captions of a chunk of images, precooked, and their n-gram occurrences sorted into
 /// partitions.
-struct Chunk {
-    precooked: Precooked,
+struct Chunk<K> {
+    precooked: Precooked<K>,
     /// Image k of the chunk has captions `captions[k]..captions[k + 1]` (candidate first).
     captions: Vec<usize>,
     /// (n-gram, index in `precooked.entries` | [`IN_REFERENCES`], image number in the chunk),
     /// partition after partition, in image order within each.
-    pairs: Vec<(NGram, u32, u32)>,
+    pairs: Vec<(K, u32, u32)>,
     /// Partition p is `pairs[starts[p]..starts[p + 1]]`.
     starts: Vec<usize>,
 }
@@ -343,12 +352,21 @@ struct Chunk {
 /// misses), the occurrences are sorted into partitions by a hash of the n-gram, and each
 /// partition is counted on its own, in parallel, in a table that stays in the cache.
 pub(crate) fn cider_d_corpus(corpus: &Corpus) -> CiderScores {
+    if (corpus.vocabulary() as u64) < <u64 as NGramKey>::ID_LIMIT {
+        cider_d_keyed::<u64>(corpus)
+    } else {
+        cider_d_keyed::<NGram>(corpus)
+    }
+}
+
+/// [`cider_d_corpus`] with n-grams held as `K`.
+fn cider_d_keyed<K: NGramKey>(corpus: &Corpus) -> CiderScores {
     let images = corpus.len();
     let parts = 1usize << PARTITION_BITS;
     // 1. Precook every caption; sort the occurrences of each chunk into partitions.
-    let chunks: Vec<Chunk> = (0..images.div_ceil(CHUNK))
+    let chunks: Vec<Chunk<K>> = (0..images.div_ceil(CHUNK))
         .into_par_iter()
-        .map_init(NGramCounts::default, |counts, c| {
+        .map_init(NGramCounts::<K>::default, |counts, c| {
             let range = c * CHUNK..images.min((c + 1) * CHUNK);
             let mut precooked = Precooked::default();
             let mut captions = vec![0];
@@ -367,7 +385,7 @@ pub(crate) fn cider_d_corpus(corpus: &Corpus) -> CiderScores {
                 starts[p + 1] += starts[p];
             }
             let mut fill = starts.clone();
-            let mut pairs = vec![(0 as NGram, 0u32, 0u32); precooked.entries.len()];
+            let mut pairs = vec![(K::default(), 0u32, 0u32); precooked.entries.len()];
             for k in 0..range.len() {
                 for caption in captions[k]..captions[k + 1] {
                     let flag = if caption > captions[k] {
@@ -406,7 +424,7 @@ pub(crate) fn cider_d_corpus(corpus: &Corpus) -> CiderScores {
         .collect();
     (0..parts)
         .into_par_iter()
-        .for_each_init(HashMap::<NGram, (u32, usize)>::new, |counts, p| {
+        .for_each_init(HashMap::<K, (u32, usize)>::new, |counts, p| {
             counts.clear();
             for (c, chunk) in chunks.iter().enumerate() {
                 for &(g, e, k) in &chunk.pairs[chunk.starts[p]..chunk.starts[p + 1]] {
@@ -434,7 +452,7 @@ pub(crate) fn cider_d_corpus(corpus: &Corpus) -> CiderScores {
     let per_chunk: Vec<Vec<f64>> = chunks
         .par_iter()
         .enumerate()
-        .map_init(Scratch::default, |s, (c, chunk)| {
+        .map_init(Scratch::<K>::default, |s, (c, chunk)| {
             let dfs = &df[bases[c]..bases[c + 1]];
             s.log_df.clear();
             s.log_df.extend(
@@ -456,22 +474,32 @@ pub(crate) fn cider_d_corpus(corpus: &Corpus) -> CiderScores {
 }
 
 /// Buffers one thread reuses from image to image.
-#[derive(Default)]
-struct Scratch {
-    counts: NGramCounts,
+struct Scratch<K> {
+    counts: NGramCounts<K>,
     /// log(max(1, df)) of each entry of the precooked captions being scored.
     log_df: Vec<f64>,
-    candidate: TfIdf,
-    reference: TfIdf,
+    candidate: TfIdf<K>,
+    reference: TfIdf<K>,
+}
+
+impl<K> Default for Scratch<K> {
+    fn default() -> Self {
+        Scratch {
+            counts: NGramCounts::default(),
+            log_df: Vec::new(),
+            candidate: TfIdf::default(),
+            reference: TfIdf::default(),
+        }
+    }
 }
 
 /// One image's CIDEr-D: its captions are `captions` of `precooked` (candidate first), `s.log_df`
 /// holds log(max(1, df)) of each precooked entry, `ref_len` is log(N).
-fn image_score(
-    precooked: &Precooked,
+fn image_score<K: NGramKey>(
+    precooked: &Precooked<K>,
     captions: std::ops::Range<usize>,
     ref_len: f64,
-    s: &mut Scratch,
+    s: &mut Scratch<K>,
 ) -> f64 {
     let n_refs = captions.len() - 1;
     s.candidate
@@ -491,25 +519,36 @@ fn image_score(
 }
 
 /// A caption's TF-IDF vectors (pycocoevalcap's `counts2vec`).
-#[derive(Default)]
-struct TfIdf {
+struct TfIdf<K> {
     /// Weights in `precook`'s order (sums run in this order), which is by n-gram order first:
     /// order n + 1 is `weights[start[n]..start[n + 1]]`.
-    weights: Vec<(NGram, f64)>,
+    weights: Vec<(K, f64)>,
     start: [usize; MAX_N + 1],
     norm: [f64; MAX_N],
     /// Number of bigrams (see the module doc).
     length: usize,
     /// N-gram -> weight, for long captions only, where a scan of `weights` would be slow.
-    long: Option<HashMap<NGram, f64>>,
+    long: Option<HashMap<K, f64>>,
+}
+
+impl<K> Default for TfIdf<K> {
+    fn default() -> Self {
+        TfIdf {
+            weights: Vec::new(),
+            start: [0; MAX_N + 1],
+            norm: [0.0; MAX_N],
+            length: 0,
+            long: None,
+        }
+    }
 }
 
 /// Above this many n-grams of one order, a caption's weights are looked up by hash.
 const SCAN_LIMIT: usize = 48;
 
-impl TfIdf {
+impl<K: NGramKey> TfIdf<K> {
     /// The vectors of caption `c` of `precooked`.
-    fn fill(&mut self, precooked: &Precooked, c: usize, log_df: &[f64], ref_len: f64) {
+    fn fill(&mut self, precooked: &Precooked<K>, c: usize, log_df: &[f64], ref_len: f64) {
         self.weights.clear();
         let mut norm = [0.0f64; MAX_N];
         self.length = 0;
@@ -542,12 +581,12 @@ impl TfIdf {
         }
     }
 
-    fn order(&self, n: usize) -> &[(NGram, f64)] {
+    fn order(&self, n: usize) -> &[(K, f64)] {
         &self.weights[self.start[n]..self.start[n + 1]]
     }
 
     /// The weight of an n-gram of order n + 1 (0 if the caption does not have it).
-    fn weight(&self, n: usize, g: &NGram) -> f64 {
+    fn weight(&self, n: usize, g: &K) -> f64 {
         match &self.long {
             Some(index) => index.get(g).copied().unwrap_or(0.0),
             None => self
@@ -560,7 +599,7 @@ impl TfIdf {
 }
 
 /// Clipped cosine similarity per n-gram order with the length penalty (pycocoevalcap's `sim`).
-fn similarity(hyp: &TfIdf, reference: &TfIdf) -> [f64; MAX_N] {
+fn similarity<K: NGramKey>(hyp: &TfIdf<K>, reference: &TfIdf<K>) -> [f64; MAX_N] {
     let delta = hyp.length as f64 - reference.length as f64;
     let penalty = std::f64::consts::E.powf(-(delta * delta) / (2.0 * SIGMA * SIGMA));
     std::array::from_fn(|n| {

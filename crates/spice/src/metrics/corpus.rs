@@ -23,6 +23,8 @@ pub(crate) struct Corpus {
     /// Image `i`'s candidate is caption `first[i]`, its references are the captions up to
     /// `first[i + 1]`.
     first: Vec<usize>,
+    /// Number of distinct tokens (ids are below it).
+    vocabulary: usize,
 }
 
 /// One chunk's captions with ids local to the chunk.
@@ -94,6 +96,7 @@ impl Corpus {
             tokens: Vec::with_capacity(total_tokens),
             starts: Vec::with_capacity(total_captions + 1),
             first: Vec::with_capacity(images.len() + 1),
+            vocabulary: global.len(),
         };
         corpus.starts.push(0);
         corpus.first.push(0);
@@ -111,6 +114,11 @@ impl Corpus {
             }
         }
         corpus
+    }
+
+    /// Number of distinct tokens; every token id is below it.
+    pub(crate) fn vocabulary(&self) -> usize {
+        self.vocabulary
     }
 
     /// Number of images.
