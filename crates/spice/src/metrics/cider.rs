@@ -678,6 +678,19 @@ mod tests {
     }
 
     #[test]
+    fn both_n_gram_widths_give_the_same_scores() {
+        // Large vocabularies (65,535 tokens or more) use 128-bit n-grams; the rest 64-bit ones.
+        let mut images = toy();
+        images.push(image("a dog a dog runs", &["a dog runs fast", "dog dog"]));
+        let corpus = Corpus::new(&images);
+        assert_eq!(
+            cider_d_keyed::<u64>(&corpus),
+            cider_d_keyed::<NGram>(&corpus)
+        );
+        assert_eq!(cider_d_corpus(&corpus), cider_d_keyed::<NGram>(&corpus));
+    }
+
+    #[test]
     fn precomputed_frequencies_give_the_same_scores() {
         let images = toy();
         let df = CiderDf::from_references(images.iter().map(|i| i.references()));
