@@ -2404,7 +2404,11 @@ mod tests {
         let whole = tokenize_batch_in_chunks(&captions, usize::MAX);
         assert_eq!(whole.len(), captions.len());
         for chunk in [1, 7, 100, 5000] {
-            assert_eq!(tokenize_batch_in_chunks(&captions, chunk), whole, "chunk {chunk}");
+            assert_eq!(
+                tokenize_batch_in_chunks(&captions, chunk),
+                whole,
+                "chunk {chunk}"
+            );
         }
         // The COCO form built while lexing equals the tokens joined afterwards.
         let joined: Vec<String> = whole
