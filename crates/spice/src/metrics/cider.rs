@@ -317,9 +317,9 @@ impl<K: NGramKey> Precooked<K> {
     fn push_caption(&mut self, ids: &[u32], counts: &mut NGramCounts<K>) {
         counts.fill(ids);
         let mut bounds = [self.entries.len() as u32; MAX_N + 1];
-        for n in 1..=MAX_N {
+        for (n, bound) in bounds.iter_mut().enumerate().skip(1) {
             self.entries.extend_from_slice(counts.order(n));
-            bounds[n] = self.entries.len() as u32;
+            *bound = self.entries.len() as u32;
         }
         self.bounds.push(bounds);
     }
@@ -552,12 +552,12 @@ impl<K: NGramKey> TfIdf<K> {
         self.weights.clear();
         let mut norm = [0.0f64; MAX_N];
         self.length = 0;
-        for n in 0..MAX_N {
+        for (n, norm) in norm.iter_mut().enumerate() {
             self.start[n] = self.weights.len();
             let (first, entries) = precooked.order(c, n + 1);
             for (k, &(g, tf)) in entries.iter().enumerate() {
                 let w = f64::from(tf) * (ref_len - log_df[first + k]);
-                norm[n] += w * w;
+                *norm += w * w;
                 self.weights.push((g, w));
                 if n == 1 {
                     self.length += tf as usize;
