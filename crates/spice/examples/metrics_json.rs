@@ -2,20 +2,28 @@
 //! The Rust side of `scripts/parity-metrics` and `scripts/bench-metrics`.
 //!
 //! ```text
-//! cargo run --release --example metrics_json -- INPUT.json [--repeat N] [--metrics bleu,rouge,cider]
+//! cargo run --release --example metrics_json -- INPUT.json [--repeat N] [--metrics bleu,rouge,cider] [--tokenize]
 //! ```
-//! INPUT.json: `{"images": [{"image_id": .., "candidate": "tok tok", "references": ["tok tok", ..]}]}`
-//! (what `scripts/metrics-oracle` writes; other keys are ignored).
+//! INPUT.json: `{"images": [{"image_id": .., "candidate": "tok tok", "references": ["tok tok", ..],
+//! "raw": {"candidate": "Text.", "references": ["Text.", ..]}}]}` (what `scripts/metrics-oracle`
+//! writes; other keys are ignored).
 //! Output: `{"corpus": {"Bleu_1": .., ..}, "per_image": [{"image_id": .., "Bleu_1": .., ..}],
 //! "seconds": {"Bleu": .., "Rouge": .., "CIDEr": .., "metrics": ..}}`: the median of N runs of
 //! each metric alone and of all of them (JSON reading and writing excluded).
+//!
+//! With `--tokenize`, the raw captions are tokenized by us (`tokenize::tokenize_coco_batch`, two
+//! calls, references then candidates, as `spice eval` and pycocoevalcap do) and the metrics score
+//! our tokens; `seconds` also has `tokenize` and `all` (tokenization plus every metric, timed as
+//! one run), and the number of captions whose tokens differ from the input's tokenized ones
+//! (pycocoevalcap's) is printed on stderr.
 
 use std::process::ExitCode;
 use std::time::Instant;
 
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
-use spice::metrics::{evaluate, EvalSet, ImageCaptions, Metric};
+use spice::metrics::{evaluate, EvalSet, ImageCaptions, Metric, MetricsError};
+use spice::tokenize::tokenize_coco_batch;
 
 #[derive(Deserialize)]
 struct Input {
@@ -27,6 +35,33 @@ struct InputImage {
     image_id: Value,
     candidate: String,
     references: Vec<String>,
+    raw: Option<RawCaptions>,
+}
+
+#[derive(Deserialize)]
+struct RawCaptions {
+    candidate: String,
+    references: Vec<String>,
+}
+
+/// Tokenizes every image's raw captions as pycocoevalcap does: references first, then candidates.
+fn tokenize(raw: &[RawCaptions]) -> Vec<(String, Vec<String>)> {
+    let flat: Vec<&str> = raw
+        .iter()
+        .flat_map(|r| r.references.iter().map(String::as_str))
+        .collect();
+    let mut refs = tokenize_coco_batch(&flat).into_iter();
+    let cands: Vec<&str> = raw.iter().map(|r| r.candidate.as_str()).collect();
+    tokenize_coco_batch(&cands)
+        .into_iter()
+        .zip(raw)
+        .map(|(c, r)| (c, refs.by_ref().take(r.references.len()).collect()))
+        .collect()
+}
+
+fn median(mut times: Vec<f64>) -> f64 {
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
 }
 
 fn run() -> Result<(), String> {
@@ -34,8 +69,10 @@ fn run() -> Result<(), String> {
     let mut path = None;
     let mut repeat = 1usize;
     let mut metrics = Metric::ALL.to_vec();
+    let mut ours = false;
     while let Some(arg) = args.next() {
         match arg.as_str() {
+            "--tokenize" => ours = true,
             "--metrics" => {
                 let list = args
                     .next()
@@ -59,7 +96,47 @@ fn run() -> Result<(), String> {
     let path =
         path.ok_or("usage: metrics_json INPUT.json [--repeat N] [--metrics bleu,rouge,cider]")?;
     let text = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
-    let input: Input = serde_json::from_str(&text).map_err(|e| format!("{path}: {e}"))?;
+    let mut input: Input = serde_json::from_str(&text).map_err(|e| format!("{path}: {e}"))?;
+    let mut seconds = Map::new();
+    let mut raw = Vec::new();
+    if ours {
+        raw = input
+            .images
+            .iter_mut()
+            .enumerate()
+            .map(|(i, image)| {
+                image
+                    .raw
+                    .take()
+                    .ok_or(format!("{path}: images[{i}] has no \"raw\" captions"))
+            })
+            .collect::<Result<_, _>>()?;
+        let mut times = Vec::new();
+        let mut tokenized = Vec::new();
+        for _ in 0..repeat.max(1) {
+            let start = Instant::now();
+            tokenized = tokenize(&raw);
+            times.push(start.elapsed().as_secs_f64());
+        }
+        seconds.insert("tokenize".into(), json!(median(times)));
+        let mut differ = 0;
+        let mut captions = 0;
+        for (image, (cand, refs)) in input.images.iter_mut().zip(tokenized) {
+            captions += 1 + refs.len();
+            differ += usize::from(image.candidate != cand);
+            differ += image
+                .references
+                .iter()
+                .zip(&refs)
+                .filter(|(a, b)| a != b)
+                .count();
+            image.candidate = cand;
+            image.references = refs;
+        }
+        eprintln!(
+            "metrics_json: our tokens differ from the input's in {differ} of {captions} captions"
+        );
+    }
 
     let mut ids = Vec::with_capacity(input.images.len());
     let mut entries = Vec::with_capacity(input.images.len());
@@ -72,7 +149,6 @@ fn run() -> Result<(), String> {
     let set = EvalSet::new(entries).map_err(|e| format!("{path}: {e}"))?;
 
     // Median of `repeat` runs: each metric alone, then all of them together.
-    let mut seconds = Map::new();
     let mut eval = None;
     let mut runs: Vec<(&str, &[Metric])> = Vec::new();
     if metrics.len() > 1 {
@@ -94,8 +170,25 @@ fn run() -> Result<(), String> {
             times.push(start.elapsed().as_secs_f64());
             eval = Some(e);
         }
-        times.sort_by(f64::total_cmp);
-        seconds.insert(name.into(), json!(times[times.len() / 2]));
+        seconds.insert(name.into(), json!(median(times)));
+    }
+    if ours {
+        // Tokenization and every metric as `spice eval` runs them, timed as one run.
+        let mut times = Vec::with_capacity(repeat.max(1));
+        for _ in 0..repeat.max(1) {
+            let start = Instant::now();
+            let entries = tokenize(&raw)
+                .into_iter()
+                .enumerate()
+                .map(|(i, (c, r))| Ok((i, ImageCaptions::new(c, r)?)))
+                .collect::<Result<Vec<_>, MetricsError>>()
+                .map_err(|e| format!("{path}: {e}"))?;
+            let set = EvalSet::new(entries).map_err(|e| format!("{path}: {e}"))?;
+            let e = evaluate(&set, &metrics, None);
+            times.push(start.elapsed().as_secs_f64());
+            std::hint::black_box(e);
+        }
+        seconds.insert("all".into(), json!(median(times)));
     }
     let eval = eval.ok_or("no evaluation ran")?;
 

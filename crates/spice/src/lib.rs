@@ -9,6 +9,7 @@
 
 pub mod batch;
 pub mod cleanup;
+pub mod cocoeval;
 pub mod depgraph;
 pub mod enhance;
 pub mod graph;

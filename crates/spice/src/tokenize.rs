@@ -27,7 +27,10 @@
 //! is linear in the length of the text (the URL and e-mail rules scan a run of non-space
 //! characters; a pathological 10,000-character run costs a few passes over it).
 
+use std::borrow::Cow;
 use std::ops::Range;
+
+use rayon::prelude::*;
 
 /// One token: its normalized text (what PTBTokenizer prints) and where it came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -48,6 +51,76 @@ pub fn tokenize(text: &str) -> Vec<PtbToken> {
     out
 }
 
+/// Where the lexer puts what it finds.
+trait Sink {
+    /// A token: its normalized text and the byte range of its source in the lexed text.
+    fn token(&mut self, text: &str, start: usize, end: usize);
+    /// A line break (only [`Lexer::run_lines`] reports them).
+    fn line_break(&mut self) {}
+}
+
+impl Sink for Vec<PtbToken> {
+    fn token(&mut self, text: &str, start: usize, end: usize) {
+        self.push(PtbToken {
+            text: text.to_string(),
+            start,
+            end,
+        });
+    }
+}
+
+/// Token lists, one per line, offsets shifted by `base`.
+struct TokenLines {
+    base: usize,
+    lines: Vec<Vec<PtbToken>>,
+}
+
+impl TokenLines {
+    fn new(base: usize) -> TokenLines {
+        TokenLines {
+            base,
+            lines: vec![Vec::new()],
+        }
+    }
+}
+
+impl Sink for TokenLines {
+    fn token(&mut self, text: &str, start: usize, end: usize) {
+        if let Some(line) = self.lines.last_mut() {
+            line.token(text, self.base + start, self.base + end);
+        }
+    }
+
+    fn line_break(&mut self) {
+        self.lines.push(Vec::new());
+    }
+}
+
+/// pycocoevalcap's form of each line, built as the tokens come (no token is stored).
+struct CocoLines {
+    lines: Vec<String>,
+}
+
+impl CocoLines {
+    fn new() -> CocoLines {
+        CocoLines {
+            lines: vec![String::new()],
+        }
+    }
+}
+
+impl Sink for CocoLines {
+    fn token(&mut self, text: &str, _start: usize, _end: usize) {
+        if let Some(line) = self.lines.last_mut() {
+            coco_push(line, text);
+        }
+    }
+
+    fn line_break(&mut self) {
+        self.lines.push(String::new());
+    }
+}
+
 /// The token texts of [`tokenize`], for callers that do not need offsets.
 pub fn tokenize_words(text: &str) -> Vec<String> {
     tokenize(text).into_iter().map(|t| t.text).collect()
@@ -58,25 +131,90 @@ pub fn tokenize_words(text: &str) -> Vec<String> {
 /// a rule may still look across a line break (`etc.` before a line starting with a capital
 /// letter is followed by an extra `.` token, as in the oracle).
 pub fn tokenize_lines(text: &str) -> Vec<Vec<PtbToken>> {
-    let mut lines = vec![Vec::new()];
-    Lexer::new(text, false).run_lines(&mut lines);
-    lines
+    let mut lines = TokenLines::new(0);
+    Lexer::new(text, false).run_lines(&mut lines, usize::MAX);
+    lines.lines
 }
 
 /// [`tokenize_lines`] for captions written one a line in this order (line breaks inside a
-/// caption count as spaces, so there is exactly one token list per caption).
+/// caption count as spaces, so there is exactly one token list per caption). Offsets are into
+/// that text of lines joined by `\n`.
+///
+/// Large batches are lexed in parallel, in chunks of whole lines. The lexer has no state
+/// between tokens and looks back at nothing before a token, but it does look ahead (at most
+/// [`MAX_RUN`] characters of a run plus a word, across line breaks: `etc.` before a line that
+/// starts with a capital), so each chunk is lexed followed by the lines after it, at least
+/// [`CONTEXT_CHARS`] characters of them, and only its own lines are kept. The result is the
+/// same as lexing the whole text at once.
 pub fn tokenize_batch<S: AsRef<str>>(captions: &[S]) -> Vec<Vec<PtbToken>> {
-    let mut text = String::new();
-    for (k, c) in captions.iter().enumerate() {
-        if k > 0 {
-            text.push('\n');
+    tokenize_batch_in_chunks(captions, CHUNK_CHARS)
+}
+
+/// Bytes of captions per chunk of a parallel [`tokenize_batch`].
+const CHUNK_CHARS: usize = 1 << 16;
+
+/// Characters of the following lines each chunk is lexed with: more than any rule looks ahead.
+const CONTEXT_CHARS: usize = 4 * MAX_RUN;
+
+fn tokenize_batch_in_chunks<S: AsRef<str>>(
+    captions: &[S],
+    chunk_bytes: usize,
+) -> Vec<Vec<PtbToken>> {
+    lex_batch(captions, chunk_bytes, TokenLines::new, |t| t.lines)
+}
+
+/// Lexes captions written one a line, in parallel chunks of lines (see [`tokenize_batch`]):
+/// `sink(base)` collects a chunk whose text starts at byte `base` of the whole text, `lines`
+/// turns it into one item per line.
+fn lex_batch<S, K, L>(
+    captions: &[S],
+    chunk_bytes: usize,
+    sink: impl Fn(usize) -> K + Sync,
+    lines: impl Fn(K) -> Vec<L> + Sync,
+) -> Vec<L>
+where
+    S: AsRef<str>,
+    K: Sink,
+    L: Default + Send,
+{
+    let texts: Vec<String> = captions.iter().map(|c| coco_line(c.as_ref())).collect();
+    // Chunk boundaries (line indices) and the byte offset of each chunk in the joined text.
+    let mut bounds = vec![(0usize, 0usize)];
+    let (mut size, mut offset) = (0, 0);
+    for (k, line) in texts.iter().enumerate() {
+        size += line.len() + 1;
+        offset += line.len() + 1;
+        if size >= chunk_bytes && k + 1 < texts.len() {
+            bounds.push((k + 1, offset));
+            size = 0;
         }
-        text.push_str(&coco_line(c.as_ref()));
     }
-    let mut lines = vec![Vec::new()];
-    Lexer::new(&text, false).run_lines(&mut lines);
-    lines.resize_with(captions.len(), Vec::new);
-    lines
+    bounds.push((texts.len(), offset));
+    let lex_chunk = |w: &[(usize, usize)]| {
+        let ((a, base), (b, _)) = (w[0], w[1]);
+        let mut text = texts[a..b].join("\n");
+        let mut context = 0;
+        for line in &texts[b..] {
+            if context >= CONTEXT_CHARS {
+                break;
+            }
+            text.push('\n');
+            text.push_str(line);
+            context += line.chars().count() + 1;
+        }
+        let mut out = sink(base);
+        // Lex up to the end of the chunk's last line; the context is only looked at.
+        Lexer::new(&text, false).run_lines(&mut out, b - a);
+        let mut out = lines(out);
+        out.truncate(b - a);
+        out.resize_with(b - a, L::default);
+        out
+    };
+    if bounds.len() <= 2 {
+        return bounds.windows(2).flat_map(lex_chunk).collect();
+    }
+    let chunks: Vec<Vec<L>> = bounds.par_windows(2).map(lex_chunk).collect();
+    chunks.into_iter().flatten().collect()
 }
 
 /// The tokens pycocoevalcap's `PTBTokenizer` wrapper yields for one caption, joined by single
@@ -89,18 +227,15 @@ pub fn tokenize_batch<S: AsRef<str>>(captions: &[S]) -> Vec<Vec<PtbToken>> {
 /// whole call of the wrapper, context across lines included.
 pub fn tokenize_coco(text: &str) -> String {
     let line = coco_line(text);
-    let mut lines = vec![Vec::new()];
-    Lexer::new(&line, true).run_lines(&mut lines);
-    coco_join(lines.first().map(Vec::as_slice).unwrap_or(&[]))
+    let mut lines = CocoLines::new();
+    Lexer::new(&line, true).run_lines(&mut lines, 1);
+    lines.lines.swap_remove(0)
 }
 
 /// What pycocoevalcap's wrapper yields for a batch of captions, which it writes one a line in
 /// this order into one file (the last one followed by the end of the file).
 pub fn tokenize_coco_batch<S: AsRef<str>>(captions: &[S]) -> Vec<String> {
-    tokenize_batch(captions)
-        .iter()
-        .map(|l| coco_join(l))
-        .collect()
+    lex_batch(captions, CHUNK_CHARS, |_| CocoLines::new(), |c| c.lines)
 }
 
 /// pycocoevalcap's `PUNCTUATIONS`: tokens dropped after lowercasing. `-LRB-` and friends are in
@@ -116,19 +251,30 @@ fn coco_line(text: &str) -> String {
         .collect()
 }
 
-fn coco_join(toks: &[PtbToken]) -> String {
-    let mut out = String::new();
-    for t in toks {
-        let lower = java_lowercase(&t.text);
-        if COCO_PUNCTUATIONS.contains(&lower.as_str()) {
-            continue;
+/// Appends a token to a line in pycocoevalcap's form: lower-cased, unless its punctuation list
+/// has it; separated by one space.
+fn coco_push(out: &mut String, token: &str) {
+    if token.is_ascii() {
+        // The list's entries with letters are upper case, so no lower-cased token equals
+        // them; the others are their own lower case. So the lower-cased token is in the list
+        // exactly when the token is and has no upper-case letter.
+        if COCO_PUNCTUATIONS.contains(&token) && !token.bytes().any(|b| b.is_ascii_uppercase()) {
+            return;
         }
         if !out.is_empty() {
             out.push(' ');
         }
-        out.push_str(&lower);
+        out.extend(token.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+        return;
     }
-    out
+    let lower = java_lowercase(token);
+    if COCO_PUNCTUATIONS.contains(&lower.as_str()) {
+        return;
+    }
+    if !out.is_empty() {
+        out.push(' ');
+    }
+    out.push_str(&lower);
 }
 
 /// Java's `String.toLowerCase()` (which `-lowerCase` uses) agrees with Rust's for the BMP text
@@ -346,7 +492,8 @@ const MAX_RUN: usize = 1024;
 /// How many `@` signs the EMAIL rule tries as the separator of one address.
 const MAX_EMAIL_ATS: usize = 4;
 
-struct Lexer {
+struct Lexer<'a> {
+    text: &'a str,
     chars: Vec<char>,
     /// Byte offset of each char, plus the text length at the end.
     offsets: Vec<usize>,
@@ -354,8 +501,8 @@ struct Lexer {
     n: usize,
 }
 
-impl Lexer {
-    fn new(text: &str, followed_by_newline: bool) -> Lexer {
+impl<'a> Lexer<'a> {
+    fn new(text: &'a str, followed_by_newline: bool) -> Lexer<'a> {
         let mut chars = Vec::with_capacity(text.len() + 1);
         let mut offsets = Vec::with_capacity(text.len() + 2);
         for (o, c) in text.char_indices() {
@@ -367,7 +514,12 @@ impl Lexer {
         if followed_by_newline {
             chars.push('\n');
         }
-        Lexer { chars, offsets, n }
+        Lexer {
+            text,
+            chars,
+            offsets,
+            n,
+        }
     }
 
     #[inline]
@@ -425,35 +577,39 @@ impl Lexer {
         }
     }
 
-    fn run(&self, out: &mut Vec<PtbToken>) {
+    fn run(&self, out: &mut impl Sink) {
         let mut i = 0;
         while i < self.n {
             i = self.next_token(i, out);
         }
     }
 
-    /// Like [`Lexer::run`], starting a new line at each line break (`lines` starts with one).
-    fn run_lines(&self, lines: &mut Vec<Vec<PtbToken>>) {
+    /// Like [`Lexer::run`], reporting line breaks; stops at the end of line `max_lines`.
+    fn run_lines(&self, out: &mut impl Sink, max_lines: usize) {
         let mut i = 0;
+        let mut line = 1;
         while i < self.n {
             let c = self.chars[i];
             if is_newline(c) {
+                if line == max_lines {
+                    return;
+                }
                 i += if c == '\r' && self.at(i + 1) == Some('\n') {
                     2
                 } else {
                     1
                 };
-                lines.push(Vec::new());
+                out.line_break();
+                line += 1;
                 continue;
             }
-            let cur = lines.len() - 1;
-            i = self.next_token(i, &mut lines[cur]);
+            i = self.next_token(i, out);
         }
     }
 
     /// Lexes one token (or skips white space / an unknown character) at `i`; returns the next
     /// position.
-    fn next_token(&self, i: usize, out: &mut Vec<PtbToken>) -> usize {
+    fn next_token(&self, i: usize, out: &mut impl Sink) -> usize {
         let c = self.chars[i];
         if is_spacenl(c) || is_ignorable(c) {
             return i + 1;
@@ -471,46 +627,35 @@ impl Lexer {
         };
         // A token never reaches into the sentinel newline.
         let len = best.len.min(self.n - i);
-        let raw: String = self.chars[i..i + len].iter().collect();
         let start = self.offsets[i];
         let end = self.offsets[i + len];
-        let push = |out: &mut Vec<PtbToken>, text: String, start: usize, end: usize| {
-            out.push(PtbToken { text, start, end });
-        };
+        let raw = &self.text[start..end];
         match best.action {
-            Action::Keep => push(out, keep_text(&raw), start, end),
-            Action::Emit(s) => push(out, s.to_string(), start, end),
-            Action::Quote(left) => push(out, latex_quotes(&raw, left), start, end),
+            Action::Keep => out.token(&keep_text(raw), start, end),
+            Action::Emit(s) => out.token(s, start, end),
+            Action::Quote(left) => out.token(&latex_quotes(raw, left), start, end),
             Action::KeepPushbackPeriod => {
                 // The token keeps its period; the period is then lexed again on its own.
-                push(out, keep_text(&raw), start, end);
+                out.token(&keep_text(raw), start, end);
                 return i + len - 1 + self.period_again(i + len - 1, out);
             }
             Action::ParensNormalized => {
-                let t = keep_text(&raw).replace('(', "-LRB-").replace(')', "-RRB-");
-                push(out, t, start, end)
+                let t = keep_text(raw).replace('(', "-LRB-").replace(')', "-RRB-");
+                out.token(&t, start, end)
             }
-            Action::Fraction => push(out, keep_text(&raw).replace('\u{2044}', "/"), start, end),
+            Action::Fraction => out.token(&keep_text(raw).replace('\u{2044}', "/"), start, end),
             Action::Hyphens => {
-                let t = if (3..=4).contains(&len) {
-                    "--".to_string()
-                } else {
-                    raw
-                };
-                push(out, t, start, end)
+                let t = if (3..=4).contains(&len) { "--" } else { raw };
+                out.token(t, start, end)
             }
-            Action::Amp => push(out, keep_text(&raw).replace("&amp;", "&"), start, end),
+            Action::Amp => out.token(&keep_text(raw).replace("&amp;", "&"), start, end),
         }
         i + len
     }
 
     /// After an abbreviation's pushed-back period: emit `.` for it.
-    fn period_again(&self, i: usize, out: &mut Vec<PtbToken>) -> usize {
-        out.push(PtbToken {
-            text: ".".into(),
-            start: self.offsets[i],
-            end: self.offsets[i + 1],
-        });
+    fn period_again(&self, i: usize, out: &mut impl Sink) -> usize {
+        out.token(".", self.offsets[i], self.offsets[i + 1]);
         1
     }
 
@@ -1887,9 +2032,9 @@ impl Lexer {
 
 /// Text of a kept token: spaces inside become U+00A0, soft hyphens go (a token that is nothing
 /// but soft hyphens becomes `-`, as in the oracle).
-fn keep_text(raw: &str) -> String {
+fn keep_text(raw: &str) -> Cow<'_, str> {
     if raw.is_ascii() && !raw.contains(' ') {
-        return raw.to_string();
+        return Cow::Borrowed(raw);
     }
     let text: String = raw
         .chars()
@@ -1897,9 +2042,9 @@ fn keep_text(raw: &str) -> String {
         .map(|c| if c == ' ' { '\u{A0}' } else { c })
         .collect();
     if text.is_empty() {
-        "-".to_string()
+        Cow::Borrowed("-")
     } else {
-        text
+        Cow::Owned(text)
     }
 }
 
@@ -2229,6 +2374,56 @@ mod tests {
             tokenize_coco("\u{3A3}\u{391}\u{3A3}"),
             "\u{3C3}\u{3B1}\u{3C2}"
         );
+    }
+
+    #[test]
+    fn batches_lexed_in_chunks_equal_one_pass() {
+        // Lookahead across line breaks (abbreviations before capitals, runs of empty lines,
+        // a long run of spaces), clitics at the end, offsets: chunks of every size agree with
+        // lexing the whole text at once.
+        let long_space = " ".repeat(3 * MAX_RUN);
+        let mut captions: Vec<String> = Vec::new();
+        for k in 0..40 {
+            captions.extend(
+                [
+                    "A dog etc.",
+                    "He sat there, etc.",
+                    "",
+                    "",
+                    "The U.S.",
+                    &long_space,
+                    "Then I'll go.",
+                    "A man in a \"hat\" (red) ... says: \u{201c}hi\u{201d} -- ok!!",
+                    "I'll",
+                ]
+                .iter()
+                .map(|c| format!("{c}{}", if k % 3 == 0 { "" } else { " x" })),
+            );
+        }
+        captions.push("I'll".into());
+        let whole = tokenize_batch_in_chunks(&captions, usize::MAX);
+        assert_eq!(whole.len(), captions.len());
+        for chunk in [1, 7, 100, 5000] {
+            assert_eq!(
+                tokenize_batch_in_chunks(&captions, chunk),
+                whole,
+                "chunk {chunk}"
+            );
+        }
+        // The COCO form built while lexing equals the tokens joined afterwards.
+        let joined: Vec<String> = whole
+            .iter()
+            .map(|line| {
+                let mut out = String::new();
+                for t in line {
+                    coco_push(&mut out, &t.text);
+                }
+                out
+            })
+            .collect();
+        assert_eq!(tokenize_coco_batch(&captions), joined);
+        assert_eq!(joined.last().map(String::as_str), Some("i ll"));
+        assert_eq!(joined[joined.len() - 2], "i 'll");
     }
 
     #[test]

@@ -21,6 +21,8 @@ Usage:
   spice parse \"a caption\" [...]             print the dependency graph and the tuples of captions
   spice tuples --conllu FILE                print the tuples of each sentence of a CoNLL-U file
   spice tokenize [--coco] [FILE]            print the PTB tokens of each line (stdin by default)
+  spice eval --annotations A.json --results R.json [--metrics bleu,rouge,cider,spice] [--out OUT.json]
+                                            COCO-format evaluation as pycocoevalcap's COCOEvalCap
   spice help | --help                       this text; `spice COMMAND --help` for each command
 
 INPUT.json is the jar's input: [{\"image_id\": ..., \"test\": \"candidate\", \"refs\": [\"ref\", ...]}, ...].
@@ -112,6 +114,31 @@ enum Command {
         /// Input file, one caption a line ("-" or nothing reads standard input).
         file: Option<String>,
     },
+    /// Evaluate COCO-format results as pycocoevalcap's COCOEvalCap does.
+    ///
+    /// The images are those of the results; their references are all annotation captions of
+    /// those images. References and candidates are tokenized as pycocoevalcap does (PTB tokens,
+    /// lowercased, punctuation removed), then scored. Prints `Bleu_1: 0.xxx` lines; --out writes
+    /// {"eval": {name: score}, "evalImgs": [{"image_id", name: score, ..., "SPICE": {category:
+    /// {"pr", "re", "f", "tp", "fp", "fn", "numImages"}}}]} (NaN as null).
+    Eval(EvalArgs),
+}
+
+/// `spice eval`.
+#[derive(Args, Debug)]
+struct EvalArgs {
+    /// COCO caption annotations: {"images": [{"id"}], "annotations": [{"image_id", "caption"}]}.
+    #[arg(long, value_name = "FILE")]
+    annotations: String,
+    /// Results: [{"image_id", "caption"}], one caption per image.
+    #[arg(long, value_name = "FILE")]
+    results: String,
+    /// Comma-separated metrics among bleu, rouge, cider, spice (METEOR is not implemented yet).
+    #[arg(long, value_name = "LIST", default_value = "bleu,rouge,cider,spice")]
+    metrics: String,
+    /// Write {"eval", "evalImgs"} as JSON here.
+    #[arg(long, value_name = "FILE")]
+    out: Option<String>,
 }
 
 /// A failure with its exit code.
@@ -167,10 +194,12 @@ fn main() -> ExitCode {
             println!("spice {}", env!("CARGO_PKG_VERSION"));
             return ExitCode::SUCCESS;
         }
-        Some("score" | "parse" | "tuples" | "tokenize") => match Cli::try_parse_from(&args) {
-            Ok(cli) => run(cli.command),
-            Err(e) => return clap_exit(e),
-        },
+        Some("score" | "parse" | "tuples" | "tokenize" | "eval") => {
+            match Cli::try_parse_from(&args) {
+                Ok(cli) => run(cli.command),
+                Err(e) => return clap_exit(e),
+            }
+        }
         Some(_) => match ScoreCli::try_parse_from(&args) {
             Ok(cli) => run(Command::Score(cli.args)),
             Err(e) => return clap_exit(e),
@@ -203,6 +232,7 @@ fn run(cmd: Command) -> Result<(), Failure> {
             basic,
         } => tuples(&conllu, no_synsets, basic),
         Command::Tokenize { coco, file } => tokenize(coco, file.as_deref().unwrap_or("-")),
+        Command::Eval(a) => eval(a),
     }
 }
 
@@ -350,4 +380,39 @@ fn tokenize(coco: bool, path: &str) -> Result<(), Failure> {
     }
     out.flush()
         .map_err(|e| Failure::input(format!("cannot write output: {e}")))
+}
+
+fn eval(a: EvalArgs) -> Result<(), Failure> {
+    use spice::cocoeval::{self, Annotations, CocoImages, Scorer};
+    let started = Instant::now();
+    let scorers = Scorer::parse_list(&a.metrics).map_err(|e| Failure {
+        code: 2,
+        message: format!("--metrics: {e}"),
+    })?;
+    let read = |path: &str| {
+        std::fs::read(path).map_err(|e| Failure::input(format!("{path}: cannot read: {e}")))
+    };
+    let annotations = Annotations::from_json_slice(&read(&a.annotations)?, &a.annotations)
+        .map_err(Failure::input)?;
+    let results = cocoeval::read_results(&read(&a.results)?, &a.results).map_err(Failure::input)?;
+    let images = CocoImages::new(&annotations, &results, &a.results).map_err(Failure::input)?;
+    drop(annotations);
+    let tokenized = images.tokenize().map_err(Failure::input)?;
+    let evaluation =
+        cocoeval::evaluate(&tokenized, &scorers, &engine(false), None).map_err(Failure::input)?;
+    if let Some(out) = &a.out {
+        let write = || -> std::io::Result<()> {
+            let mut w = BufWriter::new(std::fs::File::create(out)?);
+            serde_json::to_writer(&mut w, &evaluation.to_json())?;
+            w.flush()
+        };
+        write().map_err(|e| Failure::input(format!("{out}: cannot write: {e}")))?;
+    }
+    print!("{}", evaluation.summary());
+    eprintln!(
+        "evaluated {} images in {:.3} s",
+        evaluation.ids().len(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
 }

@@ -11,10 +11,10 @@
 //! Corpus level: not a mean of per-image scores. The counts and lengths are summed over all
 //! images first, and the same formula runs once on the sums.
 
-use foldhash::{HashMap, HashMapExt};
 use rayon::prelude::*;
 
-use super::ngrams::{order, Interner, NGram, NGramCounts, MAX_N};
+use super::corpus::Corpus;
+use super::ngrams::{order, pack, NGramCounts, MAX_N};
 use super::ImageCaptions;
 
 /// pycocoevalcap's `small`: added to denominators.
@@ -44,7 +44,17 @@ struct Counts {
 
 /// BLEU-1..4 of every image and of the corpus.
 pub fn bleu(images: &[ImageCaptions]) -> BleuScores {
-    let counts: Vec<Counts> = images.par_iter().map(image_counts).collect();
+    bleu_corpus(&Corpus::new(images))
+}
+
+/// [`bleu`] on captions already turned into token ids.
+pub(crate) fn bleu_corpus(corpus: &Corpus) -> BleuScores {
+    let counts: Vec<Counts> = (0..corpus.len())
+        .into_par_iter()
+        .map_init(Scratch::default, |scratch, i| {
+            image_counts(corpus, i, scratch)
+        })
+        .collect();
     let per_image = counts.iter().map(score).collect();
     let mut total = Counts::default();
     for c in &counts {
@@ -61,37 +71,61 @@ pub fn bleu(images: &[ImageCaptions]) -> BleuScores {
     }
 }
 
-fn image_counts(image: &ImageCaptions) -> Counts {
-    let mut interner = Interner::new();
-    // cook_refs: the length of each reference and each n-gram's largest count in one reference.
-    let mut reflens = Vec::with_capacity(image.references().len());
-    let mut max_counts: HashMap<NGram, usize> = HashMap::new();
-    for reference in image.references() {
-        let ids = interner.ids(reference);
-        reflens.push(ids.len());
-        for (g, c) in NGramCounts::new(&ids).entries {
-            let m = max_counts.entry(g).or_insert(0);
-            *m = (*m).max(c as usize);
+/// Buffers one thread reuses from image to image.
+#[derive(Default)]
+struct Scratch {
+    candidate: NGramCounts,
+    /// Per candidate n-gram: its count in the current reference, and the largest count in one
+    /// reference so far.
+    in_reference: Vec<u32>,
+    max_in_reference: Vec<u32>,
+}
+
+fn image_counts(corpus: &Corpus, i: usize, s: &mut Scratch) -> Counts {
+    let ids = corpus.candidate(i);
+    let testlen = ids.len();
+    s.candidate.fill(ids);
+    let m = s.candidate.entries.len();
+    s.max_in_reference.clear();
+    s.max_in_reference.resize(m, 0);
+    // cook_refs keeps each n-gram's largest count in one reference, for every reference n-gram;
+    // only the candidate's n-grams are ever read back, so only those are counted. And the
+    // "closest" reference length: min over (|l - testlen|, l), the shorter one on a tie.
+    let mut reflen: Option<usize> = None;
+    for reference in corpus.references(i) {
+        let l = reference.len();
+        let closer = match reflen {
+            None => true,
+            Some(r) => (l.abs_diff(testlen), l) < (r.abs_diff(testlen), r),
+        };
+        if closer {
+            reflen = Some(l);
+        }
+        s.in_reference.clear();
+        s.in_reference.resize(m, 0);
+        for n in 1..=MAX_N {
+            if s.candidate.order(n).is_empty() {
+                continue;
+            }
+            for window in reference.windows(n) {
+                if let Some(j) = s.candidate.position(n, pack(window)) {
+                    s.in_reference[j] += 1;
+                }
+            }
+        }
+        for (max, &c) in s.max_in_reference.iter_mut().zip(&s.in_reference) {
+            *max = (*max).max(c);
         }
     }
     // cook_test
-    let ids = interner.ids(image.candidate());
-    let testlen = ids.len();
-    // min over (|l - testlen|, l): nearest length, the shorter one on a tie.
-    let reflen = reflens
-        .iter()
-        .copied()
-        .min_by_key(|&l| (l.abs_diff(testlen), l))
-        .unwrap_or(0);
     let mut correct = [0; MAX_N];
-    for (g, c) in NGramCounts::new(&ids).entries {
-        let clip = max_counts.get(&g).copied().unwrap_or(0);
-        correct[order(&g) - 1] += (c as usize).min(clip);
+    for (j, &(g, c)) in s.candidate.entries.iter().enumerate() {
+        correct[order(&g) - 1] += c.min(s.max_in_reference[j]) as usize;
     }
     let guess = std::array::from_fn(|k| (testlen + 1).saturating_sub(k + 1));
     Counts {
         testlen,
-        reflen,
+        reflen: reflen.unwrap_or(0),
         guess,
         correct,
     }

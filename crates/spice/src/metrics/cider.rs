@@ -19,12 +19,17 @@
 //!   precomputed over a reference split, scores equal pycocoevalcap's when the evaluation covers
 //!   exactly that split (as a challenge submission must).
 
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU32, Ordering};
+
 use foldhash::{HashMap, HashMapExt};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
-use super::ngrams::{ngrams, order, pack, split_py, unpack, Interner, NGram, NGramCounts, MAX_N};
+use super::corpus::Corpus;
+use super::ngrams::{
+    ngrams, pack, split_py, unpack, Interner, NGram, NGramCounts, NGramKey, MAX_N,
+};
 use super::{numpy_mean, ImageCaptions, MetricsError};
 
 /// pycocoevalcap's `sigma`: the standard deviation of the length penalty.
@@ -58,23 +63,10 @@ pub struct CiderDf {
     counts: Vec<u32>,
 }
 
-/// One image's distinct reference n-grams, sorted, each with its position in `CiderDf::counts`.
-type ImageNGrams = Vec<(NGram, u32)>;
-
 impl CiderDf {
     /// Counts document frequencies over the references of each image (one item per image, each a
     /// list of tokenized reference captions), as pycocoevalcap's `compute_doc_freq` does.
     pub fn from_references<I, R>(images: I) -> Self
-    where
-        I: IntoIterator<Item = R>,
-        R: IntoIterator,
-        R::Item: AsRef<str>,
-    {
-        Self::count(images).0
-    }
-
-    /// [`Self::from_references`], also returning each image's distinct reference n-grams.
-    fn count<I, R>(images: I) -> (Self, Vec<ImageNGrams>)
     where
         I: IntoIterator<Item = R>,
         R: IntoIterator,
@@ -99,7 +91,7 @@ impl CiderDf {
             .collect();
         out.images = token_ids.len();
         // Each image's distinct n-grams (parallel).
-        let mut per_image: Vec<Vec<NGram>> = token_ids
+        let per_image: Vec<Vec<NGram>> = token_ids
             .par_iter()
             .map(|refs| {
                 let mut grams: Vec<NGram> = refs.iter().flat_map(|ids| ngrams(ids)).collect();
@@ -112,21 +104,17 @@ impl CiderDf {
         // Count images per n-gram (serial: one table).
         out.index
             .reserve(per_image.iter().map(Vec::len).sum::<usize>() / 2);
-        let mut slots: Vec<ImageNGrams> = Vec::with_capacity(per_image.len());
-        for grams in &mut per_image {
-            let mut image = Vec::with_capacity(grams.len());
-            for g in grams.drain(..) {
+        for grams in per_image {
+            for g in grams {
                 let counts = &mut out.counts;
                 let slot = *out.index.entry(g).or_insert_with(|| {
                     counts.push(0);
                     u32::try_from(counts.len() - 1).unwrap_or(u32::MAX)
                 });
                 out.counts[slot as usize] += 1;
-                image.push((g, slot));
             }
-            slots.push(image);
         }
-        (out, slots)
+        out
     }
 
     fn df(&self, g: &NGram) -> u32 {
@@ -259,9 +247,28 @@ impl TryFrom<CiderDfFile> for CiderDf {
 
 /// CIDEr-D of every image and their mean, with document frequencies `df`.
 pub fn cider_d(df: &CiderDf, images: &[ImageCaptions]) -> CiderScores {
+    // np.log(float(len(self.crefs)))
+    let ref_len = (df.images as f64).ln();
     let per_image: Vec<f64> = images
         .par_iter()
-        .map(|image| image_score(df, image, None))
+        .map_init(Scratch::<NGram>::default, |s, image| {
+            // Tokens the frequencies never saw get ids of their own, local to this image: they
+            // still match between candidate and references, and have document frequency 0.
+            let mut interner = Interner::with_base(&df.vocab);
+            let mut precooked = Precooked::<NGram>::default();
+            precooked.push_caption(&interner.ids(image.candidate()), &mut s.counts);
+            for r in image.references() {
+                precooked.push_caption(&interner.ids(r), &mut s.counts);
+            }
+            s.log_df.clear();
+            s.log_df.extend(
+                precooked
+                    .entries
+                    .iter()
+                    .map(|(g, _)| f64::from(df.df(g)).max(1.0).ln()),
+            );
+            image_score(&precooked, 0..precooked.bounds.len(), ref_len, s)
+        })
         .collect();
     CiderScores {
         corpus: numpy_mean(&per_image),
@@ -270,121 +277,318 @@ pub fn cider_d(df: &CiderDf, images: &[ImageCaptions]) -> CiderScores {
 }
 
 /// CIDEr-D with document frequencies over the references of `images` (pycocoevalcap's way).
-/// Same scores as [`CiderDf::from_references`] then [`cider_d`], but faster: counting already
-/// told us where each image's reference n-grams are.
+/// Same scores as [`CiderDf::from_references`] then [`cider_d`], but faster.
 pub fn cider_d_self(images: &[ImageCaptions]) -> CiderScores {
-    let (df, known) = CiderDf::count(images.iter().map(|i| i.references()));
-    let per_image: Vec<f64> = images
-        .par_iter()
-        .zip(&known)
-        .map(|(image, known)| image_score(&df, image, Some(known)))
-        .collect();
-    CiderScores {
-        corpus: numpy_mean(&per_image),
-        per_image,
+    cider_d_corpus(&Corpus::new(images))
+}
+
+/// How many partitions the document frequencies are counted in (a power of two). Each holds a
+/// few thousand n-grams, so its table stays in the cache; partitions are counted in parallel.
+const PARTITION_BITS: u32 = 8;
+
+/// Marks an n-gram occurrence in a reference (which counts towards `df`).
+const IN_REFERENCES: u32 = 1 << 31;
+
+/// Images per chunk of the parallel passes.
+const CHUNK: usize = 128;
+
+fn partition<K: NGramKey>(g: K) -> usize {
+    (g.mix() >> (64 - PARTITION_BITS)) as usize
+}
+
+/// pycocoevalcap's `precook` of captions, one after the other.
+struct Precooked<K> {
+    /// (n-gram, count) of each caption, caption after caption, each in `precook`'s order.
+    entries: Vec<(K, u32)>,
+    /// Caption c's n-grams of order n are `entries[bounds[c][n - 1]..bounds[c][n]]`.
+    bounds: Vec<[u32; MAX_N + 1]>,
+}
+
+impl<K> Default for Precooked<K> {
+    fn default() -> Self {
+        Precooked {
+            entries: Vec::new(),
+            bounds: Vec::new(),
+        }
     }
 }
 
-/// One image's CIDEr-D. `known`: this image's reference n-grams, if counting just listed them.
-fn image_score(df: &CiderDf, image: &ImageCaptions, known: Option<&ImageNGrams>) -> f64 {
-    // np.log(float(len(self.crefs)))
-    let ref_len = (df.images as f64).ln();
-    // Tokens the frequencies never saw get ids of their own, local to this image: they still
-    // match between candidate and references, and have document frequency 0.
-    let mut interner = Interner::with_base(&df.vocab);
-    let hyp = NGramCounts::new(&interner.ids(image.candidate()));
-    let refs: Vec<NGramCounts> = image
-        .references()
-        .iter()
-        .map(|r| NGramCounts::new(&interner.ids(r)))
+impl<K: NGramKey> Precooked<K> {
+    fn push_caption(&mut self, ids: &[u32], counts: &mut NGramCounts<K>) {
+        counts.fill(ids);
+        let mut bounds = [self.entries.len() as u32; MAX_N + 1];
+        for (n, bound) in bounds.iter_mut().enumerate().skip(1) {
+            self.entries.extend_from_slice(counts.order(n));
+            *bound = self.entries.len() as u32;
+        }
+        self.bounds.push(bounds);
+    }
+
+    /// Caption c's n-grams of order n (1..=4), and where they start in `entries`.
+    fn order(&self, c: usize, n: usize) -> (usize, &[(K, u32)]) {
+        let b = &self.bounds[c];
+        let first = b[n - 1] as usize;
+        (first, &self.entries[first..b[n] as usize])
+    }
+}
+
+/// The captions of a chunk of images, precooked, and their n-gram occurrences sorted into
+/// partitions.
+struct Chunk<K> {
+    precooked: Precooked<K>,
+    /// Image k of the chunk has captions `captions[k]..captions[k + 1]` (candidate first).
+    captions: Vec<usize>,
+    /// (n-gram, index in `precooked.entries` | [`IN_REFERENCES`], image number in the chunk),
+    /// partition after partition, in image order within each.
+    pairs: Vec<(K, u32, u32)>,
+    /// Partition p is `pairs[starts[p]..starts[p + 1]]`.
+    starts: Vec<usize>,
+}
+
+/// [`cider_d_self`] on captions already turned into token ids.
+///
+/// pycocoevalcap's document frequency of an n-gram is the number of images whose references
+/// contain it, and every occurrence needs it. Instead of one big table (whose reads are cache
+/// misses), the occurrences are sorted into partitions by a hash of the n-gram, and each
+/// partition is counted on its own, in parallel, in a table that stays in the cache.
+pub(crate) fn cider_d_corpus(corpus: &Corpus) -> CiderScores {
+    if (corpus.vocabulary() as u64) < <u64 as NGramKey>::ID_LIMIT {
+        cider_d_keyed::<u64>(corpus)
+    } else {
+        cider_d_keyed::<NGram>(corpus)
+    }
+}
+
+/// [`cider_d_corpus`] with n-grams held as `K`.
+fn cider_d_keyed<K: NGramKey>(corpus: &Corpus) -> CiderScores {
+    let images = corpus.len();
+    let parts = 1usize << PARTITION_BITS;
+    // 1. Precook every caption; sort the occurrences of each chunk into partitions.
+    let chunks: Vec<Chunk<K>> = (0..images.div_ceil(CHUNK))
+        .into_par_iter()
+        .map_init(NGramCounts::<K>::default, |counts, c| {
+            let range = c * CHUNK..images.min((c + 1) * CHUNK);
+            let mut precooked = Precooked::default();
+            let mut captions = vec![0];
+            for i in range.clone() {
+                precooked.push_caption(corpus.candidate(i), counts);
+                for r in corpus.references(i) {
+                    precooked.push_caption(r, counts);
+                }
+                captions.push(precooked.bounds.len());
+            }
+            let mut starts = vec![0usize; parts + 1];
+            for &(g, _) in &precooked.entries {
+                starts[partition(g) + 1] += 1;
+            }
+            for p in 0..parts {
+                starts[p + 1] += starts[p];
+            }
+            let mut fill = starts.clone();
+            let mut pairs = vec![(K::default(), 0u32, 0u32); precooked.entries.len()];
+            for k in 0..range.len() {
+                for caption in captions[k]..captions[k + 1] {
+                    let flag = if caption > captions[k] {
+                        IN_REFERENCES
+                    } else {
+                        0
+                    };
+                    let b = precooked.bounds[caption];
+                    for e in b[0]..b[MAX_N] {
+                        let g = precooked.entries[e as usize].0;
+                        let p = partition(g);
+                        // Entry indices fit in 31 bits: a chunk of 128 images with 2 billion
+                        // n-grams would not fit in memory.
+                        pairs[fill[p]] = (g, e | flag, k as u32);
+                        fill[p] += 1;
+                    }
+                }
+            }
+            Chunk {
+                precooked,
+                captions,
+                pairs,
+                starts,
+            }
+        })
         .collect();
+    let mut bases = Vec::with_capacity(chunks.len() + 1);
+    bases.push(0usize);
+    for c in &chunks {
+        bases.push(bases[bases.len() - 1] + c.precooked.entries.len());
+    }
+    // 2. Count each partition (an image counts once per n-gram), then give every occurrence its
+    //    n-gram's frequency.
+    let df: Vec<AtomicU32> = (0..bases[chunks.len()])
+        .map(|_| AtomicU32::new(0))
+        .collect();
+    (0..parts)
+        .into_par_iter()
+        .for_each_init(HashMap::<K, (u32, usize)>::new, |counts, p| {
+            counts.clear();
+            for (c, chunk) in chunks.iter().enumerate() {
+                for &(g, e, k) in &chunk.pairs[chunk.starts[p]..chunk.starts[p + 1]] {
+                    if e & IN_REFERENCES != 0 {
+                        // Images come in increasing order: remember the last one counted.
+                        let image = c * CHUNK + k as usize + 1;
+                        let (n, last) = counts.entry(g).or_insert((0, 0));
+                        if *last != image {
+                            *n += 1;
+                            *last = image;
+                        }
+                    }
+                }
+            }
+            for (c, chunk) in chunks.iter().enumerate() {
+                for &(g, e, _) in &chunk.pairs[chunk.starts[p]..chunk.starts[p + 1]] {
+                    let n = counts.get(&g).map_or(0, |&(n, _)| n);
+                    df[bases[c] + (e & !IN_REFERENCES) as usize].store(n, Ordering::Relaxed);
+                }
+            }
+        });
+    // 3. Score each image. np.log(max(1.0, df)) for every possible df, once.
+    let log_df: Vec<f64> = (0..=images).map(|d| (d as f64).max(1.0).ln()).collect();
+    let ref_len = (images as f64).ln();
+    let per_chunk: Vec<Vec<f64>> = chunks
+        .par_iter()
+        .enumerate()
+        .map_init(Scratch::<K>::default, |s, (c, chunk)| {
+            let dfs = &df[bases[c]..bases[c + 1]];
+            s.log_df.clear();
+            s.log_df.extend(
+                dfs.iter()
+                    .map(|d| log_df[d.load(Ordering::Relaxed) as usize]),
+            );
+            chunk
+                .captions
+                .windows(2)
+                .map(|w| image_score(&chunk.precooked, w[0]..w[1], ref_len, s))
+                .collect()
+        })
+        .collect();
+    let scores: Vec<f64> = per_chunk.into_iter().flatten().collect();
+    CiderScores {
+        corpus: numpy_mean(&scores),
+        per_image: scores,
+    }
+}
 
-    // log(max(1, df)) of every n-gram of this image, so that the big table is read once per
-    // distinct n-gram (those reads are cache misses and dominate the time).
-    let mut log_dfs: HashMap<NGram, f64> = HashMap::with_capacity(256);
-    if let Some(known) = known {
-        for &(g, slot) in known {
-            log_dfs.insert(g, f64::from(df.counts[slot as usize]).ln());
+/// Buffers one thread reuses from image to image.
+struct Scratch<K> {
+    counts: NGramCounts<K>,
+    /// log(max(1, df)) of each entry of the precooked captions being scored.
+    log_df: Vec<f64>,
+    candidate: TfIdf<K>,
+    reference: TfIdf<K>,
+}
+
+impl<K> Default for Scratch<K> {
+    fn default() -> Self {
+        Scratch {
+            counts: NGramCounts::default(),
+            log_df: Vec::new(),
+            candidate: TfIdf::default(),
+            reference: TfIdf::default(),
         }
     }
-    for counts in std::iter::once(&hyp).chain(&refs) {
-        for &(g, _) in &counts.entries {
-            log_dfs
-                .entry(g)
-                .or_insert_with(|| f64::from(df.df(&g)).max(1.0).ln());
-        }
-    }
-    let df_of = |g: &NGram| log_dfs.get(g).copied().unwrap_or(0.0);
+}
 
-    let hyp = TfIdf::new(&hyp, df_of, ref_len);
+/// One image's CIDEr-D: its captions are `captions` of `precooked` (candidate first), `s.log_df`
+/// holds log(max(1, df)) of each precooked entry, `ref_len` is log(N).
+fn image_score<K: NGramKey>(
+    precooked: &Precooked<K>,
+    captions: std::ops::Range<usize>,
+    ref_len: f64,
+    s: &mut Scratch<K>,
+) -> f64 {
+    let n_refs = captions.len() - 1;
+    s.candidate
+        .fill(precooked, captions.start, &s.log_df, ref_len);
     let mut score = [0.0f64; MAX_N];
-    for r in &refs {
-        let r = TfIdf::new(r, df_of, ref_len);
-        let sim = similarity(&hyp, &r);
-        for n in 0..MAX_N {
-            score[n] += sim[n];
+    for c in captions.start + 1..captions.end {
+        s.reference.fill(precooked, c, &s.log_df, ref_len);
+        s.reference.index();
+        let sim = similarity(&s.candidate, &s.reference);
+        for (total, v) in score.iter_mut().zip(sim) {
+            *total += v;
         }
     }
     let mut avg = numpy_mean(&score);
-    avg /= image.references().len() as f64;
+    avg /= n_refs as f64;
     avg * 10.0
 }
 
 /// A caption's TF-IDF vectors (pycocoevalcap's `counts2vec`).
-struct TfIdf {
+struct TfIdf<K> {
     /// Weights in `precook`'s order (sums run in this order), which is by n-gram order first:
-    /// the n-grams of order n + 1 are `weights[start[n]..start[n + 1]]`.
-    weights: Vec<(NGram, f64)>,
+    /// order n + 1 is `weights[start[n]..start[n + 1]]`.
+    weights: Vec<(K, f64)>,
     start: [usize; MAX_N + 1],
     norm: [f64; MAX_N],
     /// Number of bigrams (see the module doc).
     length: usize,
-    /// N-gram -> weight, built only for long captions, where scanning `weights` would be slow.
-    index: Option<HashMap<NGram, f64>>,
+    /// N-gram -> weight, for long captions only, where a scan of `weights` would be slow.
+    long: Option<HashMap<K, f64>>,
 }
 
-/// Above this many n-grams a caption's weights are looked up by hash instead of by scan.
-const SCAN_LIMIT: usize = 64;
+impl<K> Default for TfIdf<K> {
+    fn default() -> Self {
+        TfIdf {
+            weights: Vec::new(),
+            start: [0; MAX_N + 1],
+            norm: [0.0; MAX_N],
+            length: 0,
+            long: None,
+        }
+    }
+}
 
-impl TfIdf {
-    /// `log_df`: log(max(1, document frequency)) of an n-gram.
-    fn new(counts: &NGramCounts, log_df: impl Fn(&NGram) -> f64, ref_len: f64) -> Self {
-        let mut weights = Vec::with_capacity(counts.entries.len());
-        let mut start = [counts.entries.len(); MAX_N + 1];
+/// Above this many n-grams of one order, a caption's weights are looked up by hash.
+const SCAN_LIMIT: usize = 48;
+
+impl<K: NGramKey> TfIdf<K> {
+    /// The vectors of caption `c` of `precooked`.
+    fn fill(&mut self, precooked: &Precooked<K>, c: usize, log_df: &[f64], ref_len: f64) {
+        self.weights.clear();
         let mut norm = [0.0f64; MAX_N];
-        let mut length = 0;
-        for &(g, tf) in &counts.entries {
-            let n = order(&g) - 1;
-            start[n] = start[n].min(weights.len());
-            let w = f64::from(tf) * (ref_len - log_df(&g));
-            norm[n] += w * w;
-            weights.push((g, w));
-            if n == 1 {
-                length += tf as usize;
+        self.length = 0;
+        for (n, norm) in norm.iter_mut().enumerate() {
+            self.start[n] = self.weights.len();
+            let (first, entries) = precooked.order(c, n + 1);
+            for (k, &(g, tf)) in entries.iter().enumerate() {
+                let w = f64::from(tf) * (ref_len - log_df[first + k]);
+                *norm += w * w;
+                self.weights.push((g, w));
+                if n == 1 {
+                    self.length += tf as usize;
+                }
             }
         }
-        // Orders without n-grams start where the next one does.
-        for n in (0..MAX_N).rev() {
-            start[n] = start[n].min(start[n + 1]);
-        }
-        let index = (weights.len() > SCAN_LIMIT).then(|| weights.iter().copied().collect());
-        TfIdf {
-            weights,
-            start,
-            norm: norm.map(f64::sqrt),
-            length,
-            index,
+        self.start[MAX_N] = self.weights.len();
+        self.norm = norm.map(f64::sqrt);
+    }
+
+    /// Builds the hash index if some order has too many n-grams to scan.
+    fn index(&mut self) {
+        let long = (0..MAX_N).any(|n| self.start[n + 1] - self.start[n] > SCAN_LIMIT);
+        match (&mut self.long, long) {
+            (_, false) => self.long = None,
+            (Some(index), true) => {
+                index.clear();
+                index.extend(self.weights.iter().copied());
+            }
+            (None, true) => self.long = Some(self.weights.iter().copied().collect()),
         }
     }
 
-    fn order(&self, n: usize) -> &[(NGram, f64)] {
+    fn order(&self, n: usize) -> &[(K, f64)] {
         &self.weights[self.start[n]..self.start[n + 1]]
     }
 
-    fn weight(&self, n: usize, g: &NGram) -> f64 {
-        match &self.index {
+    /// The weight of an n-gram of order n + 1 (0 if the caption does not have it).
+    fn weight(&self, n: usize, g: &K) -> f64 {
+        match &self.long {
             Some(index) => index.get(g).copied().unwrap_or(0.0),
-            // Captions have about ten n-grams per order: a scan beats hashing.
             None => self
                 .order(n)
                 .iter()
@@ -395,7 +599,7 @@ impl TfIdf {
 }
 
 /// Clipped cosine similarity per n-gram order with the length penalty (pycocoevalcap's `sim`).
-fn similarity(hyp: &TfIdf, reference: &TfIdf) -> [f64; MAX_N] {
+fn similarity<K: NGramKey>(hyp: &TfIdf<K>, reference: &TfIdf<K>) -> [f64; MAX_N] {
     let delta = hyp.length as f64 - reference.length as f64;
     let penalty = std::f64::consts::E.powf(-(delta * delta) / (2.0 * SIGMA * SIGMA));
     std::array::from_fn(|n| {
@@ -471,6 +675,19 @@ mod tests {
             "{} vs {want}",
             s.per_image[0]
         );
+    }
+
+    #[test]
+    fn both_n_gram_widths_give_the_same_scores() {
+        // Large vocabularies (65,535 tokens or more) use 128-bit n-grams; the rest 64-bit ones.
+        let mut images = toy();
+        images.push(image("a dog a dog runs", &["a dog runs fast", "dog dog"]));
+        let corpus = Corpus::new(&images);
+        assert_eq!(
+            cider_d_keyed::<u64>(&corpus),
+            cider_d_keyed::<NGram>(&corpus)
+        );
+        assert_eq!(cider_d_corpus(&corpus), cider_d_keyed::<NGram>(&corpus));
     }
 
     #[test]

@@ -21,10 +21,13 @@
 
 pub mod bleu;
 pub mod cider;
+mod corpus;
 mod ngrams;
 pub mod rouge;
 
 use std::collections::HashSet;
+
+use corpus::Corpus;
 use std::fmt;
 use std::hash::Hash;
 use std::str::FromStr;
@@ -202,13 +205,22 @@ pub fn evaluate<K: Clone>(
     let mut corpus = Scores::default();
     let mut per_image: Vec<Scores> = vec![Scores::default(); images.len()];
     let mut done = HashSet::new();
+    // Token ids, computed once for BLEU and CIDEr-D (unless CIDEr-D uses given frequencies,
+    // whose vocabulary it must use).
+    let needs_ids = metrics
+        .iter()
+        .any(|m| *m == Metric::Bleu || (*m == Metric::CiderD && df.is_none()));
+    let ids = needs_ids.then(|| Corpus::new(images));
     for &metric in metrics {
         if !done.insert(metric) {
             continue;
         }
         match metric {
             Metric::Bleu => {
-                let s = bleu::bleu(images);
+                let s = match &ids {
+                    Some(ids) => bleu::bleu_corpus(ids),
+                    None => bleu::bleu(images),
+                };
                 for (k, name) in bleu::SCORE_NAMES.iter().enumerate() {
                     corpus.push(name, s.corpus[k]);
                     for (row, img) in per_image.iter_mut().zip(&s.per_image) {
@@ -224,9 +236,10 @@ pub fn evaluate<K: Clone>(
                 }
             }
             Metric::CiderD => {
-                let s = match df {
-                    Some(df) => cider::cider_d(df, images),
-                    None => cider::cider_d_self(images),
+                let s = match (df, &ids) {
+                    (Some(df), _) => cider::cider_d(df, images),
+                    (None, Some(ids)) => cider::cider_d_corpus(ids),
+                    (None, None) => cider::cider_d_self(images),
                 };
                 corpus.push(cider::SCORE_NAME, s.corpus);
                 for (row, &v) in per_image.iter_mut().zip(&s.per_image) {

@@ -35,6 +35,47 @@ pub(crate) fn order(g: &NGram) -> usize {
     unpack(*g).count()
 }
 
+/// How an n-gram is held as one integer: [`NGram`] (four 32-bit lanes, any vocabulary) or
+/// `u64` (four 16-bit lanes, for vocabularies of fewer than 65,535 tokens: half the memory,
+/// which is what the document-frequency count of CIDEr-D spends its time moving).
+pub(crate) trait NGramKey:
+    Copy + Eq + Ord + std::hash::Hash + Default + Send + Sync + 'static
+{
+    /// Token ids must be below this.
+    const ID_LIMIT: u64;
+    /// Packs token ids (1 to 4 of them), big end first, unused lanes all ones.
+    fn pack(ids: &[u32]) -> Self;
+    /// 64 well-mixed bits (for partitioning).
+    fn mix(self) -> u64;
+}
+
+impl NGramKey for NGram {
+    const ID_LIMIT: u64 = PAD as u64;
+
+    fn pack(ids: &[u32]) -> Self {
+        pack(ids)
+    }
+
+    fn mix(self) -> u64 {
+        ((self as u64) ^ ((self >> 64) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+            .wrapping_mul(0xD6E8_FEB8_6659_FD93)
+    }
+}
+
+impl NGramKey for u64 {
+    const ID_LIMIT: u64 = 0xFFFF;
+
+    fn pack(ids: &[u32]) -> Self {
+        (0..MAX_N).fold(0u64, |g, i| {
+            (g << 16) | ids.get(i).map_or(0xFFFF, |&t| u64::from(t) & 0xFFFF)
+        })
+    }
+
+    fn mix(self) -> u64 {
+        (self ^ (self >> 29)).wrapping_mul(0xD6E8_FEB8_6659_FD93)
+    }
+}
+
 /// Splits like Python's `str.split()` without arguments: on runs of Unicode whitespace as
 /// Python's `str.isspace` sees it, which is Rust's `char::is_whitespace` plus the ASCII
 /// separators U+001C..U+001F. Empty pieces are dropped.
@@ -52,6 +93,7 @@ pub(crate) struct Interner<'a> {
 }
 
 impl<'a> Interner<'a> {
+    #[cfg(test)]
     pub(crate) fn new() -> Self {
         Interner {
             base: None,
@@ -91,41 +133,86 @@ impl<'a> Interner<'a> {
 /// The n-grams (n = 1..=4) of a token sequence with their counts, in order of first occurrence
 /// by n, then by position: the iteration order of the dict `precook` builds. CIDEr-D sums over
 /// this order, so keeping it keeps the sums bit-identical.
-pub(crate) struct NGramCounts {
-    pub(crate) entries: Vec<(NGram, u32)>,
+pub(crate) struct NGramCounts<K = NGram> {
+    pub(crate) entries: Vec<(K, u32)>,
+    /// The n-grams of order n are `entries[start[n - 1]..start[n]]`.
+    start: [usize; MAX_N + 1],
+    /// N-gram -> position in `entries`, for long sequences only.
+    index: HashMap<K, usize>,
+    hashed: bool,
+}
+
+impl<K> Default for NGramCounts<K> {
+    fn default() -> Self {
+        NGramCounts {
+            entries: Vec::new(),
+            start: [0; MAX_N + 1],
+            index: HashMap::new(),
+            hashed: false,
+        }
+    }
 }
 
 /// Up to this many tokens, n-grams are deduplicated by scanning instead of hashing.
 const SCAN_LIMIT: usize = 24;
 
-impl NGramCounts {
+impl<K: NGramKey> NGramCounts<K> {
+    #[cfg(test)]
     pub(crate) fn new(ids: &[u32]) -> Self {
-        let mut entries: Vec<(NGram, u32)> = Vec::with_capacity(ids.len() * MAX_N);
-        let mut index: HashMap<NGram, usize> = HashMap::new();
+        let mut counts = NGramCounts::default();
+        counts.fill(ids);
+        counts
+    }
+
+    /// Recounts for `ids`, reusing the memory of the previous count.
+    pub(crate) fn fill(&mut self, ids: &[u32]) {
+        self.entries.clear();
+        self.index.clear();
+        let long = ids.len() > SCAN_LIMIT;
+        self.hashed = long;
         for n in 1..=MAX_N {
-            let first = entries.len();
+            let first = self.entries.len();
+            self.start[n - 1] = first;
             for window in ids.windows(n) {
-                let g = pack(window);
-                let found = if ids.len() <= SCAN_LIMIT {
-                    entries[first..]
+                let g = K::pack(window);
+                let found = if long {
+                    self.index.get(&g).copied()
+                } else {
+                    self.entries[first..]
                         .iter()
                         .position(|(h, _)| *h == g)
                         .map(|i| first + i)
-                } else {
-                    index.get(&g).copied()
                 };
                 match found {
-                    Some(i) => entries[i].1 += 1,
+                    Some(i) => self.entries[i].1 += 1,
                     None => {
-                        if ids.len() > SCAN_LIMIT {
-                            index.insert(g, entries.len());
+                        if long {
+                            self.index.insert(g, self.entries.len());
                         }
-                        entries.push((g, 1));
+                        self.entries.push((g, 1));
                     }
                 }
             }
         }
-        NGramCounts { entries }
+        self.start[MAX_N] = self.entries.len();
+    }
+
+    /// The n-grams of order `n` (1..=4) with their counts.
+    pub(crate) fn order(&self, n: usize) -> &[(K, u32)] {
+        &self.entries[self.start[n - 1]..self.start[n]]
+    }
+
+    /// Position in `entries` of an n-gram of order `n`, if the sequence has it.
+    pub(crate) fn position(&self, n: usize, g: K) -> Option<usize> {
+        if !self.hashed {
+            let first = self.start[n - 1];
+            self.entries[first..self.start[n]]
+                .iter()
+                .position(|(h, _)| *h == g)
+                .map(|i| first + i)
+        } else {
+            self.index.get(&g).copied()
+        }
     }
 }
 
@@ -149,7 +236,7 @@ mod tests {
     fn counts_keep_first_occurrence_order_by_order_then_position() {
         let mut interner = Interner::new();
         let ids = interner.ids("a b a b");
-        let counts = NGramCounts::new(&ids);
+        let counts = NGramCounts::<NGram>::new(&ids);
         let shown: Vec<(usize, u32)> = counts.entries.iter().map(|(g, c)| (order(g), *c)).collect();
         // a:2 b:2 | "a b":2 "b a":1 | "a b a":1 "b a b":1 | "a b a b":1
         assert_eq!(

@@ -1,0 +1,894 @@
+//! COCO-format caption evaluation, as pycocoevalcap's `COCOEvalCap` runs it: annotation and
+//! result files in, `eval` (corpus scores) and `evalImgs` (per-image scores) out.
+//!
+//! In: a COCO caption annotation file (`{"images": [{"id"}, ...], "annotations": [{"image_id",
+//! "caption"}, ...]}`, read as pycocotools' `COCO` reads it) and a result file (`[{"image_id",
+//! "caption"}, ...]`, read as `COCO.loadRes` reads it). Out: a [`CocoEvaluation`] with the scores
+//! of the requested [`Scorer`]s, as JSON in pycocoevalcap's shape ([`CocoEvaluation::to_json`])
+//! and as the summary it prints ([`CocoEvaluation::summary`]).
+//!
+//! What pycocoevalcap does, step by step, and what we do:
+//! 1. The images are those of the results (the usage its example prescribes:
+//!    `params['image_id'] = cocoRes.getImgIds()`), in the order of the annotation file's `images`
+//!    list (`loadRes` filters that list). Every result id must be an image of the annotations
+//!    (`loadRes` asserts it), each image needs exactly one result and at least one reference
+//!    (the scorers assert it). We check all of this up front and name the offending entries.
+//! 2. References (every annotation caption of each image, in file order) and candidates are
+//!    tokenized in two batches, as its two `PTBTokenizer` calls do
+//!    ([`crate::tokenize::tokenize_coco_batch`], which keeps even the context across lines).
+//! 3. BLEU, ROUGE-L and CIDEr-D score the tokenized text ([`crate::metrics`]); SPICE scores it
+//!    too, one item per image with the candidate and the image's references, as its `Spice`
+//!    wrapper feeds the jar ([`crate::batch`]). The SPICE corpus score is `np.mean` of the
+//!    per-image `All` F-scores, over the images sorted by id.
+//!
+//! One deliberate difference: pycocoevalcap's `Spice` returns per-image scores sorted by image id,
+//! and `COCOEvalCap` pairs them with the images in *its* order, so with COCO's (unsorted) files
+//! its `evalImgs` attaches SPICE scores to the wrong images. We attach each image's own.
+//!
+//! METEOR 1.5 is not implemented yet: `meteor` is a known name that [`Scorer::parse_list`]
+//! rejects as not implemented. It will come as a [`crate::metrics::Metric`] variant, run here
+//! through [`Scorer::Classic`] between BLEU and ROUGE-L (its place in `COCOEvalCap`).
+
+use std::collections::HashMap;
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+use crate::batch::{self, BatchItem, OutputOptions};
+use crate::metrics::{self, CiderDf, EvalSet, ImageCaptions, Metric, MetricsError, Scores};
+use crate::score::ImageScores;
+use crate::{Engine, EngineError};
+
+/// An image id as COCO files give it: an integer (always, in COCO itself) or a string.
+///
+/// Python compares ids by value, so `42` and `42.0` are the same image and `"42"` is another.
+/// Ids sort as Python sorts them: integers numerically, strings by code point (integers first
+/// when both occur, where Python would fail).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ImageId {
+    Int(i64),
+    Str(String),
+}
+
+impl ImageId {
+    /// Reads an id from JSON; `None` when it is not an integer (or integral number) or a string.
+    pub fn from_json(v: &Value) -> Option<ImageId> {
+        match v {
+            Value::Number(n) => {
+                if let Some(i) = n.as_i64() {
+                    Some(ImageId::Int(i))
+                } else {
+                    let f = n.as_f64()?;
+                    // 42.0 is image 42 for Python; only integral values in range qualify.
+                    (f.fract() == 0.0 && f.abs() < 9.0e15).then_some(ImageId::Int(f as i64))
+                }
+            }
+            Value::String(s) => Some(ImageId::Str(s.clone())),
+            _ => None,
+        }
+    }
+
+    pub fn to_json(&self) -> Value {
+        match self {
+            ImageId::Int(i) => Value::from(*i),
+            ImageId::Str(s) => Value::from(s.as_str()),
+        }
+    }
+}
+
+impl fmt::Display for ImageId {
+    /// As it appears in the JSON files: `42` or `"abc"`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ImageId::Int(i) => write!(f, "{i}"),
+            ImageId::Str(s) => write!(f, "{}", Value::from(s.as_str())),
+        }
+    }
+}
+
+/// Bad input: what is wrong and where.
+#[derive(Debug, thiserror::Error)]
+pub enum CocoEvalError {
+    #[error("{path}: not valid JSON: {source}")]
+    Json {
+        path: String,
+        source: serde_json::Error,
+    },
+    /// A value of the wrong shape: `location` is a JSON path such as `annotations[12].caption`.
+    #[error("{path}: {location}: {problem}")]
+    Field {
+        path: String,
+        location: String,
+        problem: String,
+    },
+    /// The results do not fit the annotations (unknown or repeated ids, images without
+    /// references, no results at all).
+    #[error("{path}: {problem}")]
+    Results { path: String, problem: String },
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+    #[error(transparent)]
+    Metrics(#[from] MetricsError),
+}
+
+/// The reference side of an evaluation: a COCO caption annotation file.
+#[derive(Debug, Clone, Default)]
+pub struct Annotations {
+    /// Image ids in the order of the file's `images` list.
+    images: Vec<ImageId>,
+    /// Reference captions of each image, in the order of the file's `annotations` list.
+    captions: HashMap<ImageId, Vec<String>>,
+}
+
+impl Annotations {
+    /// Annotations from their parts: the images in order, and `(image id, caption)` pairs in
+    /// order. Captions of ids that are not among `images` are kept but never evaluated (as in
+    /// pycocotools).
+    pub fn new(
+        images: Vec<ImageId>,
+        captions: impl IntoIterator<Item = (ImageId, String)>,
+    ) -> Annotations {
+        let mut by_image: HashMap<ImageId, Vec<String>> = HashMap::new();
+        for (id, caption) in captions {
+            by_image.entry(id).or_default().push(caption);
+        }
+        Annotations {
+            images,
+            captions: by_image,
+        }
+    }
+
+    /// Reads a COCO caption annotation file (`path` only names it in errors). Only `images[].id`,
+    /// `annotations[].image_id` and `annotations[].caption` are read; other fields may be anything.
+    pub fn from_json_slice(bytes: &[u8], path: &str) -> Result<Annotations, CocoEvalError> {
+        let value: Value = serde_json::from_slice(bytes).map_err(|source| CocoEvalError::Json {
+            path: path.to_string(),
+            source,
+        })?;
+        let field = |location: String, problem: String| CocoEvalError::Field {
+            path: path.to_string(),
+            location,
+            problem,
+        };
+        let Value::Object(mut top) = value else {
+            return Err(field(
+                "top level".into(),
+                format!(
+                    "expected a COCO annotation object with \"images\" and \"annotations\", found {}",
+                    kind(&value)
+                ),
+            ));
+        };
+        let mut list = |name: &str| match top.remove(name) {
+            Some(Value::Array(a)) => Ok(a),
+            Some(other) => Err(field(
+                name.into(),
+                format!("expected an array, found {}", kind(&other)),
+            )),
+            None => Err(field(
+                "top level".into(),
+                format!("missing field \"{name}\" (is this a COCO annotation file?)"),
+            )),
+        };
+        let image_list = list("images")?;
+        let annotation_list = list("annotations")?;
+        let mut images = Vec::with_capacity(image_list.len());
+        for (k, img) in image_list.iter().enumerate() {
+            let at = || format!("images[{k}]");
+            images.push(id_field(img, "id", &at).map_err(|p| field(p.0, p.1))?);
+        }
+        let mut captions = Vec::with_capacity(annotation_list.len());
+        for (k, ann) in annotation_list.into_iter().enumerate() {
+            let at = || format!("annotations[{k}]");
+            let id = id_field(&ann, "image_id", &at).map_err(|p| field(p.0, p.1))?;
+            let caption = string_field(ann, "caption", &at, &id).map_err(|p| field(p.0, p.1))?;
+            captions.push((id, caption));
+        }
+        Ok(Annotations::new(images, captions))
+    }
+
+    /// Image ids in the order of the file's `images` list.
+    pub fn images(&self) -> &[ImageId] {
+        &self.images
+    }
+
+    /// The reference captions of an image (empty if it has none).
+    pub fn captions(&self, image: &ImageId) -> &[String] {
+        self.captions.get(image).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// One entry of a result file: a candidate caption for an image.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CaptionResult {
+    pub image_id: ImageId,
+    pub caption: String,
+}
+
+/// Reads a COCO result file: a JSON array of `{"image_id", "caption"}` objects (other fields are
+/// ignored, as `loadRes` ignores them).
+pub fn read_results(bytes: &[u8], path: &str) -> Result<Vec<CaptionResult>, CocoEvalError> {
+    let value: Value = serde_json::from_slice(bytes).map_err(|source| CocoEvalError::Json {
+        path: path.to_string(),
+        source,
+    })?;
+    let field = |location: String, problem: String| CocoEvalError::Field {
+        path: path.to_string(),
+        location,
+        problem,
+    };
+    let Value::Array(items) = value else {
+        return Err(field(
+            "top level".into(),
+            format!(
+                "expected an array of {{\"image_id\", \"caption\"}} objects, found {}",
+                kind(&value)
+            ),
+        ));
+    };
+    let mut out = Vec::with_capacity(items.len());
+    for (k, item) in items.into_iter().enumerate() {
+        let at = || format!("[{k}]");
+        let image_id = id_field(&item, "image_id", &at).map_err(|p| field(p.0, p.1))?;
+        let caption = string_field(item, "caption", &at, &image_id).map_err(|p| field(p.0, p.1))?;
+        out.push(CaptionResult { image_id, caption });
+    }
+    Ok(out)
+}
+
+/// A location and a problem, before the file path is attached.
+type Problem = (String, String);
+
+/// The id in field `name` of the object `v`.
+fn id_field(v: &Value, name: &str, at: &dyn Fn() -> String) -> Result<ImageId, Problem> {
+    let Value::Object(obj) = v else {
+        return Err((at(), format!("expected an object, found {}", kind(v))));
+    };
+    match obj.get(name) {
+        Some(id) => ImageId::from_json(id).ok_or_else(|| {
+            (
+                format!("{}.{name}", at()),
+                format!("expected an integer or a string, found {}", describe(id)),
+            )
+        }),
+        None => Err((at(), format!("missing field \"{name}\""))),
+    }
+}
+
+/// The string in field `name` of the object `v` (already known to be an object with image `id`).
+fn string_field(
+    v: Value,
+    name: &str,
+    at: &dyn Fn() -> String,
+    id: &ImageId,
+) -> Result<String, Problem> {
+    let Value::Object(mut obj) = v else {
+        return Err((at(), format!("expected an object, found {}", kind(&v))));
+    };
+    match obj.remove(name) {
+        Some(Value::String(s)) => Ok(s),
+        Some(other) => Err((
+            format!("{}.{name}", at()),
+            format!(
+                "expected a string, found {} (image_id {id})",
+                describe(&other)
+            ),
+        )),
+        None => Err((at(), format!("missing field \"{name}\" (image_id {id})"))),
+    }
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// The kind of a value, with the value itself when it is short.
+fn describe(v: &Value) -> String {
+    match v {
+        Value::Number(_) | Value::Bool(_) => format!("{} ({v})", kind(v)),
+        _ => kind(v).to_string(),
+    }
+}
+
+/// How many offending entries an error message lists.
+const SHOWN: usize = 5;
+
+/// The images of one evaluation with their raw captions, in `COCOEvalCap`'s order.
+#[derive(Debug, Clone)]
+pub struct CocoImages {
+    ids: Vec<ImageId>,
+    references: Vec<Vec<String>>,
+    candidates: Vec<String>,
+}
+
+impl CocoImages {
+    /// Pairs results with annotations as `loadRes` and `COCOEvalCap` do, refusing what they
+    /// would assert on: results for images the annotations do not have, two results for one
+    /// image, images without reference captions, no results. `results_path` names the result
+    /// file in errors.
+    pub fn new(
+        annotations: &Annotations,
+        results: &[CaptionResult],
+        results_path: &str,
+    ) -> Result<CocoImages, CocoEvalError> {
+        let fail = |problem: String| CocoEvalError::Results {
+            path: results_path.to_string(),
+            problem,
+        };
+        if results.is_empty() {
+            return Err(fail("no results: the array is empty".into()));
+        }
+        let known: HashMap<&ImageId, usize> = annotations
+            .images
+            .iter()
+            .enumerate()
+            .map(|(k, id)| (id, k))
+            .collect();
+        // Result index of each image (in annotation order), checking ids on the way.
+        let mut first: HashMap<&ImageId, usize> = HashMap::with_capacity(results.len());
+        let mut unknown = Vec::new();
+        let mut repeated = Vec::new();
+        for (k, r) in results.iter().enumerate() {
+            if !known.contains_key(&r.image_id) {
+                unknown.push(k);
+            } else if let Some(&earlier) = first.get(&r.image_id) {
+                repeated.push((k, earlier));
+            } else {
+                first.insert(&r.image_id, k);
+            }
+        }
+        if !unknown.is_empty() {
+            let shown: Vec<String> = unknown
+                .iter()
+                .take(SHOWN)
+                .map(|&k| format!("[{k}] (image_id {})", results[k].image_id))
+                .collect();
+            return Err(fail(format!(
+                "{} result(s) name images that are not in the annotations' \"images\": {}{}",
+                unknown.len(),
+                shown.join(", "),
+                more(unknown.len())
+            )));
+        }
+        if !repeated.is_empty() {
+            let shown: Vec<String> = repeated
+                .iter()
+                .take(SHOWN)
+                .map(|&(k, earlier)| {
+                    format!(
+                        "[{k}] (image_id {}, already at [{earlier}])",
+                        results[k].image_id
+                    )
+                })
+                .collect();
+            return Err(fail(format!(
+                "{} result(s) repeat an image id (one caption per image): {}{}",
+                repeated.len(),
+                shown.join(", "),
+                more(repeated.len())
+            )));
+        }
+        let mut order: Vec<(&ImageId, usize)> = first.into_iter().collect();
+        order.sort_unstable_by_key(|(id, _)| known.get(id).copied().unwrap_or(usize::MAX));
+        let without: Vec<String> = order
+            .iter()
+            .filter(|(id, _)| annotations.captions(id).is_empty())
+            .take(SHOWN)
+            .map(|(id, k)| format!("[{k}] (image_id {id})"))
+            .collect();
+        if !without.is_empty() {
+            let n = order
+                .iter()
+                .filter(|(id, _)| annotations.captions(id).is_empty())
+                .count();
+            return Err(fail(format!(
+                "{n} result(s) are for images without reference captions in the annotations: {}{}",
+                without.join(", "),
+                more(n)
+            )));
+        }
+        Ok(CocoImages {
+            ids: order.iter().map(|(id, _)| (*id).clone()).collect(),
+            references: order
+                .iter()
+                .map(|(id, _)| annotations.captions(id).to_vec())
+                .collect(),
+            candidates: order
+                .iter()
+                .map(|&(_, k)| results[k].caption.clone())
+                .collect(),
+        })
+    }
+
+    pub fn ids(&self) -> &[ImageId] {
+        &self.ids
+    }
+
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// Tokenizes references and candidates as `COCOEvalCap` does: two calls of pycocoevalcap's
+    /// tokenizer, references first (all captions of all images, image by image), then candidates.
+    pub fn tokenize(&self) -> Result<TokenizedImages, CocoEvalError> {
+        let flat: Vec<&str> = self
+            .references
+            .iter()
+            .flatten()
+            .map(String::as_str)
+            .collect();
+        let mut references = crate::tokenize::tokenize_coco_batch(&flat).into_iter();
+        let candidates = crate::tokenize::tokenize_coco_batch(&self.candidates);
+        let entries = self
+            .ids
+            .iter()
+            .zip(&self.references)
+            .zip(candidates)
+            .map(|((id, refs), candidate)| {
+                let refs = references.by_ref().take(refs.len()).collect();
+                Ok((id.clone(), ImageCaptions::new(candidate, refs)?))
+            })
+            .collect::<Result<Vec<_>, MetricsError>>()?;
+        Ok(TokenizedImages {
+            set: EvalSet::new(entries)?,
+        })
+    }
+}
+
+fn more(n: usize) -> String {
+    if n > SHOWN {
+        format!(" and {} more", n - SHOWN)
+    } else {
+        String::new()
+    }
+}
+
+/// Tokenized captions, as the scorers see them (pycocoevalcap's `gts` and `res`).
+#[derive(Debug, Clone)]
+pub struct TokenizedImages {
+    set: EvalSet<ImageId>,
+}
+
+impl TokenizedImages {
+    pub fn ids(&self) -> &[ImageId] {
+        self.set.ids()
+    }
+
+    /// Each image's tokenized candidate and references, in [`Self::ids`] order.
+    pub fn images(&self) -> &[ImageCaptions] {
+        self.set.images()
+    }
+}
+
+/// A scorer of `COCOEvalCap`, as `spice eval --metrics` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Scorer {
+    /// BLEU-1..4, ROUGE-L, CIDEr-D (and METEOR once [`Metric`] has it).
+    Classic(Metric),
+    /// SPICE on the tokenized captions.
+    Spice,
+}
+
+/// Why a list of metric names was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ScorerError {
+    #[error("METEOR is not implemented yet (available: bleu, rouge, cider, spice)")]
+    MeteorNotImplemented,
+    #[error("unknown metric {0:?} (available: bleu, rouge, cider, spice)")]
+    Unknown(String),
+    #[error("no metric given (available: bleu, rouge, cider, spice)")]
+    Empty,
+}
+
+impl Scorer {
+    /// Every scorer we have, in `COCOEvalCap`'s order.
+    pub const ALL: [Scorer; 4] = [
+        Scorer::Classic(Metric::Bleu),
+        Scorer::Classic(Metric::RougeL),
+        Scorer::Classic(Metric::CiderD),
+        Scorer::Spice,
+    ];
+
+    /// Parses a comma-separated list (`bleu,rouge,cider,spice`), in any order and case; the
+    /// result is in `COCOEvalCap`'s order without repeats.
+    pub fn parse_list(list: &str) -> Result<Vec<Scorer>, ScorerError> {
+        let mut chosen = Vec::new();
+        for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            let scorer = match name.to_ascii_lowercase().as_str() {
+                "spice" => Scorer::Spice,
+                "meteor" => return Err(ScorerError::MeteorNotImplemented),
+                _ => Scorer::Classic(
+                    name.parse()
+                        .map_err(|_| ScorerError::Unknown(name.to_string()))?,
+                ),
+            };
+            chosen.push(scorer);
+        }
+        if chosen.is_empty() {
+            return Err(ScorerError::Empty);
+        }
+        Ok(Scorer::ALL
+            .into_iter()
+            .filter(|s| chosen.contains(s))
+            .collect())
+    }
+}
+
+/// pycocoevalcap's name for the SPICE score.
+pub const SPICE_NAME: &str = "SPICE";
+
+/// The result of an evaluation: pycocoevalcap's `eval` and `evalImgs`.
+#[derive(Debug, Clone)]
+pub struct CocoEvaluation {
+    ids: Vec<ImageId>,
+    /// Corpus scores in `COCOEvalCap`'s order (`eval`).
+    pub corpus: Vec<(&'static str, f64)>,
+    /// Per-image BLEU/ROUGE-L/CIDEr-D scores, in [`Self::ids`] order.
+    classic: Vec<Scores>,
+    /// Per-image SPICE scores, in [`Self::ids`] order, if SPICE ran.
+    spice: Option<Vec<ImageScores>>,
+}
+
+/// Runs `scorers` on tokenized captions. CIDEr-D uses `df` if given, else document frequencies
+/// over these references (pycocoevalcap's way); SPICE uses `engine`. Images are scored in
+/// parallel on rayon's pool.
+pub fn evaluate(
+    images: &TokenizedImages,
+    scorers: &[Scorer],
+    engine: &Engine,
+    df: Option<&CiderDf>,
+) -> Result<CocoEvaluation, CocoEvalError> {
+    let classic_metrics: Vec<Metric> = scorers
+        .iter()
+        .filter_map(|s| match s {
+            Scorer::Classic(m) => Some(*m),
+            Scorer::Spice => None,
+        })
+        .collect();
+    let mut corpus = Vec::new();
+    let mut classic = vec![Scores::default(); images.set.len()];
+    if !classic_metrics.is_empty() {
+        let eval = metrics::evaluate(&images.set, &classic_metrics, df);
+        corpus.extend(eval.corpus.iter());
+        classic = eval.per_image.into_iter().map(|(_, s)| s).collect();
+    }
+    let spice = if scorers.contains(&Scorer::Spice) {
+        let (mean, per_image) = spice_scores(images, engine)?;
+        corpus.push((SPICE_NAME, mean));
+        Some(per_image)
+    } else {
+        None
+    };
+    Ok(CocoEvaluation {
+        ids: images.ids().to_vec(),
+        corpus,
+        classic,
+        spice,
+    })
+}
+
+/// SPICE as pycocoevalcap's `Spice.compute_score`: one jar item per image, in sorted id order;
+/// the corpus score is `np.mean` of the `All` F-scores in that order. Per-image scores come
+/// back in `images` order.
+fn spice_scores(
+    images: &TokenizedImages,
+    engine: &Engine,
+) -> Result<(f64, Vec<ImageScores>), CocoEvalError> {
+    let (ids, captions) = (images.ids(), images.images());
+    let mut sorted: Vec<usize> = (0..ids.len()).collect();
+    sorted.sort_by(|&a, &b| ids[a].cmp(&ids[b]));
+    let items: Vec<BatchItem> = sorted
+        .iter()
+        .map(|&k| BatchItem {
+            image_id: ids[k].to_json(),
+            test: captions[k].candidate().to_string(),
+            refs: captions[k].references().to_vec(),
+        })
+        .collect();
+    // pycocoevalcap runs the jar without -detailed: counts only, no tuple listings.
+    let result = batch::evaluate(engine, &items, false)?;
+    let fs: Vec<f64> = result.items.iter().map(|r| r.scores.all.f).collect();
+    let mean = metrics::numpy_mean(&fs);
+    let mut per_image: Vec<Option<ImageScores>> = vec![None; ids.len()];
+    for (&k, item) in sorted.iter().zip(result.items) {
+        per_image[k] = Some(item.scores);
+    }
+    let per_image = per_image.into_iter().flatten().collect();
+    Ok((mean, per_image))
+}
+
+impl CocoEvaluation {
+    /// Image ids in `COCOEvalCap`'s order (that of `evalImgs`).
+    pub fn ids(&self) -> &[ImageId] {
+        &self.ids
+    }
+
+    /// A corpus score by pycocoevalcap's name (`Bleu_4`, `ROUGE_L`, `CIDEr`, `SPICE`).
+    pub fn corpus_score(&self, name: &str) -> Option<f64> {
+        self.corpus
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|&(_, v)| v)
+    }
+
+    /// Per-image BLEU/ROUGE-L/CIDEr-D scores, in [`Self::ids`] order.
+    pub fn classic_per_image(&self) -> &[Scores] {
+        &self.classic
+    }
+
+    /// Per-image SPICE scores (counts and ratios, no tuple listings), in [`Self::ids`] order, if SPICE ran.
+    pub fn spice_per_image(&self) -> Option<&[ImageScores]> {
+        self.spice.as_deref()
+    }
+
+    /// `{"eval": {...}, "evalImgs": [...]}` as pycocoevalcap holds them: `eval` maps score names
+    /// to corpus scores; `evalImgs` has one object per image with `image_id`, each score, and
+    /// `SPICE` as the jar's per-category dict (`All`, `Object`, ...: `pr`, `re`, `f`, `tp`, `fp`,
+    /// `fn`, `numImages`, all numbers as floats, NaN as null).
+    pub fn to_json(&self) -> Value {
+        let eval: Map<String, Value> = self
+            .corpus
+            .iter()
+            .map(|&(n, v)| (n.to_string(), float(v)))
+            .collect();
+        let spice_dicts: Option<Vec<Value>> = self.spice.as_ref().map(|scores| {
+            let result = batch::BatchResult {
+                items: scores
+                    .iter()
+                    .zip(&self.ids)
+                    .map(|(s, id)| batch::ItemResult {
+                        image_id: id.to_json(),
+                        scores: s.clone(),
+                    })
+                    .collect(),
+            };
+            let Value::Array(items) = batch::output_json(
+                &result,
+                OutputOptions {
+                    subset: true,
+                    detailed: false,
+                },
+            ) else {
+                return Vec::new();
+            };
+            items
+                .into_iter()
+                .map(|mut item| {
+                    let scores = item
+                        .as_object_mut()
+                        .and_then(|o| o.remove("scores"))
+                        .unwrap_or(Value::Null);
+                    floats(scores)
+                })
+                .collect()
+        });
+        let eval_imgs: Vec<Value> = self
+            .ids
+            .iter()
+            .enumerate()
+            .map(|(k, id)| {
+                let mut row = Map::new();
+                row.insert("image_id".into(), id.to_json());
+                for (n, v) in self.classic[k].iter() {
+                    row.insert(n.to_string(), float(v));
+                }
+                if let Some(dicts) = &spice_dicts {
+                    row.insert(
+                        SPICE_NAME.into(),
+                        dicts.get(k).cloned().unwrap_or(Value::Null),
+                    );
+                }
+                Value::Object(row)
+            })
+            .collect();
+        let mut out = Map::new();
+        out.insert("eval".into(), Value::Object(eval));
+        out.insert("evalImgs".into(), Value::Array(eval_imgs));
+        Value::Object(out)
+    }
+
+    /// The lines `COCOEvalCap.evaluate` prints for the scores: `Bleu_1: 0.123` and so on.
+    pub fn summary(&self) -> String {
+        let mut out = String::new();
+        for &(name, v) in &self.corpus {
+            if v.is_nan() {
+                out.push_str(&format!("{name}: nan\n"));
+            } else {
+                out.push_str(&format!("{name}: {v:.3}\n"));
+            }
+        }
+        out
+    }
+}
+
+/// A float as Python's `json.dump` writes one (`1.0`, not `1`), NaN and infinities as null.
+fn float(x: f64) -> Value {
+    serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number)
+}
+
+/// Every number of a JSON tree as a float (pycocoevalcap's `float_convert`).
+fn floats(v: Value) -> Value {
+    match v {
+        Value::Number(n) => n.as_f64().map_or(Value::Null, float),
+        Value::Object(o) => Value::Object(o.into_iter().map(|(k, v)| (k, floats(v))).collect()),
+        Value::Array(a) => Value::Array(a.into_iter().map(floats).collect()),
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn annotations() -> Annotations {
+        // Images in file order 20, 10, 30; image 30 has no caption.
+        Annotations::new(
+            vec![ImageId::Int(20), ImageId::Int(10), ImageId::Int(30)],
+            [
+                (ImageId::Int(10), "A dog runs.".to_string()),
+                (ImageId::Int(20), "Two bikes.".to_string()),
+                (ImageId::Int(10), "A dog, running!".to_string()),
+            ],
+        )
+    }
+
+    fn result(id: i64, caption: &str) -> CaptionResult {
+        CaptionResult {
+            image_id: ImageId::Int(id),
+            caption: caption.to_string(),
+        }
+    }
+
+    #[test]
+    fn ids_compare_as_python_compares_them() {
+        let id = |s: &str| ImageId::from_json(&serde_json::from_str(s).expect("json"));
+        assert_eq!(id("42"), Some(ImageId::Int(42)));
+        assert_eq!(id("42.0"), Some(ImageId::Int(42))); // 42.0 == 42 in Python
+        assert_eq!(id("\"42\""), Some(ImageId::Str("42".into()))); // "42" != 42
+        assert_eq!(id("42.5"), None);
+        assert_eq!(id("null"), None);
+        assert_eq!(ImageId::Str("a".into()).to_string(), "\"a\"");
+    }
+
+    #[test]
+    fn scorers_come_in_cocoevalcap_order_and_meteor_is_not_there_yet() {
+        assert_eq!(
+            Scorer::parse_list("spice, CIDEr,bleu,bleu"),
+            Ok(vec![
+                Scorer::Classic(Metric::Bleu),
+                Scorer::Classic(Metric::CiderD),
+                Scorer::Spice
+            ])
+        );
+        assert_eq!(
+            Scorer::parse_list("bleu,meteor"),
+            Err(ScorerError::MeteorNotImplemented)
+        );
+        assert_eq!(
+            Scorer::parse_list("bleu,bert"),
+            Err(ScorerError::Unknown("bert".into()))
+        );
+        assert_eq!(Scorer::parse_list(" , "), Err(ScorerError::Empty));
+    }
+
+    #[test]
+    fn images_follow_the_annotation_order_with_all_their_references() {
+        let images = CocoImages::new(
+            &annotations(),
+            &[result(10, "a dog"), result(20, "bikes")],
+            "r.json",
+        )
+        .expect("valid");
+        assert_eq!(images.ids(), [ImageId::Int(20), ImageId::Int(10)]);
+        let tokenized = images.tokenize().expect("tokenizes");
+        let dog = &tokenized.images()[1];
+        assert_eq!(dog.candidate(), "a dog");
+        assert_eq!(dog.references(), ["a dog runs", "a dog running"]);
+    }
+
+    #[test]
+    fn the_last_candidate_is_tokenized_at_the_end_of_its_batch() {
+        // pycocoevalcap tokenizes all candidates in one file: "I'll" splits off "'ll" only when
+        // a line break follows, i.e. everywhere but in the last caption of the batch.
+        let images = CocoImages::new(
+            &annotations(),
+            &[result(10, "I'll"), result(20, "I'll")],
+            "r.json",
+        )
+        .expect("valid");
+        let tokenized = images.tokenize().expect("tokenizes");
+        let candidates: Vec<&str> = tokenized.images().iter().map(|i| i.candidate()).collect();
+        assert_eq!(candidates, ["i 'll", "i ll"]);
+    }
+
+    #[test]
+    fn unknown_repeated_and_unreferenced_images_are_named() {
+        let err = |results: &[CaptionResult]| {
+            CocoImages::new(&annotations(), results, "r.json")
+                .expect_err("refused")
+                .to_string()
+        };
+        let unknown: Vec<CaptionResult> = (100..108).map(|id| result(id, "x")).collect();
+        assert_eq!(
+            err(&unknown),
+            "r.json: 8 result(s) name images that are not in the annotations' \"images\": \
+             [0] (image_id 100), [1] (image_id 101), [2] (image_id 102), [3] (image_id 103), \
+             [4] (image_id 104) and 3 more"
+        );
+        assert_eq!(
+            err(&[result(10, "a"), result(10, "b")]),
+            "r.json: 1 result(s) repeat an image id (one caption per image): \
+             [1] (image_id 10, already at [0])"
+        );
+        assert_eq!(
+            err(&[result(30, "a")]),
+            "r.json: 1 result(s) are for images without reference captions in the annotations: \
+             [0] (image_id 30)"
+        );
+        assert_eq!(err(&[]), "r.json: no results: the array is empty");
+    }
+
+    #[test]
+    fn malformed_files_say_where() {
+        let ann = |s: &str| {
+            Annotations::from_json_slice(s.as_bytes(), "a.json")
+                .expect_err("refused")
+                .to_string()
+        };
+        assert!(ann("{\"images\": [").starts_with("a.json: not valid JSON: "));
+        assert_eq!(
+            ann("[]"),
+            "a.json: top level: expected a COCO annotation object with \"images\" and \
+             \"annotations\", found an array"
+        );
+        assert_eq!(
+            ann(r#"{"images": []}"#),
+            "a.json: top level: missing field \"annotations\" (is this a COCO annotation file?)"
+        );
+        assert_eq!(
+            ann(r#"{"images": [{"id": 1}, {"id": [2]}], "annotations": []}"#),
+            "a.json: images[1].id: expected an integer or a string, found an array"
+        );
+        assert_eq!(
+            ann(r#"{"images": [{"id": 1}], "annotations": [{"image_id": 1, "caption": null}]}"#),
+            "a.json: annotations[0].caption: expected a string, found null (image_id 1)"
+        );
+        let res = |s: &str| {
+            read_results(s.as_bytes(), "r.json")
+                .expect_err("refused")
+                .to_string()
+        };
+        assert_eq!(
+            res(r#"{"image_id": 1}"#),
+            "r.json: top level: expected an array of {\"image_id\", \"caption\"} objects, \
+             found an object"
+        );
+        assert_eq!(
+            res(r#"[{"image_id": 1, "caption": "a"}, {"image_id": 2}]"#),
+            "r.json: [1]: missing field \"caption\" (image_id 2)"
+        );
+        assert_eq!(
+            res(r#"[{"caption": "a"}]"#),
+            "r.json: [0]: missing field \"image_id\""
+        );
+        assert_eq!(
+            res(r#"[{"image_id": 1, "caption": 5}]"#),
+            "r.json: [0].caption: expected a string, found a number (5) (image_id 1)"
+        );
+        assert_eq!(
+            res("[7]"),
+            "r.json: [0]: expected an object, found a number"
+        );
+    }
+}
