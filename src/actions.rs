@@ -1,0 +1,290 @@
+//! Every action a person can take, one function each, shared by the HTTP handlers and the CLI so
+//! that anything an organizer does in the browser can be scripted. Handlers and subcommands only
+//! turn their input into domain values, call one of these, and present the result.
+
+use std::collections::HashSet;
+
+use sha2::{Digest, Sha256};
+use sqlx::PgPool;
+
+use crate::auth;
+use crate::domain::leaderboard::{rank, RankedEntry, SortKey};
+use crate::domain::references::ReferenceError;
+use crate::domain::results_file::Bounds;
+use crate::domain::{
+    CaptionMode, ChallengeSlug, ReferenceFormat, ReferenceSet, ResultsFile, SplitName, TeamName, Title, UploadError,
+};
+use crate::jobs;
+use crate::scoring::{self, SharedEngine};
+use crate::storage::challenges::Challenge;
+use crate::storage::splits::Split;
+use crate::storage::submissions::{NewSubmission, Submission};
+use crate::storage::{accounts, challenges, leaderboard, splits, submissions};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ActionError {
+    #[error("no challenge {0:?}")]
+    NoChallenge(String),
+    #[error("challenge {0:?} has no split {1:?}")]
+    NoSplit(String, String),
+    #[error("challenge {0:?} already exists")]
+    ChallengeExists(String),
+    #[error("a team named {0:?} already exists in this challenge")]
+    TeamExists(String),
+    #[error("no submission {0}")]
+    NoSubmission(i64),
+    #[error(transparent)]
+    References(#[from] ReferenceError),
+    #[error(transparent)]
+    Upload(#[from] UploadError),
+    #[error("{0}")]
+    Quota(String),
+    #[error("{0}")]
+    Invalid(String),
+    #[error("database error")]
+    Database(#[from] sqlx::Error),
+}
+
+pub async fn challenge(pool: &PgPool, slug: &str) -> Result<Challenge, ActionError> {
+    challenges::by_slug(pool, slug).await?.ok_or_else(|| ActionError::NoChallenge(slug.to_string()))
+}
+
+pub async fn split(pool: &PgPool, challenge: &Challenge, name: &str) -> Result<Split, ActionError> {
+    splits::current(pool, challenge.id, name)
+        .await?
+        .ok_or_else(|| ActionError::NoSplit(challenge.slug.clone(), name.to_string()))
+}
+
+pub async fn create_challenge(pool: &PgPool, slug: &ChallengeSlug, title: &Title, description: &str) -> Result<Challenge, ActionError> {
+    if challenges::by_slug(pool, slug.as_str()).await?.is_some() {
+        return Err(ActionError::ChallengeExists(slug.as_str().to_string()));
+    }
+    Ok(challenges::create(pool, slug, title, description).await?)
+}
+
+/// What an import did.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ImportReport {
+    pub split_id: i64,
+    pub version: i32,
+    pub images: usize,
+    pub captions: usize,
+    /// Images whose graph the engine could not build yet (built again when scoring).
+    pub unparsed: usize,
+    pub first_parse_error: Option<String>,
+}
+
+/// Imports references as a new version of a split: parses every caption once (in parallel) and
+/// stores each image's merged scene graph. COCO annotations make a COCO-mode split (captions
+/// tokenized the way pycocoevalcap does); the SPICE jar's format a raw one.
+pub async fn import_references(
+    pool: &PgPool,
+    engine: &SharedEngine,
+    challenge: &Challenge,
+    split_name: &SplitName,
+    bytes: Vec<u8>,
+    hidden: bool,
+) -> Result<ImportReport, ActionError> {
+    let engine = engine.clone();
+    let (set, stored) = tokio::task::spawn_blocking(move || -> Result<_, ReferenceError> {
+        let set = ReferenceSet::parse(&bytes)?;
+        let mode = match set.format {
+            ReferenceFormat::Coco => CaptionMode::Coco,
+            ReferenceFormat::Spice => CaptionMode::Raw,
+        };
+        let stored = scoring::reference_graphs(&engine, &set.images, mode);
+        Ok((set, stored))
+    })
+    .await
+    .map_err(|e| ActionError::Invalid(format!("reference import crashed: {e}")))??;
+    let mode = match set.format {
+        ReferenceFormat::Coco => CaptionMode::Coco,
+        ReferenceFormat::Spice => CaptionMode::Raw,
+    };
+    let mut tx = pool.begin().await?;
+    let split = splits::create_version(
+        &mut tx,
+        challenge.id,
+        split_name.as_str(),
+        hidden,
+        mode.as_str(),
+        set.format.as_str(),
+        scoring::ENGINE_VERSION,
+    )
+    .await?;
+    splits::insert_reference_images(&mut tx, split.id, &stored).await?;
+    tx.commit().await?;
+    let unparsed: Vec<&String> = stored.iter().filter_map(|s| s.parse_error.as_ref()).collect();
+    Ok(ImportReport {
+        split_id: split.id,
+        version: split.version,
+        images: set.images.len(),
+        captions: set.images.iter().map(|i| i.captions.len()).sum(),
+        unparsed: unparsed.len(),
+        first_parse_error: unparsed.first().map(|s| s.to_string()),
+    })
+}
+
+/// Creates a team and its first API token (returned in clear, shown once).
+pub async fn create_team(pool: &PgPool, challenge: &Challenge, name: &TeamName, member: Option<i64>) -> Result<(accounts::Team, String), ActionError> {
+    let mut tx = pool.begin().await?;
+    let team = accounts::create_team(&mut *tx, challenge.id, name.as_str())
+        .await?
+        .ok_or_else(|| ActionError::TeamExists(name.as_str().to_string()))?;
+    if let Some(user) = member {
+        accounts::add_member(&mut *tx, team.id, user).await?;
+    }
+    let token = auth::new_token();
+    accounts::create_api_token(&mut *tx, team.id, &auth::token_hash(&token), "created with the team").await?;
+    tx.commit().await?;
+    Ok((team, token))
+}
+
+/// Who uploads: a team (quota applies) or an organizer adding a baseline row.
+pub enum Uploader<'a> {
+    Team { team_id: i64, user_id: Option<i64> },
+    Baseline { label: &'a str, user_id: Option<i64> },
+}
+
+/// Validates a results file against the split and the challenge's limits; if it passes, stores it
+/// with a queued job in one transaction. A rejected file is not stored and does not count.
+pub async fn submit(
+    pool: &PgPool,
+    challenge: &Challenge,
+    split: &Split,
+    uploader: Uploader<'_>,
+    description: &str,
+    bytes: &[u8],
+    max_caption_chars: usize,
+    max_attempts: i32,
+) -> Result<Submission, ActionError> {
+    let ids: HashSet<i64> = splits::image_ids(pool, split.id).await?;
+    let bounds = Bounds {
+        split_name: &split.name,
+        split_images: &ids,
+        max_bytes: challenge.max_file_bytes.max(0) as u64,
+        max_caption_chars,
+    };
+    ResultsFile::parse(bytes, bounds)?;
+    let description: String = description.trim().chars().take(500).collect();
+    let sha = hex::encode(Sha256::digest(bytes));
+    let mut tx = pool.begin().await?;
+    let (kind, team_id, label, user) = match uploader {
+        Uploader::Team { team_id, user_id } => {
+            submissions::lock_team(&mut tx, team_id).await?;
+            let (today, total) = submissions::quota_used(&mut *tx, team_id).await?;
+            if let Some(limit) = challenge.daily_submission_limit {
+                if today >= i64::from(limit) {
+                    return Err(ActionError::Quota(format!("your team has used its {limit} submissions of the last 24 hours")));
+                }
+            }
+            if let Some(limit) = challenge.total_submission_limit {
+                if total >= i64::from(limit) {
+                    return Err(ActionError::Quota(format!("your team has used all {limit} of its submissions")));
+                }
+            }
+            ("team", Some(team_id), None, user_id)
+        }
+        Uploader::Baseline { label, user_id } => ("baseline", None, Some(label), user_id),
+    };
+    let new = NewSubmission {
+        split_id: split.id,
+        kind,
+        team_id,
+        label,
+        description: &description,
+        raw_file: Some(bytes),
+        sha256: Some(&sha),
+        submitted_by: user,
+    };
+    let submission = submissions::create_with_job(&mut tx, &new, jobs::SCORE_SUBMISSION, max_attempts).await?;
+    tx.commit().await?;
+    Ok(submission)
+}
+
+/// Queues the Human row of a split (leave-one-out human captions), replacing an earlier one.
+pub async fn compute_human(pool: &PgPool, split: &Split, max_attempts: i32) -> Result<Submission, ActionError> {
+    let mut tx = pool.begin().await?;
+    if let Some(old) = submissions::human_of_split(&mut *tx, split.id).await? {
+        submissions::soft_delete(&mut *tx, old).await?;
+    }
+    let new = NewSubmission {
+        split_id: split.id,
+        kind: "human",
+        team_id: None,
+        label: Some("Human"),
+        description: "leave-one-out: each image's first reference scored against the others",
+        raw_file: None,
+        sha256: None,
+        submitted_by: None,
+    };
+    let s = submissions::create_with_job(&mut tx, &new, jobs::HUMAN_BASELINE, max_attempts).await?;
+    tx.commit().await?;
+    Ok(s)
+}
+
+/// Re-queues every live submission of a split (after an engine upgrade); reference graphs are
+/// rebuilt by the first job. Returns the number of jobs queued.
+pub async fn rescore(pool: &PgPool, split: &Split, max_attempts: i32) -> Result<usize, ActionError> {
+    let mut tx = pool.begin().await?;
+    // Force the rebuild of reference graphs by clearing the recorded engine version.
+    sqlx::query("UPDATE splits SET engine_version = '' WHERE id = $1").bind(split.id).execute(&mut *tx).await?;
+    let subs = submissions::ids_of_split(&mut *tx, split.id).await?;
+    for (id, kind) in &subs {
+        let job = if kind == "human" { jobs::HUMAN_BASELINE } else { jobs::SCORE_SUBMISSION };
+        crate::storage::queue::enqueue(&mut *tx, job, *id, max_attempts).await?;
+    }
+    tx.commit().await?;
+    Ok(subs.len())
+}
+
+/// Who is looking at a leaderboard.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Viewer {
+    pub organizer: bool,
+    pub team_id: Option<i64>,
+}
+
+/// The ranked leaderboard of a split as `viewer` may see it: everything for a revealed split or
+/// an organizer, only the viewer's own team's entries for a hidden split.
+pub async fn leaderboard(pool: &PgPool, split: &Split, sort: SortKey, viewer: Viewer) -> Result<Vec<RankedEntry>, ActionError> {
+    let everything = viewer.organizer || !split.hidden;
+    let entries = leaderboard::entries(pool, split.id, everything, viewer.team_id).await?;
+    Ok(rank(entries, sort))
+}
+
+/// The stable CSV columns of `leaderboard.csv` and `challenge export`.
+pub const CSV_COLUMNS: [&str; 16] = [
+    "rank", "kind", "name", "submission_id", "spice", "object", "relation", "attribute", "color", "count", "size",
+    "bleu_4", "meteor", "rouge_l", "cider_d", "scored_at",
+];
+
+/// Writes a ranked leaderboard as CSV (empty cells for missing values).
+pub fn leaderboard_csv(rows: &[RankedEntry]) -> Result<String, csv::Error> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(CSV_COLUMNS)?;
+    let num = |x: Option<f64>| x.map(|v| format!("{v:.6}")).unwrap_or_default();
+    for r in rows {
+        let e = &r.entry;
+        w.write_record([
+            r.rank.to_string(),
+            e.kind.clone(),
+            e.name.clone(),
+            e.submission_id.to_string(),
+            num(e.spice),
+            num(e.object),
+            num(e.relation),
+            num(e.attribute),
+            num(e.color),
+            num(e.count),
+            num(e.size),
+            num(e.bleu_4),
+            num(e.meteor),
+            num(e.rouge_l),
+            num(e.cider_d),
+            e.scored_at.map(|t| t.to_rfc3339()).unwrap_or_default(),
+        ])?;
+    }
+    let bytes = w.into_inner().map_err(|e| e.into_error())?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}

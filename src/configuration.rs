@@ -1,0 +1,139 @@
+//! Settings, layered: built-in defaults, then an optional YAML file (`--config FILE`, or
+//! `spiceboard.yaml` in the working directory), then `APP_*` environment variables with `__` between
+//! levels (`APP_APPLICATION__PORT=8080`, `APP_WORKER__CONCURRENCY=2`). `DATABASE_URL` is honoured
+//! too, as everyone expects. Secrets are `SecretString`s, so they never print.
+
+use std::path::{Path, PathBuf};
+
+use secrecy::SecretString;
+use serde::Deserialize;
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Settings {
+    pub application: ApplicationSettings,
+    pub database: DatabaseSettings,
+    pub worker: WorkerSettings,
+    pub limits: LimitSettings,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ApplicationSettings {
+    pub host: String,
+    pub port: u16,
+    /// Mark cookies `Secure` (sent over HTTPS only; browsers also accept them on localhost).
+    pub secure_cookies: bool,
+    /// Seed the demo challenge when `serve` starts on an empty embedded database.
+    pub seed_demo: bool,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct DatabaseSettings {
+    /// A PostgreSQL URL; without one, the embedded cluster under `data_dir` is used.
+    pub url: Option<SecretString>,
+    /// Where the embedded cluster lives (`--data-dir`, `APP_DATA_DIR`).
+    pub data_dir: Option<PathBuf>,
+    pub max_connections: u32,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct WorkerSettings {
+    /// Workers started by `serve` (`worker` takes `--concurrency`).
+    pub concurrency: usize,
+    /// How long a claimed job is held without a heartbeat before another worker may take it.
+    pub lease_seconds: u64,
+    /// Polling fallback when no NOTIFY arrives.
+    pub poll_interval_ms: u64,
+    /// Attempts before a job is marked failed for good.
+    pub max_attempts: i32,
+    /// Delay before a failed attempt is retried (multiplied by the attempt number).
+    pub retry_backoff_seconds: u64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct LimitSettings {
+    /// Longest candidate caption accepted, in characters.
+    pub max_caption_chars: usize,
+    /// Hard cap on any request body, whatever a challenge allows.
+    pub max_request_bytes: usize,
+}
+
+impl Settings {
+    /// Loads settings from defaults, `config_file` (or `./spiceboard.yaml` if present) and the
+    /// environment.
+    pub fn load(config_file: Option<&Path>) -> Result<Settings, config::ConfigError> {
+        let mut builder = config::Config::builder()
+            .set_default("application.host", "127.0.0.1")?
+            .set_default("application.port", 8000)?
+            .set_default("application.secure_cookies", true)?
+            .set_default("application.seed_demo", true)?
+            .set_default("database.max_connections", 16)?
+            .set_default("worker.concurrency", 1)?
+            .set_default("worker.lease_seconds", 60)?
+            .set_default("worker.poll_interval_ms", 2000)?
+            .set_default("worker.max_attempts", 3)?
+            .set_default("worker.retry_backoff_seconds", 5)?
+            .set_default("limits.max_caption_chars", 1000)?
+            .set_default("limits.max_request_bytes", 256 * 1024 * 1024)?;
+        match config_file {
+            Some(path) => builder = builder.add_source(config::File::from(path).required(true)),
+            None => {
+                builder = builder.add_source(config::File::with_name("spiceboard").required(false))
+            }
+        }
+        builder = builder.add_source(
+            config::Environment::with_prefix("APP")
+                .prefix_separator("_")
+                .separator("__")
+                .try_parsing(true),
+        );
+        if let Ok(url) = std::env::var("DATABASE_URL") {
+            if !url.is_empty() {
+                builder = builder.set_override("database.url", url)?;
+            }
+        }
+        if let Ok(dir) = std::env::var("APP_DATA_DIR") {
+            if !dir.is_empty() {
+                builder = builder.set_override("database.data_dir", dir)?;
+            }
+        }
+        builder.build()?.try_deserialize()
+    }
+
+    /// Settings for tests and embedding: the defaults, no file, no environment.
+    pub fn defaults() -> Settings {
+        Settings {
+            application: ApplicationSettings {
+                host: "127.0.0.1".into(),
+                port: 8000,
+                secure_cookies: true,
+                seed_demo: true,
+            },
+            database: DatabaseSettings { url: None, data_dir: None, max_connections: 16 },
+            worker: WorkerSettings {
+                concurrency: 1,
+                lease_seconds: 60,
+                poll_interval_ms: 2000,
+                max_attempts: 3,
+                retry_backoff_seconds: 5,
+            },
+            limits: LimitSettings { max_caption_chars: 1000, max_request_bytes: 256 * 1024 * 1024 },
+        }
+    }
+}
+
+/// Where the embedded cluster lives when neither `--data-dir` nor `APP_DATA_DIR` says: a system
+/// directory when running as root (the server itself then runs as the `postgres` user, which cannot
+/// enter `/root`), the user's data directory otherwise.
+pub fn default_data_dir() -> PathBuf {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    if unsafe { libc::geteuid() } == 0 {
+        return PathBuf::from("/var/lib/spiceboard");
+    }
+    if let Some(xdg) = std::env::var_os("XDG_DATA_HOME") {
+        return PathBuf::from(xdg).join("spiceboard");
+    }
+    match std::env::var_os("HOME") {
+        Some(home) => PathBuf::from(home).join(".local/share/spiceboard"),
+        None => PathBuf::from(".spiceboard"),
+    }
+}

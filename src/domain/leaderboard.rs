@@ -1,0 +1,174 @@
+//! Ranking a leaderboard: sort by one column (descending, missing values last) and give equal
+//! values equal ranks ("1, 2, 2, 4", standard competition ranking). Baseline and Human rows are
+//! ranked among the teams so that a reader sees where they fall, and marked by their kind.
+
+use crate::storage::leaderboard::Entry;
+
+/// A sortable column; the names are the `sort=` values and the CSV/JSON column names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SortKey {
+    Spice,
+    Object,
+    Relation,
+    Attribute,
+    Color,
+    Count,
+    Size,
+    Bleu4,
+    Meteor,
+    RougeL,
+    CiderD,
+}
+
+impl SortKey {
+    pub const ALL: [SortKey; 11] = [
+        SortKey::Spice,
+        SortKey::Object,
+        SortKey::Relation,
+        SortKey::Attribute,
+        SortKey::Color,
+        SortKey::Count,
+        SortKey::Size,
+        SortKey::Bleu4,
+        SortKey::Meteor,
+        SortKey::RougeL,
+        SortKey::CiderD,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SortKey::Spice => "spice",
+            SortKey::Object => "object",
+            SortKey::Relation => "relation",
+            SortKey::Attribute => "attribute",
+            SortKey::Color => "color",
+            SortKey::Count => "count",
+            SortKey::Size => "size",
+            SortKey::Bleu4 => "bleu_4",
+            SortKey::Meteor => "meteor",
+            SortKey::RougeL => "rouge_l",
+            SortKey::CiderD => "cider_d",
+        }
+    }
+
+    pub fn title(self) -> &'static str {
+        match self {
+            SortKey::Spice => "SPICE",
+            SortKey::Object => "Object",
+            SortKey::Relation => "Relation",
+            SortKey::Attribute => "Attribute",
+            SortKey::Color => "Color",
+            SortKey::Count => "Count",
+            SortKey::Size => "Size",
+            SortKey::Bleu4 => "BLEU-4",
+            SortKey::Meteor => "METEOR",
+            SortKey::RougeL => "ROUGE-L",
+            SortKey::CiderD => "CIDEr-D",
+        }
+    }
+
+    /// Unknown or empty names sort by SPICE.
+    pub fn parse(s: Option<&str>) -> SortKey {
+        s.and_then(|s| SortKey::ALL.into_iter().find(|k| k.name() == s)).unwrap_or(SortKey::Spice)
+    }
+
+    pub fn value(self, e: &Entry) -> Option<f64> {
+        match self {
+            SortKey::Spice => e.spice,
+            SortKey::Object => e.object,
+            SortKey::Relation => e.relation,
+            SortKey::Attribute => e.attribute,
+            SortKey::Color => e.color,
+            SortKey::Count => e.count,
+            SortKey::Size => e.size,
+            SortKey::Bleu4 => e.bleu_4,
+            SortKey::Meteor => e.meteor,
+            SortKey::RougeL => e.rouge_l,
+            SortKey::CiderD => e.cider_d,
+        }
+    }
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct RankedEntry {
+    pub rank: usize,
+    #[serde(flatten)]
+    pub entry: Entry,
+}
+
+/// Sorts by `key` (best first, missing last; then by name, then submission id, for a stable
+/// order) and ranks ties alike.
+pub fn rank(mut entries: Vec<Entry>, key: SortKey) -> Vec<RankedEntry> {
+    entries.sort_by(|a, b| {
+        let (va, vb) = (key.value(a), key.value(b));
+        match (va, vb) {
+            (Some(x), Some(y)) => y.total_cmp(&x),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => std::cmp::Ordering::Equal,
+        }
+        .then_with(|| a.name.cmp(&b.name))
+        .then_with(|| a.submission_id.cmp(&b.submission_id))
+    });
+    let mut ranked: Vec<RankedEntry> = Vec::with_capacity(entries.len());
+    for (i, entry) in entries.into_iter().enumerate() {
+        let rank = match ranked.last() {
+            Some(prev) if key.value(&prev.entry) == key.value(&entry) => prev.rank,
+            _ => i + 1,
+        };
+        ranked.push(RankedEntry { rank, entry });
+    }
+    ranked
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(id: i64, name: &str, spice: Option<f64>, object: Option<f64>) -> Entry {
+        Entry {
+            submission_id: id,
+            kind: "team".into(),
+            team_id: Some(id),
+            name: name.into(),
+            description: String::new(),
+            scored_at: None,
+            spice,
+            object,
+            relation: None,
+            attribute: None,
+            color: None,
+            count: None,
+            size: None,
+            bleu_4: None,
+            meteor: None,
+            rouge_l: None,
+            cider_d: None,
+        }
+    }
+
+    #[test]
+    fn ties_share_a_rank_and_the_next_rank_skips() {
+        let ranked = rank(
+            vec![
+                entry(1, "c", Some(0.1), None),
+                entry(2, "a", Some(0.2), None),
+                entry(3, "b", Some(0.2), None),
+                entry(4, "d", None, None),
+            ],
+            SortKey::Spice,
+        );
+        let got: Vec<(usize, &str)> = ranked.iter().map(|r| (r.rank, r.entry.name.as_str())).collect();
+        assert_eq!(got, vec![(1, "a"), (1, "b"), (3, "c"), (4, "d")]);
+    }
+
+    #[test]
+    fn any_column_can_rank() {
+        let ranked = rank(
+            vec![entry(1, "x", Some(0.3), Some(0.1)), entry(2, "y", Some(0.2), Some(0.5))],
+            SortKey::parse(Some("object")),
+        );
+        assert_eq!(ranked[0].entry.name, "y");
+        assert_eq!(SortKey::parse(Some("nonsense")), SortKey::Spice);
+    }
+}

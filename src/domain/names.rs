@@ -1,0 +1,167 @@
+//! Small validated strings: slugs, names, e-mail addresses, passwords.
+
+use secrecy::{ExposeSecret, SecretString};
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[error("{field}: {reason}")]
+pub struct InvalidValue {
+    pub field: &'static str,
+    pub reason: String,
+}
+
+fn invalid(field: &'static str, reason: impl Into<String>) -> InvalidValue {
+    InvalidValue { field, reason: reason.into() }
+}
+
+/// A challenge slug as it appears in URLs: 1-40 of `a-z 0-9 -`, starting with a letter or digit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChallengeSlug(String);
+
+impl ChallengeSlug {
+    pub fn parse(s: &str) -> Result<ChallengeSlug, InvalidValue> {
+        let ok_chars = s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+        if s.is_empty() || s.len() > 40 || !ok_chars || s.starts_with('-') {
+            return Err(invalid("slug", format!("{s:?} must be 1-40 characters of a-z, 0-9 and '-', not starting with '-'")));
+        }
+        Ok(ChallengeSlug(s.to_string()))
+    }
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// A split name such as `val` or `test-2025`: 1-40 of `a-z A-Z 0-9 - _ .`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SplitName(String);
+
+impl SplitName {
+    pub fn parse(s: &str) -> Result<SplitName, InvalidValue> {
+        let ok = !s.is_empty()
+            && s.len() <= 40
+            && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+        if !ok {
+            return Err(invalid("split", format!("{s:?} must be 1-40 characters of letters, digits, '-', '_' and '.'")));
+        }
+        Ok(SplitName(s.to_string()))
+    }
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// Free text shown as a title or name: trimmed, 1 to `max` characters, no control characters.
+fn display_text(field: &'static str, s: &str, max: usize) -> Result<String, InvalidValue> {
+    let t = s.trim();
+    if t.is_empty() {
+        return Err(invalid(field, "must not be empty"));
+    }
+    if t.chars().count() > max {
+        return Err(invalid(field, format!("must be at most {max} characters")));
+    }
+    if t.chars().any(char::is_control) {
+        return Err(invalid(field, "must not contain control characters"));
+    }
+    Ok(t.to_string())
+}
+
+/// A challenge title.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Title(String);
+
+impl Title {
+    pub fn parse(s: &str) -> Result<Title, InvalidValue> {
+        display_text("title", s, 200).map(Title)
+    }
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// A team name, unique within a challenge.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TeamName(String);
+
+impl TeamName {
+    pub fn parse(s: &str) -> Result<TeamName, InvalidValue> {
+        display_text("team name", s, 80).map(TeamName)
+    }
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// An e-mail address, lowercased; checked for shape only (one `@`, something on both sides).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Email(String);
+
+impl Email {
+    pub fn parse(s: &str) -> Result<Email, InvalidValue> {
+        let t = s.trim().to_lowercase();
+        let shape_ok = match t.split_once('@') {
+            Some((user, host)) => !user.is_empty() && host.contains('.') && !host.contains('@'),
+            None => false,
+        };
+        if !shape_ok || t.len() > 254 || t.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            return Err(invalid("email", format!("{:?} is not an e-mail address", s.trim())));
+        }
+        Ok(Email(t))
+    }
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// A new password: 8 to 256 characters. Held as a secret so it never prints.
+#[derive(Debug, Clone)]
+pub struct Password(SecretString);
+
+impl Password {
+    pub fn parse(s: &str) -> Result<Password, InvalidValue> {
+        let n = s.chars().count();
+        if n < 8 {
+            return Err(invalid("password", "must be at least 8 characters"));
+        }
+        if n > 256 {
+            return Err(invalid("password", "must be at most 256 characters"));
+        }
+        Ok(Password(SecretString::from(s.to_string())))
+    }
+    pub fn expose(&self) -> &str {
+        self.0.expose_secret()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs_are_url_safe() {
+        assert!(ChallengeSlug::parse("coco-2025").is_ok());
+        assert!(ChallengeSlug::parse("Coco").is_err());
+        assert!(ChallengeSlug::parse("a/b").is_err());
+        assert!(ChallengeSlug::parse("-x").is_err());
+        assert!(ChallengeSlug::parse("").is_err());
+    }
+
+    #[test]
+    fn emails_are_lowercased_and_shape_checked() {
+        assert_eq!(Email::parse(" Ann@Example.org ").map(|e| e.0), Ok("ann@example.org".to_string()));
+        assert!(Email::parse("ann").is_err());
+        assert!(Email::parse("ann@localhost").is_err());
+        assert!(Email::parse("a b@x.org").is_err());
+    }
+
+    #[test]
+    fn passwords_have_a_minimum_length() {
+        assert!(Password::parse("short").is_err());
+        assert!(Password::parse("long enough").is_ok());
+    }
+
+    #[test]
+    fn team_names_are_trimmed_and_bounded() {
+        assert_eq!(TeamName::parse("  Owls ").map(|t| t.0), Ok("Owls".to_string()));
+        assert!(TeamName::parse("   ").is_err());
+        assert!(TeamName::parse(&"x".repeat(81)).is_err());
+    }
+}

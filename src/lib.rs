@@ -1,0 +1,25 @@
+//! spiceboard: hosts image-captioning challenges scored with SPICE.
+//!
+//! Where things live:
+//! - [`cli`]: the `spiceboard` subcommands; [`startup`] builds the HTTP app and the pool;
+//! - [`configuration`]: settings layered from defaults, a file and `APP_*` variables;
+//! - [`cluster`]: the private PostgreSQL cluster used when no `DATABASE_URL` is given;
+//! - [`domain`]: validated newtypes and the parsing of uploaded files ("parse, don't validate");
+//! - [`storage`]: every SQL statement; [`jobs`]: the job queue's workers;
+//! - [`scoring`]: the only module that talks to the `spice` engine;
+//! - [`actions`]: every action a person can take, one function each, shared by HTTP and the CLI;
+//! - [`routes`]: HTTP handlers by area, thin; [`auth`]: passwords, sessions, CSRF, API tokens.
+
+pub mod auth;
+pub mod cli;
+pub mod cluster;
+pub mod configuration;
+pub mod domain;
+pub mod jobs;
+pub mod actions;
+pub mod routes;
+pub mod scoring;
+pub mod seed;
+pub mod startup;
+pub mod storage;
+pub mod telemetry;

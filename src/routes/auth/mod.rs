@@ -1,0 +1,135 @@
+//! Sign-up, login and logout.
+
+use actix_web::http::header::LOCATION;
+use actix_web::{web, HttpRequest, HttpResponse};
+use askama::Template;
+use serde::Deserialize;
+use sqlx::PgPool;
+
+use super::home::html;
+use super::{Layout, PageError};
+use crate::auth::{self, CookiePolicy, MaybeUser};
+use crate::domain::{Email, Password};
+use crate::storage::accounts;
+
+#[derive(Template)]
+#[template(path = "login.html")]
+struct AuthPage<'a> {
+    layout: Layout,
+    signup: bool,
+    email: &'a str,
+    error: Option<String>,
+    next: &'a str,
+}
+
+#[derive(Deserialize)]
+pub struct NextQuery {
+    next: Option<String>,
+}
+
+#[derive(Deserialize)]
+pub struct Credentials {
+    email: String,
+    password: String,
+    csrf: String,
+    #[serde(default)]
+    next: String,
+}
+
+/// Only local paths may be redirected to after login.
+fn safe_next(next: &str) -> &str {
+    if next.starts_with('/') && !next.starts_with("//") && !next.contains('\\') {
+        next
+    } else {
+        "/"
+    }
+}
+
+fn render(req: &HttpRequest, signup: bool, email: &str, error: Option<String>, next: &str) -> Result<HttpResponse, PageError> {
+    let page = AuthPage { layout: Layout::new(req, None), signup, email, error: error.clone(), next: safe_next(next) };
+    let body = page.render()?;
+    Ok(if error.is_some() {
+        HttpResponse::BadRequest().content_type("text/html; charset=utf-8").body(body)
+    } else {
+        html(body)
+    })
+}
+
+pub async fn signup_form(req: HttpRequest, q: web::Query<NextQuery>) -> Result<HttpResponse, PageError> {
+    render(&req, true, "", None, q.next.as_deref().unwrap_or("/"))
+}
+
+pub async fn login_form(req: HttpRequest, q: web::Query<NextQuery>) -> Result<HttpResponse, PageError> {
+    render(&req, false, "", None, q.next.as_deref().unwrap_or("/"))
+}
+
+pub async fn signup(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    policy: web::Data<CookiePolicy>,
+    form: web::Form<Credentials>,
+) -> Result<HttpResponse, PageError> {
+    if !auth::csrf_ok(&req, &form.csrf) {
+        return Err(PageError::Csrf);
+    }
+    let parsed = Email::parse(&form.email).and_then(|e| Password::parse(&form.password).map(|p| (e, p)));
+    let (email, password) = match parsed {
+        Ok(v) => v,
+        Err(e) => return render(&req, true, &form.email, Some(e.to_string()), &form.next),
+    };
+    let pw = password.expose().to_string();
+    let hash = web::block(move || auth::hash_password(&pw))
+        .await
+        .map_err(|e| PageError::Internal(e.into()))?
+        .map_err(|e| PageError::Internal(anyhow::anyhow!("password hashing failed: {e}")))?;
+    let Some(user) = accounts::create_user(pool.get_ref(), email.as_str(), &hash, false).await? else {
+        return render(&req, true, &form.email, Some("that e-mail address already has an account; log in instead".into()), &form.next);
+    };
+    let cookie = auth::start_session(pool.get_ref(), &policy, user.id).await?;
+    Ok(HttpResponse::SeeOther().insert_header((LOCATION, safe_next(&form.next).to_string())).cookie(cookie).finish())
+}
+
+pub async fn login(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    policy: web::Data<CookiePolicy>,
+    form: web::Form<Credentials>,
+) -> Result<HttpResponse, PageError> {
+    if !auth::csrf_ok(&req, &form.csrf) {
+        return Err(PageError::Csrf);
+    }
+    let email = form.email.trim().to_lowercase();
+    let user = accounts::user_by_email(pool.get_ref(), &email).await?;
+    let (pw, hash) = (form.password.clone(), user.as_ref().map(|u| u.password_hash.clone()));
+    let ok = web::block(move || auth::verify_password(&pw, hash.as_deref()))
+        .await
+        .map_err(|e| PageError::Internal(e.into()))?;
+    match user {
+        Some(user) if ok => {
+            let cookie = auth::start_session(pool.get_ref(), &policy, user.id).await?;
+            Ok(HttpResponse::SeeOther().insert_header((LOCATION, safe_next(&form.next).to_string())).cookie(cookie).finish())
+        }
+        _ => render(&req, false, &form.email, Some("wrong e-mail address or password".into()), &form.next),
+    }
+}
+
+#[derive(Deserialize)]
+pub struct CsrfOnly {
+    csrf: String,
+}
+
+pub async fn logout(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    policy: web::Data<CookiePolicy>,
+    user: MaybeUser,
+    form: web::Form<CsrfOnly>,
+) -> Result<HttpResponse, PageError> {
+    if !auth::csrf_ok(&req, &form.csrf) {
+        return Err(PageError::Csrf);
+    }
+    if let (Some(_), Some(c)) = (user.0, req.cookie(auth::SESSION_COOKIE)) {
+        accounts::delete_session(pool.get_ref(), &auth::token_hash(c.value())).await?;
+    }
+    Ok(HttpResponse::SeeOther().insert_header((LOCATION, "/")).cookie(policy.expired_session()).finish())
+}

@@ -1,0 +1,77 @@
+//! The error of HTML pages: the status code lives next to each variant; internal causes go to the
+//! log, the user sees a clean message.
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, ResponseError};
+use askama::Template;
+
+use crate::actions::ActionError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum PageError {
+    #[error("not found")]
+    NotFound,
+    #[error("please log in first")]
+    LoginRequired,
+    #[error("only organizers may do this")]
+    Forbidden,
+    #[error("the form was stale or forged (CSRF token mismatch); reload the page and try again")]
+    Csrf,
+    #[error("{0}")]
+    BadRequest(String),
+    #[error("something went wrong on our side")]
+    Internal(#[source] anyhow::Error),
+}
+
+impl From<sqlx::Error> for PageError {
+    fn from(e: sqlx::Error) -> Self {
+        PageError::Internal(e.into())
+    }
+}
+
+impl From<askama::Error> for PageError {
+    fn from(e: askama::Error) -> Self {
+        PageError::Internal(e.into())
+    }
+}
+
+impl From<ActionError> for PageError {
+    fn from(e: ActionError) -> Self {
+        match e {
+            ActionError::NoChallenge(_) | ActionError::NoSplit(..) | ActionError::NoSubmission(_) => PageError::NotFound,
+            ActionError::Database(db) => PageError::Internal(db.into()),
+            other => PageError::BadRequest(other.to_string()),
+        }
+    }
+}
+
+#[derive(Template)]
+#[template(path = "error.html")]
+struct ErrorPage<'a> {
+    layout: super::Layout,
+    status: u16,
+    message: &'a str,
+}
+
+impl ResponseError for PageError {
+    fn status_code(&self) -> StatusCode {
+        match self {
+            PageError::NotFound => StatusCode::NOT_FOUND,
+            PageError::LoginRequired => StatusCode::UNAUTHORIZED,
+            PageError::Forbidden | PageError::Csrf => StatusCode::FORBIDDEN,
+            PageError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            PageError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        if let PageError::Internal(e) = self {
+            tracing::error!(error = ?e, "request failed");
+        }
+        let status = self.status_code();
+        let message = self.to_string();
+        let page = ErrorPage { layout: super::Layout::anonymous(), status: status.as_u16(), message: &message };
+        let body = page.render().unwrap_or(message.clone());
+        HttpResponse::build(status).content_type("text/html; charset=utf-8").body(body)
+    }
+}

@@ -1,0 +1,217 @@
+//! The only module that talks to the `spice` engine. It turns reference captions into stored scene
+//! graphs at ingestion, and candidate captions into per-image and aggregate scores in the workers.
+//! Everything linguistic (tokenizing, parsing, matching, averaging) is the engine's.
+
+use std::sync::Arc;
+
+use rayon::prelude::*;
+use spice::score::{Category, ImageScores, MarkedTuple, Score};
+use spice::{Engine, EngineOptions, SceneGraph};
+
+use crate::domain::{CaptionMode, Candidate, ReferenceImage};
+use crate::storage::scores::{CategoryScore, ScoredImage, SubmissionResult};
+use crate::storage::splits::{NewReferenceImage, StoredReference};
+
+/// Recorded with each split's reference graphs so that a re-score after an upgrade can tell.
+pub const ENGINE_VERSION: &str = concat!("spice/", env!("CARGO_PKG_VERSION"));
+
+/// The engine shared by handlers and workers (cheap to clone).
+pub type SharedEngine = Arc<Engine>;
+
+pub fn new_engine() -> SharedEngine {
+    Arc::new(Engine::new(EngineOptions { use_synsets: true }))
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ScoringError {
+    /// The engine could not parse a caption (for example, no parser available).
+    #[error("image {image_id}: {message}")]
+    Engine { image_id: i64, message: String },
+    #[error("image {image_id}: the stored reference scene graph cannot be read ({message}); re-import or re-score the split")]
+    StoredGraph { image_id: i64, message: String },
+    #[error("image {0} has no stored reference scene graph")]
+    MissingReference(i64),
+    #[error("no image of the split has at least two references, so there is no Human row")]
+    NoHumanRow,
+}
+
+/// The caption as the engine sees it: for COCO-format splits, pycocoevalcap's PTB tokenization,
+/// lowercasing and punctuation stripping (so numbers are comparable with published ones).
+pub fn prepare(caption: &str, mode: CaptionMode) -> String {
+    match mode {
+        CaptionMode::Coco => spice::tokenize::tokenize_coco(caption),
+        CaptionMode::Raw => caption.to_string(),
+    }
+}
+
+fn graph_of(engine: &Engine, captions: &[String], mode: CaptionMode) -> Result<SceneGraph, String> {
+    let prepared: Vec<String> = captions.iter().map(|c| prepare(c, mode)).collect();
+    let refs: Vec<&str> = prepared.iter().map(String::as_str).collect();
+    engine.scene_graph(&refs).map_err(|e| e.to_string())
+}
+
+/// Builds each image's merged reference scene graph (in parallel). An image whose captions the
+/// engine cannot parse is stored without a graph and with the reason; scoring rebuilds it later.
+pub fn reference_graphs(engine: &Engine, images: &[ReferenceImage], mode: CaptionMode) -> Vec<NewReferenceImage> {
+    images
+        .par_iter()
+        .map(|img| {
+            let (scene_graph, parse_error) = match graph_of(engine, &img.captions, mode) {
+                Ok(g) => match serde_json::to_value(&g) {
+                    Ok(v) => (Some(v), None),
+                    Err(e) => (None, Some(format!("cannot serialise the scene graph: {e}"))),
+                },
+                Err(e) => (None, Some(e)),
+            };
+            NewReferenceImage { image_id: img.image_id, captions: serde_json::json!(img.captions), scene_graph, parse_error }
+        })
+        .collect()
+}
+
+/// Builds the graphs still missing from stored references (ingestion before the parser could
+/// parse, or `force` after an engine upgrade). Returns (image id, graph) pairs to store.
+pub fn missing_reference_graphs(
+    engine: &Engine,
+    refs: &[StoredReference],
+    mode: CaptionMode,
+    force: bool,
+) -> Result<Vec<(i64, serde_json::Value)>, ScoringError> {
+    refs.par_iter()
+        .filter(|r| force || r.scene_graph.is_none())
+        .map(|r| {
+            let captions = captions_of(r);
+            let g = graph_of(engine, &captions, mode)
+                .map_err(|message| ScoringError::Engine { image_id: r.image_id, message })?;
+            let v = serde_json::to_value(&g)
+                .map_err(|e| ScoringError::StoredGraph { image_id: r.image_id, message: e.to_string() })?;
+            Ok((r.image_id, v))
+        })
+        .collect()
+}
+
+fn captions_of(r: &StoredReference) -> Vec<String> {
+    match &r.captions {
+        serde_json::Value::Array(a) => a.iter().filter_map(|c| c.as_str().map(str::to_string)).collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn stored_graph(r: &StoredReference) -> Result<SceneGraph, ScoringError> {
+    let v = r.scene_graph.as_ref().ok_or(ScoringError::MissingReference(r.image_id))?;
+    serde_json::from_value(v.clone()).map_err(|e| ScoringError::StoredGraph { image_id: r.image_id, message: e.to_string() })
+}
+
+/// Per-image details kept for the image page: the tuples with their truth values.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct ImageDetails {
+    pub scored_text: String,
+    pub candidate_tuples: Vec<MarkedTuple>,
+    pub reference_tuples: Vec<MarkedTuple>,
+}
+
+fn category_name(c: Category) -> &'static str {
+    match c {
+        Category::Object => "object",
+        Category::Attribute => "attribute",
+        Category::Relation => "relation",
+        Category::Cardinality => "count",
+        Category::Color => "color",
+        Category::Size => "size",
+    }
+}
+
+fn category_score(name: &str, s: &Score) -> CategoryScore {
+    let defined = !(s.f.is_nan() || s.pr.is_nan() || s.re.is_nan());
+    CategoryScore {
+        category: name.to_string(),
+        tp: i64::from(s.tp),
+        fp: i64::from(s.fp),
+        fn_: i64::from(s.fn_),
+        precision: defined.then_some(s.pr),
+        recall: defined.then_some(s.re),
+        f: defined.then_some(s.f),
+        images: s.num_images as i32,
+    }
+}
+
+fn scored_image(image_id: i64, caption: &str, text: String, scores: &ImageScores) -> ScoredImage {
+    let mut categories = vec![category_score("all", &scores.all)];
+    categories.extend(scores.categories.iter().map(|(c, s)| category_score(category_name(*c), s)));
+    let details = ImageDetails {
+        scored_text: text,
+        candidate_tuples: scores.candidate_tuples.clone(),
+        reference_tuples: scores.reference_tuples.clone(),
+    };
+    ScoredImage {
+        image_id,
+        caption: caption.to_string(),
+        categories,
+        details: serde_json::to_value(details).unwrap_or(serde_json::Value::Null),
+    }
+}
+
+/// The aggregate row: SPICE's macro averages (SPEC §1), computed by the engine.
+fn aggregates(all: &[ImageScores]) -> Vec<CategoryScore> {
+    let mut out = vec![category_score("all", &spice::score::macro_average(all.iter().map(|s| &s.all)))];
+    for c in Category::ALL {
+        let avg = spice::score::macro_average(all.iter().filter_map(|s| s.category(c)));
+        out.push(category_score(category_name(c), &avg));
+    }
+    out
+}
+
+/// Scores every candidate against its image's stored reference graph (candidates parsed in
+/// parallel). `refs` and `candidates` cover the same images (checked at upload).
+pub fn score_submission(
+    engine: &Engine,
+    refs: &[StoredReference],
+    candidates: &[Candidate],
+    mode: CaptionMode,
+) -> Result<SubmissionResult, ScoringError> {
+    let by_id: std::collections::HashMap<i64, &StoredReference> = refs.iter().map(|r| (r.image_id, r)).collect();
+    let scored: Vec<(ScoredImage, ImageScores)> = candidates
+        .par_iter()
+        .map(|c| {
+            let r = by_id.get(&c.image_id).ok_or(ScoringError::MissingReference(c.image_id))?;
+            let reference = stored_graph(r)?;
+            let text = prepare(&c.caption, mode);
+            let candidate = engine
+                .scene_graph(&[text.as_str()])
+                .map_err(|e| ScoringError::Engine { image_id: c.image_id, message: e.to_string() })?;
+            let scores = engine.score(&candidate, &reference);
+            Ok((scored_image(c.image_id, &c.caption, text, &scores), scores))
+        })
+        .collect::<Result<_, ScoringError>>()?;
+    let all: Vec<ImageScores> = scored.iter().map(|(_, s)| s.clone()).collect();
+    Ok(SubmissionResult { aggregates: aggregates(&all), images: scored.into_iter().map(|(i, _)| i).collect() })
+}
+
+/// The Human row: for every image with at least two references, its first reference is the
+/// candidate and the others are the references (leave one out). Images with a single reference are
+/// left out of the row.
+pub fn score_human(engine: &Engine, refs: &[StoredReference], mode: CaptionMode) -> Result<SubmissionResult, ScoringError> {
+    let scored: Vec<Option<(ScoredImage, ImageScores)>> = refs
+        .par_iter()
+        .map(|r| {
+            let captions = captions_of(r);
+            let Some((held_out, others)) = captions.split_first() else { return Ok(None) };
+            if others.is_empty() {
+                return Ok(None);
+            }
+            let reference = graph_of(engine, others, mode)
+                .map_err(|message| ScoringError::Engine { image_id: r.image_id, message })?;
+            let text = prepare(held_out, mode);
+            let candidate = engine
+                .scene_graph(&[text.as_str()])
+                .map_err(|e| ScoringError::Engine { image_id: r.image_id, message: e.to_string() })?;
+            let scores = engine.score(&candidate, &reference);
+            Ok(Some((scored_image(r.image_id, held_out, text, &scores), scores)))
+        })
+        .collect::<Result<_, ScoringError>>()?;
+    let scored: Vec<(ScoredImage, ImageScores)> = scored.into_iter().flatten().collect();
+    if scored.is_empty() {
+        return Err(ScoringError::NoHumanRow);
+    }
+    let all: Vec<ImageScores> = scored.iter().map(|(_, s)| s.clone()).collect();
+    Ok(SubmissionResult { aggregates: aggregates(&all), images: scored.into_iter().map(|(i, _)| i).collect() })
+}

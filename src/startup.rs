@@ -1,0 +1,94 @@
+//! Builds the application: the connection pool, the HTTP server on its listener, and the workers
+//! that `serve` runs beside it.
+
+use std::net::TcpListener;
+use std::sync::Arc;
+use std::time::Duration;
+
+use actix_web::dev::Server;
+use actix_web::middleware::{from_fn, Compress, DefaultHeaders};
+use actix_web::{web, App, HttpServer};
+use secrecy::ExposeSecret;
+use sqlx::postgres::PgPoolOptions;
+use sqlx::PgPool;
+use tokio::sync::watch;
+
+use crate::auth::{self, CookiePolicy};
+use crate::configuration::Settings;
+use crate::routes;
+use crate::scoring::SharedEngine;
+
+/// Shared, read-only state of the web app.
+pub struct AppConfig {
+    pub settings: Settings,
+}
+
+pub async fn connect(url: &secrecy::SecretString, max_connections: u32) -> Result<PgPool, sqlx::Error> {
+    PgPoolOptions::new()
+        .max_connections(max_connections)
+        .acquire_timeout(Duration::from_secs(30))
+        .connect(url.expose_secret())
+        .await
+}
+
+pub struct Application {
+    port: u16,
+    server: Server,
+    shutdown: watch::Sender<bool>,
+    workers: Vec<tokio::task::JoinHandle<()>>,
+}
+
+impl Application {
+    /// Binds `host:port` (port 0 picks a free one) and starts `workers` job workers.
+    pub fn build(settings: Settings, pool: PgPool, engine: SharedEngine, workers: usize) -> std::io::Result<Application> {
+        let listener = TcpListener::bind((settings.application.host.as_str(), settings.application.port))?;
+        let port = listener.local_addr()?.port();
+        let (shutdown, rx) = watch::channel(false);
+        let worker_handles = crate::jobs::spawn_workers(workers, pool.clone(), engine.clone(), settings.worker.clone(), rx);
+        let server = run(listener, settings, pool, engine)?;
+        Ok(Application { port, server, shutdown, workers: worker_handles })
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Serves until the server stops (Ctrl-C), then stops the workers.
+    pub async fn run_until_stopped(self) -> std::io::Result<()> {
+        let result = self.server.await;
+        let _ = self.shutdown.send(true);
+        for w in self.workers {
+            let _ = w.await;
+        }
+        result
+    }
+}
+
+pub fn run(listener: TcpListener, settings: Settings, pool: PgPool, engine: SharedEngine) -> std::io::Result<Server> {
+    let policy = web::Data::new(CookiePolicy { secure: settings.application.secure_cookies });
+    let config = web::Data::new(AppConfig { settings });
+    let pool = web::Data::new(pool);
+    let engine = web::Data::from(Arc::new(engine));
+    let server = HttpServer::new(move || {
+        App::new()
+            .wrap(from_fn(auth::csrf_cookie))
+            .wrap(
+                DefaultHeaders::new()
+                    .add(("X-Content-Type-Options", "nosniff"))
+                    .add(("X-Frame-Options", "DENY"))
+                    .add(("Referrer-Policy", "same-origin"))
+                    .add(("Content-Security-Policy", "default-src 'self'; style-src 'self'; img-src 'self' data:")),
+            )
+            .wrap(Compress::default())
+            .wrap(tracing_actix_web::TracingLogger::default())
+            .app_data(pool.clone())
+            .app_data(engine.clone())
+            .app_data(config.clone())
+            .app_data(policy.clone())
+            .app_data(web::FormConfig::default().limit(64 * 1024))
+            .configure(routes::configure)
+    })
+    .listen(listener)?
+    .run();
+    Ok(server)
+}

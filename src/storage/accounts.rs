@@ -1,0 +1,160 @@
+//! Users, sessions, teams, team members and API tokens. Secrets are stored hashed: argon2 for
+//! passwords (hashed by `crate::auth`), SHA-256 for random session and API tokens.
+
+use chrono::{DateTime, Utc};
+use sqlx::PgExecutor;
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct User {
+    pub id: i64,
+    pub email: String,
+    pub password_hash: String,
+    pub is_admin: bool,
+}
+
+#[derive(Debug, Clone, sqlx::FromRow, serde::Serialize)]
+pub struct Team {
+    pub id: i64,
+    pub challenge_id: i64,
+    pub name: String,
+}
+
+/// Creates a user; `Ok(None)` if the e-mail address is taken.
+pub async fn create_user(
+    db: impl PgExecutor<'_>,
+    email: &str,
+    password_hash: &str,
+    is_admin: bool,
+) -> Result<Option<User>, sqlx::Error> {
+    sqlx::query_as(
+        "INSERT INTO users (email, password_hash, is_admin) VALUES ($1, $2, $3)
+         ON CONFLICT (email) DO NOTHING RETURNING id, email, password_hash, is_admin",
+    )
+    .bind(email)
+    .bind(password_hash)
+    .bind(is_admin)
+    .fetch_optional(db)
+    .await
+}
+
+pub async fn user_by_email(db: impl PgExecutor<'_>, email: &str) -> Result<Option<User>, sqlx::Error> {
+    sqlx::query_as("SELECT id, email, password_hash, is_admin FROM users WHERE email = $1")
+        .bind(email)
+        .fetch_optional(db)
+        .await
+}
+
+pub async fn create_session(
+    db: impl PgExecutor<'_>,
+    token_hash: &str,
+    user_id: i64,
+    expires_at: DateTime<Utc>,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("INSERT INTO sessions (token_hash, user_id, expires_at) VALUES ($1, $2, $3)")
+        .bind(token_hash)
+        .bind(user_id)
+        .bind(expires_at)
+        .execute(db)
+        .await
+        .map(|_| ())
+}
+
+pub async fn user_by_session(db: impl PgExecutor<'_>, token_hash: &str) -> Result<Option<User>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT u.id, u.email, u.password_hash, u.is_admin FROM sessions s JOIN users u ON u.id = s.user_id
+         WHERE s.token_hash = $1 AND s.expires_at > now()",
+    )
+    .bind(token_hash)
+    .fetch_optional(db)
+    .await
+}
+
+pub async fn delete_session(db: impl PgExecutor<'_>, token_hash: &str) -> Result<(), sqlx::Error> {
+    sqlx::query("DELETE FROM sessions WHERE token_hash = $1")
+        .bind(token_hash)
+        .execute(db)
+        .await
+        .map(|_| ())
+}
+
+/// Creates a team; `Ok(None)` if the name is taken in this challenge.
+pub async fn create_team(db: impl PgExecutor<'_>, challenge_id: i64, name: &str) -> Result<Option<Team>, sqlx::Error> {
+    sqlx::query_as(
+        "INSERT INTO teams (challenge_id, name) VALUES ($1, $2)
+         ON CONFLICT (challenge_id, name) DO NOTHING RETURNING id, challenge_id, name",
+    )
+    .bind(challenge_id)
+    .bind(name)
+    .fetch_optional(db)
+    .await
+}
+
+pub async fn add_member(db: impl PgExecutor<'_>, team_id: i64, user_id: i64) -> Result<(), sqlx::Error> {
+    sqlx::query("INSERT INTO team_members (team_id, user_id) VALUES ($1, $2) ON CONFLICT DO NOTHING")
+        .bind(team_id)
+        .bind(user_id)
+        .execute(db)
+        .await
+        .map(|_| ())
+}
+
+/// The user's team in a challenge, if any.
+pub async fn team_of_user(db: impl PgExecutor<'_>, challenge_id: i64, user_id: i64) -> Result<Option<Team>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT t.id, t.challenge_id, t.name FROM teams t JOIN team_members m ON m.team_id = t.id
+         WHERE t.challenge_id = $1 AND m.user_id = $2 ORDER BY t.id LIMIT 1",
+    )
+    .bind(challenge_id)
+    .bind(user_id)
+    .fetch_optional(db)
+    .await
+}
+
+pub async fn team_by_id(db: impl PgExecutor<'_>, team_id: i64) -> Result<Option<Team>, sqlx::Error> {
+    sqlx::query_as("SELECT id, challenge_id, name FROM teams WHERE id = $1")
+        .bind(team_id)
+        .fetch_optional(db)
+        .await
+}
+
+pub async fn teams_of_challenge(db: impl PgExecutor<'_>, challenge_id: i64) -> Result<Vec<Team>, sqlx::Error> {
+    sqlx::query_as("SELECT id, challenge_id, name FROM teams WHERE challenge_id = $1 ORDER BY name")
+        .bind(challenge_id)
+        .fetch_all(db)
+        .await
+}
+
+pub async fn create_api_token(db: impl PgExecutor<'_>, team_id: i64, token_hash: &str, label: &str) -> Result<(), sqlx::Error> {
+    sqlx::query("INSERT INTO api_tokens (team_id, token_hash, label) VALUES ($1, $2, $3)")
+        .bind(team_id)
+        .bind(token_hash)
+        .bind(label)
+        .execute(db)
+        .await
+        .map(|_| ())
+}
+
+/// The team an unrevoked API token belongs to.
+pub async fn team_by_token(db: impl PgExecutor<'_>, token_hash: &str) -> Result<Option<Team>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT t.id, t.challenge_id, t.name FROM api_tokens a JOIN teams t ON t.id = a.team_id
+         WHERE a.token_hash = $1 AND a.revoked_at IS NULL",
+    )
+    .bind(token_hash)
+    .fetch_optional(db)
+    .await
+}
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct TokenInfo {
+    pub id: i64,
+    pub label: String,
+    pub created_at: DateTime<Utc>,
+}
+
+pub async fn tokens_of_team(db: impl PgExecutor<'_>, team_id: i64) -> Result<Vec<TokenInfo>, sqlx::Error> {
+    sqlx::query_as("SELECT id, label, created_at FROM api_tokens WHERE team_id = $1 AND revoked_at IS NULL ORDER BY id")
+        .bind(team_id)
+        .fetch_all(db)
+        .await
+}

@@ -1,0 +1,69 @@
+//! Challenges and their limits.
+
+use sqlx::PgExecutor;
+
+use crate::domain::{ChallengeSlug, Title};
+
+#[derive(Debug, Clone, sqlx::FromRow, serde::Serialize)]
+pub struct Challenge {
+    pub id: i64,
+    pub slug: String,
+    pub title: String,
+    pub description: String,
+    pub daily_submission_limit: Option<i32>,
+    pub total_submission_limit: Option<i32>,
+    pub max_file_bytes: i64,
+}
+
+const COLUMNS: &str =
+    "id, slug, title, description, daily_submission_limit, total_submission_limit, max_file_bytes";
+
+pub async fn create(
+    db: impl PgExecutor<'_>,
+    slug: &ChallengeSlug,
+    title: &Title,
+    description: &str,
+) -> Result<Challenge, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "INSERT INTO challenges (slug, title, description) VALUES ($1, $2, $3) RETURNING {COLUMNS}"
+    ))
+    .bind(slug.as_str())
+    .bind(title.as_str())
+    .bind(description)
+    .fetch_one(db)
+    .await
+}
+
+pub async fn by_slug(db: impl PgExecutor<'_>, slug: &str) -> Result<Option<Challenge>, sqlx::Error> {
+    sqlx::query_as(&format!("SELECT {COLUMNS} FROM challenges WHERE slug = $1"))
+        .bind(slug)
+        .fetch_optional(db)
+        .await
+}
+
+pub async fn list(db: impl PgExecutor<'_>) -> Result<Vec<Challenge>, sqlx::Error> {
+    sqlx::query_as(&format!("SELECT {COLUMNS} FROM challenges ORDER BY created_at DESC, id DESC"))
+        .fetch_all(db)
+        .await
+}
+
+/// Limits: `None` = unlimited for the per-team counts.
+pub async fn set_limits(
+    db: impl PgExecutor<'_>,
+    challenge_id: i64,
+    daily: Option<i32>,
+    total: Option<i32>,
+    max_file_bytes: i64,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "UPDATE challenges SET daily_submission_limit = $2, total_submission_limit = $3,
+         max_file_bytes = $4 WHERE id = $1",
+    )
+    .bind(challenge_id)
+    .bind(daily)
+    .bind(total)
+    .bind(max_file_bytes)
+    .execute(db)
+    .await
+    .map(|_| ())
+}

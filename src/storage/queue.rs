@@ -1,0 +1,204 @@
+//! The job queue's SQL (crates.io style): a plain table, claimed with `FOR UPDATE SKIP LOCKED`, held
+//! with a lease that heartbeats extend. A job whose lease has expired (its worker died) is claimable
+//! again; `attempts` bounds how often. Every write after the claim is fenced on
+//! `(locked_by, attempts)`, so a worker that lost its lease can no longer touch the job.
+
+use chrono::{DateTime, Utc};
+use sqlx::{PgExecutor, Postgres, Transaction};
+
+/// The channel workers LISTEN on; enqueueing NOTIFYs it.
+pub const CHANNEL: &str = "spiceboard_jobs";
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct Job {
+    pub id: i64,
+    pub kind: String,
+    pub submission_id: i64,
+    pub state: String,
+    pub attempts: i32,
+    pub max_attempts: i32,
+    pub locked_by: Option<String>,
+    pub last_error: Option<String>,
+    pub lease_expires_at: Option<DateTime<Utc>>,
+}
+
+const COLUMNS: &str = "id, kind, submission_id, state, attempts, max_attempts, locked_by, last_error, lease_expires_at";
+
+/// A claim: the job plus the fencing token (`attempts` at claim time) for every later write.
+#[derive(Debug, Clone)]
+pub struct Claim {
+    pub job: Job,
+    pub worker: String,
+}
+
+pub async fn enqueue(db: impl PgExecutor<'_>, kind: &str, submission_id: i64, max_attempts: i32) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar(
+        "WITH j AS (INSERT INTO jobs (kind, submission_id, max_attempts) VALUES ($1, $2, $3) RETURNING id)
+         SELECT j.id FROM j, pg_notify($4, j.id::text) AS n",
+    )
+    .bind(kind)
+    .bind(submission_id)
+    .bind(max_attempts)
+    .bind(CHANNEL)
+    .fetch_one(db)
+    .await
+}
+
+/// Claims the oldest runnable job: queued and due, or running with an expired lease (its worker
+/// died). Jobs that have used up their attempts are failed on the way, so they are not retried
+/// forever.
+pub async fn claim(db: &sqlx::PgPool, worker: &str, lease_seconds: u64) -> Result<Option<Claim>, sqlx::Error> {
+    let mut tx = db.begin().await?;
+    let job: Option<Job> = sqlx::query_as(&format!(
+        "SELECT {COLUMNS} FROM jobs
+         WHERE (state = 'queued' AND run_after <= now()) OR (state = 'running' AND lease_expires_at < now())
+         ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED"
+    ))
+    .fetch_optional(&mut *tx)
+    .await?;
+    let Some(job) = job else {
+        tx.commit().await?;
+        return Ok(None);
+    };
+    if job.attempts >= job.max_attempts {
+        let error = format!(
+            "gave up after {} attempts; the last worker ({}) stopped responding",
+            job.attempts,
+            job.locked_by.as_deref().unwrap_or("unknown")
+        );
+        mark_failed(&mut tx, job.id, job.submission_id, &error).await?;
+        tx.commit().await?;
+        // Look for another job right away.
+        return Box::pin(claim(db, worker, lease_seconds)).await;
+    }
+    let job: Job = sqlx::query_as(&format!(
+        "UPDATE jobs SET state = 'running', attempts = attempts + 1, locked_by = $2,
+            lease_expires_at = now() + make_interval(secs => $3), heartbeat_at = now(),
+            started_at = COALESCE(started_at, now())
+         WHERE id = $1 RETURNING {COLUMNS}"
+    ))
+    .bind(job.id)
+    .bind(worker)
+    .bind(lease_seconds as f64)
+    .fetch_one(&mut *tx)
+    .await?;
+    sqlx::query("UPDATE submissions SET status = 'running' WHERE id = $1 AND status <> 'scored'")
+        .bind(job.submission_id)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(Some(Claim { job, worker: worker.to_string() }))
+}
+
+/// Extends the lease; false if the claim is no longer ours.
+pub async fn heartbeat(db: impl PgExecutor<'_>, claim: &Claim, lease_seconds: u64) -> Result<bool, sqlx::Error> {
+    let r = sqlx::query(
+        "UPDATE jobs SET lease_expires_at = now() + make_interval(secs => $4), heartbeat_at = now()
+         WHERE id = $1 AND locked_by = $2 AND attempts = $3 AND state = 'running'",
+    )
+    .bind(claim.job.id)
+    .bind(&claim.worker)
+    .bind(claim.job.attempts)
+    .bind(lease_seconds as f64)
+    .execute(db)
+    .await?;
+    Ok(r.rows_affected() == 1)
+}
+
+/// Within the transaction that writes the results: marks the job succeeded if the claim still
+/// holds, locking the job row. Returns false if another worker has taken the job over; the caller
+/// must then roll back.
+pub async fn complete(tx: &mut Transaction<'_, Postgres>, claim: &Claim) -> Result<bool, sqlx::Error> {
+    let r = sqlx::query(
+        "UPDATE jobs SET state = 'succeeded', finished_at = now(), lease_expires_at = NULL, last_error = NULL
+         WHERE id = $1 AND locked_by = $2 AND attempts = $3 AND state = 'running'",
+    )
+    .bind(claim.job.id)
+    .bind(&claim.worker)
+    .bind(claim.job.attempts)
+    .execute(&mut **tx)
+    .await?;
+    Ok(r.rows_affected() == 1)
+}
+
+/// Records a failed attempt: retried later with backoff if attempts remain and `retryable`,
+/// otherwise failed for good with the reason shown to the team.
+pub async fn record_failure(
+    db: &sqlx::PgPool,
+    claim: &Claim,
+    error: &str,
+    retryable: bool,
+    backoff_seconds: u64,
+) -> Result<(), sqlx::Error> {
+    let mut tx = db.begin().await?;
+    let still_ours: Option<i32> = sqlx::query_scalar(
+        "SELECT attempts FROM jobs WHERE id = $1 AND locked_by = $2 AND attempts = $3 AND state = 'running' FOR UPDATE",
+    )
+    .bind(claim.job.id)
+    .bind(&claim.worker)
+    .bind(claim.job.attempts)
+    .fetch_optional(&mut *tx)
+    .await?;
+    if still_ours.is_none() {
+        return tx.rollback().await;
+    }
+    if retryable && claim.job.attempts < claim.job.max_attempts {
+        sqlx::query(
+            "UPDATE jobs SET state = 'queued', locked_by = NULL, lease_expires_at = NULL, last_error = $2,
+                run_after = now() + make_interval(secs => $3)
+             WHERE id = $1",
+        )
+        .bind(claim.job.id)
+        .bind(error)
+        .bind((backoff_seconds * claim.job.attempts as u64) as f64)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query("UPDATE submissions SET status = 'queued' WHERE id = $1 AND status = 'running'")
+            .bind(claim.job.submission_id)
+            .execute(&mut *tx)
+            .await?;
+    } else {
+        mark_failed(&mut tx, claim.job.id, claim.job.submission_id, error).await?;
+    }
+    tx.commit().await
+}
+
+async fn mark_failed(tx: &mut Transaction<'_, Postgres>, job_id: i64, submission_id: i64, error: &str) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "UPDATE jobs SET state = 'failed', finished_at = now(), lease_expires_at = NULL, last_error = $2 WHERE id = $1",
+    )
+    .bind(job_id)
+    .bind(error)
+    .execute(&mut **tx)
+    .await?;
+    // A submission that was scored before (re-scoring) keeps its old scores and status.
+    sqlx::query("UPDATE submissions SET status = 'failed', error = $2 WHERE id = $1 AND status <> 'scored'")
+        .bind(submission_id)
+        .bind(error)
+        .execute(&mut **tx)
+        .await
+        .map(|_| ())
+}
+
+/// The newest job of a submission.
+pub async fn latest_of_submission(db: impl PgExecutor<'_>, submission_id: i64) -> Result<Option<Job>, sqlx::Error> {
+    sqlx::query_as(&format!("SELECT {COLUMNS} FROM jobs WHERE submission_id = $1 ORDER BY id DESC LIMIT 1"))
+        .bind(submission_id)
+        .fetch_optional(db)
+        .await
+}
+
+/// How many unfinished jobs are ahead of this one (0 = next or running).
+pub async fn position(db: impl PgExecutor<'_>, job_id: i64) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar("SELECT COUNT(*) FROM jobs WHERE id < $1 AND state IN ('queued', 'running')")
+        .bind(job_id)
+        .fetch_one(db)
+        .await
+}
+
+/// Counts of jobs by state (for tests and the organizer area).
+pub async fn counts(db: impl PgExecutor<'_>) -> Result<Vec<(String, i64)>, sqlx::Error> {
+    sqlx::query_as("SELECT state, COUNT(*) FROM jobs GROUP BY state ORDER BY state")
+        .fetch_all(db)
+        .await
+}

@@ -1,0 +1,188 @@
+//! Per-image and aggregate scores of a submission: written once per successful job, in the job's
+//! final transaction, and read by the submission pages and the leaderboard.
+
+use sqlx::{PgExecutor, Postgres, Transaction};
+
+/// Counts and ratios of one category; `None` ratios stand for NaN (no reference tuple).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, sqlx::FromRow)]
+pub struct CategoryScore {
+    pub category: String,
+    pub tp: i64,
+    pub fp: i64,
+    #[sqlx(rename = "fn")]
+    #[serde(rename = "fn")]
+    pub fn_: i64,
+    pub precision: Option<f64>,
+    pub recall: Option<f64>,
+    pub f: Option<f64>,
+    /// Images whose score in this category is defined (aggregates only).
+    #[sqlx(default)]
+    pub images: i32,
+}
+
+/// The scored result of one image.
+#[derive(Debug, Clone)]
+pub struct ScoredImage {
+    pub image_id: i64,
+    pub caption: String,
+    pub categories: Vec<CategoryScore>,
+    /// The engine's tuples with truth values (see `crate::scoring::ImageDetails`).
+    pub details: serde_json::Value,
+}
+
+/// Everything a scoring job writes.
+#[derive(Debug, Clone)]
+pub struct SubmissionResult {
+    pub images: Vec<ScoredImage>,
+    pub aggregates: Vec<CategoryScore>,
+}
+
+/// Replaces the submission's scores with `result` and marks it scored (inside the job's final
+/// transaction).
+pub async fn write(tx: &mut Transaction<'_, Postgres>, submission_id: i64, result: &SubmissionResult) -> Result<(), sqlx::Error> {
+    for table in ["image_scores", "image_results", "aggregate_scores"] {
+        sqlx::query(&format!("DELETE FROM {table} WHERE submission_id = $1"))
+            .bind(submission_id)
+            .execute(&mut **tx)
+            .await?;
+    }
+    for chunk in result.images.chunks(1000) {
+        let ids: Vec<i64> = chunk.iter().map(|i| i.image_id).collect();
+        let captions: Vec<&str> = chunk.iter().map(|i| i.caption.as_str()).collect();
+        let spice: Vec<f64> = chunk
+            .iter()
+            .map(|i| i.categories.iter().find(|c| c.category == "all").and_then(|c| c.f).unwrap_or(0.0))
+            .collect();
+        let details: Vec<serde_json::Value> = chunk.iter().map(|i| i.details.clone()).collect();
+        sqlx::query(
+            "INSERT INTO image_results (submission_id, image_id, caption, spice_f, details)
+             SELECT $1, * FROM UNNEST($2::BIGINT[], $3::TEXT[], $4::FLOAT8[], $5::JSONB[])",
+        )
+        .bind(submission_id)
+        .bind(ids)
+        .bind(captions)
+        .bind(spice)
+        .bind(details)
+        .execute(&mut **tx)
+        .await?;
+
+        let rows = chunk.iter().flat_map(|i| i.categories.iter().map(move |c| (i.image_id, c)));
+        let (mut ids, mut cats, mut tps, mut fps, mut fns, mut prs, mut res, mut fs) =
+            (vec![], vec![], vec![], vec![], vec![], vec![], vec![], vec![]);
+        for (id, c) in rows {
+            ids.push(id);
+            cats.push(c.category.as_str());
+            tps.push(c.tp as i32);
+            fps.push(c.fp as i32);
+            fns.push(c.fn_ as i32);
+            prs.push(c.precision);
+            res.push(c.recall);
+            fs.push(c.f);
+        }
+        sqlx::query(
+            "INSERT INTO image_scores (submission_id, image_id, category, tp, fp, fn, precision, recall, f)
+             SELECT $1, * FROM UNNEST($2::BIGINT[], $3::TEXT[], $4::INT[], $5::INT[], $6::INT[],
+                                      $7::FLOAT8[], $8::FLOAT8[], $9::FLOAT8[])",
+        )
+        .bind(submission_id)
+        .bind(ids)
+        .bind(cats)
+        .bind(tps)
+        .bind(fps)
+        .bind(fns)
+        .bind(prs)
+        .bind(res)
+        .bind(fs)
+        .execute(&mut **tx)
+        .await?;
+    }
+    for a in &result.aggregates {
+        sqlx::query(
+            "INSERT INTO aggregate_scores (submission_id, category, precision, recall, f, tp, fp, fn, images)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+        )
+        .bind(submission_id)
+        .bind(&a.category)
+        .bind(a.precision)
+        .bind(a.recall)
+        .bind(a.f)
+        .bind(a.tp)
+        .bind(a.fp)
+        .bind(a.fn_)
+        .bind(a.images)
+        .execute(&mut **tx)
+        .await?;
+    }
+    sqlx::query("UPDATE submissions SET status = 'scored', error = NULL, scored_at = now() WHERE id = $1")
+        .bind(submission_id)
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
+}
+
+/// Aggregate scores of a submission in the paper's column order.
+pub async fn aggregates(db: impl PgExecutor<'_>, submission_id: i64) -> Result<Vec<CategoryScore>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT category, tp, fp, fn, precision, recall, f, images FROM aggregate_scores WHERE submission_id = $1
+         ORDER BY array_position(ARRAY['all','object','relation','attribute','color','count','size'], category)",
+    )
+    .bind(submission_id)
+    .fetch_all(db)
+    .await
+}
+
+#[derive(Debug, Clone, sqlx::FromRow, serde::Serialize)]
+pub struct ImageRow {
+    pub image_id: i64,
+    pub caption: String,
+    pub spice_f: f64,
+}
+
+/// Per-image SPICE, worst first (ties by image id), one page at a time.
+pub async fn images_worst_first(db: impl PgExecutor<'_>, submission_id: i64, limit: i64, offset: i64) -> Result<Vec<ImageRow>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT image_id, caption, spice_f FROM image_results WHERE submission_id = $1
+         ORDER BY spice_f ASC, image_id ASC LIMIT $2 OFFSET $3",
+    )
+    .bind(submission_id)
+    .bind(limit)
+    .bind(offset)
+    .fetch_all(db)
+    .await
+}
+
+pub async fn image_count(db: impl PgExecutor<'_>, submission_id: i64) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar("SELECT COUNT(*) FROM image_results WHERE submission_id = $1")
+        .bind(submission_id)
+        .fetch_one(db)
+        .await
+}
+
+/// One image of a submission: caption, engine details and per-category scores.
+pub async fn image(db: &sqlx::PgPool, submission_id: i64, image_id: i64) -> Result<Option<(ImageRow, serde_json::Value, Vec<CategoryScore>)>, sqlx::Error> {
+    let row: Option<(i64, String, f64, serde_json::Value)> = sqlx::query_as(
+        "SELECT image_id, caption, spice_f, details FROM image_results WHERE submission_id = $1 AND image_id = $2",
+    )
+    .bind(submission_id)
+    .bind(image_id)
+    .fetch_optional(db)
+    .await?;
+    let Some((image_id, caption, spice_f, details)) = row else { return Ok(None) };
+    let cats: Vec<CategoryScore> = sqlx::query_as(
+        "SELECT category, tp, fp, fn, precision, recall, f FROM image_scores WHERE submission_id = $1 AND image_id = $2
+         ORDER BY array_position(ARRAY['all','object','relation','attribute','color','count','size'], category)",
+    )
+    .bind(submission_id)
+    .bind(image_id)
+    .fetch_all(db)
+    .await?;
+    Ok(Some((ImageRow { image_id, caption, spice_f }, details, cats)))
+}
+
+/// Rows of image_scores for a submission (tests check there are no duplicates).
+pub async fn image_score_rows(db: impl PgExecutor<'_>, submission_id: i64) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar("SELECT COUNT(*) FROM image_scores WHERE submission_id = $1")
+        .bind(submission_id)
+        .fetch_one(db)
+        .await
+}

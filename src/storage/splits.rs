@@ -1,0 +1,195 @@
+//! Splits (versioned reference sets) and their reference images with stored scene graphs.
+
+use std::collections::HashSet;
+
+use sqlx::{PgExecutor, Postgres, Transaction};
+
+#[derive(Debug, Clone, sqlx::FromRow, serde::Serialize)]
+pub struct Split {
+    pub id: i64,
+    pub challenge_id: i64,
+    pub name: String,
+    pub version: i32,
+    pub hidden: bool,
+    pub caption_mode: String,
+    pub source_format: String,
+    pub image_count: i32,
+    pub engine_version: String,
+}
+
+const COLUMNS: &str =
+    "id, challenge_id, name, version, hidden, caption_mode, source_format, image_count, engine_version";
+
+/// Adds a new version of split `name`, making it the current one.
+pub async fn create_version(
+    tx: &mut Transaction<'_, Postgres>,
+    challenge_id: i64,
+    name: &str,
+    hidden: bool,
+    caption_mode: &str,
+    source_format: &str,
+    engine_version: &str,
+) -> Result<Split, sqlx::Error> {
+    // Serialise concurrent imports of the same split on the challenge row.
+    sqlx::query("SELECT id FROM challenges WHERE id = $1 FOR UPDATE")
+        .bind(challenge_id)
+        .execute(&mut **tx)
+        .await?;
+    sqlx::query("UPDATE splits SET is_current = FALSE WHERE challenge_id = $1 AND name = $2 AND is_current")
+        .bind(challenge_id)
+        .bind(name)
+        .execute(&mut **tx)
+        .await?;
+    sqlx::query_as(&format!(
+        "INSERT INTO splits (challenge_id, name, version, hidden, caption_mode, source_format, engine_version)
+         VALUES ($1, $2, (SELECT COALESCE(MAX(version), 0) + 1 FROM splits WHERE challenge_id = $1 AND name = $2),
+                 $3, $4, $5, $6)
+         RETURNING {COLUMNS}"
+    ))
+    .bind(challenge_id)
+    .bind(name)
+    .bind(hidden)
+    .bind(caption_mode)
+    .bind(source_format)
+    .bind(engine_version)
+    .fetch_one(&mut **tx)
+    .await
+}
+
+/// One reference image ready to store.
+pub struct NewReferenceImage {
+    pub image_id: i64,
+    pub captions: serde_json::Value,
+    pub scene_graph: Option<serde_json::Value>,
+    pub parse_error: Option<String>,
+}
+
+/// Stores reference images in batches (UNNEST keeps it to one statement per batch).
+pub async fn insert_reference_images(
+    tx: &mut Transaction<'_, Postgres>,
+    split_id: i64,
+    images: &[NewReferenceImage],
+) -> Result<(), sqlx::Error> {
+    for chunk in images.chunks(2000) {
+        let ids: Vec<i64> = chunk.iter().map(|i| i.image_id).collect();
+        let captions: Vec<serde_json::Value> = chunk.iter().map(|i| i.captions.clone()).collect();
+        let graphs: Vec<Option<serde_json::Value>> = chunk.iter().map(|i| i.scene_graph.clone()).collect();
+        let errors: Vec<Option<String>> = chunk.iter().map(|i| i.parse_error.clone()).collect();
+        sqlx::query(
+            "INSERT INTO reference_images (split_id, image_id, captions, scene_graph, parse_error)
+             SELECT $1, * FROM UNNEST($2::BIGINT[], $3::JSONB[], $4::JSONB[], $5::TEXT[])",
+        )
+        .bind(split_id)
+        .bind(ids)
+        .bind(captions)
+        .bind(graphs)
+        .bind(errors)
+        .execute(&mut **tx)
+        .await?;
+    }
+    sqlx::query("UPDATE splits SET image_count = (SELECT COUNT(*) FROM reference_images WHERE split_id = $1) WHERE id = $1")
+        .bind(split_id)
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
+}
+
+pub async fn current(db: impl PgExecutor<'_>, challenge_id: i64, name: &str) -> Result<Option<Split>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "SELECT {COLUMNS} FROM splits WHERE challenge_id = $1 AND name = $2 AND is_current"
+    ))
+    .bind(challenge_id)
+    .bind(name)
+    .fetch_optional(db)
+    .await
+}
+
+pub async fn by_id(db: impl PgExecutor<'_>, id: i64) -> Result<Option<Split>, sqlx::Error> {
+    sqlx::query_as(&format!("SELECT {COLUMNS} FROM splits WHERE id = $1"))
+        .bind(id)
+        .fetch_optional(db)
+        .await
+}
+
+/// Current splits of a challenge, by name.
+pub async fn list_current(db: impl PgExecutor<'_>, challenge_id: i64) -> Result<Vec<Split>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "SELECT {COLUMNS} FROM splits WHERE challenge_id = $1 AND is_current ORDER BY name"
+    ))
+    .bind(challenge_id)
+    .fetch_all(db)
+    .await
+}
+
+pub async fn set_hidden(db: impl PgExecutor<'_>, split_id: i64, hidden: bool) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE splits SET hidden = $2 WHERE id = $1")
+        .bind(split_id)
+        .bind(hidden)
+        .execute(db)
+        .await
+        .map(|_| ())
+}
+
+pub async fn image_ids(db: impl PgExecutor<'_>, split_id: i64) -> Result<HashSet<i64>, sqlx::Error> {
+    let ids: Vec<i64> = sqlx::query_scalar("SELECT image_id FROM reference_images WHERE split_id = $1")
+        .bind(split_id)
+        .fetch_all(db)
+        .await?;
+    Ok(ids.into_iter().collect())
+}
+
+/// A stored reference image as the scorer reads it.
+#[derive(Debug, sqlx::FromRow)]
+pub struct StoredReference {
+    pub image_id: i64,
+    pub captions: serde_json::Value,
+    pub scene_graph: Option<serde_json::Value>,
+}
+
+pub async fn references(db: impl PgExecutor<'_>, split_id: i64) -> Result<Vec<StoredReference>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT image_id, captions, scene_graph FROM reference_images WHERE split_id = $1 ORDER BY image_id",
+    )
+    .bind(split_id)
+    .fetch_all(db)
+    .await
+}
+
+/// Replaces stored reference graphs (after a parse that failed at ingestion, or an engine upgrade).
+pub async fn update_reference_graphs(
+    tx: &mut Transaction<'_, Postgres>,
+    split_id: i64,
+    graphs: &[(i64, serde_json::Value)],
+    engine_version: &str,
+) -> Result<(), sqlx::Error> {
+    for chunk in graphs.chunks(2000) {
+        let ids: Vec<i64> = chunk.iter().map(|g| g.0).collect();
+        let values: Vec<serde_json::Value> = chunk.iter().map(|g| g.1.clone()).collect();
+        sqlx::query(
+            "UPDATE reference_images r SET scene_graph = u.g, parse_error = NULL
+             FROM UNNEST($2::BIGINT[], $3::JSONB[]) AS u(id, g)
+             WHERE r.split_id = $1 AND r.image_id = u.id",
+        )
+        .bind(split_id)
+        .bind(ids)
+        .bind(values)
+        .execute(&mut **tx)
+        .await?;
+    }
+    sqlx::query("UPDATE splits SET engine_version = $2 WHERE id = $1")
+        .bind(split_id)
+        .bind(engine_version)
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
+}
+
+/// Images whose reference graph could not be built at ingestion, with the reason.
+pub async fn parse_failures(db: impl PgExecutor<'_>, split_id: i64) -> Result<(i64, Option<String>), sqlx::Error> {
+    sqlx::query_as(
+        "SELECT COUNT(*), MIN(parse_error) FROM reference_images WHERE split_id = $1 AND scene_graph IS NULL",
+    )
+    .bind(split_id)
+    .fetch_one(db)
+    .await
+}

@@ -1,0 +1,160 @@
+//! Submissions: uploaded files (raw bytes and checksum), their status, soft deletion, and the
+//! entry each team shows on a leaderboard.
+
+use chrono::{DateTime, Utc};
+use sqlx::{PgExecutor, Postgres, Transaction};
+
+#[derive(Debug, Clone, sqlx::FromRow, serde::Serialize)]
+pub struct Submission {
+    pub id: i64,
+    pub split_id: i64,
+    pub kind: String,
+    pub team_id: Option<i64>,
+    pub label: Option<String>,
+    pub description: String,
+    pub sha256: Option<String>,
+    pub byte_size: i64,
+    pub status: String,
+    pub error: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub scored_at: Option<DateTime<Utc>>,
+    pub deleted_at: Option<DateTime<Utc>>,
+}
+
+const COLUMNS: &str = "id, split_id, kind, team_id, label, description, sha256, byte_size, status, error,
+    created_at, scored_at, deleted_at";
+
+/// What a new submission holds.
+pub struct NewSubmission<'a> {
+    pub split_id: i64,
+    pub kind: &'a str,
+    pub team_id: Option<i64>,
+    pub label: Option<&'a str>,
+    pub description: &'a str,
+    pub raw_file: Option<&'a [u8]>,
+    pub sha256: Option<&'a str>,
+    pub submitted_by: Option<i64>,
+}
+
+/// Stores a submission and its queued job in the caller's transaction, and wakes the workers when it
+/// commits (NOTIFY is transactional).
+pub async fn create_with_job(
+    tx: &mut Transaction<'_, Postgres>,
+    new: &NewSubmission<'_>,
+    job_kind: &str,
+    max_attempts: i32,
+) -> Result<Submission, sqlx::Error> {
+    let submission: Submission = sqlx::query_as(&format!(
+        "INSERT INTO submissions (split_id, kind, team_id, label, description, raw_file, sha256, byte_size, submitted_by)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING {COLUMNS}"
+    ))
+    .bind(new.split_id)
+    .bind(new.kind)
+    .bind(new.team_id)
+    .bind(new.label)
+    .bind(new.description)
+    .bind(new.raw_file)
+    .bind(new.sha256)
+    .bind(new.raw_file.map_or(0, |f| f.len() as i64))
+    .bind(new.submitted_by)
+    .fetch_one(&mut **tx)
+    .await?;
+    super::queue::enqueue(&mut **tx, job_kind, submission.id, max_attempts).await?;
+    Ok(submission)
+}
+
+pub async fn by_id(db: impl PgExecutor<'_>, id: i64) -> Result<Option<Submission>, sqlx::Error> {
+    sqlx::query_as(&format!("SELECT {COLUMNS} FROM submissions WHERE id = $1"))
+        .bind(id)
+        .fetch_optional(db)
+        .await
+}
+
+pub async fn raw_file(db: impl PgExecutor<'_>, id: i64) -> Result<Option<Vec<u8>>, sqlx::Error> {
+    sqlx::query_scalar("SELECT raw_file FROM submissions WHERE id = $1")
+        .bind(id)
+        .fetch_optional(db)
+        .await
+        .map(Option::flatten)
+}
+
+/// A team's submissions to a challenge, newest first.
+pub async fn of_team(db: impl PgExecutor<'_>, team_id: i64) -> Result<Vec<Submission>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "SELECT {COLUMNS} FROM submissions WHERE team_id = $1 AND deleted_at IS NULL ORDER BY id DESC"
+    ))
+    .bind(team_id)
+    .fetch_all(db)
+    .await
+}
+
+/// Submissions counted against a team's quota: (in the last 24 hours, in total). Rejected uploads
+/// are never stored, so they never count; deleted ones still do.
+pub async fn quota_used(db: impl PgExecutor<'_>, team_id: i64) -> Result<(i64, i64), sqlx::Error> {
+    sqlx::query_as(
+        "SELECT COUNT(*) FILTER (WHERE created_at > now() - interval '24 hours'), COUNT(*)
+         FROM submissions WHERE team_id = $1 AND kind = 'team'",
+    )
+    .bind(team_id)
+    .fetch_one(db)
+    .await
+}
+
+/// Locks the team row so that concurrent uploads cannot both pass the quota check.
+pub async fn lock_team(tx: &mut Transaction<'_, Postgres>, team_id: i64) -> Result<(), sqlx::Error> {
+    sqlx::query("SELECT id FROM teams WHERE id = $1 FOR UPDATE")
+        .bind(team_id)
+        .execute(&mut **tx)
+        .await
+        .map(|_| ())
+}
+
+pub async fn soft_delete(db: impl PgExecutor<'_>, id: i64) -> Result<bool, sqlx::Error> {
+    let r = sqlx::query("UPDATE submissions SET deleted_at = now() WHERE id = $1 AND deleted_at IS NULL")
+        .bind(id)
+        .execute(db)
+        .await?;
+    Ok(r.rows_affected() == 1)
+}
+
+/// Makes `submission_id` the team's leaderboard entry for its split.
+pub async fn choose_for_leaderboard(db: impl PgExecutor<'_>, team_id: i64, split_id: i64, submission_id: i64) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO leaderboard_choices (team_id, split_id, submission_id) VALUES ($1, $2, $3)
+         ON CONFLICT (team_id, split_id) DO UPDATE SET submission_id = EXCLUDED.submission_id",
+    )
+    .bind(team_id)
+    .bind(split_id)
+    .bind(submission_id)
+    .execute(db)
+    .await
+    .map(|_| ())
+}
+
+/// Non-deleted submissions of a split (for re-scoring).
+pub async fn ids_of_split(db: impl PgExecutor<'_>, split_id: i64) -> Result<Vec<(i64, String)>, sqlx::Error> {
+    sqlx::query_as("SELECT id, kind FROM submissions WHERE split_id = $1 AND deleted_at IS NULL ORDER BY id")
+        .bind(split_id)
+        .fetch_all(db)
+        .await
+}
+
+/// The Human row of a split, if one was computed.
+pub async fn human_of_split(db: impl PgExecutor<'_>, split_id: i64) -> Result<Option<i64>, sqlx::Error> {
+    sqlx::query_scalar("SELECT id FROM submissions WHERE split_id = $1 AND kind = 'human' AND deleted_at IS NULL")
+        .bind(split_id)
+        .fetch_optional(db)
+        .await
+}
+
+/// Recent submissions of a challenge (organizer area).
+pub async fn recent_of_challenge(db: impl PgExecutor<'_>, challenge_id: i64, limit: i64) -> Result<Vec<Submission>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "SELECT {COLUMNS} FROM submissions WHERE split_id IN (SELECT id FROM splits WHERE challenge_id = $1)
+         ORDER BY id DESC LIMIT $2"
+    ))
+    .bind(challenge_id)
+    .bind(limit)
+    .fetch_all(db)
+    .await
+}
