@@ -92,7 +92,7 @@ pub async fn csrf_cookie(
     let fresh = existing.is_none();
     let token = existing.unwrap_or_else(new_token);
     req.extensions_mut().insert(CsrfToken(token.clone()));
-    let policy = req.app_data::<web::Data<CookiePolicy>>().map(|p| **p).unwrap_or(CookiePolicy { secure: true });
+    let policy = req.app_data::<web::Data<CookiePolicy>>().map(|p| *p.get_ref()).unwrap_or(CookiePolicy { secure: true });
     let mut res = next.call(req).await?;
     if fresh {
         res.response_mut().add_cookie(&policy.csrf(token))?;

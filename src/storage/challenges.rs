@@ -67,3 +67,10 @@ pub async fn set_limits(
     .await
     .map(|_| ())
 }
+
+pub async fn by_id(db: impl PgExecutor<'_>, id: i64) -> Result<Option<Challenge>, sqlx::Error> {
+    sqlx::query_as(&format!("SELECT {COLUMNS} FROM challenges WHERE id = $1"))
+        .bind(id)
+        .fetch_optional(db)
+        .await
+}

@@ -1,0 +1,368 @@
+//! The `spiceboard` command: `serve | worker | migrate | admin | challenge | team`.
+//!
+//! Every subcommand finds its database the same way: `DATABASE_URL` (or `database.url` in the
+//! configuration) if set, else the embedded cluster under `--data-dir` / `APP_DATA_DIR`, started if
+//! it is not running (and stopped again at the end by the process that started it).
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use anyhow::{anyhow, bail, Context};
+use clap::{Args, Parser, Subcommand};
+use secrecy::SecretString;
+use sqlx::PgPool;
+
+use crate::actions::{self, Uploader, Viewer};
+use crate::cluster::{self, Cluster, ClusterOptions};
+use crate::configuration::{default_data_dir, Settings};
+use crate::domain::leaderboard::SortKey;
+use crate::domain::{ChallengeSlug, Email, Password, SplitName, TeamName, Title};
+use crate::scoring;
+use crate::startup::{self, Application};
+use crate::storage::{self, accounts, challenges, splits, submissions};
+
+#[derive(Debug, Parser)]
+#[command(name = "spiceboard", version, about = "Image-captioning challenges scored with SPICE")]
+pub struct Cli {
+    /// Configuration file (YAML); default: ./spiceboard.yaml if present.
+    #[arg(long, global = true)]
+    pub config: Option<PathBuf>,
+    /// Where the embedded PostgreSQL cluster lives when DATABASE_URL is not set.
+    #[arg(long, global = true, env = "APP_DATA_DIR")]
+    pub data_dir: Option<PathBuf>,
+    /// More log output.
+    #[arg(short, long, global = true)]
+    pub verbose: bool,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the web server and job workers.
+    Serve {
+        /// Address to listen on, ADDR:PORT.
+        #[arg(long)]
+        bind: Option<SocketAddr>,
+        /// Job workers to run beside the web server.
+        #[arg(long)]
+        workers: Option<usize>,
+        /// Do not seed the demo challenge into an empty database.
+        #[arg(long)]
+        no_seed: bool,
+    },
+    /// Run job workers only.
+    Worker {
+        #[arg(long)]
+        concurrency: Option<usize>,
+    },
+    /// Apply database migrations.
+    Migrate,
+    /// Organizer accounts.
+    #[command(subcommand)]
+    Admin(AdminCommand),
+    /// Challenges: create, import references, limits, visibility, baselines, export.
+    #[command(subcommand)]
+    Challenge(ChallengeCommand),
+    /// Teams.
+    #[command(subcommand)]
+    Team(TeamCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AdminCommand {
+    /// Create an organizer account.
+    Create {
+        #[arg(long)]
+        email: String,
+        #[arg(long)]
+        password: String,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct SplitArgs {
+    #[arg(long)]
+    pub slug: String,
+    #[arg(long)]
+    pub split: String,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ChallengeCommand {
+    /// Create a challenge.
+    Create {
+        #[arg(long)]
+        slug: String,
+        #[arg(long)]
+        title: String,
+        #[arg(long, default_value = "")]
+        description: String,
+    },
+    /// Import references (COCO annotation JSON or the SPICE jar's format) as a new split version.
+    ImportRefs {
+        #[command(flatten)]
+        target: SplitArgs,
+        #[arg(long)]
+        file: PathBuf,
+        /// Hide the split's scores until it is revealed.
+        #[arg(long)]
+        hidden: bool,
+    },
+    /// Write a split's ranked leaderboard as CSV to stdout (hidden entries included).
+    Export {
+        #[command(flatten)]
+        target: SplitArgs,
+        #[arg(long)]
+        sort: Option<String>,
+    },
+    /// Set per-team submission limits and the maximum file size.
+    SetLimits {
+        #[arg(long)]
+        slug: String,
+        /// Submissions per team per 24 hours (omit for no limit).
+        #[arg(long)]
+        daily: Option<i32>,
+        /// Submissions per team in total (omit for no limit).
+        #[arg(long)]
+        total: Option<i32>,
+        #[arg(long)]
+        max_bytes: i64,
+    },
+    /// Hide a split's scores from everyone but organizers and each team's own entries.
+    Hide(SplitArgs),
+    /// Reveal a split's scores.
+    Reveal(SplitArgs),
+    /// Add a baseline row from a COCO results file.
+    AddBaseline {
+        #[command(flatten)]
+        target: SplitArgs,
+        #[arg(long)]
+        label: String,
+        #[arg(long)]
+        file: PathBuf,
+    },
+    /// Queue the Human row (leave-one-out human captions; needs two references per image).
+    Human(SplitArgs),
+    /// Re-score every submission of a split (after an engine upgrade).
+    Rescore(SplitArgs),
+    /// Soft-delete a submission.
+    DeleteSubmission {
+        #[arg(long)]
+        id: i64,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TeamCommand {
+    /// Create a team and print its API token.
+    Create {
+        #[arg(long)]
+        challenge: String,
+        #[arg(long)]
+        name: String,
+    },
+}
+
+/// A database connection and, for the embedded cluster, the cluster to stop when done.
+pub struct Database {
+    pub pool: PgPool,
+    cluster: Option<Cluster>,
+}
+
+impl Database {
+    pub async fn close(self) {
+        self.pool.close().await;
+        if let Some(c) = self.cluster {
+            if c.started_here {
+                if let Err(e) = c.stop() {
+                    tracing::warn!(error = %e, "could not stop the embedded cluster");
+                }
+            }
+        }
+    }
+}
+
+/// Connects as the configuration says, starting the embedded cluster if needed, and migrates.
+pub async fn open_database(settings: &Settings) -> anyhow::Result<Database> {
+    let (url, cluster): (SecretString, Option<Cluster>) = match &settings.database.url {
+        Some(url) => (url.clone(), None),
+        None => {
+            let dir = settings.database.data_dir.clone().unwrap_or_else(default_data_dir);
+            let c = tokio::task::spawn_blocking(move || Cluster::ensure_running(&dir, &ClusterOptions::default()))
+                .await?
+                .context("starting the embedded PostgreSQL cluster")?;
+            cluster::create_database_if_missing(&c, cluster::DATABASE).await.context("creating the database")?;
+            (c.url(cluster::DATABASE), Some(c))
+        }
+    };
+    let pool = startup::connect(&url, settings.database.max_connections).await.context("connecting to PostgreSQL")?;
+    storage::migrate(&pool).await.context("migrating the database")?;
+    Ok(Database { pool, cluster })
+}
+
+pub fn run(cli: Cli) -> anyhow::Result<()> {
+    let mut settings = Settings::load(cli.config.as_deref()).context("loading the configuration")?;
+    if let Some(dir) = cli.data_dir {
+        settings.database.data_dir = Some(dir);
+    }
+    let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
+    runtime.block_on(async move {
+        let db = open_database(&settings).await?;
+        let result = dispatch(cli.command, &settings, &db).await;
+        db.close().await;
+        result
+    })
+}
+
+async fn read_file(path: &PathBuf) -> anyhow::Result<Vec<u8>> {
+    tokio::fs::read(path).await.with_context(|| format!("reading {}", path.display()))
+}
+
+async fn dispatch(command: Command, settings: &Settings, db: &Database) -> anyhow::Result<()> {
+    let pool = &db.pool;
+    let attempts = settings.worker.max_attempts;
+    match command {
+        Command::Serve { bind, workers, no_seed } => {
+            let mut settings = settings.clone();
+            if let Some(addr) = bind {
+                settings.application.host = addr.ip().to_string();
+                settings.application.port = addr.port();
+            }
+            let engine = scoring::new_engine();
+            if settings.application.seed_demo && !no_seed && challenges::list(pool).await?.is_empty() {
+                crate::seed::seed_demo(pool, &engine, attempts).await.context("seeding the demo challenge")?;
+                println!("seeded the demo challenge \"demo\"");
+            }
+            let workers = workers.unwrap_or(settings.worker.concurrency);
+            let app = Application::build(settings.clone(), pool.clone(), engine, workers)
+                .with_context(|| format!("binding {}:{}", settings.application.host, settings.application.port))?;
+            println!("spiceboard is running at http://{}:{}/ (Ctrl-C stops it)", settings.application.host, app.port());
+            app.run_until_stopped().await?;
+        }
+        Command::Worker { concurrency } => {
+            let engine = scoring::new_engine();
+            let (tx, rx) = tokio::sync::watch::channel(false);
+            let n = concurrency.unwrap_or(settings.worker.concurrency).max(1);
+            let handles = crate::jobs::spawn_workers(n, pool.clone(), engine, settings.worker.clone(), rx);
+            println!("{n} worker(s) running (Ctrl-C stops them)");
+            tokio::signal::ctrl_c().await?;
+            let _ = tx.send(true);
+            for h in handles {
+                let _ = h.await;
+            }
+        }
+        Command::Migrate => println!("database migrated"),
+        Command::Admin(AdminCommand::Create { email, password }) => {
+            let email = Email::parse(&email)?;
+            let password = Password::parse(&password)?;
+            let hash = crate::auth::hash_password(password.expose()).map_err(|e| anyhow!("hashing the password: {e}"))?;
+            match accounts::create_user(pool, email.as_str(), &hash, true).await? {
+                Some(u) => println!("organizer {} created (id {})", u.email, u.id),
+                None => bail!("an account with e-mail {} already exists", email.as_str()),
+            }
+        }
+        Command::Challenge(c) => challenge_command(c, settings, pool, attempts).await?,
+        Command::Team(TeamCommand::Create { challenge, name }) => {
+            let c = actions::challenge(pool, &challenge).await?;
+            let name = TeamName::parse(&name)?;
+            let (team, token) = actions::create_team(pool, &c, &name, None).await?;
+            eprintln!("team {:?} created in {} (id {}); its API token:", team.name, c.slug, team.id);
+            println!("{token}");
+        }
+    }
+    Ok(())
+}
+
+async fn challenge_command(command: ChallengeCommand, settings: &Settings, pool: &PgPool, attempts: i32) -> anyhow::Result<()> {
+    match command {
+        ChallengeCommand::Create { slug, title, description } => {
+            let c = actions::create_challenge(pool, &ChallengeSlug::parse(&slug)?, &Title::parse(&title)?, &description).await?;
+            println!("challenge {} created (id {})", c.slug, c.id);
+        }
+        ChallengeCommand::ImportRefs { target, file, hidden } => {
+            let c = actions::challenge(pool, &target.slug).await?;
+            let split = SplitName::parse(&target.split)?;
+            let bytes = read_file(&file).await?;
+            let engine = scoring::new_engine();
+            let started = std::time::Instant::now();
+            let r = actions::import_references(pool, &engine, &c, &split, bytes, hidden).await?;
+            println!(
+                "split {} version {}: {} images, {} captions in {:.1} s{}",
+                split.as_str(),
+                r.version,
+                r.images,
+                r.captions,
+                started.elapsed().as_secs_f64(),
+                if hidden { " (hidden)" } else { "" }
+            );
+            if r.unparsed > 0 {
+                println!(
+                    "{} images have no scene graph yet; they are built when scoring. First reason: {}",
+                    r.unparsed,
+                    r.first_parse_error.unwrap_or_default()
+                );
+            }
+        }
+        ChallengeCommand::Export { target, sort } => {
+            let c = actions::challenge(pool, &target.slug).await?;
+            let split = actions::split(pool, &c, &target.split).await?;
+            let rows = actions::leaderboard(pool, &split, SortKey::parse(sort.as_deref()), Viewer { organizer: true, team_id: None }).await?;
+            print!("{}", actions::leaderboard_csv(&rows)?);
+        }
+        ChallengeCommand::SetLimits { slug, daily, total, max_bytes } => {
+            let c = actions::challenge(pool, &slug).await?;
+            if max_bytes <= 0 {
+                bail!("--max-bytes must be positive");
+            }
+            challenges::set_limits(pool, c.id, daily, total, max_bytes).await?;
+            println!("limits of {} saved", c.slug);
+        }
+        ChallengeCommand::Hide(t) => set_hidden(pool, &t, true).await?,
+        ChallengeCommand::Reveal(t) => set_hidden(pool, &t, false).await?,
+        ChallengeCommand::AddBaseline { target, label, file } => {
+            let c = actions::challenge(pool, &target.slug).await?;
+            let split = actions::split(pool, &c, &target.split).await?;
+            let label = TeamName::parse(&label)?;
+            let bytes = read_file(&file).await?;
+            let s = actions::submit(
+                pool,
+                &c,
+                &split,
+                Uploader::Baseline { label: label.as_str(), user_id: None },
+                "",
+                &bytes,
+                settings.limits.max_caption_chars,
+                attempts,
+            )
+            .await?;
+            println!("baseline {:?} queued as submission {}", label.as_str(), s.id);
+        }
+        ChallengeCommand::Human(t) => {
+            let c = actions::challenge(pool, &t.slug).await?;
+            let split = actions::split(pool, &c, &t.split).await?;
+            let s = actions::compute_human(pool, &split, attempts).await?;
+            println!("Human row queued as submission {}", s.id);
+        }
+        ChallengeCommand::Rescore(t) => {
+            let c = actions::challenge(pool, &t.slug).await?;
+            let split = actions::split(pool, &c, &t.split).await?;
+            println!("{} submissions queued for re-scoring", actions::rescore(pool, &split, attempts).await?);
+        }
+        ChallengeCommand::DeleteSubmission { id } => {
+            if !submissions::soft_delete(pool, id).await? {
+                bail!("no live submission {id}");
+            }
+            println!("submission {id} deleted");
+        }
+    }
+    Ok(())
+}
+
+async fn set_hidden(pool: &PgPool, t: &SplitArgs, hidden: bool) -> anyhow::Result<()> {
+    let c = actions::challenge(pool, &t.slug).await?;
+    let split = actions::split(pool, &c, &t.split).await?;
+    splits::set_hidden(pool, split.id, hidden).await?;
+    println!("split {} of {} is now {}", split.name, c.slug, if hidden { "hidden" } else { "revealed" });
+    Ok(())
+}

@@ -1,0 +1,159 @@
+//! The JSON API for `curl`-style use: upload with an API token, then poll the submission.
+//!
+//! `POST /api/c/{slug}/submissions` (multipart `file`, optional `split` and `description`,
+//! `Authorization: Bearer <token>`) answers 202 `{"id", "status_url"}`;
+//! `GET /api/submissions/{id}` answers `{"id", "status", "queue_position", "attempts", "error",
+//! "challenge", "split", "scores": {"all": {"precision", "recall", "f", "tp", "fp", "fn"}, ...}}`.
+
+use actix_multipart::Multipart;
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
+use sqlx::PgPool;
+
+use super::multipart;
+use crate::actions::{self, ActionError, Uploader};
+use crate::auth::{self, MaybeUser};
+use crate::domain::UploadError;
+use crate::startup::AppConfig;
+use crate::storage::{challenges, scores, splits, submissions};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    #[error("missing or invalid API token (send Authorization: Bearer <token>)")]
+    Unauthorized,
+    #[error("not found")]
+    NotFound,
+    #[error("this token belongs to a team of another challenge")]
+    WrongChallenge,
+    #[error("{0}")]
+    Rejected(String),
+    #[error("{0}")]
+    TooLarge(String),
+    #[error("{0}")]
+    Quota(String),
+    #[error("internal error")]
+    Internal(#[source] anyhow::Error),
+}
+
+impl From<sqlx::Error> for ApiError {
+    fn from(e: sqlx::Error) -> Self {
+        ApiError::Internal(e.into())
+    }
+}
+
+impl From<ActionError> for ApiError {
+    fn from(e: ActionError) -> Self {
+        match e {
+            ActionError::NoChallenge(_) | ActionError::NoSubmission(_) => ApiError::NotFound,
+            ActionError::Upload(u @ UploadError::TooLarge { .. }) => ApiError::TooLarge(u.to_string()),
+            ActionError::Quota(q) => ApiError::Quota(q),
+            ActionError::Database(db) => ApiError::Internal(db.into()),
+            other => ApiError::Rejected(other.to_string()),
+        }
+    }
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        match self {
+            ApiError::Unauthorized => StatusCode::UNAUTHORIZED,
+            ApiError::NotFound => StatusCode::NOT_FOUND,
+            ApiError::WrongChallenge => StatusCode::FORBIDDEN,
+            ApiError::Rejected(_) => StatusCode::BAD_REQUEST,
+            ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::Quota(_) => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        if let ApiError::Internal(e) = self {
+            tracing::error!(error = ?e, "API request failed");
+        }
+        HttpResponse::build(self.status_code()).json(serde_json::json!({ "error": self.to_string() }))
+    }
+}
+
+pub async fn upload(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    config: web::Data<AppConfig>,
+    slug: web::Path<String>,
+    payload: Multipart,
+) -> Result<HttpResponse, ApiError> {
+    let team = auth::team_from_bearer(&pool, &req).await?.ok_or(ApiError::Unauthorized)?;
+    let challenge = actions::challenge(&pool, &slug).await?;
+    if team.challenge_id != challenge.id {
+        return Err(ApiError::WrongChallenge);
+    }
+    let form = multipart::read(payload, challenge.max_file_bytes.max(0) as u64)
+        .await
+        .map_err(|e| ApiError::Rejected(e.to_string()))?;
+    if let Some(size) = form.file_too_large {
+        return Err(ApiError::TooLarge(UploadError::TooLarge { size, limit: challenge.max_file_bytes as u64 }.to_string()));
+    }
+    let split_name = match form.field("split") {
+        "" => {
+            let all = splits::list_current(pool.get_ref(), challenge.id).await?;
+            match all.as_slice() {
+                [only] => only.name.clone(),
+                _ => return Err(ApiError::Rejected(format!("this challenge has {} splits; name one in the `split` field", all.len()))),
+            }
+        }
+        name => name.to_string(),
+    };
+    let split = actions::split(&pool, &challenge, &split_name).await.map_err(|e| ApiError::Rejected(e.to_string()))?;
+    let file = form.file.as_deref().ok_or_else(|| ApiError::Rejected("the multipart field `file` is missing".into()))?;
+    let settings = &config.settings;
+    let s = actions::submit(
+        &pool,
+        &challenge,
+        &split,
+        Uploader::Team { team_id: team.id, user_id: None },
+        form.field("description"),
+        file,
+        settings.limits.max_caption_chars,
+        settings.worker.max_attempts,
+    )
+    .await?;
+    Ok(HttpResponse::Accepted().json(serde_json::json!({
+        "id": s.id,
+        "status_url": format!("/api/submissions/{}", s.id),
+        "page_url": format!("/s/{}", s.id),
+    })))
+}
+
+pub async fn status(req: HttpRequest, pool: web::Data<PgPool>, user: MaybeUser, id: web::Path<i64>) -> Result<HttpResponse, ApiError> {
+    let bearer = auth::team_from_bearer(&pool, &req).await?;
+    if user.0.is_none() && bearer.is_none() {
+        return Err(ApiError::Unauthorized);
+    }
+    let s = submissions::by_id(pool.get_ref(), *id).await?.ok_or(ApiError::NotFound)?;
+    let split = splits::by_id(pool.get_ref(), s.split_id).await?.ok_or(ApiError::NotFound)?;
+    if !super::submissions::can_view(&pool, &s, &split, user.0.as_ref(), bearer.map(|t| t.id)).await? {
+        return Err(ApiError::NotFound);
+    }
+    let challenge = challenges::by_id(pool.get_ref(), split.challenge_id).await?.ok_or(ApiError::NotFound)?;
+    let info = super::submissions::status_info(&pool, &s).await?;
+    let mut scores_json = serde_json::Map::new();
+    for c in scores::aggregates(pool.get_ref(), s.id).await? {
+        scores_json.insert(
+            c.category.clone(),
+            serde_json::json!({"precision": c.precision, "recall": c.recall, "f": c.f, "tp": c.tp, "fp": c.fp, "fn": c.fn_, "images": c.images}),
+        );
+    }
+    Ok(HttpResponse::Ok().json(serde_json::json!({
+        "id": s.id,
+        "status": info.status,
+        "queue_position": info.queue_position,
+        "attempts": info.attempts,
+        "error": info.error,
+        "challenge": challenge.slug,
+        "split": split.name,
+        "description": s.description,
+        "sha256": s.sha256,
+        "created_at": s.created_at,
+        "scored_at": s.scored_at,
+        "scores": scores_json,
+    })))
+}

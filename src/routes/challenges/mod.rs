@@ -1,0 +1,262 @@
+//! A challenge's overview, team creation and API tokens, and its leaderboard (HTML, CSV, JSON).
+
+use actix_web::{web, HttpRequest, HttpResponse};
+use askama::Template;
+use serde::Deserialize;
+use sqlx::PgPool;
+
+use super::home::html;
+use super::view::score;
+use super::{Layout, PageError};
+use crate::actions::{self, Viewer};
+use crate::auth::{self, MaybeUser};
+use crate::domain::leaderboard::{RankedEntry, SortKey};
+use crate::domain::TeamName;
+use crate::storage::accounts::{self, TokenInfo};
+use crate::storage::challenges::Challenge;
+use crate::storage::splits::{self, Split};
+
+/// Who is looking: organizer, and the team they belong to in this challenge.
+pub async fn viewer(pool: &PgPool, challenge: &Challenge, user: Option<&accounts::User>) -> Result<Viewer, sqlx::Error> {
+    let Some(user) = user else { return Ok(Viewer::default()) };
+    let team = accounts::team_of_user(pool, challenge.id, user.id).await?;
+    Ok(Viewer { organizer: user.is_admin, team_id: team.map(|t| t.id) })
+}
+
+#[derive(Template)]
+#[template(path = "challenge.html")]
+struct Overview {
+    layout: Layout,
+    challenge: Challenge,
+    splits: Vec<Split>,
+    team: Option<accounts::Team>,
+    tokens: Vec<TokenInfo>,
+    new_token: Option<String>,
+    coco_mode: bool,
+}
+
+pub async fn overview(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    user: MaybeUser,
+    slug: web::Path<String>,
+) -> Result<HttpResponse, PageError> {
+    render_overview(&req, &pool, user, &slug, None).await
+}
+
+async fn render_overview(
+    req: &HttpRequest,
+    pool: &PgPool,
+    user: MaybeUser,
+    slug: &str,
+    new_token: Option<String>,
+) -> Result<HttpResponse, PageError> {
+    let challenge = actions::challenge(pool, slug).await?;
+    let splits = splits::list_current(pool, challenge.id).await?;
+    let team = match &user.0 {
+        Some(u) => accounts::team_of_user(pool, challenge.id, u.id).await?,
+        None => None,
+    };
+    let tokens = match &team {
+        Some(t) => accounts::tokens_of_team(pool, t.id).await?,
+        None => Vec::new(),
+    };
+    let coco_mode = splits.iter().any(|s| s.caption_mode == "coco");
+    let page = Overview { layout: Layout::new(req, user.0.as_ref()), challenge, splits, team, tokens, new_token, coco_mode };
+    Ok(html(page.render()?))
+}
+
+#[derive(Deserialize)]
+pub struct TeamForm {
+    csrf: String,
+    name: String,
+}
+
+pub async fn create_team(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    user: MaybeUser,
+    slug: web::Path<String>,
+    form: web::Form<TeamForm>,
+) -> Result<HttpResponse, PageError> {
+    if !auth::csrf_ok(&req, &form.csrf) {
+        return Err(PageError::Csrf);
+    }
+    let Some(u) = &user.0 else { return Err(PageError::LoginRequired) };
+    let challenge = actions::challenge(&pool, &slug).await?;
+    if accounts::team_of_user(pool.get_ref(), challenge.id, u.id).await?.is_some() {
+        return Err(PageError::BadRequest("you are already in a team of this challenge".into()));
+    }
+    let name = TeamName::parse(&form.name).map_err(|e| PageError::BadRequest(e.to_string()))?;
+    let (_, token) = actions::create_team(&pool, &challenge, &name, Some(u.id)).await?;
+    render_overview(&req, &pool, user, &slug, Some(token)).await
+}
+
+#[derive(Deserialize)]
+pub struct TokenForm {
+    csrf: String,
+    #[serde(default)]
+    label: String,
+}
+
+pub async fn create_token(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    user: MaybeUser,
+    slug: web::Path<String>,
+    form: web::Form<TokenForm>,
+) -> Result<HttpResponse, PageError> {
+    if !auth::csrf_ok(&req, &form.csrf) {
+        return Err(PageError::Csrf);
+    }
+    let Some(u) = &user.0 else { return Err(PageError::LoginRequired) };
+    let challenge = actions::challenge(&pool, &slug).await?;
+    let team = accounts::team_of_user(pool.get_ref(), challenge.id, u.id).await?.ok_or(PageError::Forbidden)?;
+    let token = auth::new_token();
+    let label: String = form.label.trim().chars().take(80).collect();
+    accounts::create_api_token(pool.get_ref(), team.id, &auth::token_hash(&token), &label).await?;
+    render_overview(&req, &pool, user, &slug, Some(token)).await
+}
+
+#[derive(Deserialize)]
+pub struct BoardQuery {
+    split: Option<String>,
+    sort: Option<String>,
+}
+
+/// The split a leaderboard shows: the one asked for, else the first revealed one, else the first.
+async fn pick_split(pool: &PgPool, challenge: &Challenge, name: Option<&str>) -> Result<(Split, Vec<Split>), PageError> {
+    let all = splits::list_current(pool, challenge.id).await?;
+    let chosen = match name {
+        Some(n) if !n.is_empty() => all.iter().find(|s| s.name == n).cloned().ok_or(PageError::NotFound)?,
+        _ => all.iter().find(|s| !s.hidden).or(all.first()).cloned().ok_or(PageError::NotFound)?,
+    };
+    Ok((chosen, all))
+}
+
+struct Row {
+    rank: usize,
+    kind: String,
+    name: String,
+    link: Option<String>,
+    cells: Vec<String>,
+}
+
+struct Column {
+    key: &'static str,
+    title: &'static str,
+    active: bool,
+}
+
+#[derive(Template)]
+#[template(path = "leaderboard.html")]
+struct Board {
+    layout: Layout,
+    challenge: Challenge,
+    split: Split,
+    splits: Vec<Split>,
+    columns: Vec<Column>,
+    rows: Vec<Row>,
+    sort: &'static str,
+    hidden_notice: bool,
+}
+
+async fn ranked(
+    req: &HttpRequest,
+    pool: &PgPool,
+    user: &MaybeUser,
+    slug: &str,
+    q: &BoardQuery,
+) -> Result<(Challenge, Split, Vec<Split>, Vec<RankedEntry>, SortKey, Viewer), PageError> {
+    let challenge = actions::challenge(pool, slug).await?;
+    let (split, all) = pick_split(pool, &challenge, q.split.as_deref()).await?;
+    let mut viewer = viewer(pool, &challenge, user.0.as_ref()).await?;
+    if viewer.team_id.is_none() {
+        if let Some(team) = auth::team_from_bearer(pool, req).await? {
+            if team.challenge_id == challenge.id {
+                viewer.team_id = Some(team.id);
+            }
+        }
+    }
+    let sort = SortKey::parse(q.sort.as_deref());
+    let rows = actions::leaderboard(pool, &split, sort, viewer).await?;
+    Ok((challenge, split, all, rows, sort, viewer))
+}
+
+pub async fn leaderboard(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    user: MaybeUser,
+    slug: web::Path<String>,
+    q: web::Query<BoardQuery>,
+) -> Result<HttpResponse, PageError> {
+    let (challenge, split, splits, entries, sort, viewer) = ranked(&req, &pool, &user, &slug, &q).await?;
+    let classic = entries.iter().any(|e| e.entry.bleu_4.is_some() || e.entry.cider_d.is_some());
+    let keys: Vec<SortKey> = SortKey::ALL.into_iter().filter(|k| classic || k.name() == "spice" || !matches!(k, SortKey::Bleu4 | SortKey::Meteor | SortKey::RougeL | SortKey::CiderD)).collect();
+    let rows = entries
+        .iter()
+        .map(|r| {
+            let own = viewer.organizer || (r.entry.team_id.is_some() && r.entry.team_id == viewer.team_id);
+            Row {
+                rank: r.rank,
+                kind: r.entry.kind.clone(),
+                name: r.entry.name.clone(),
+                link: (own || r.entry.kind != "team").then(|| format!("/s/{}", r.entry.submission_id)),
+                cells: keys.iter().map(|k| score(k.value(&r.entry))).collect(),
+            }
+        })
+        .collect();
+    let columns = keys.iter().map(|k| Column { key: k.name(), title: k.title(), active: *k == sort }).collect();
+    let page = Board {
+        layout: Layout::new(&req, user.0.as_ref()),
+        hidden_notice: split.hidden && !viewer.organizer,
+        challenge,
+        split,
+        splits,
+        columns,
+        rows,
+        sort: sort.name(),
+    };
+    Ok(html(page.render()?))
+}
+
+/// `leaderboard.csv`: columns `actions::CSV_COLUMNS`, ranked by `sort`.
+pub async fn leaderboard_csv(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    user: MaybeUser,
+    slug: web::Path<String>,
+    q: web::Query<BoardQuery>,
+) -> Result<HttpResponse, PageError> {
+    let (challenge, split, _, entries, _, _) = ranked(&req, &pool, &user, &slug, &q).await?;
+    let body = actions::leaderboard_csv(&entries).map_err(|e| PageError::Internal(e.into()))?;
+    Ok(HttpResponse::Ok()
+        .content_type("text/csv; charset=utf-8")
+        .insert_header((
+            "Content-Disposition",
+            format!("attachment; filename=\"{}-{}-leaderboard.csv\"", challenge.slug, split.name),
+        ))
+        .body(body))
+}
+
+/// `leaderboard.json`: `{"challenge", "split", "hidden", "sort", "columns", "entries": [{rank, kind,
+/// name, submission_id, team_id, description, scored_at, spice, object, ...}]}`; a missing
+/// score is `null`.
+pub async fn leaderboard_json(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    user: MaybeUser,
+    slug: web::Path<String>,
+    q: web::Query<BoardQuery>,
+) -> Result<HttpResponse, PageError> {
+    let (challenge, split, _, entries, sort, _) = ranked(&req, &pool, &user, &slug, &q).await?;
+    Ok(HttpResponse::Ok().json(serde_json::json!({
+        "challenge": challenge.slug,
+        "split": split.name,
+        "split_version": split.version,
+        "hidden": split.hidden,
+        "sort": sort.name(),
+        "columns": actions::CSV_COLUMNS,
+        "entries": entries,
+    })))
+}
