@@ -12,7 +12,8 @@ use crate::domain::leaderboard::{rank, RankedEntry, SortKey};
 use crate::domain::references::ReferenceError;
 use crate::domain::results_file::Bounds;
 use crate::domain::{
-    CaptionMode, ChallengeSlug, ReferenceFormat, ReferenceSet, ResultsFile, SplitName, TeamName, Title, UploadError,
+    CaptionMode, ChallengeSlug, ReferenceFormat, ReferenceSet, ResultsFile, SplitName, TeamName,
+    Title, UploadError,
 };
 use crate::jobs;
 use crate::scoring::{self, SharedEngine};
@@ -46,7 +47,9 @@ pub enum ActionError {
 }
 
 pub async fn challenge(pool: &PgPool, slug: &str) -> Result<Challenge, ActionError> {
-    challenges::by_slug(pool, slug).await?.ok_or_else(|| ActionError::NoChallenge(slug.to_string()))
+    challenges::by_slug(pool, slug)
+        .await?
+        .ok_or_else(|| ActionError::NoChallenge(slug.to_string()))
 }
 
 pub async fn split(pool: &PgPool, challenge: &Challenge, name: &str) -> Result<Split, ActionError> {
@@ -55,7 +58,12 @@ pub async fn split(pool: &PgPool, challenge: &Challenge, name: &str) -> Result<S
         .ok_or_else(|| ActionError::NoSplit(challenge.slug.clone(), name.to_string()))
 }
 
-pub async fn create_challenge(pool: &PgPool, slug: &ChallengeSlug, title: &Title, description: &str) -> Result<Challenge, ActionError> {
+pub async fn create_challenge(
+    pool: &PgPool,
+    slug: &ChallengeSlug,
+    title: &Title,
+    description: &str,
+) -> Result<Challenge, ActionError> {
     if challenges::by_slug(pool, slug.as_str()).await?.is_some() {
         return Err(ActionError::ChallengeExists(slug.as_str().to_string()));
     }
@@ -114,7 +122,10 @@ pub async fn import_references(
     .await?;
     splits::insert_reference_images(&mut tx, split.id, &stored).await?;
     tx.commit().await?;
-    let unparsed: Vec<&String> = stored.iter().filter_map(|s| s.parse_error.as_ref()).collect();
+    let unparsed: Vec<&String> = stored
+        .iter()
+        .filter_map(|s| s.parse_error.as_ref())
+        .collect();
     Ok(ImportReport {
         split_id: split.id,
         version: split.version,
@@ -126,7 +137,12 @@ pub async fn import_references(
 }
 
 /// Creates a team and its first API token (returned in clear, shown once).
-pub async fn create_team(pool: &PgPool, challenge: &Challenge, name: &TeamName, member: Option<i64>) -> Result<(accounts::Team, String), ActionError> {
+pub async fn create_team(
+    pool: &PgPool,
+    challenge: &Challenge,
+    name: &TeamName,
+    member: Option<i64>,
+) -> Result<(accounts::Team, String), ActionError> {
     let mut tx = pool.begin().await?;
     let team = accounts::create_team(&mut *tx, challenge.id, name.as_str())
         .await?
@@ -135,15 +151,27 @@ pub async fn create_team(pool: &PgPool, challenge: &Challenge, name: &TeamName, 
         accounts::add_member(&mut *tx, team.id, user).await?;
     }
     let token = auth::new_token();
-    accounts::create_api_token(&mut *tx, team.id, &auth::token_hash(&token), "created with the team").await?;
+    accounts::create_api_token(
+        &mut *tx,
+        team.id,
+        &auth::token_hash(&token),
+        "created with the team",
+    )
+    .await?;
     tx.commit().await?;
     Ok((team, token))
 }
 
 /// Who uploads: a team (quota applies) or an organizer adding a baseline row.
 pub enum Uploader<'a> {
-    Team { team_id: i64, user_id: Option<i64> },
-    Baseline { label: &'a str, user_id: Option<i64> },
+    Team {
+        team_id: i64,
+        user_id: Option<i64>,
+    },
+    Baseline {
+        label: &'a str,
+        user_id: Option<i64>,
+    },
 }
 
 /// Validates a results file against the split and the challenge's limits; if it passes, stores it
@@ -175,12 +203,16 @@ pub async fn submit(
             let (today, total) = submissions::quota_used(&mut *tx, team_id).await?;
             if let Some(limit) = challenge.daily_submission_limit {
                 if today >= i64::from(limit) {
-                    return Err(ActionError::Quota(format!("your team has used its {limit} submissions of the last 24 hours")));
+                    return Err(ActionError::Quota(format!(
+                        "your team has used its {limit} submissions of the last 24 hours"
+                    )));
                 }
             }
             if let Some(limit) = challenge.total_submission_limit {
                 if total >= i64::from(limit) {
-                    return Err(ActionError::Quota(format!("your team has used all {limit} of its submissions")));
+                    return Err(ActionError::Quota(format!(
+                        "your team has used all {limit} of its submissions"
+                    )));
                 }
             }
             ("team", Some(team_id), None, user_id)
@@ -197,13 +229,18 @@ pub async fn submit(
         sha256: Some(&sha),
         submitted_by: user,
     };
-    let submission = submissions::create_with_job(&mut tx, &new, jobs::SCORE_SUBMISSION, max_attempts).await?;
+    let submission =
+        submissions::create_with_job(&mut tx, &new, jobs::SCORE_SUBMISSION, max_attempts).await?;
     tx.commit().await?;
     Ok(submission)
 }
 
 /// Queues the Human row of a split (leave-one-out human captions), replacing an earlier one.
-pub async fn compute_human(pool: &PgPool, split: &Split, max_attempts: i32) -> Result<Submission, ActionError> {
+pub async fn compute_human(
+    pool: &PgPool,
+    split: &Split,
+    max_attempts: i32,
+) -> Result<Submission, ActionError> {
     let mut tx = pool.begin().await?;
     if let Some(old) = submissions::human_of_split(&mut *tx, split.id).await? {
         submissions::soft_delete(&mut *tx, old).await?;
@@ -225,13 +262,24 @@ pub async fn compute_human(pool: &PgPool, split: &Split, max_attempts: i32) -> R
 
 /// Re-queues every live submission of a split (after an engine upgrade); reference graphs are
 /// rebuilt by the first job. Returns the number of jobs queued.
-pub async fn rescore(pool: &PgPool, split: &Split, max_attempts: i32) -> Result<usize, ActionError> {
+pub async fn rescore(
+    pool: &PgPool,
+    split: &Split,
+    max_attempts: i32,
+) -> Result<usize, ActionError> {
     let mut tx = pool.begin().await?;
     // Force the rebuild of reference graphs by clearing the recorded engine version.
-    sqlx::query("UPDATE splits SET engine_version = '' WHERE id = $1").bind(split.id).execute(&mut *tx).await?;
+    sqlx::query("UPDATE splits SET engine_version = '' WHERE id = $1")
+        .bind(split.id)
+        .execute(&mut *tx)
+        .await?;
     let subs = submissions::ids_of_split(&mut *tx, split.id).await?;
     for (id, kind) in &subs {
-        let job = if kind == "human" { jobs::HUMAN_BASELINE } else { jobs::SCORE_SUBMISSION };
+        let job = if kind == "human" {
+            jobs::HUMAN_BASELINE
+        } else {
+            jobs::SCORE_SUBMISSION
+        };
         crate::storage::queue::enqueue(&mut *tx, job, *id, max_attempts).await?;
     }
     tx.commit().await?;
@@ -247,7 +295,12 @@ pub struct Viewer {
 
 /// The ranked leaderboard of a split as `viewer` may see it: everything for a revealed split or
 /// an organizer, only the viewer's own team's entries for a hidden split.
-pub async fn leaderboard(pool: &PgPool, split: &Split, sort: SortKey, viewer: Viewer) -> Result<Vec<RankedEntry>, ActionError> {
+pub async fn leaderboard(
+    pool: &PgPool,
+    split: &Split,
+    sort: SortKey,
+    viewer: Viewer,
+) -> Result<Vec<RankedEntry>, ActionError> {
     let everything = viewer.organizer || !split.hidden;
     let entries = leaderboard::entries(pool, split.id, everything, viewer.team_id).await?;
     Ok(rank(entries, sort))
@@ -255,8 +308,22 @@ pub async fn leaderboard(pool: &PgPool, split: &Split, sort: SortKey, viewer: Vi
 
 /// The stable CSV columns of `leaderboard.csv` and `challenge export`.
 pub const CSV_COLUMNS: [&str; 16] = [
-    "rank", "kind", "name", "submission_id", "spice", "object", "relation", "attribute", "color", "count", "size",
-    "bleu_4", "meteor", "rouge_l", "cider_d", "scored_at",
+    "rank",
+    "kind",
+    "name",
+    "submission_id",
+    "spice",
+    "object",
+    "relation",
+    "attribute",
+    "color",
+    "count",
+    "size",
+    "bleu_4",
+    "meteor",
+    "rouge_l",
+    "cider_d",
+    "scored_at",
 ];
 
 /// Writes a ranked leaderboard as CSV (empty cells for missing values).

@@ -5,7 +5,9 @@
 use actix_web::cookie::{Cookie, SameSite};
 use actix_web::dev::Payload;
 use actix_web::{web, FromRequest, HttpMessage, HttpRequest};
-use argon2::password_hash::{rand_core::OsRng, PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
+use argon2::password_hash::{
+    rand_core::OsRng, PasswordHash, PasswordHasher, PasswordVerifier, SaltString,
+};
 use argon2::Argon2;
 use futures_util::future::LocalBoxFuture;
 use rand::RngCore;
@@ -31,7 +33,9 @@ pub fn token_hash(token: &str) -> String {
 
 pub fn hash_password(password: &str) -> Result<String, argon2::password_hash::Error> {
     let salt = SaltString::generate(&mut OsRng);
-    Ok(Argon2::default().hash_password(password.as_bytes(), &salt)?.to_string())
+    Ok(Argon2::default()
+        .hash_password(password.as_bytes(), &salt)?
+        .to_string())
 }
 
 /// Constant work whether or not the user exists: a missing user is checked against a dummy hash.
@@ -39,7 +43,12 @@ pub fn verify_password(password: &str, hash: Option<&str>) -> bool {
     const DUMMY: &str = "$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$3hH4tOC0zmmcK7ulNctbI1Zp/9zEA6RYtBFk9/WnAG4";
     let parsed = PasswordHash::new(hash.unwrap_or(DUMMY)).or_else(|_| PasswordHash::new(DUMMY));
     match parsed {
-        Ok(h) => Argon2::default().verify_password(password.as_bytes(), &h).is_ok() && hash.is_some(),
+        Ok(h) => {
+            Argon2::default()
+                .verify_password(password.as_bytes(), &h)
+                .is_ok()
+                && hash.is_some()
+        }
         Err(_) => false,
     }
 }
@@ -88,11 +97,17 @@ pub async fn csrf_cookie(
     req: actix_web::dev::ServiceRequest,
     next: actix_web::middleware::Next<impl actix_web::body::MessageBody>,
 ) -> Result<actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>, actix_web::Error> {
-    let existing = req.cookie(CSRF_COOKIE).map(|c| c.value().to_string()).filter(|v| v.len() == 64);
+    let existing = req
+        .cookie(CSRF_COOKIE)
+        .map(|c| c.value().to_string())
+        .filter(|v| v.len() == 64);
     let fresh = existing.is_none();
     let token = existing.unwrap_or_else(new_token);
     req.extensions_mut().insert(CsrfToken(token.clone()));
-    let policy = req.app_data::<web::Data<CookiePolicy>>().map(|p| *p.get_ref()).unwrap_or(CookiePolicy { secure: true });
+    let policy = req
+        .app_data::<web::Data<CookiePolicy>>()
+        .map(|p| *p.get_ref())
+        .unwrap_or(CookiePolicy { secure: true });
     let mut res = next.call(req).await?;
     if fresh {
         res.response_mut().add_cookie(&policy.csrf(token))?;
@@ -102,7 +117,10 @@ pub async fn csrf_cookie(
 
 /// The request's CSRF token (set by the middleware).
 pub fn csrf_token(req: &HttpRequest) -> String {
-    req.extensions().get::<CsrfToken>().map(|t| t.0.clone()).unwrap_or_default()
+    req.extensions()
+        .get::<CsrfToken>()
+        .map(|t| t.0.clone())
+        .unwrap_or_default()
 }
 
 /// True if `submitted` equals this browser's CSRF cookie.
@@ -110,7 +128,9 @@ pub fn csrf_ok(req: &HttpRequest, submitted: &str) -> bool {
     match req.cookie(CSRF_COOKIE) {
         Some(c) => {
             let (a, b) = (c.value().as_bytes(), submitted.as_bytes());
-            a.len() == 64 && a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+            a.len() == 64
+                && a.len() == b.len()
+                && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
         }
         None => false,
     }
@@ -127,7 +147,9 @@ impl FromRequest for MaybeUser {
         let cookie = req.cookie(SESSION_COOKIE).map(|c| c.value().to_string());
         let pool = req.app_data::<web::Data<PgPool>>().cloned();
         Box::pin(async move {
-            let (Some(token), Some(pool)) = (cookie, pool) else { return Ok(MaybeUser(None)) };
+            let (Some(token), Some(pool)) = (cookie, pool) else {
+                return Ok(MaybeUser(None));
+            };
             let user = accounts::user_by_session(pool.get_ref(), &token_hash(&token))
                 .await
                 .map_err(actix_web::error::ErrorInternalServerError)?;
@@ -137,7 +159,11 @@ impl FromRequest for MaybeUser {
 }
 
 /// Starts a session for `user_id`; returns the cookie to set.
-pub async fn start_session(pool: &PgPool, policy: &CookiePolicy, user_id: i64) -> Result<Cookie<'static>, sqlx::Error> {
+pub async fn start_session(
+    pool: &PgPool,
+    policy: &CookiePolicy,
+    user_id: i64,
+) -> Result<Cookie<'static>, sqlx::Error> {
     let token = new_token();
     let expires = chrono::Utc::now() + chrono::Duration::days(SESSION_DAYS);
     accounts::create_session(pool, &token_hash(&token), user_id, expires).await?;
@@ -145,9 +171,20 @@ pub async fn start_session(pool: &PgPool, policy: &CookiePolicy, user_id: i64) -
 }
 
 /// The team behind an `Authorization: Bearer <token>` header.
-pub async fn team_from_bearer(pool: &PgPool, req: &HttpRequest) -> Result<Option<accounts::Team>, sqlx::Error> {
-    let header = req.headers().get(actix_web::http::header::AUTHORIZATION).and_then(|h| h.to_str().ok());
-    let Some(token) = header.and_then(|h| h.strip_prefix("Bearer ")).map(str::trim) else { return Ok(None) };
+pub async fn team_from_bearer(
+    pool: &PgPool,
+    req: &HttpRequest,
+) -> Result<Option<accounts::Team>, sqlx::Error> {
+    let header = req
+        .headers()
+        .get(actix_web::http::header::AUTHORIZATION)
+        .and_then(|h| h.to_str().ok());
+    let Some(token) = header
+        .and_then(|h| h.strip_prefix("Bearer "))
+        .map(str::trim)
+    else {
+        return Ok(None);
+    };
     if token.is_empty() {
         return Ok(None);
     }

@@ -22,7 +22,11 @@ use crate::startup::{self, Application};
 use crate::storage::{self, accounts, challenges, splits, submissions};
 
 #[derive(Debug, Parser)]
-#[command(name = "spiceboard", version, about = "Image-captioning challenges scored with SPICE")]
+#[command(
+    name = "spiceboard",
+    version,
+    about = "Image-captioning challenges scored with SPICE"
+)]
 pub struct Cli {
     /// Configuration file (YAML); default: ./spiceboard.yaml if present.
     #[arg(long, global = true)]
@@ -188,21 +192,34 @@ pub async fn open_database(settings: &Settings) -> anyhow::Result<Database> {
     let (url, cluster): (SecretString, Option<Cluster>) = match &settings.database.url {
         Some(url) => (url.clone(), None),
         None => {
-            let dir = settings.database.data_dir.clone().unwrap_or_else(default_data_dir);
-            let c = tokio::task::spawn_blocking(move || Cluster::ensure_running(&dir, &ClusterOptions::default()))
-                .await?
-                .context("starting the embedded PostgreSQL cluster")?;
-            cluster::create_database_if_missing(&c, cluster::DATABASE).await.context("creating the database")?;
+            let dir = settings
+                .database
+                .data_dir
+                .clone()
+                .unwrap_or_else(default_data_dir);
+            let c = tokio::task::spawn_blocking(move || {
+                Cluster::ensure_running(&dir, &ClusterOptions::default())
+            })
+            .await?
+            .context("starting the embedded PostgreSQL cluster")?;
+            cluster::create_database_if_missing(&c, cluster::DATABASE)
+                .await
+                .context("creating the database")?;
             (c.url(cluster::DATABASE), Some(c))
         }
     };
-    let pool = startup::connect(&url, settings.database.max_connections).await.context("connecting to PostgreSQL")?;
-    storage::migrate(&pool).await.context("migrating the database")?;
+    let pool = startup::connect(&url, settings.database.max_connections)
+        .await
+        .context("connecting to PostgreSQL")?;
+    storage::migrate(&pool)
+        .await
+        .context("migrating the database")?;
     Ok(Database { pool, cluster })
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<()> {
-    let mut settings = Settings::load(cli.config.as_deref()).context("loading the configuration")?;
+    let mut settings =
+        Settings::load(cli.config.as_deref()).context("loading the configuration")?;
     if let Some(dir) = cli.data_dir {
         settings.database.data_dir = Some(dir);
     }
@@ -216,35 +233,56 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
 }
 
 async fn read_file(path: &PathBuf) -> anyhow::Result<Vec<u8>> {
-    tokio::fs::read(path).await.with_context(|| format!("reading {}", path.display()))
+    tokio::fs::read(path)
+        .await
+        .with_context(|| format!("reading {}", path.display()))
 }
 
 async fn dispatch(command: Command, settings: &Settings, db: &Database) -> anyhow::Result<()> {
     let pool = &db.pool;
     let attempts = settings.worker.max_attempts;
     match command {
-        Command::Serve { bind, workers, no_seed } => {
+        Command::Serve {
+            bind,
+            workers,
+            no_seed,
+        } => {
             let mut settings = settings.clone();
             if let Some(addr) = bind {
                 settings.application.host = addr.ip().to_string();
                 settings.application.port = addr.port();
             }
             let engine = scoring::new_engine();
-            if settings.application.seed_demo && !no_seed && challenges::list(pool).await?.is_empty() {
-                crate::seed::seed_demo(pool, &engine, attempts).await.context("seeding the demo challenge")?;
+            if settings.application.seed_demo
+                && !no_seed
+                && challenges::list(pool).await?.is_empty()
+            {
+                crate::seed::seed_demo(pool, &engine, attempts)
+                    .await
+                    .context("seeding the demo challenge")?;
                 println!("seeded the demo challenge \"demo\"");
             }
             let workers = workers.unwrap_or(settings.worker.concurrency);
             let app = Application::build(settings.clone(), pool.clone(), engine, workers)
-                .with_context(|| format!("binding {}:{}", settings.application.host, settings.application.port))?;
-            println!("spiceboard is running at http://{}:{}/ (Ctrl-C stops it)", settings.application.host, app.port());
+                .with_context(|| {
+                    format!(
+                        "binding {}:{}",
+                        settings.application.host, settings.application.port
+                    )
+                })?;
+            println!(
+                "spiceboard is running at http://{}:{}/ (Ctrl-C stops it)",
+                settings.application.host,
+                app.port()
+            );
             app.run_until_stopped().await?;
         }
         Command::Worker { concurrency } => {
             let engine = scoring::new_engine();
             let (tx, rx) = tokio::sync::watch::channel(false);
             let n = concurrency.unwrap_or(settings.worker.concurrency).max(1);
-            let handles = crate::jobs::spawn_workers(n, pool.clone(), engine, settings.worker.clone(), rx);
+            let handles =
+                crate::jobs::spawn_workers(n, pool.clone(), engine, settings.worker.clone(), rx);
             println!("{n} worker(s) running (Ctrl-C stops them)");
             tokio::signal::ctrl_c().await?;
             let _ = tx.send(true);
@@ -256,7 +294,8 @@ async fn dispatch(command: Command, settings: &Settings, db: &Database) -> anyho
         Command::Admin(AdminCommand::Create { email, password }) => {
             let email = Email::parse(&email)?;
             let password = Password::parse(&password)?;
-            let hash = crate::auth::hash_password(password.expose()).map_err(|e| anyhow!("hashing the password: {e}"))?;
+            let hash = crate::auth::hash_password(password.expose())
+                .map_err(|e| anyhow!("hashing the password: {e}"))?;
             match accounts::create_user(pool, email.as_str(), &hash, true).await? {
                 Some(u) => println!("organizer {} created (id {})", u.email, u.id),
                 None => bail!("an account with e-mail {} already exists", email.as_str()),
@@ -267,20 +306,42 @@ async fn dispatch(command: Command, settings: &Settings, db: &Database) -> anyho
             let c = actions::challenge(pool, &challenge).await?;
             let name = TeamName::parse(&name)?;
             let (team, token) = actions::create_team(pool, &c, &name, None).await?;
-            eprintln!("team {:?} created in {} (id {}); its API token:", team.name, c.slug, team.id);
+            eprintln!(
+                "team {:?} created in {} (id {}); its API token:",
+                team.name, c.slug, team.id
+            );
             println!("{token}");
         }
     }
     Ok(())
 }
 
-async fn challenge_command(command: ChallengeCommand, settings: &Settings, pool: &PgPool, attempts: i32) -> anyhow::Result<()> {
+async fn challenge_command(
+    command: ChallengeCommand,
+    settings: &Settings,
+    pool: &PgPool,
+    attempts: i32,
+) -> anyhow::Result<()> {
     match command {
-        ChallengeCommand::Create { slug, title, description } => {
-            let c = actions::create_challenge(pool, &ChallengeSlug::parse(&slug)?, &Title::parse(&title)?, &description).await?;
+        ChallengeCommand::Create {
+            slug,
+            title,
+            description,
+        } => {
+            let c = actions::create_challenge(
+                pool,
+                &ChallengeSlug::parse(&slug)?,
+                &Title::parse(&title)?,
+                &description,
+            )
+            .await?;
             println!("challenge {} created (id {})", c.slug, c.id);
         }
-        ChallengeCommand::ImportRefs { target, file, hidden } => {
+        ChallengeCommand::ImportRefs {
+            target,
+            file,
+            hidden,
+        } => {
             let c = actions::challenge(pool, &target.slug).await?;
             let split = SplitName::parse(&target.split)?;
             let bytes = read_file(&file).await?;
@@ -307,10 +368,24 @@ async fn challenge_command(command: ChallengeCommand, settings: &Settings, pool:
         ChallengeCommand::Export { target, sort } => {
             let c = actions::challenge(pool, &target.slug).await?;
             let split = actions::split(pool, &c, &target.split).await?;
-            let rows = actions::leaderboard(pool, &split, SortKey::parse(sort.as_deref()), Viewer { organizer: true, team_id: None }).await?;
+            let rows = actions::leaderboard(
+                pool,
+                &split,
+                SortKey::parse(sort.as_deref()),
+                Viewer {
+                    organizer: true,
+                    team_id: None,
+                },
+            )
+            .await?;
             print!("{}", actions::leaderboard_csv(&rows)?);
         }
-        ChallengeCommand::SetLimits { slug, daily, total, max_bytes } => {
+        ChallengeCommand::SetLimits {
+            slug,
+            daily,
+            total,
+            max_bytes,
+        } => {
             let c = actions::challenge(pool, &slug).await?;
             if max_bytes <= 0 {
                 bail!("--max-bytes must be positive");
@@ -320,7 +395,11 @@ async fn challenge_command(command: ChallengeCommand, settings: &Settings, pool:
         }
         ChallengeCommand::Hide(t) => set_hidden(pool, &t, true).await?,
         ChallengeCommand::Reveal(t) => set_hidden(pool, &t, false).await?,
-        ChallengeCommand::AddBaseline { target, label, file } => {
+        ChallengeCommand::AddBaseline {
+            target,
+            label,
+            file,
+        } => {
             let c = actions::challenge(pool, &target.slug).await?;
             let split = actions::split(pool, &c, &target.split).await?;
             let label = TeamName::parse(&label)?;
@@ -329,14 +408,21 @@ async fn challenge_command(command: ChallengeCommand, settings: &Settings, pool:
                 pool,
                 &c,
                 &split,
-                Uploader::Baseline { label: label.as_str(), user_id: None },
+                Uploader::Baseline {
+                    label: label.as_str(),
+                    user_id: None,
+                },
                 "",
                 &bytes,
                 settings.limits.max_caption_chars,
                 attempts,
             )
             .await?;
-            println!("baseline {:?} queued as submission {}", label.as_str(), s.id);
+            println!(
+                "baseline {:?} queued as submission {}",
+                label.as_str(),
+                s.id
+            );
         }
         ChallengeCommand::Human(t) => {
             let c = actions::challenge(pool, &t.slug).await?;
@@ -347,7 +433,10 @@ async fn challenge_command(command: ChallengeCommand, settings: &Settings, pool:
         ChallengeCommand::Rescore(t) => {
             let c = actions::challenge(pool, &t.slug).await?;
             let split = actions::split(pool, &c, &t.split).await?;
-            println!("{} submissions queued for re-scoring", actions::rescore(pool, &split, attempts).await?);
+            println!(
+                "{} submissions queued for re-scoring",
+                actions::rescore(pool, &split, attempts).await?
+            );
         }
         ChallengeCommand::DeleteSubmission { id } => {
             if !submissions::soft_delete(pool, id).await? {
@@ -363,6 +452,11 @@ async fn set_hidden(pool: &PgPool, t: &SplitArgs, hidden: bool) -> anyhow::Resul
     let c = actions::challenge(pool, &t.slug).await?;
     let split = actions::split(pool, &c, &t.split).await?;
     splits::set_hidden(pool, split.id, hidden).await?;
-    println!("split {} of {} is now {}", split.name, c.slug, if hidden { "hidden" } else { "revealed" });
+    println!(
+        "split {} of {} is now {}",
+        split.name,
+        c.slug,
+        if hidden { "hidden" } else { "revealed" }
+    );
     Ok(())
 }

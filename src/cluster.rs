@@ -32,9 +32,17 @@ pub enum ClusterError {
     #[error("no PostgreSQL server binaries (initdb, pg_ctl) on PATH or under /usr/lib/postgresql/*/bin; install them with `apt-get install -y postgresql` or set DATABASE_URL")]
     BinariesNotFound,
     #[error("{what} in {path}: {source}")]
-    Io { what: &'static str, path: PathBuf, source: std::io::Error },
+    Io {
+        what: &'static str,
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("`{command}` failed ({status}); its output:\n{output}")]
-    CommandFailed { command: String, status: String, output: String },
+    CommandFailed {
+        command: String,
+        status: String,
+        output: String,
+    },
     #[error("spiceboard runs as root, so PostgreSQL runs as user `{user}`, which cannot enter {path}; choose a --data-dir that user can reach (for example under /var/lib or /tmp)")]
     Unreachable { user: String, path: PathBuf },
     #[error("the cluster in {0} is running but its postmaster.pid names no port")]
@@ -76,7 +84,10 @@ pub struct ClusterOptions {
 impl Cluster {
     /// Returns the cluster in `data_dir`, creating it with `initdb` if there is none and starting it
     /// if it is not running.
-    pub fn ensure_running(data_dir: &Path, options: &ClusterOptions) -> Result<Cluster, ClusterError> {
+    pub fn ensure_running(
+        data_dir: &Path,
+        options: &ClusterOptions,
+    ) -> Result<Cluster, ClusterError> {
         let bin_dir = find_binaries()?;
         let run_as = server_user();
         fs::create_dir_all(data_dir).map_err(io("cannot create the data directory", data_dir))?;
@@ -91,7 +102,14 @@ impl Cluster {
         }
         let _lock = DirLock::acquire(&data_dir.join("lock"))?;
         let password = read_or_create_password(&data_dir)?;
-        let mut cluster = Cluster { data_dir, bin_dir, run_as, port: 0, password, started_here: false };
+        let mut cluster = Cluster {
+            data_dir,
+            bin_dir,
+            run_as,
+            port: 0,
+            password,
+            started_here: false,
+        };
         if !cluster.pgdata().join("PG_VERSION").exists() {
             cluster.initdb()?;
         }
@@ -126,7 +144,9 @@ impl Cluster {
         let mut cmd = Command::new(self.bin_dir.join(program));
         cmd.current_dir("/").stdin(Stdio::null());
         // Locale-independent messages and no inherited connection settings.
-        cmd.env("LC_ALL", "C").env_remove("PGDATA").env_remove("PGPORT");
+        cmd.env("LC_ALL", "C")
+            .env_remove("PGDATA")
+            .env_remove("PGPORT");
         if let Some(user) = &self.run_as {
             cmd.uid(user.uid).gid(user.gid).env("HOME", "/");
         }
@@ -134,11 +154,17 @@ impl Cluster {
     }
 
     fn run(&self, mut cmd: Command, what: String) -> Result<String, ClusterError> {
-        let out = cmd.output().map_err(io("cannot run a PostgreSQL command", &self.bin_dir))?;
+        let out = cmd
+            .output()
+            .map_err(io("cannot run a PostgreSQL command", &self.bin_dir))?;
         let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
         text.push_str(&String::from_utf8_lossy(&out.stderr));
         if !out.status.success() {
-            return Err(ClusterError::CommandFailed { command: what, status: out.status.to_string(), output: text });
+            return Err(ClusterError::CommandFailed {
+                command: what,
+                status: out.status.to_string(),
+                output: text,
+            });
         }
         Ok(text)
     }
@@ -158,7 +184,14 @@ impl Cluster {
         let mut cmd = self.command("initdb");
         cmd.arg("-D")
             .arg(&pgdata)
-            .args(["-U", ROLE, "--auth=scram-sha-256", "-E", "UTF8", "--locale=C"])
+            .args([
+                "-U",
+                ROLE,
+                "--auth=scram-sha-256",
+                "-E",
+                "UTF8",
+                "--locale=C",
+            ])
             .arg(format!("--pwfile={}", pwfile.display()));
         let result = self.run(cmd, format!("initdb -D {}", pgdata.display()));
         let _ = fs::remove_file(&pwfile);
@@ -169,7 +202,10 @@ impl Cluster {
     fn running_port(&self) -> Result<Option<u16>, ClusterError> {
         let mut cmd = self.command("pg_ctl");
         cmd.arg("status").arg("-D").arg(self.pgdata());
-        let status = cmd.output().map_err(io("cannot run pg_ctl", &self.bin_dir))?.status;
+        let status = cmd
+            .output()
+            .map_err(io("cannot run pg_ctl", &self.bin_dir))?
+            .status;
         if !status.success() {
             return Ok(None);
         }
@@ -198,20 +234,29 @@ impl Cluster {
             .arg("-l")
             .arg(&log)
             .args(["-w", "-t", "120", "-o", &server_opts]);
-        self.run(cmd, format!("pg_ctl start -D {}", self.pgdata().display())).map_err(|e| match e {
-            ClusterError::CommandFailed { command, status, mut output } => {
-                if let Ok(text) = fs::read_to_string(&log) {
-                    let tail: Vec<&str> = text.lines().rev().take(20).collect();
-                    output.push_str("\nserver log (last lines):\n");
-                    for line in tail.into_iter().rev() {
-                        output.push_str(line);
-                        output.push('\n');
+        self.run(cmd, format!("pg_ctl start -D {}", self.pgdata().display()))
+            .map_err(|e| match e {
+                ClusterError::CommandFailed {
+                    command,
+                    status,
+                    mut output,
+                } => {
+                    if let Ok(text) = fs::read_to_string(&log) {
+                        let tail: Vec<&str> = text.lines().rev().take(20).collect();
+                        output.push_str("\nserver log (last lines):\n");
+                        for line in tail.into_iter().rev() {
+                            output.push_str(line);
+                            output.push('\n');
+                        }
+                    }
+                    ClusterError::CommandFailed {
+                        command,
+                        status,
+                        output,
                     }
                 }
-                ClusterError::CommandFailed { command, status, output }
-            }
-            other => other,
-        })?;
+                other => other,
+            })?;
         self.port = port;
         tracing::info!(port, data_dir = %self.data_dir.display(), "started the embedded PostgreSQL cluster");
         Ok(())
@@ -220,8 +265,12 @@ impl Cluster {
     /// Stops the server (fast shutdown: running transactions are rolled back).
     pub fn stop(&self) -> Result<(), ClusterError> {
         let mut cmd = self.command("pg_ctl");
-        cmd.arg("stop").arg("-D").arg(self.pgdata()).args(["-m", "fast", "-w"]);
-        self.run(cmd, format!("pg_ctl stop -D {}", self.pgdata().display())).map(|_| ())
+        cmd.arg("stop")
+            .arg("-D")
+            .arg(self.pgdata())
+            .args(["-m", "fast", "-w"]);
+        self.run(cmd, format!("pg_ctl stop -D {}", self.pgdata().display()))
+            .map(|_| ())
     }
 
     /// The shell command that stops this cluster, for watchdogs outliving this process.
@@ -249,9 +298,12 @@ pub async fn create_database_if_missing(cluster: &Cluster, name: &str) -> Result
         .fetch_optional(&mut conn)
         .await?;
     if exists.is_none() {
-        sqlx::query(&format!("CREATE DATABASE \"{}\"", name.replace('"', "\"\"")))
-            .execute(&mut conn)
-            .await?;
+        sqlx::query(&format!(
+            "CREATE DATABASE \"{}\"",
+            name.replace('"', "\"\"")
+        ))
+        .execute(&mut conn)
+        .await?;
     }
     conn.close().await
 }
@@ -286,7 +338,10 @@ pub fn find_binaries() -> Result<PathBuf, ClusterError> {
         })
         .collect();
     versions.sort();
-    versions.pop().map(|(_, bin)| bin).ok_or(ClusterError::BinariesNotFound)
+    versions
+        .pop()
+        .map(|(_, bin)| bin)
+        .ok_or(ClusterError::BinariesNotFound)
 }
 
 fn server_user() -> Option<ServerUser> {
@@ -295,13 +350,19 @@ fn server_user() -> Option<ServerUser> {
         return None;
     }
     for name in ["postgres", "nobody"] {
-        let Ok(cname) = CString::new(name) else { continue };
+        let Ok(cname) = CString::new(name) else {
+            continue;
+        };
         // SAFETY: getpwnam gets a valid C string; the result is read before any other call.
         let pw = unsafe { libc::getpwnam(cname.as_ptr()) };
         if !pw.is_null() {
             // SAFETY: pw is non-null and points to a static passwd record.
             let (uid, gid) = unsafe { ((*pw).pw_uid, (*pw).pw_gid) };
-            return Some(ServerUser { name: name.to_string(), uid, gid });
+            return Some(ServerUser {
+                name: name.to_string(),
+                uid,
+                gid,
+            });
         }
     }
     None
@@ -311,7 +372,9 @@ fn server_user() -> Option<ServerUser> {
 fn check_reachable(dir: &Path, user: &ServerUser) -> Result<(), ClusterError> {
     use std::os::unix::fs::MetadataExt;
     for ancestor in dir.ancestors().skip(1) {
-        let Ok(meta) = fs::metadata(ancestor) else { continue };
+        let Ok(meta) = fs::metadata(ancestor) else {
+            continue;
+        };
         let mode = meta.mode();
         let ok = if meta.uid() == user.uid {
             mode & 0o100 != 0
@@ -321,7 +384,10 @@ fn check_reachable(dir: &Path, user: &ServerUser) -> Result<(), ClusterError> {
             mode & 0o001 != 0
         };
         if !ok {
-            return Err(ClusterError::Unreachable { user: user.name.clone(), path: dir.to_path_buf() });
+            return Err(ClusterError::Unreachable {
+                user: user.name.clone(),
+                path: dir.to_path_buf(),
+            });
         }
     }
     Ok(())
@@ -335,7 +401,11 @@ fn read_or_create_password(data_dir: &Path) -> Result<SecretString, ClusterError
             return Ok(SecretString::from(text.to_string()));
         }
     }
-    let password: String = rand::thread_rng().sample_iter(&Alphanumeric).take(32).map(char::from).collect();
+    let password: String = rand::thread_rng()
+        .sample_iter(&Alphanumeric)
+        .take(32)
+        .map(char::from)
+        .collect();
     write_private(&path, &password)?;
     Ok(SecretString::from(password))
 }
@@ -347,8 +417,10 @@ fn write_private(path: &Path, contents: &str) -> Result<(), ClusterError> {
         .truncate(true)
         .open(path)
         .map_err(io("cannot write", path))?;
-    f.set_permissions(fs::Permissions::from_mode(0o600)).map_err(io("cannot set permissions", path))?;
-    f.write_all(contents.as_bytes()).map_err(io("cannot write", path))
+    f.set_permissions(fs::Permissions::from_mode(0o600))
+        .map_err(io("cannot set permissions", path))?;
+    f.write_all(contents.as_bytes())
+        .map_err(io("cannot write", path))
 }
 
 fn free_port() -> std::io::Result<u16> {

@@ -108,7 +108,11 @@ impl Settings {
                 secure_cookies: true,
                 seed_demo: true,
             },
-            database: DatabaseSettings { url: None, data_dir: None, max_connections: 16 },
+            database: DatabaseSettings {
+                url: None,
+                data_dir: None,
+                max_connections: 16,
+            },
             worker: WorkerSettings {
                 concurrency: 1,
                 lease_seconds: 60,
@@ -116,7 +120,10 @@ impl Settings {
                 max_attempts: 3,
                 retry_backoff_seconds: 5,
             },
-            limits: LimitSettings { max_caption_chars: 1000, max_request_bytes: 256 * 1024 * 1024 },
+            limits: LimitSettings {
+                max_caption_chars: 1000,
+                max_request_bytes: 256 * 1024 * 1024,
+            },
         }
     }
 }

@@ -10,13 +10,13 @@
 //! - [`actions`]: every action a person can take, one function each, shared by HTTP and the CLI;
 //! - [`routes`]: HTTP handlers by area, thin; [`auth`]: passwords, sessions, CSRF, API tokens.
 
+pub mod actions;
 pub mod auth;
 pub mod cli;
 pub mod cluster;
 pub mod configuration;
 pub mod domain;
 pub mod jobs;
-pub mod actions;
 pub mod routes;
 pub mod scoring;
 pub mod seed;

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use spice::score::{Category, ImageScores, MarkedTuple, Score};
 use spice::{Engine, EngineOptions, SceneGraph};
 
-use crate::domain::{CaptionMode, Candidate, ReferenceImage};
+use crate::domain::{Candidate, CaptionMode, ReferenceImage};
 use crate::storage::scores::{CategoryScore, ScoredImage, SubmissionResult};
 use crate::storage::splits::{NewReferenceImage, StoredReference};
 
@@ -52,7 +52,11 @@ fn graph_of(engine: &Engine, captions: &[String], mode: CaptionMode) -> Result<S
 
 /// Builds each image's merged reference scene graph (in parallel). An image whose captions the
 /// engine cannot parse is stored without a graph and with the reason; scoring rebuilds it later.
-pub fn reference_graphs(engine: &Engine, images: &[ReferenceImage], mode: CaptionMode) -> Vec<NewReferenceImage> {
+pub fn reference_graphs(
+    engine: &Engine,
+    images: &[ReferenceImage],
+    mode: CaptionMode,
+) -> Vec<NewReferenceImage> {
     images
         .par_iter()
         .map(|img| {
@@ -63,7 +67,12 @@ pub fn reference_graphs(engine: &Engine, images: &[ReferenceImage], mode: Captio
                 },
                 Err(e) => (None, Some(e)),
             };
-            NewReferenceImage { image_id: img.image_id, captions: serde_json::json!(img.captions), scene_graph, parse_error }
+            NewReferenceImage {
+                image_id: img.image_id,
+                captions: serde_json::json!(img.captions),
+                scene_graph,
+                parse_error,
+            }
         })
         .collect()
 }
@@ -80,10 +89,14 @@ pub fn missing_reference_graphs(
         .filter(|r| force || r.scene_graph.is_none())
         .map(|r| {
             let captions = captions_of(r);
-            let g = graph_of(engine, &captions, mode)
-                .map_err(|message| ScoringError::Engine { image_id: r.image_id, message })?;
-            let v = serde_json::to_value(&g)
-                .map_err(|e| ScoringError::StoredGraph { image_id: r.image_id, message: e.to_string() })?;
+            let g = graph_of(engine, &captions, mode).map_err(|message| ScoringError::Engine {
+                image_id: r.image_id,
+                message,
+            })?;
+            let v = serde_json::to_value(&g).map_err(|e| ScoringError::StoredGraph {
+                image_id: r.image_id,
+                message: e.to_string(),
+            })?;
             Ok((r.image_id, v))
         })
         .collect()
@@ -91,14 +104,23 @@ pub fn missing_reference_graphs(
 
 fn captions_of(r: &StoredReference) -> Vec<String> {
     match &r.captions {
-        serde_json::Value::Array(a) => a.iter().filter_map(|c| c.as_str().map(str::to_string)).collect(),
+        serde_json::Value::Array(a) => a
+            .iter()
+            .filter_map(|c| c.as_str().map(str::to_string))
+            .collect(),
         _ => Vec::new(),
     }
 }
 
 fn stored_graph(r: &StoredReference) -> Result<SceneGraph, ScoringError> {
-    let v = r.scene_graph.as_ref().ok_or(ScoringError::MissingReference(r.image_id))?;
-    serde_json::from_value(v.clone()).map_err(|e| ScoringError::StoredGraph { image_id: r.image_id, message: e.to_string() })
+    let v = r
+        .scene_graph
+        .as_ref()
+        .ok_or(ScoringError::MissingReference(r.image_id))?;
+    serde_json::from_value(v.clone()).map_err(|e| ScoringError::StoredGraph {
+        image_id: r.image_id,
+        message: e.to_string(),
+    })
 }
 
 /// Per-image details kept for the image page: the tuples with their truth values.
@@ -136,7 +158,12 @@ fn category_score(name: &str, s: &Score) -> CategoryScore {
 
 fn scored_image(image_id: i64, caption: &str, text: String, scores: &ImageScores) -> ScoredImage {
     let mut categories = vec![category_score("all", &scores.all)];
-    categories.extend(scores.categories.iter().map(|(c, s)| category_score(category_name(*c), s)));
+    categories.extend(
+        scores
+            .categories
+            .iter()
+            .map(|(c, s)| category_score(category_name(*c), s)),
+    );
     let details = ImageDetails {
         scored_text: text,
         candidate_tuples: scores.candidate_tuples.clone(),
@@ -152,7 +179,10 @@ fn scored_image(image_id: i64, caption: &str, text: String, scores: &ImageScores
 
 /// The aggregate row: SPICE's macro averages (SPEC §1), computed by the engine.
 fn aggregates(all: &[ImageScores]) -> Vec<CategoryScore> {
-    let mut out = vec![category_score("all", &spice::score::macro_average(all.iter().map(|s| &s.all)))];
+    let mut out = vec![category_score(
+        "all",
+        &spice::score::macro_average(all.iter().map(|s| &s.all)),
+    )];
     for c in Category::ALL {
         let avg = spice::score::macro_average(all.iter().filter_map(|s| s.category(c)));
         out.push(category_score(category_name(c), &avg));
@@ -168,44 +198,70 @@ pub fn score_submission(
     candidates: &[Candidate],
     mode: CaptionMode,
 ) -> Result<SubmissionResult, ScoringError> {
-    let by_id: std::collections::HashMap<i64, &StoredReference> = refs.iter().map(|r| (r.image_id, r)).collect();
+    let by_id: std::collections::HashMap<i64, &StoredReference> =
+        refs.iter().map(|r| (r.image_id, r)).collect();
     let scored: Vec<(ScoredImage, ImageScores)> = candidates
         .par_iter()
         .map(|c| {
-            let r = by_id.get(&c.image_id).ok_or(ScoringError::MissingReference(c.image_id))?;
+            let r = by_id
+                .get(&c.image_id)
+                .ok_or(ScoringError::MissingReference(c.image_id))?;
             let reference = stored_graph(r)?;
             let text = prepare(&c.caption, mode);
-            let candidate = engine
-                .scene_graph(&[text.as_str()])
-                .map_err(|e| ScoringError::Engine { image_id: c.image_id, message: e.to_string() })?;
+            let candidate =
+                engine
+                    .scene_graph(&[text.as_str()])
+                    .map_err(|e| ScoringError::Engine {
+                        image_id: c.image_id,
+                        message: e.to_string(),
+                    })?;
             let scores = engine.score(&candidate, &reference);
             Ok((scored_image(c.image_id, &c.caption, text, &scores), scores))
         })
         .collect::<Result<_, ScoringError>>()?;
     let all: Vec<ImageScores> = scored.iter().map(|(_, s)| s.clone()).collect();
-    Ok(SubmissionResult { aggregates: aggregates(&all), images: scored.into_iter().map(|(i, _)| i).collect() })
+    Ok(SubmissionResult {
+        aggregates: aggregates(&all),
+        images: scored.into_iter().map(|(i, _)| i).collect(),
+    })
 }
 
 /// The Human row: for every image with at least two references, its first reference is the
 /// candidate and the others are the references (leave one out). Images with a single reference are
 /// left out of the row.
-pub fn score_human(engine: &Engine, refs: &[StoredReference], mode: CaptionMode) -> Result<SubmissionResult, ScoringError> {
+pub fn score_human(
+    engine: &Engine,
+    refs: &[StoredReference],
+    mode: CaptionMode,
+) -> Result<SubmissionResult, ScoringError> {
     let scored: Vec<Option<(ScoredImage, ImageScores)>> = refs
         .par_iter()
         .map(|r| {
             let captions = captions_of(r);
-            let Some((held_out, others)) = captions.split_first() else { return Ok(None) };
+            let Some((held_out, others)) = captions.split_first() else {
+                return Ok(None);
+            };
             if others.is_empty() {
                 return Ok(None);
             }
-            let reference = graph_of(engine, others, mode)
-                .map_err(|message| ScoringError::Engine { image_id: r.image_id, message })?;
+            let reference =
+                graph_of(engine, others, mode).map_err(|message| ScoringError::Engine {
+                    image_id: r.image_id,
+                    message,
+                })?;
             let text = prepare(held_out, mode);
-            let candidate = engine
-                .scene_graph(&[text.as_str()])
-                .map_err(|e| ScoringError::Engine { image_id: r.image_id, message: e.to_string() })?;
+            let candidate =
+                engine
+                    .scene_graph(&[text.as_str()])
+                    .map_err(|e| ScoringError::Engine {
+                        image_id: r.image_id,
+                        message: e.to_string(),
+                    })?;
             let scores = engine.score(&candidate, &reference);
-            Ok(Some((scored_image(r.image_id, held_out, text, &scores), scores)))
+            Ok(Some((
+                scored_image(r.image_id, held_out, text, &scores),
+                scores,
+            )))
         })
         .collect::<Result<_, ScoringError>>()?;
     let scored: Vec<(ScoredImage, ImageScores)> = scored.into_iter().flatten().collect();
@@ -213,5 +269,8 @@ pub fn score_human(engine: &Engine, refs: &[StoredReference], mode: CaptionMode)
         return Err(ScoringError::NoHumanRow);
     }
     let all: Vec<ImageScores> = scored.iter().map(|(_, s)| s.clone()).collect();
-    Ok(SubmissionResult { aggregates: aggregates(&all), images: scored.into_iter().map(|(i, _)| i).collect() })
+    Ok(SubmissionResult {
+        aggregates: aggregates(&all),
+        images: scored.into_iter().map(|(i, _)| i).collect(),
+    })
 }

@@ -23,7 +23,10 @@ pub struct AppConfig {
     pub settings: Settings,
 }
 
-pub async fn connect(url: &secrecy::SecretString, max_connections: u32) -> Result<PgPool, sqlx::Error> {
+pub async fn connect(
+    url: &secrecy::SecretString,
+    max_connections: u32,
+) -> Result<PgPool, sqlx::Error> {
     PgPoolOptions::new()
         .max_connections(max_connections)
         .acquire_timeout(Duration::from_secs(30))
@@ -40,13 +43,32 @@ pub struct Application {
 
 impl Application {
     /// Binds `host:port` (port 0 picks a free one) and starts `workers` job workers.
-    pub fn build(settings: Settings, pool: PgPool, engine: SharedEngine, workers: usize) -> std::io::Result<Application> {
-        let listener = TcpListener::bind((settings.application.host.as_str(), settings.application.port))?;
+    pub fn build(
+        settings: Settings,
+        pool: PgPool,
+        engine: SharedEngine,
+        workers: usize,
+    ) -> std::io::Result<Application> {
+        let listener = TcpListener::bind((
+            settings.application.host.as_str(),
+            settings.application.port,
+        ))?;
         let port = listener.local_addr()?.port();
         let (shutdown, rx) = watch::channel(false);
-        let worker_handles = crate::jobs::spawn_workers(workers, pool.clone(), engine.clone(), settings.worker.clone(), rx);
+        let worker_handles = crate::jobs::spawn_workers(
+            workers,
+            pool.clone(),
+            engine.clone(),
+            settings.worker.clone(),
+            rx,
+        );
         let server = run(listener, settings, pool, engine)?;
-        Ok(Application { port, server, shutdown, workers: worker_handles })
+        Ok(Application {
+            port,
+            server,
+            shutdown,
+            workers: worker_handles,
+        })
     }
 
     pub fn port(&self) -> u16 {
@@ -64,8 +86,15 @@ impl Application {
     }
 }
 
-pub fn run(listener: TcpListener, settings: Settings, pool: PgPool, engine: SharedEngine) -> std::io::Result<Server> {
-    let policy = web::Data::new(CookiePolicy { secure: settings.application.secure_cookies });
+pub fn run(
+    listener: TcpListener,
+    settings: Settings,
+    pool: PgPool,
+    engine: SharedEngine,
+) -> std::io::Result<Server> {
+    let policy = web::Data::new(CookiePolicy {
+        secure: settings.application.secure_cookies,
+    });
     let config = web::Data::new(AppConfig { settings });
     let pool = web::Data::new(pool);
     let engine = web::Data::from(Arc::new(engine));
@@ -77,7 +106,10 @@ pub fn run(listener: TcpListener, settings: Settings, pool: PgPool, engine: Shar
                     .add(("X-Content-Type-Options", "nosniff"))
                     .add(("X-Frame-Options", "DENY"))
                     .add(("Referrer-Policy", "same-origin"))
-                    .add(("Content-Security-Policy", "default-src 'self'; style-src 'self'; img-src 'self' data:")),
+                    .add((
+                        "Content-Security-Policy",
+                        "default-src 'self'; style-src 'self'; img-src 'self' data:",
+                    )),
             )
             .wrap(Compress::default())
             .wrap(tracing_actix_web::TracingLogger::default())

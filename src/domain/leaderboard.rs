@@ -69,7 +69,8 @@ impl SortKey {
 
     /// Unknown or empty names sort by SPICE.
     pub fn parse(s: Option<&str>) -> SortKey {
-        s.and_then(|s| SortKey::ALL.into_iter().find(|k| k.name() == s)).unwrap_or(SortKey::Spice)
+        s.and_then(|s| SortKey::ALL.into_iter().find(|k| k.name() == s))
+            .unwrap_or(SortKey::Spice)
     }
 
     pub fn value(self, e: &Entry) -> Option<f64> {
@@ -158,14 +159,20 @@ mod tests {
             ],
             SortKey::Spice,
         );
-        let got: Vec<(usize, &str)> = ranked.iter().map(|r| (r.rank, r.entry.name.as_str())).collect();
+        let got: Vec<(usize, &str)> = ranked
+            .iter()
+            .map(|r| (r.rank, r.entry.name.as_str()))
+            .collect();
         assert_eq!(got, vec![(1, "a"), (1, "b"), (3, "c"), (4, "d")]);
     }
 
     #[test]
     fn any_column_can_rank() {
         let ranked = rank(
-            vec![entry(1, "x", Some(0.3), Some(0.1)), entry(2, "y", Some(0.2), Some(0.5))],
+            vec![
+                entry(1, "x", Some(0.3), Some(0.1)),
+                entry(2, "y", Some(0.2), Some(0.5)),
+            ],
             SortKey::parse(Some("object")),
         );
         assert_eq!(ranked[0].entry.name, "y");

@@ -1,8 +1,8 @@
 //! Validated values ("parse, don't validate"): once built, a value of these types is known good,
 //! so the code that receives one needs no further checks.
 
-mod names;
 pub mod leaderboard;
+mod names;
 pub mod references;
 pub mod results_file;
 
@@ -11,7 +11,15 @@ pub use references::{ReferenceFormat, ReferenceImage, ReferenceSet};
 pub use results_file::{Candidate, ResultsFile, UploadError};
 
 /// Category names as stored in the database and shown in exports, in the paper's column order.
-pub const CATEGORIES: [&str; 7] = ["all", "object", "relation", "attribute", "color", "count", "size"];
+pub const CATEGORIES: [&str; 7] = [
+    "all",
+    "object",
+    "relation",
+    "attribute",
+    "color",
+    "count",
+    "size",
+];
 
 /// How captions are prepared before parsing (per split).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

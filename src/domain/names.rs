@@ -10,7 +10,10 @@ pub struct InvalidValue {
 }
 
 fn invalid(field: &'static str, reason: impl Into<String>) -> InvalidValue {
-    InvalidValue { field, reason: reason.into() }
+    InvalidValue {
+        field,
+        reason: reason.into(),
+    }
 }
 
 /// A challenge slug as it appears in URLs: 1-40 of `a-z 0-9 -`, starting with a letter or digit.
@@ -19,9 +22,14 @@ pub struct ChallengeSlug(String);
 
 impl ChallengeSlug {
     pub fn parse(s: &str) -> Result<ChallengeSlug, InvalidValue> {
-        let ok_chars = s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+        let ok_chars = s
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
         if s.is_empty() || s.len() > 40 || !ok_chars || s.starts_with('-') {
-            return Err(invalid("slug", format!("{s:?} must be 1-40 characters of a-z, 0-9 and '-', not starting with '-'")));
+            return Err(invalid(
+                "slug",
+                format!("{s:?} must be 1-40 characters of a-z, 0-9 and '-', not starting with '-'"),
+            ));
         }
         Ok(ChallengeSlug(s.to_string()))
     }
@@ -38,9 +46,13 @@ impl SplitName {
     pub fn parse(s: &str) -> Result<SplitName, InvalidValue> {
         let ok = !s.is_empty()
             && s.len() <= 40
-            && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
         if !ok {
-            return Err(invalid("split", format!("{s:?} must be 1-40 characters of letters, digits, '-', '_' and '.'")));
+            return Err(invalid(
+                "split",
+                format!("{s:?} must be 1-40 characters of letters, digits, '-', '_' and '.'"),
+            ));
         }
         Ok(SplitName(s.to_string()))
     }
@@ -102,7 +114,10 @@ impl Email {
             None => false,
         };
         if !shape_ok || t.len() > 254 || t.chars().any(|c| c.is_whitespace() || c.is_control()) {
-            return Err(invalid("email", format!("{:?} is not an e-mail address", s.trim())));
+            return Err(invalid(
+                "email",
+                format!("{:?} is not an e-mail address", s.trim()),
+            ));
         }
         Ok(Email(t))
     }
@@ -146,7 +161,10 @@ mod tests {
 
     #[test]
     fn emails_are_lowercased_and_shape_checked() {
-        assert_eq!(Email::parse(" Ann@Example.org ").map(|e| e.0), Ok("ann@example.org".to_string()));
+        assert_eq!(
+            Email::parse(" Ann@Example.org ").map(|e| e.0),
+            Ok("ann@example.org".to_string())
+        );
         assert!(Email::parse("ann").is_err());
         assert!(Email::parse("ann@localhost").is_err());
         assert!(Email::parse("a b@x.org").is_err());
@@ -160,7 +178,10 @@ mod tests {
 
     #[test]
     fn team_names_are_trimmed_and_bounded() {
-        assert_eq!(TeamName::parse("  Owls ").map(|t| t.0), Ok("Owls".to_string()));
+        assert_eq!(
+            TeamName::parse("  Owls ").map(|t| t.0),
+            Ok("Owls".to_string())
+        );
         assert!(TeamName::parse("   ").is_err());
         assert!(TeamName::parse(&"x".repeat(81)).is_err());
     }

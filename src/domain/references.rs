@@ -78,7 +78,9 @@ fn image_id(v: &serde_json::Value, where_: &str) -> Result<i64, ReferenceError> 
 fn caption(v: serde_json::Value, where_: &str) -> Result<String, ReferenceError> {
     match v {
         serde_json::Value::String(s) => Ok(s),
-        other => Err(ReferenceError::BadEntry(format!("{where_}: caption {other} is not a string"))),
+        other => Err(ReferenceError::BadEntry(format!(
+            "{where_}: caption {other} is not a string"
+        ))),
     }
 }
 
@@ -99,7 +101,10 @@ impl ReferenceSet {
                 for (i, a) in coco.annotations.into_iter().enumerate() {
                     let where_ = format!("annotations[{i}]");
                     let id = image_id(&a.image_id, &where_)?;
-                    by_image.entry(id).or_default().push(caption(a.caption, &where_)?);
+                    by_image
+                        .entry(id)
+                        .or_default()
+                        .push(caption(a.caption, &where_)?);
                 }
                 ReferenceFormat::Coco
             }
@@ -115,7 +120,9 @@ impl ReferenceSet {
                     let where_ = format!("item {i}");
                     let id = image_id(&item.image_id, &where_)?;
                     if by_image.contains_key(&id) {
-                        return Err(ReferenceError::BadEntry(format!("{where_}: image_id {id} appears twice")));
+                        return Err(ReferenceError::BadEntry(format!(
+                            "{where_}: image_id {id} appears twice"
+                        )));
                     }
                     let refs = item
                         .refs
@@ -123,7 +130,9 @@ impl ReferenceSet {
                         .map(|r| caption(r, &where_))
                         .collect::<Result<Vec<_>, _>>()?;
                     if refs.is_empty() {
-                        return Err(ReferenceError::BadEntry(format!("{where_}: image_id {id} has no refs")));
+                        return Err(ReferenceError::BadEntry(format!(
+                            "{where_}: image_id {id} has no refs"
+                        )));
                     }
                     by_image.insert(id, refs);
                 }
@@ -132,20 +141,29 @@ impl ReferenceSet {
             _ => {
                 return Err(match serde_json::from_slice::<serde_json::Value>(bytes) {
                     Err(e) => ReferenceError::MalformedJson(e.to_string()),
-                    Ok(_) => ReferenceError::UnknownFormat("the top level is neither an object nor an array".into()),
+                    Ok(_) => ReferenceError::UnknownFormat(
+                        "the top level is neither an object nor an array".into(),
+                    ),
                 })
             }
         };
         if by_image.is_empty() {
             return Err(ReferenceError::Empty);
         }
-        let images = by_image.into_iter().map(|(image_id, captions)| ReferenceImage { image_id, captions }).collect();
+        let images = by_image
+            .into_iter()
+            .map(|(image_id, captions)| ReferenceImage { image_id, captions })
+            .collect();
         Ok(ReferenceSet { format, images })
     }
 
     /// The fewest references any image has (the Human row needs at least two).
     pub fn min_refs_per_image(&self) -> usize {
-        self.images.iter().map(|i| i.captions.len()).min().unwrap_or(0)
+        self.images
+            .iter()
+            .map(|i| i.captions.len())
+            .min()
+            .unwrap_or(0)
     }
 }
 
@@ -161,25 +179,48 @@ mod tests {
             {"image_id": 7, "id": 3, "caption": "a kite in the sky"}]}"#;
         let set = ReferenceSet::parse(json).expect("valid COCO annotations");
         assert_eq!(set.format, ReferenceFormat::Coco);
-        assert_eq!(set.images[0], ReferenceImage { image_id: 3, captions: vec!["two dogs".into()] });
-        assert_eq!(set.images[1].captions, vec!["a red kite", "a kite in the sky"]);
+        assert_eq!(
+            set.images[0],
+            ReferenceImage {
+                image_id: 3,
+                captions: vec!["two dogs".into()]
+            }
+        );
+        assert_eq!(
+            set.images[1].captions,
+            vec!["a red kite", "a kite in the sky"]
+        );
         assert_eq!(set.min_refs_per_image(), 1);
     }
 
     #[test]
     fn spice_format_uses_refs_and_accepts_numeric_string_ids() {
-        let json = br#"[{"image_id": "12", "test": "ignored", "refs": ["a boat", "a small boat"]}]"#;
+        let json =
+            br#"[{"image_id": "12", "test": "ignored", "refs": ["a boat", "a small boat"]}]"#;
         let set = ReferenceSet::parse(json).expect("valid SPICE input");
         assert_eq!(set.format, ReferenceFormat::Spice);
-        assert_eq!(set.images, vec![ReferenceImage { image_id: 12, captions: vec!["a boat".into(), "a small boat".into()] }]);
+        assert_eq!(
+            set.images,
+            vec![ReferenceImage {
+                image_id: 12,
+                captions: vec!["a boat".into(), "a small boat".into()]
+            }]
+        );
     }
 
     #[test]
     fn bad_reference_files_say_where() {
-        let msg = |b: &[u8]| ReferenceSet::parse(b).err().map(|e| e.to_string()).unwrap_or_default();
+        let msg = |b: &[u8]| {
+            ReferenceSet::parse(b)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default()
+        };
         assert!(msg(b"{\"annotations\": [").contains("not valid JSON"));
-        assert!(msg(br#"{"annotations": [{"image_id": 1, "caption": 3}]}"#).contains("annotations[0]: caption 3 is not a string"));
-        assert!(msg(br#"[{"image_id": "cat.jpg", "refs": ["a cat"]}]"#).contains("item 0: image_id \"cat.jpg\" is not an integer"));
+        assert!(msg(br#"{"annotations": [{"image_id": 1, "caption": 3}]}"#)
+            .contains("annotations[0]: caption 3 is not a string"));
+        assert!(msg(br#"[{"image_id": "cat.jpg", "refs": ["a cat"]}]"#)
+            .contains("item 0: image_id \"cat.jpg\" is not an integer"));
         assert!(msg(br#"{"images": []}"#).contains("unrecognised reference format"));
         assert!(msg(br#"{"annotations": []}"#).contains("no reference captions"));
     }

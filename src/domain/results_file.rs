@@ -36,13 +36,25 @@ pub enum UploadError {
     #[error("{count} malformed entries, first: {}", .examples.join("; "))]
     BadEntries { count: usize, examples: Vec<String> },
     #[error("{count} captions are longer than {limit} characters, first: {}", .examples.join("; "))]
-    CaptionTooLong { count: usize, limit: usize, examples: Vec<String> },
+    CaptionTooLong {
+        count: usize,
+        limit: usize,
+        examples: Vec<String>,
+    },
     #[error("{count} image ids are not in split {split:?}, first: {}", .examples.join(", "))]
-    UnknownImages { count: usize, split: String, examples: Vec<String> },
+    UnknownImages {
+        count: usize,
+        split: String,
+        examples: Vec<String>,
+    },
     #[error("{count} image ids appear more than once, first: {}", .examples.join(", "))]
     Duplicates { count: usize, examples: Vec<String> },
     #[error("{count} images of split {split:?} have no caption, first: {}", .examples.join(", "))]
-    MissingImages { count: usize, split: String, examples: Vec<String> },
+    MissingImages {
+        count: usize,
+        split: String,
+        examples: Vec<String>,
+    },
 }
 
 /// What an upload is checked against.
@@ -68,7 +80,10 @@ fn json_kind(v: &serde_json::Value) -> &'static str {
 impl ResultsFile {
     pub fn parse(bytes: &[u8], bounds: Bounds<'_>) -> Result<ResultsFile, UploadError> {
         if bytes.len() as u64 > bounds.max_bytes {
-            return Err(UploadError::TooLarge { size: bytes.len() as u64, limit: bounds.max_bytes });
+            return Err(UploadError::TooLarge {
+                size: bytes.len() as u64,
+                limit: bounds.max_bytes,
+            });
         }
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return Err(UploadError::Empty);
@@ -93,14 +108,18 @@ impl ResultsFile {
             };
             let Some(id) = id else {
                 let what = obj.get("image_id").map_or("missing", json_kind);
-                bad.push(format!("entry {i}: \"image_id\" must be an integer (it is {what})"));
+                bad.push(format!(
+                    "entry {i}: \"image_id\" must be an integer (it is {what})"
+                ));
                 continue;
             };
             let caption = match obj.remove("caption") {
                 Some(serde_json::Value::String(s)) => s,
                 other => {
                     let what = other.as_ref().map_or("missing", json_kind);
-                    bad.push(format!("entry {i} (image_id {id}): \"caption\" must be a string (it is {what})"));
+                    bad.push(format!(
+                        "entry {i} (image_id {id}): \"caption\" must be a string (it is {what})"
+                    ));
                     continue;
                 }
             };
@@ -112,7 +131,10 @@ impl ResultsFile {
             parsed.push((i, id, caption));
         }
         if !bad.is_empty() {
-            return Err(UploadError::BadEntries { count: bad.len(), examples: first(bad) });
+            return Err(UploadError::BadEntries {
+                count: bad.len(),
+                examples: first(bad),
+            });
         }
         if !too_long.is_empty() {
             return Err(UploadError::CaptionTooLong {
@@ -143,10 +165,18 @@ impl ResultsFile {
             }
         }
         if !duplicates.is_empty() {
-            return Err(UploadError::Duplicates { count: duplicates.len(), examples: first(duplicates) });
+            return Err(UploadError::Duplicates {
+                count: duplicates.len(),
+                examples: first(duplicates),
+            });
         }
 
-        let missing: BTreeSet<i64> = bounds.split_images.iter().filter(|id| !seen.contains_key(id)).copied().collect();
+        let missing: BTreeSet<i64> = bounds
+            .split_images
+            .iter()
+            .filter(|id| !seen.contains_key(id))
+            .copied()
+            .collect();
         if !missing.is_empty() {
             return Err(UploadError::MissingImages {
                 count: missing.len(),
@@ -155,8 +185,10 @@ impl ResultsFile {
             });
         }
 
-        let mut candidates: Vec<Candidate> =
-            parsed.into_iter().map(|(_, image_id, caption)| Candidate { image_id, caption }).collect();
+        let mut candidates: Vec<Candidate> = parsed
+            .into_iter()
+            .map(|(_, image_id, caption)| Candidate { image_id, caption })
+            .collect();
         candidates.sort_by_key(|c| c.image_id);
         Ok(ResultsFile { candidates })
     }
@@ -180,7 +212,12 @@ mod tests {
     use super::*;
 
     fn bounds(ids: &HashSet<i64>) -> Bounds<'_> {
-        Bounds { split_name: "val", split_images: ids, max_bytes: 10_000, max_caption_chars: 50 }
+        Bounds {
+            split_name: "val",
+            split_images: ids,
+            max_bytes: 10_000,
+            max_caption_chars: 50,
+        }
     }
 
     fn ids(v: &[i64]) -> HashSet<i64> {
@@ -195,8 +232,14 @@ mod tests {
         assert_eq!(
             parsed,
             Ok(vec![
-                Candidate { image_id: 1, caption: "a cat".into() },
-                Candidate { image_id: 2, caption: "a dog".into() }
+                Candidate {
+                    image_id: 1,
+                    caption: "a cat".into()
+                },
+                Candidate {
+                    image_id: 2,
+                    caption: "a dog".into()
+                }
             ])
         );
     }
@@ -205,15 +248,31 @@ mod tests {
     fn each_problem_names_the_first_offenders() {
         let split = ids(&[1, 2, 3]);
         let b = bounds(&split);
-        let err = |s: &str| ResultsFile::parse(s.as_bytes(), b).err().map(|e| e.to_string()).unwrap_or_default();
+        let err = |s: &str| {
+            ResultsFile::parse(s.as_bytes(), b)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default()
+        };
         assert!(err("[{").starts_with("the file is not valid JSON"));
         assert!(err("{}").contains("it holds an object"));
-        assert!(err(r#"[{"image_id": 1, "caption": 5}]"#).contains("entry 0 (image_id 1): \"caption\" must be a string (it is a number)"));
-        assert!(err(r#"[{"image_id": "x", "caption": "a"}]"#).contains("\"image_id\" must be an integer (it is a string)"));
-        assert!(err(r#"[{"image_id": 9, "caption": "a"}]"#).contains("not in split \"val\", first: 9 (entry 0)"));
-        assert!(err(r#"[{"image_id": 1, "caption": "a"}, {"image_id": 1, "caption": "b"}]"#).contains("1 (entries 0 and 1)"));
-        assert!(err(r#"[{"image_id": 2, "caption": "a"}]"#).contains("2 images of split \"val\" have no caption, first: 1, 3"));
-        assert!(err(&format!(r#"[{{"image_id": 1, "caption": "{}"}}]"#, "x".repeat(51))).contains("longer than 50"));
+        assert!(err(r#"[{"image_id": 1, "caption": 5}]"#)
+            .contains("entry 0 (image_id 1): \"caption\" must be a string (it is a number)"));
+        assert!(err(r#"[{"image_id": "x", "caption": "a"}]"#)
+            .contains("\"image_id\" must be an integer (it is a string)"));
+        assert!(err(r#"[{"image_id": 9, "caption": "a"}]"#)
+            .contains("not in split \"val\", first: 9 (entry 0)"));
+        assert!(
+            err(r#"[{"image_id": 1, "caption": "a"}, {"image_id": 1, "caption": "b"}]"#)
+                .contains("1 (entries 0 and 1)")
+        );
+        assert!(err(r#"[{"image_id": 2, "caption": "a"}]"#)
+            .contains("2 images of split \"val\" have no caption, first: 1, 3"));
+        assert!(err(&format!(
+            r#"[{{"image_id": 1, "caption": "{}"}}]"#,
+            "x".repeat(51)
+        ))
+        .contains("longer than 50"));
         assert!(err(&" ".repeat(10_001)).contains("at most 10000 bytes"));
     }
 }

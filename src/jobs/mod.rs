@@ -40,8 +40,15 @@ pub fn spawn_workers(
 ) -> Vec<tokio::task::JoinHandle<()>> {
     (0..count)
         .map(|i| {
-            let (pool, engine, settings, shutdown) = (pool.clone(), engine.clone(), settings.clone(), shutdown.clone());
-            tokio::spawn(async move { run_worker(worker_name(i), pool, engine, settings, shutdown).await })
+            let (pool, engine, settings, shutdown) = (
+                pool.clone(),
+                engine.clone(),
+                settings.clone(),
+                shutdown.clone(),
+            );
+            tokio::spawn(async move {
+                run_worker(worker_name(i), pool, engine, settings, shutdown).await
+            })
         })
         .collect()
 }
@@ -96,7 +103,12 @@ pub async fn run_worker(
 }
 
 /// Claims and processes at most one job; true if there was one.
-pub async fn run_once(name: &str, pool: &PgPool, engine: &SharedEngine, settings: &WorkerSettings) -> Result<bool, sqlx::Error> {
+pub async fn run_once(
+    name: &str,
+    pool: &PgPool,
+    engine: &SharedEngine,
+    settings: &WorkerSettings,
+) -> Result<bool, sqlx::Error> {
     let Some(claim) = queue::claim(pool, name, settings.lease_seconds).await? else {
         return Ok(false);
     };

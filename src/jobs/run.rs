@@ -32,7 +32,12 @@ impl JobError {
 
 /// Runs the job with a heartbeat, then records its end: results and `succeeded` in one
 /// transaction, or the failure.
-pub async fn process(pool: &PgPool, engine: &SharedEngine, settings: &WorkerSettings, claim: &Claim) {
+pub async fn process(
+    pool: &PgPool,
+    engine: &SharedEngine,
+    settings: &WorkerSettings,
+    claim: &Claim,
+) {
     let beat = {
         let (pool, claim, lease) = (pool.clone(), claim.clone(), settings.lease_seconds);
         tokio::spawn(async move {
@@ -42,7 +47,10 @@ pub async fn process(pool: &PgPool, engine: &SharedEngine, settings: &WorkerSett
                 match queue::heartbeat(&pool, &claim, lease).await {
                     Ok(true) => {}
                     Ok(false) => {
-                        tracing::warn!(job = claim.job.id, "lease lost; another worker has the job");
+                        tracing::warn!(
+                            job = claim.job.id,
+                            "lease lost; another worker has the job"
+                        );
                         break;
                     }
                     Err(e) => tracing::warn!(job = claim.job.id, error = %e, "heartbeat failed"),
@@ -58,29 +66,54 @@ pub async fn process(pool: &PgPool, engine: &SharedEngine, settings: &WorkerSett
     };
     if let Err(e) = recorded {
         tracing::warn!(job = claim.job.id, error = %e, "job failed");
-        if let Err(db) = queue::record_failure(pool, claim, &e.to_string(), e.retryable(), settings.retry_backoff_seconds).await {
+        if let Err(db) = queue::record_failure(
+            pool,
+            claim,
+            &e.to_string(),
+            e.retryable(),
+            settings.retry_backoff_seconds,
+        )
+        .await
+        {
             tracing::error!(job = claim.job.id, error = %db, "could not record the failure; the lease will expire");
         }
     }
 }
 
-async fn finish(pool: &PgPool, claim: &Claim, result: &scores::SubmissionResult) -> Result<(), sqlx::Error> {
+async fn finish(
+    pool: &PgPool,
+    claim: &Claim,
+    result: &scores::SubmissionResult,
+) -> Result<(), sqlx::Error> {
     let mut tx = pool.begin().await?;
     // Fencing first: this locks the job row, so a worker that took over cannot commit alongside.
     if !queue::complete(&mut tx, claim).await? {
-        tracing::warn!(job = claim.job.id, "lease lost before commit; discarding this attempt's results");
+        tracing::warn!(
+            job = claim.job.id,
+            "lease lost before commit; discarding this attempt's results"
+        );
         return tx.rollback().await;
     }
     scores::write(&mut tx, claim.job.submission_id, result).await?;
     tx.commit().await?;
-    tracing::info!(job = claim.job.id, submission = claim.job.submission_id, "job succeeded");
+    tracing::info!(
+        job = claim.job.id,
+        submission = claim.job.submission_id,
+        "job succeeded"
+    );
     Ok(())
 }
 
-async fn run(pool: &PgPool, engine: &SharedEngine, claim: &Claim) -> Result<scores::SubmissionResult, JobError> {
+async fn run(
+    pool: &PgPool,
+    engine: &SharedEngine,
+    claim: &Claim,
+) -> Result<scores::SubmissionResult, JobError> {
     let submission = submissions::by_id(pool, claim.job.submission_id)
         .await?
-        .ok_or_else(|| JobError::Input(format!("submission {} is gone", claim.job.submission_id)))?;
+        .ok_or_else(|| {
+            JobError::Input(format!("submission {} is gone", claim.job.submission_id))
+        })?;
     let split = splits::by_id(pool, submission.split_id)
         .await?
         .ok_or_else(|| JobError::Input(format!("split {} is gone", submission.split_id)))?;
@@ -102,7 +135,8 @@ async fn run(pool: &PgPool, engine: &SharedEngine, claim: &Claim) -> Result<scor
         let mut tx = pool.begin().await?;
         splits::update_reference_graphs(&mut tx, split.id, &built, scoring::ENGINE_VERSION).await?;
         tx.commit().await?;
-        let updated: std::collections::HashMap<i64, serde_json::Value> = built.into_iter().collect();
+        let updated: std::collections::HashMap<i64, serde_json::Value> =
+            built.into_iter().collect();
         for r in &mut refs {
             if let Some(g) = updated.get(&r.image_id) {
                 r.scene_graph = Some(g.clone());
@@ -117,18 +151,34 @@ async fn run(pool: &PgPool, engine: &SharedEngine, claim: &Claim) -> Result<scor
                 .await?
                 .ok_or_else(|| JobError::Input("the submission has no file".into()))?;
             let ids = refs.iter().map(|r| r.image_id).collect();
-            let bounds = Bounds { split_name: &split.name, split_images: &ids, max_bytes: u64::MAX, max_caption_chars: usize::MAX };
+            let bounds = Bounds {
+                split_name: &split.name,
+                split_images: &ids,
+                max_bytes: u64::MAX,
+                max_caption_chars: usize::MAX,
+            };
             let candidates = ResultsFile::parse(&raw, bounds)
-                .map_err(|e| JobError::Input(format!("the stored file no longer matches the split: {e}")))?
+                .map_err(|e| {
+                    JobError::Input(format!("the stored file no longer matches the split: {e}"))
+                })?
                 .into_candidates();
-            Ok(blocking(move || scoring::score_submission(&engine, &refs, &candidates, mode)).await??)
+            Ok(
+                blocking(move || scoring::score_submission(&engine, &refs, &candidates, mode))
+                    .await??,
+            )
         }
-        super::HUMAN_BASELINE => Ok(blocking(move || scoring::score_human(&engine, &refs, mode)).await??),
+        super::HUMAN_BASELINE => {
+            Ok(blocking(move || scoring::score_human(&engine, &refs, mode)).await??)
+        }
         other => Err(JobError::Input(format!("unknown job kind {other:?}"))),
     }
 }
 
 /// Runs CPU-bound engine work off the async threads.
-async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<T, JobError> {
-    tokio::task::spawn_blocking(f).await.map_err(|e| JobError::Panicked(e.to_string()))
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, JobError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| JobError::Panicked(e.to_string()))
 }

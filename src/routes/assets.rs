@@ -11,5 +11,8 @@ pub async fn file(name: web::Path<String>) -> HttpResponse {
         "status.js" => (SCRIPT, "text/javascript; charset=utf-8"),
         _ => return HttpResponse::NotFound().finish(),
     };
-    HttpResponse::Ok().content_type(kind).insert_header(("Cache-Control", "public, max-age=3600")).body(body)
+    HttpResponse::Ok()
+        .content_type(kind)
+        .insert_header(("Cache-Control", "public, max-age=3600"))
+        .body(body)
 }

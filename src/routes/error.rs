@@ -38,7 +38,9 @@ impl From<askama::Error> for PageError {
 impl From<ActionError> for PageError {
     fn from(e: ActionError) -> Self {
         match e {
-            ActionError::NoChallenge(_) | ActionError::NoSplit(..) | ActionError::NoSubmission(_) => PageError::NotFound,
+            ActionError::NoChallenge(_)
+            | ActionError::NoSplit(..)
+            | ActionError::NoSubmission(_) => PageError::NotFound,
             ActionError::Database(db) => PageError::Internal(db.into()),
             other => PageError::BadRequest(other.to_string()),
         }
@@ -70,8 +72,14 @@ impl ResponseError for PageError {
         }
         let status = self.status_code();
         let message = self.to_string();
-        let page = ErrorPage { layout: super::Layout::anonymous(), status: status.as_u16(), message: &message };
+        let page = ErrorPage {
+            layout: super::Layout::anonymous(),
+            status: status.as_u16(),
+            message: &message,
+        };
         let body = page.render().unwrap_or(message.clone());
-        HttpResponse::build(status).content_type("text/html; charset=utf-8").body(body)
+        HttpResponse::build(status)
+            .content_type("text/html; charset=utf-8")
+            .body(body)
     }
 }

@@ -15,8 +15,15 @@ struct Index {
     challenges: Vec<Challenge>,
 }
 
-pub async fn index(req: HttpRequest, pool: web::Data<PgPool>, user: MaybeUser) -> Result<HttpResponse, PageError> {
-    let page = Index { layout: Layout::new(&req, user.0.as_ref()), challenges: challenges::list(pool.get_ref()).await? };
+pub async fn index(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    user: MaybeUser,
+) -> Result<HttpResponse, PageError> {
+    let page = Index {
+        layout: Layout::new(&req, user.0.as_ref()),
+        challenges: challenges::list(pool.get_ref()).await?,
+    };
     Ok(html(page.render()?))
 }
 
@@ -28,5 +35,7 @@ pub async fn health(pool: web::Data<PgPool>) -> HttpResponse {
 }
 
 pub fn html(body: String) -> HttpResponse {
-    HttpResponse::Ok().content_type("text/html; charset=utf-8").body(body)
+    HttpResponse::Ok()
+        .content_type("text/html; charset=utf-8")
+        .body(body)
 }

@@ -22,36 +22,78 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/health", web::get().to(home::health))
         .route("/static/{file}", web::get().to(assets::file))
         .service(
-            web::resource("/signup").route(web::get().to(auth::signup_form)).route(web::post().to(auth::signup)),
+            web::resource("/signup")
+                .route(web::get().to(auth::signup_form))
+                .route(web::post().to(auth::signup)),
         )
-        .service(web::resource("/login").route(web::get().to(auth::login_form)).route(web::post().to(auth::login)))
+        .service(
+            web::resource("/login")
+                .route(web::get().to(auth::login_form))
+                .route(web::post().to(auth::login)),
+        )
         .route("/logout", web::post().to(auth::logout))
         .route("/c/{slug}", web::get().to(challenges::overview))
         .route("/c/{slug}/team", web::post().to(challenges::create_team))
         .route("/c/{slug}/tokens", web::post().to(challenges::create_token))
-        .route("/c/{slug}/leaderboard", web::get().to(challenges::leaderboard))
-        .route("/c/{slug}/leaderboard.csv", web::get().to(challenges::leaderboard_csv))
-        .route("/c/{slug}/leaderboard.json", web::get().to(challenges::leaderboard_json))
+        .route(
+            "/c/{slug}/leaderboard",
+            web::get().to(challenges::leaderboard),
+        )
+        .route(
+            "/c/{slug}/leaderboard.csv",
+            web::get().to(challenges::leaderboard_csv),
+        )
+        .route(
+            "/c/{slug}/leaderboard.json",
+            web::get().to(challenges::leaderboard_json),
+        )
         .service(
             web::resource("/c/{slug}/submit")
                 .route(web::get().to(submissions::form))
                 .route(web::post().to(submissions::upload)),
         )
         .route("/s/{id}", web::get().to(submissions::page))
-        .route("/s/{id}/status", web::get().to(submissions::status_fragment))
-        .route("/s/{id}/images/{image_id}", web::get().to(submissions::image))
+        .route(
+            "/s/{id}/status",
+            web::get().to(submissions::status_fragment),
+        )
+        .route(
+            "/s/{id}/images/{image_id}",
+            web::get().to(submissions::image),
+        )
         .route("/s/{id}/choose", web::post().to(submissions::choose))
         .route("/api/c/{slug}/submissions", web::post().to(api::upload))
         .route("/api/submissions/{id}", web::get().to(api::status))
         .route("/admin", web::get().to(admin::index))
         .route("/admin/challenges", web::post().to(admin::create_challenge))
         .route("/admin/c/{slug}", web::get().to(admin::challenge))
-        .route("/admin/c/{slug}/references", web::post().to(admin::import_references))
+        .route(
+            "/admin/c/{slug}/references",
+            web::post().to(admin::import_references),
+        )
         .route("/admin/c/{slug}/limits", web::post().to(admin::set_limits))
-        .route("/admin/c/{slug}/splits/{split}/visibility", web::post().to(admin::set_visibility))
-        .route("/admin/c/{slug}/splits/{split}/baselines", web::post().to(admin::add_baseline))
-        .route("/admin/c/{slug}/splits/{split}/human", web::post().to(admin::compute_human))
-        .route("/admin/c/{slug}/splits/{split}/rescore", web::post().to(admin::rescore))
-        .route("/admin/c/{slug}/export.csv", web::get().to(admin::export_csv))
-        .route("/admin/submissions/{id}/delete", web::post().to(admin::delete_submission));
+        .route(
+            "/admin/c/{slug}/splits/{split}/visibility",
+            web::post().to(admin::set_visibility),
+        )
+        .route(
+            "/admin/c/{slug}/splits/{split}/baselines",
+            web::post().to(admin::add_baseline),
+        )
+        .route(
+            "/admin/c/{slug}/splits/{split}/human",
+            web::post().to(admin::compute_human),
+        )
+        .route(
+            "/admin/c/{slug}/splits/{split}/rescore",
+            web::post().to(admin::rescore),
+        )
+        .route(
+            "/admin/c/{slug}/export.csv",
+            web::get().to(admin::export_csv),
+        )
+        .route(
+            "/admin/submissions/{id}/delete",
+            web::post().to(admin::delete_submission),
+        );
 }

@@ -55,12 +55,15 @@ pub async fn read(mut payload: Multipart, file_limit: u64) -> Result<Form, FormE
                 form.file_too_large = Some(total);
                 continue;
             }
-            return Err(FormError(format!("field {name:?} is larger than {limit} bytes")));
+            return Err(FormError(format!(
+                "field {name:?} is larger than {limit} bytes"
+            )));
         }
         if is_file {
             form.file = Some(buf);
         } else {
-            form.fields.insert(name, String::from_utf8_lossy(&buf).into_owned());
+            form.fields
+                .insert(name, String::from_utf8_lossy(&buf).into_owned());
         }
     }
     Ok(form)

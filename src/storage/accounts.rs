@@ -37,7 +37,10 @@ pub async fn create_user(
     .await
 }
 
-pub async fn user_by_email(db: impl PgExecutor<'_>, email: &str) -> Result<Option<User>, sqlx::Error> {
+pub async fn user_by_email(
+    db: impl PgExecutor<'_>,
+    email: &str,
+) -> Result<Option<User>, sqlx::Error> {
     sqlx::query_as("SELECT id, email, password_hash, is_admin FROM users WHERE email = $1")
         .bind(email)
         .fetch_optional(db)
@@ -59,7 +62,10 @@ pub async fn create_session(
         .map(|_| ())
 }
 
-pub async fn user_by_session(db: impl PgExecutor<'_>, token_hash: &str) -> Result<Option<User>, sqlx::Error> {
+pub async fn user_by_session(
+    db: impl PgExecutor<'_>,
+    token_hash: &str,
+) -> Result<Option<User>, sqlx::Error> {
     sqlx::query_as(
         "SELECT u.id, u.email, u.password_hash, u.is_admin FROM sessions s JOIN users u ON u.id = s.user_id
          WHERE s.token_hash = $1 AND s.expires_at > now()",
@@ -78,7 +84,11 @@ pub async fn delete_session(db: impl PgExecutor<'_>, token_hash: &str) -> Result
 }
 
 /// Creates a team; `Ok(None)` if the name is taken in this challenge.
-pub async fn create_team(db: impl PgExecutor<'_>, challenge_id: i64, name: &str) -> Result<Option<Team>, sqlx::Error> {
+pub async fn create_team(
+    db: impl PgExecutor<'_>,
+    challenge_id: i64,
+    name: &str,
+) -> Result<Option<Team>, sqlx::Error> {
     sqlx::query_as(
         "INSERT INTO teams (challenge_id, name) VALUES ($1, $2)
          ON CONFLICT (challenge_id, name) DO NOTHING RETURNING id, challenge_id, name",
@@ -89,17 +99,27 @@ pub async fn create_team(db: impl PgExecutor<'_>, challenge_id: i64, name: &str)
     .await
 }
 
-pub async fn add_member(db: impl PgExecutor<'_>, team_id: i64, user_id: i64) -> Result<(), sqlx::Error> {
-    sqlx::query("INSERT INTO team_members (team_id, user_id) VALUES ($1, $2) ON CONFLICT DO NOTHING")
-        .bind(team_id)
-        .bind(user_id)
-        .execute(db)
-        .await
-        .map(|_| ())
+pub async fn add_member(
+    db: impl PgExecutor<'_>,
+    team_id: i64,
+    user_id: i64,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO team_members (team_id, user_id) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+    )
+    .bind(team_id)
+    .bind(user_id)
+    .execute(db)
+    .await
+    .map(|_| ())
 }
 
 /// The user's team in a challenge, if any.
-pub async fn team_of_user(db: impl PgExecutor<'_>, challenge_id: i64, user_id: i64) -> Result<Option<Team>, sqlx::Error> {
+pub async fn team_of_user(
+    db: impl PgExecutor<'_>,
+    challenge_id: i64,
+    user_id: i64,
+) -> Result<Option<Team>, sqlx::Error> {
     sqlx::query_as(
         "SELECT t.id, t.challenge_id, t.name FROM teams t JOIN team_members m ON m.team_id = t.id
          WHERE t.challenge_id = $1 AND m.user_id = $2 ORDER BY t.id LIMIT 1",
@@ -110,21 +130,32 @@ pub async fn team_of_user(db: impl PgExecutor<'_>, challenge_id: i64, user_id: i
     .await
 }
 
-pub async fn team_by_id(db: impl PgExecutor<'_>, team_id: i64) -> Result<Option<Team>, sqlx::Error> {
+pub async fn team_by_id(
+    db: impl PgExecutor<'_>,
+    team_id: i64,
+) -> Result<Option<Team>, sqlx::Error> {
     sqlx::query_as("SELECT id, challenge_id, name FROM teams WHERE id = $1")
         .bind(team_id)
         .fetch_optional(db)
         .await
 }
 
-pub async fn teams_of_challenge(db: impl PgExecutor<'_>, challenge_id: i64) -> Result<Vec<Team>, sqlx::Error> {
+pub async fn teams_of_challenge(
+    db: impl PgExecutor<'_>,
+    challenge_id: i64,
+) -> Result<Vec<Team>, sqlx::Error> {
     sqlx::query_as("SELECT id, challenge_id, name FROM teams WHERE challenge_id = $1 ORDER BY name")
         .bind(challenge_id)
         .fetch_all(db)
         .await
 }
 
-pub async fn create_api_token(db: impl PgExecutor<'_>, team_id: i64, token_hash: &str, label: &str) -> Result<(), sqlx::Error> {
+pub async fn create_api_token(
+    db: impl PgExecutor<'_>,
+    team_id: i64,
+    token_hash: &str,
+    label: &str,
+) -> Result<(), sqlx::Error> {
     sqlx::query("INSERT INTO api_tokens (team_id, token_hash, label) VALUES ($1, $2, $3)")
         .bind(team_id)
         .bind(token_hash)
@@ -135,7 +166,10 @@ pub async fn create_api_token(db: impl PgExecutor<'_>, team_id: i64, token_hash:
 }
 
 /// The team an unrevoked API token belongs to.
-pub async fn team_by_token(db: impl PgExecutor<'_>, token_hash: &str) -> Result<Option<Team>, sqlx::Error> {
+pub async fn team_by_token(
+    db: impl PgExecutor<'_>,
+    token_hash: &str,
+) -> Result<Option<Team>, sqlx::Error> {
     sqlx::query_as(
         "SELECT t.id, t.challenge_id, t.name FROM api_tokens a JOIN teams t ON t.id = a.team_id
          WHERE a.token_hash = $1 AND a.revoked_at IS NULL",
@@ -152,7 +186,10 @@ pub struct TokenInfo {
     pub created_at: DateTime<Utc>,
 }
 
-pub async fn tokens_of_team(db: impl PgExecutor<'_>, team_id: i64) -> Result<Vec<TokenInfo>, sqlx::Error> {
+pub async fn tokens_of_team(
+    db: impl PgExecutor<'_>,
+    team_id: i64,
+) -> Result<Vec<TokenInfo>, sqlx::Error> {
     sqlx::query_as("SELECT id, label, created_at FROM api_tokens WHERE team_id = $1 AND revoked_at IS NULL ORDER BY id")
         .bind(team_id)
         .fetch_all(db)

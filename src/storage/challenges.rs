@@ -34,7 +34,10 @@ pub async fn create(
     .await
 }
 
-pub async fn by_slug(db: impl PgExecutor<'_>, slug: &str) -> Result<Option<Challenge>, sqlx::Error> {
+pub async fn by_slug(
+    db: impl PgExecutor<'_>,
+    slug: &str,
+) -> Result<Option<Challenge>, sqlx::Error> {
     sqlx::query_as(&format!("SELECT {COLUMNS} FROM challenges WHERE slug = $1"))
         .bind(slug)
         .fetch_optional(db)
@@ -42,9 +45,11 @@ pub async fn by_slug(db: impl PgExecutor<'_>, slug: &str) -> Result<Option<Chall
 }
 
 pub async fn list(db: impl PgExecutor<'_>) -> Result<Vec<Challenge>, sqlx::Error> {
-    sqlx::query_as(&format!("SELECT {COLUMNS} FROM challenges ORDER BY created_at DESC, id DESC"))
-        .fetch_all(db)
-        .await
+    sqlx::query_as(&format!(
+        "SELECT {COLUMNS} FROM challenges ORDER BY created_at DESC, id DESC"
+    ))
+    .fetch_all(db)
+    .await
 }
 
 /// Limits: `None` = unlimited for the per-team counts.

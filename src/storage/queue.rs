@@ -31,7 +31,12 @@ pub struct Claim {
     pub worker: String,
 }
 
-pub async fn enqueue(db: impl PgExecutor<'_>, kind: &str, submission_id: i64, max_attempts: i32) -> Result<i64, sqlx::Error> {
+pub async fn enqueue(
+    db: impl PgExecutor<'_>,
+    kind: &str,
+    submission_id: i64,
+    max_attempts: i32,
+) -> Result<i64, sqlx::Error> {
     sqlx::query_scalar(
         "WITH j AS (INSERT INTO jobs (kind, submission_id, max_attempts) VALUES ($1, $2, $3) RETURNING id)
          SELECT j.id FROM j, pg_notify($4, j.id::text) AS n",
@@ -47,7 +52,11 @@ pub async fn enqueue(db: impl PgExecutor<'_>, kind: &str, submission_id: i64, ma
 /// Claims the oldest runnable job: queued and due, or running with an expired lease (its worker
 /// died). Jobs that have used up their attempts are failed on the way, so they are not retried
 /// forever.
-pub async fn claim(db: &sqlx::PgPool, worker: &str, lease_seconds: u64) -> Result<Option<Claim>, sqlx::Error> {
+pub async fn claim(
+    db: &sqlx::PgPool,
+    worker: &str,
+    lease_seconds: u64,
+) -> Result<Option<Claim>, sqlx::Error> {
     let mut tx = db.begin().await?;
     let job: Option<Job> = sqlx::query_as(&format!(
         "SELECT {COLUMNS} FROM jobs
@@ -87,11 +96,18 @@ pub async fn claim(db: &sqlx::PgPool, worker: &str, lease_seconds: u64) -> Resul
         .execute(&mut *tx)
         .await?;
     tx.commit().await?;
-    Ok(Some(Claim { job, worker: worker.to_string() }))
+    Ok(Some(Claim {
+        job,
+        worker: worker.to_string(),
+    }))
 }
 
 /// Extends the lease; false if the claim is no longer ours.
-pub async fn heartbeat(db: impl PgExecutor<'_>, claim: &Claim, lease_seconds: u64) -> Result<bool, sqlx::Error> {
+pub async fn heartbeat(
+    db: impl PgExecutor<'_>,
+    claim: &Claim,
+    lease_seconds: u64,
+) -> Result<bool, sqlx::Error> {
     let r = sqlx::query(
         "UPDATE jobs SET lease_expires_at = now() + make_interval(secs => $4), heartbeat_at = now()
          WHERE id = $1 AND locked_by = $2 AND attempts = $3 AND state = 'running'",
@@ -108,7 +124,10 @@ pub async fn heartbeat(db: impl PgExecutor<'_>, claim: &Claim, lease_seconds: u6
 /// Within the transaction that writes the results: marks the job succeeded if the claim still
 /// holds, locking the job row. Returns false if another worker has taken the job over; the caller
 /// must then roll back.
-pub async fn complete(tx: &mut Transaction<'_, Postgres>, claim: &Claim) -> Result<bool, sqlx::Error> {
+pub async fn complete(
+    tx: &mut Transaction<'_, Postgres>,
+    claim: &Claim,
+) -> Result<bool, sqlx::Error> {
     let r = sqlx::query(
         "UPDATE jobs SET state = 'succeeded', finished_at = now(), lease_expires_at = NULL, last_error = NULL
          WHERE id = $1 AND locked_by = $2 AND attempts = $3 AND state = 'running'",
@@ -153,17 +172,24 @@ pub async fn record_failure(
         .bind((backoff_seconds * claim.job.attempts as u64) as f64)
         .execute(&mut *tx)
         .await?;
-        sqlx::query("UPDATE submissions SET status = 'queued' WHERE id = $1 AND status = 'running'")
-            .bind(claim.job.submission_id)
-            .execute(&mut *tx)
-            .await?;
+        sqlx::query(
+            "UPDATE submissions SET status = 'queued' WHERE id = $1 AND status = 'running'",
+        )
+        .bind(claim.job.submission_id)
+        .execute(&mut *tx)
+        .await?;
     } else {
         mark_failed(&mut tx, claim.job.id, claim.job.submission_id, error).await?;
     }
     tx.commit().await
 }
 
-async fn mark_failed(tx: &mut Transaction<'_, Postgres>, job_id: i64, submission_id: i64, error: &str) -> Result<(), sqlx::Error> {
+async fn mark_failed(
+    tx: &mut Transaction<'_, Postgres>,
+    job_id: i64,
+    submission_id: i64,
+    error: &str,
+) -> Result<(), sqlx::Error> {
     sqlx::query(
         "UPDATE jobs SET state = 'failed', finished_at = now(), lease_expires_at = NULL, last_error = $2 WHERE id = $1",
     )
@@ -172,20 +198,27 @@ async fn mark_failed(tx: &mut Transaction<'_, Postgres>, job_id: i64, submission
     .execute(&mut **tx)
     .await?;
     // A submission that was scored before (re-scoring) keeps its old scores and status.
-    sqlx::query("UPDATE submissions SET status = 'failed', error = $2 WHERE id = $1 AND status <> 'scored'")
-        .bind(submission_id)
-        .bind(error)
-        .execute(&mut **tx)
-        .await
-        .map(|_| ())
+    sqlx::query(
+        "UPDATE submissions SET status = 'failed', error = $2 WHERE id = $1 AND status <> 'scored'",
+    )
+    .bind(submission_id)
+    .bind(error)
+    .execute(&mut **tx)
+    .await
+    .map(|_| ())
 }
 
 /// The newest job of a submission.
-pub async fn latest_of_submission(db: impl PgExecutor<'_>, submission_id: i64) -> Result<Option<Job>, sqlx::Error> {
-    sqlx::query_as(&format!("SELECT {COLUMNS} FROM jobs WHERE submission_id = $1 ORDER BY id DESC LIMIT 1"))
-        .bind(submission_id)
-        .fetch_optional(db)
-        .await
+pub async fn latest_of_submission(
+    db: impl PgExecutor<'_>,
+    submission_id: i64,
+) -> Result<Option<Job>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "SELECT {COLUMNS} FROM jobs WHERE submission_id = $1 ORDER BY id DESC LIMIT 1"
+    ))
+    .bind(submission_id)
+    .fetch_optional(db)
+    .await
 }
 
 /// How many unfinished jobs are ahead of this one (0 = next or running).

@@ -39,7 +39,11 @@ pub struct SubmissionResult {
 
 /// Replaces the submission's scores with `result` and marks it scored (inside the job's final
 /// transaction).
-pub async fn write(tx: &mut Transaction<'_, Postgres>, submission_id: i64, result: &SubmissionResult) -> Result<(), sqlx::Error> {
+pub async fn write(
+    tx: &mut Transaction<'_, Postgres>,
+    submission_id: i64,
+    result: &SubmissionResult,
+) -> Result<(), sqlx::Error> {
     for table in ["image_scores", "image_results", "aggregate_scores"] {
         sqlx::query(&format!("DELETE FROM {table} WHERE submission_id = $1"))
             .bind(submission_id)
@@ -51,7 +55,13 @@ pub async fn write(tx: &mut Transaction<'_, Postgres>, submission_id: i64, resul
         let captions: Vec<&str> = chunk.iter().map(|i| i.caption.as_str()).collect();
         let spice: Vec<f64> = chunk
             .iter()
-            .map(|i| i.categories.iter().find(|c| c.category == "all").and_then(|c| c.f).unwrap_or(0.0))
+            .map(|i| {
+                i.categories
+                    .iter()
+                    .find(|c| c.category == "all")
+                    .and_then(|c| c.f)
+                    .unwrap_or(0.0)
+            })
             .collect();
         let details: Vec<serde_json::Value> = chunk.iter().map(|i| i.details.clone()).collect();
         sqlx::query(
@@ -66,9 +76,19 @@ pub async fn write(tx: &mut Transaction<'_, Postgres>, submission_id: i64, resul
         .execute(&mut **tx)
         .await?;
 
-        let rows = chunk.iter().flat_map(|i| i.categories.iter().map(move |c| (i.image_id, c)));
-        let (mut ids, mut cats, mut tps, mut fps, mut fns, mut prs, mut res, mut fs) =
-            (vec![], vec![], vec![], vec![], vec![], vec![], vec![], vec![]);
+        let rows = chunk
+            .iter()
+            .flat_map(|i| i.categories.iter().map(move |c| (i.image_id, c)));
+        let (mut ids, mut cats, mut tps, mut fps, mut fns, mut prs, mut res, mut fs) = (
+            vec![],
+            vec![],
+            vec![],
+            vec![],
+            vec![],
+            vec![],
+            vec![],
+            vec![],
+        );
         for (id, c) in rows {
             ids.push(id);
             cats.push(c.category.as_str());
@@ -113,15 +133,20 @@ pub async fn write(tx: &mut Transaction<'_, Postgres>, submission_id: i64, resul
         .execute(&mut **tx)
         .await?;
     }
-    sqlx::query("UPDATE submissions SET status = 'scored', error = NULL, scored_at = now() WHERE id = $1")
-        .bind(submission_id)
-        .execute(&mut **tx)
-        .await?;
+    sqlx::query(
+        "UPDATE submissions SET status = 'scored', error = NULL, scored_at = now() WHERE id = $1",
+    )
+    .bind(submission_id)
+    .execute(&mut **tx)
+    .await?;
     Ok(())
 }
 
 /// Aggregate scores of a submission in the paper's column order.
-pub async fn aggregates(db: impl PgExecutor<'_>, submission_id: i64) -> Result<Vec<CategoryScore>, sqlx::Error> {
+pub async fn aggregates(
+    db: impl PgExecutor<'_>,
+    submission_id: i64,
+) -> Result<Vec<CategoryScore>, sqlx::Error> {
     sqlx::query_as(
         "SELECT category, tp, fp, fn, precision, recall, f, images FROM aggregate_scores WHERE submission_id = $1
          ORDER BY array_position(ARRAY['all','object','relation','attribute','color','count','size'], category)",
@@ -139,7 +164,12 @@ pub struct ImageRow {
 }
 
 /// Per-image SPICE, worst first (ties by image id), one page at a time.
-pub async fn images_worst_first(db: impl PgExecutor<'_>, submission_id: i64, limit: i64, offset: i64) -> Result<Vec<ImageRow>, sqlx::Error> {
+pub async fn images_worst_first(
+    db: impl PgExecutor<'_>,
+    submission_id: i64,
+    limit: i64,
+    offset: i64,
+) -> Result<Vec<ImageRow>, sqlx::Error> {
     sqlx::query_as(
         "SELECT image_id, caption, spice_f FROM image_results WHERE submission_id = $1
          ORDER BY spice_f ASC, image_id ASC LIMIT $2 OFFSET $3",
@@ -159,7 +189,11 @@ pub async fn image_count(db: impl PgExecutor<'_>, submission_id: i64) -> Result<
 }
 
 /// One image of a submission: caption, engine details and per-category scores.
-pub async fn image(db: &sqlx::PgPool, submission_id: i64, image_id: i64) -> Result<Option<(ImageRow, serde_json::Value, Vec<CategoryScore>)>, sqlx::Error> {
+pub async fn image(
+    db: &sqlx::PgPool,
+    submission_id: i64,
+    image_id: i64,
+) -> Result<Option<(ImageRow, serde_json::Value, Vec<CategoryScore>)>, sqlx::Error> {
     let row: Option<(i64, String, f64, serde_json::Value)> = sqlx::query_as(
         "SELECT image_id, caption, spice_f, details FROM image_results WHERE submission_id = $1 AND image_id = $2",
     )
@@ -167,7 +201,9 @@ pub async fn image(db: &sqlx::PgPool, submission_id: i64, image_id: i64) -> Resu
     .bind(image_id)
     .fetch_optional(db)
     .await?;
-    let Some((image_id, caption, spice_f, details)) = row else { return Ok(None) };
+    let Some((image_id, caption, spice_f, details)) = row else {
+        return Ok(None);
+    };
     let cats: Vec<CategoryScore> = sqlx::query_as(
         "SELECT category, tp, fp, fn, precision, recall, f FROM image_scores WHERE submission_id = $1 AND image_id = $2
          ORDER BY array_position(ARRAY['all','object','relation','attribute','color','count','size'], category)",
@@ -176,11 +212,22 @@ pub async fn image(db: &sqlx::PgPool, submission_id: i64, image_id: i64) -> Resu
     .bind(image_id)
     .fetch_all(db)
     .await?;
-    Ok(Some((ImageRow { image_id, caption, spice_f }, details, cats)))
+    Ok(Some((
+        ImageRow {
+            image_id,
+            caption,
+            spice_f,
+        },
+        details,
+        cats,
+    )))
 }
 
 /// Rows of image_scores for a submission (tests check there are no duplicates).
-pub async fn image_score_rows(db: impl PgExecutor<'_>, submission_id: i64) -> Result<i64, sqlx::Error> {
+pub async fn image_score_rows(
+    db: impl PgExecutor<'_>,
+    submission_id: i64,
+) -> Result<i64, sqlx::Error> {
     sqlx::query_scalar("SELECT COUNT(*) FROM image_scores WHERE submission_id = $1")
         .bind(submission_id)
         .fetch_one(db)

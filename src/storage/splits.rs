@@ -35,11 +35,13 @@ pub async fn create_version(
         .bind(challenge_id)
         .execute(&mut **tx)
         .await?;
-    sqlx::query("UPDATE splits SET is_current = FALSE WHERE challenge_id = $1 AND name = $2 AND is_current")
-        .bind(challenge_id)
-        .bind(name)
-        .execute(&mut **tx)
-        .await?;
+    sqlx::query(
+        "UPDATE splits SET is_current = FALSE WHERE challenge_id = $1 AND name = $2 AND is_current",
+    )
+    .bind(challenge_id)
+    .bind(name)
+    .execute(&mut **tx)
+    .await?;
     sqlx::query_as(&format!(
         "INSERT INTO splits (challenge_id, name, version, hidden, caption_mode, source_format, engine_version)
          VALUES ($1, $2, (SELECT COALESCE(MAX(version), 0) + 1 FROM splits WHERE challenge_id = $1 AND name = $2),
@@ -73,7 +75,8 @@ pub async fn insert_reference_images(
     for chunk in images.chunks(2000) {
         let ids: Vec<i64> = chunk.iter().map(|i| i.image_id).collect();
         let captions: Vec<serde_json::Value> = chunk.iter().map(|i| i.captions.clone()).collect();
-        let graphs: Vec<Option<serde_json::Value>> = chunk.iter().map(|i| i.scene_graph.clone()).collect();
+        let graphs: Vec<Option<serde_json::Value>> =
+            chunk.iter().map(|i| i.scene_graph.clone()).collect();
         let errors: Vec<Option<String>> = chunk.iter().map(|i| i.parse_error.clone()).collect();
         sqlx::query(
             "INSERT INTO reference_images (split_id, image_id, captions, scene_graph, parse_error)
@@ -94,7 +97,11 @@ pub async fn insert_reference_images(
     Ok(())
 }
 
-pub async fn current(db: impl PgExecutor<'_>, challenge_id: i64, name: &str) -> Result<Option<Split>, sqlx::Error> {
+pub async fn current(
+    db: impl PgExecutor<'_>,
+    challenge_id: i64,
+    name: &str,
+) -> Result<Option<Split>, sqlx::Error> {
     sqlx::query_as(&format!(
         "SELECT {COLUMNS} FROM splits WHERE challenge_id = $1 AND name = $2 AND is_current"
     ))
@@ -112,7 +119,10 @@ pub async fn by_id(db: impl PgExecutor<'_>, id: i64) -> Result<Option<Split>, sq
 }
 
 /// Current splits of a challenge, by name.
-pub async fn list_current(db: impl PgExecutor<'_>, challenge_id: i64) -> Result<Vec<Split>, sqlx::Error> {
+pub async fn list_current(
+    db: impl PgExecutor<'_>,
+    challenge_id: i64,
+) -> Result<Vec<Split>, sqlx::Error> {
     sqlx::query_as(&format!(
         "SELECT {COLUMNS} FROM splits WHERE challenge_id = $1 AND is_current ORDER BY name"
     ))
@@ -121,7 +131,11 @@ pub async fn list_current(db: impl PgExecutor<'_>, challenge_id: i64) -> Result<
     .await
 }
 
-pub async fn set_hidden(db: impl PgExecutor<'_>, split_id: i64, hidden: bool) -> Result<(), sqlx::Error> {
+pub async fn set_hidden(
+    db: impl PgExecutor<'_>,
+    split_id: i64,
+    hidden: bool,
+) -> Result<(), sqlx::Error> {
     sqlx::query("UPDATE splits SET hidden = $2 WHERE id = $1")
         .bind(split_id)
         .bind(hidden)
@@ -130,11 +144,15 @@ pub async fn set_hidden(db: impl PgExecutor<'_>, split_id: i64, hidden: bool) ->
         .map(|_| ())
 }
 
-pub async fn image_ids(db: impl PgExecutor<'_>, split_id: i64) -> Result<HashSet<i64>, sqlx::Error> {
-    let ids: Vec<i64> = sqlx::query_scalar("SELECT image_id FROM reference_images WHERE split_id = $1")
-        .bind(split_id)
-        .fetch_all(db)
-        .await?;
+pub async fn image_ids(
+    db: impl PgExecutor<'_>,
+    split_id: i64,
+) -> Result<HashSet<i64>, sqlx::Error> {
+    let ids: Vec<i64> =
+        sqlx::query_scalar("SELECT image_id FROM reference_images WHERE split_id = $1")
+            .bind(split_id)
+            .fetch_all(db)
+            .await?;
     Ok(ids.into_iter().collect())
 }
 
@@ -146,7 +164,10 @@ pub struct StoredReference {
     pub scene_graph: Option<serde_json::Value>,
 }
 
-pub async fn references(db: impl PgExecutor<'_>, split_id: i64) -> Result<Vec<StoredReference>, sqlx::Error> {
+pub async fn references(
+    db: impl PgExecutor<'_>,
+    split_id: i64,
+) -> Result<Vec<StoredReference>, sqlx::Error> {
     sqlx::query_as(
         "SELECT image_id, captions, scene_graph FROM reference_images WHERE split_id = $1 ORDER BY image_id",
     )
@@ -185,7 +206,10 @@ pub async fn update_reference_graphs(
 }
 
 /// Images whose reference graph could not be built at ingestion, with the reason.
-pub async fn parse_failures(db: impl PgExecutor<'_>, split_id: i64) -> Result<(i64, Option<String>), sqlx::Error> {
+pub async fn parse_failures(
+    db: impl PgExecutor<'_>,
+    split_id: i64,
+) -> Result<(i64, Option<String>), sqlx::Error> {
     sqlx::query_as(
         "SELECT COUNT(*), MIN(parse_error) FROM reference_images WHERE split_id = $1 AND scene_graph IS NULL",
     )

@@ -21,7 +21,8 @@ pub struct Submission {
     pub deleted_at: Option<DateTime<Utc>>,
 }
 
-const COLUMNS: &str = "id, split_id, kind, team_id, label, description, sha256, byte_size, status, error,
+const COLUMNS: &str =
+    "id, split_id, kind, team_id, label, description, sha256, byte_size, status, error,
     created_at, scored_at, deleted_at";
 
 /// What a new submission holds.
@@ -79,7 +80,10 @@ pub async fn raw_file(db: impl PgExecutor<'_>, id: i64) -> Result<Option<Vec<u8>
 }
 
 /// A team's submissions to a challenge, newest first.
-pub async fn of_team(db: impl PgExecutor<'_>, team_id: i64) -> Result<Vec<Submission>, sqlx::Error> {
+pub async fn of_team(
+    db: impl PgExecutor<'_>,
+    team_id: i64,
+) -> Result<Vec<Submission>, sqlx::Error> {
     sqlx::query_as(&format!(
         "SELECT {COLUMNS} FROM submissions WHERE team_id = $1 AND deleted_at IS NULL ORDER BY id DESC"
     ))
@@ -101,7 +105,10 @@ pub async fn quota_used(db: impl PgExecutor<'_>, team_id: i64) -> Result<(i64, i
 }
 
 /// Locks the team row so that concurrent uploads cannot both pass the quota check.
-pub async fn lock_team(tx: &mut Transaction<'_, Postgres>, team_id: i64) -> Result<(), sqlx::Error> {
+pub async fn lock_team(
+    tx: &mut Transaction<'_, Postgres>,
+    team_id: i64,
+) -> Result<(), sqlx::Error> {
     sqlx::query("SELECT id FROM teams WHERE id = $1 FOR UPDATE")
         .bind(team_id)
         .execute(&mut **tx)
@@ -110,15 +117,22 @@ pub async fn lock_team(tx: &mut Transaction<'_, Postgres>, team_id: i64) -> Resu
 }
 
 pub async fn soft_delete(db: impl PgExecutor<'_>, id: i64) -> Result<bool, sqlx::Error> {
-    let r = sqlx::query("UPDATE submissions SET deleted_at = now() WHERE id = $1 AND deleted_at IS NULL")
-        .bind(id)
-        .execute(db)
-        .await?;
+    let r = sqlx::query(
+        "UPDATE submissions SET deleted_at = now() WHERE id = $1 AND deleted_at IS NULL",
+    )
+    .bind(id)
+    .execute(db)
+    .await?;
     Ok(r.rows_affected() == 1)
 }
 
 /// Makes `submission_id` the team's leaderboard entry for its split.
-pub async fn choose_for_leaderboard(db: impl PgExecutor<'_>, team_id: i64, split_id: i64, submission_id: i64) -> Result<(), sqlx::Error> {
+pub async fn choose_for_leaderboard(
+    db: impl PgExecutor<'_>,
+    team_id: i64,
+    split_id: i64,
+    submission_id: i64,
+) -> Result<(), sqlx::Error> {
     sqlx::query(
         "INSERT INTO leaderboard_choices (team_id, split_id, submission_id) VALUES ($1, $2, $3)
          ON CONFLICT (team_id, split_id) DO UPDATE SET submission_id = EXCLUDED.submission_id",
@@ -132,23 +146,37 @@ pub async fn choose_for_leaderboard(db: impl PgExecutor<'_>, team_id: i64, split
 }
 
 /// Non-deleted submissions of a split (for re-scoring).
-pub async fn ids_of_split(db: impl PgExecutor<'_>, split_id: i64) -> Result<Vec<(i64, String)>, sqlx::Error> {
-    sqlx::query_as("SELECT id, kind FROM submissions WHERE split_id = $1 AND deleted_at IS NULL ORDER BY id")
-        .bind(split_id)
-        .fetch_all(db)
-        .await
+pub async fn ids_of_split(
+    db: impl PgExecutor<'_>,
+    split_id: i64,
+) -> Result<Vec<(i64, String)>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT id, kind FROM submissions WHERE split_id = $1 AND deleted_at IS NULL ORDER BY id",
+    )
+    .bind(split_id)
+    .fetch_all(db)
+    .await
 }
 
 /// The Human row of a split, if one was computed.
-pub async fn human_of_split(db: impl PgExecutor<'_>, split_id: i64) -> Result<Option<i64>, sqlx::Error> {
-    sqlx::query_scalar("SELECT id FROM submissions WHERE split_id = $1 AND kind = 'human' AND deleted_at IS NULL")
-        .bind(split_id)
-        .fetch_optional(db)
-        .await
+pub async fn human_of_split(
+    db: impl PgExecutor<'_>,
+    split_id: i64,
+) -> Result<Option<i64>, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT id FROM submissions WHERE split_id = $1 AND kind = 'human' AND deleted_at IS NULL",
+    )
+    .bind(split_id)
+    .fetch_optional(db)
+    .await
 }
 
 /// Recent submissions of a challenge (organizer area).
-pub async fn recent_of_challenge(db: impl PgExecutor<'_>, challenge_id: i64, limit: i64) -> Result<Vec<Submission>, sqlx::Error> {
+pub async fn recent_of_challenge(
+    db: impl PgExecutor<'_>,
+    challenge_id: i64,
+    limit: i64,
+) -> Result<Vec<Submission>, sqlx::Error> {
     sqlx::query_as(&format!(
         "SELECT {COLUMNS} FROM submissions WHERE split_id IN (SELECT id FROM splits WHERE challenge_id = $1)
          ORDER BY id DESC LIMIT $2"

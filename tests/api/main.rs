@@ -1,1 +1,15 @@
+//! Integration tests against a real PostgreSQL: one throwaway cluster per run, one fresh database
+//! per test (cloned from a migrated template). See `helpers.rs`.
 
+mod helpers;
+
+mod accounts;
+mod browser;
+mod cli;
+mod health;
+mod leaderboard;
+mod organizer;
+mod pages;
+mod queue;
+mod references;
+mod uploads;

@@ -33,14 +33,18 @@ fn organizer(user: MaybeUser) -> Result<User, PageError> {
 fn back(slug: &str, msg: &str) -> HttpResponse {
     let msg: String = msg.chars().take(500).collect();
     let q = serde_urlencoded_msg(&msg);
-    HttpResponse::SeeOther().insert_header((LOCATION, format!("/admin/c/{slug}?msg={q}"))).finish()
+    HttpResponse::SeeOther()
+        .insert_header((LOCATION, format!("/admin/c/{slug}?msg={q}")))
+        .finish()
 }
 
 /// Percent-encodes a message for a query string.
 fn serde_urlencoded_msg(s: &str) -> String {
     s.bytes()
         .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (b as char).to_string(),
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
             _ => format!("%{b:02X}"),
         })
         .collect()
@@ -53,9 +57,16 @@ struct AdminIndex {
     challenges: Vec<Challenge>,
 }
 
-pub async fn index(req: HttpRequest, pool: web::Data<PgPool>, user: MaybeUser) -> Result<HttpResponse, PageError> {
+pub async fn index(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    user: MaybeUser,
+) -> Result<HttpResponse, PageError> {
     let user = organizer(user)?;
-    let page = AdminIndex { layout: Layout::new(&req, Some(&user)), challenges: challenges::list(pool.get_ref()).await? };
+    let page = AdminIndex {
+        layout: Layout::new(&req, Some(&user)),
+        challenges: challenges::list(pool.get_ref()).await?,
+    };
     Ok(html(page.render()?))
 }
 
@@ -68,12 +79,18 @@ pub struct NewChallenge {
     description: String,
 }
 
-pub async fn create_challenge(req: HttpRequest, pool: web::Data<PgPool>, user: MaybeUser, form: web::Form<NewChallenge>) -> Result<HttpResponse, PageError> {
+pub async fn create_challenge(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    user: MaybeUser,
+    form: web::Form<NewChallenge>,
+) -> Result<HttpResponse, PageError> {
     let _ = organizer(user)?;
     if !auth::csrf_ok(&req, &form.csrf) {
         return Err(PageError::Csrf);
     }
-    let slug = ChallengeSlug::parse(&form.slug).map_err(|e| PageError::BadRequest(e.to_string()))?;
+    let slug =
+        ChallengeSlug::parse(&form.slug).map_err(|e| PageError::BadRequest(e.to_string()))?;
     let title = Title::parse(&form.title).map_err(|e| PageError::BadRequest(e.to_string()))?;
     let c = actions::create_challenge(&pool, &slug, &title, form.description.trim()).await?;
     Ok(back(&c.slug, "challenge created; import references next"))
@@ -102,18 +119,34 @@ pub struct MsgQuery {
     msg: Option<String>,
 }
 
-pub async fn challenge(req: HttpRequest, pool: web::Data<PgPool>, user: MaybeUser, slug: web::Path<String>, q: web::Query<MsgQuery>) -> Result<HttpResponse, PageError> {
+pub async fn challenge(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    user: MaybeUser,
+    slug: web::Path<String>,
+    q: web::Query<MsgQuery>,
+) -> Result<HttpResponse, PageError> {
     let user = organizer(user)?;
     let challenge = actions::challenge(&pool, &slug).await?;
     let mut rows = Vec::new();
     for split in splits::list_current(pool.get_ref(), challenge.id).await? {
         let (unparsed, parse_error) = splits::parse_failures(pool.get_ref(), split.id).await?;
-        rows.push(SplitRow { split, unparsed, parse_error });
+        rows.push(SplitRow {
+            split,
+            unparsed,
+            parse_error,
+        });
     }
     let page = AdminChallenge {
         layout: Layout::new(&req, Some(&user)),
-        daily: challenge.daily_submission_limit.map(|v| v.to_string()).unwrap_or_default(),
-        total: challenge.total_submission_limit.map(|v| v.to_string()).unwrap_or_default(),
+        daily: challenge
+            .daily_submission_limit
+            .map(|v| v.to_string())
+            .unwrap_or_default(),
+        total: challenge
+            .total_submission_limit
+            .map(|v| v.to_string())
+            .unwrap_or_default(),
         submissions: submissions::recent_of_challenge(pool.get_ref(), challenge.id, 100).await?,
         challenge,
         splits: rows,
@@ -139,13 +172,20 @@ pub async fn import_references(
         return Err(PageError::Csrf);
     }
     let challenge = actions::challenge(&pool, &slug).await?;
-    let split = SplitName::parse(form.field("split")).map_err(|e| PageError::BadRequest(e.to_string()))?;
+    let split =
+        SplitName::parse(form.field("split")).map_err(|e| PageError::BadRequest(e.to_string()))?;
     if form.file_too_large.is_some() {
-        return Err(PageError::BadRequest("the reference file is larger than the server accepts".into()));
+        return Err(PageError::BadRequest(
+            "the reference file is larger than the server accepts".into(),
+        ));
     }
-    let file = form.file.clone().ok_or_else(|| PageError::BadRequest("choose a file".into()))?;
+    let file = form
+        .file
+        .clone()
+        .ok_or_else(|| PageError::BadRequest("choose a file".into()))?;
     let hidden = form.field("hidden") == "on";
-    let report = actions::import_references(&pool, &engine, &challenge, &split, file, hidden).await?;
+    let report =
+        actions::import_references(&pool, &engine, &challenge, &split, file, hidden).await?;
     let mut msg = format!(
         "imported split {} version {}: {} images, {} captions",
         split.as_str(),
@@ -178,10 +218,20 @@ fn optional_count(s: &str, what: &str) -> Result<Option<i32>, PageError> {
     if t.is_empty() {
         return Ok(None);
     }
-    t.parse::<i32>().ok().filter(|v| *v >= 0).map(Some).ok_or_else(|| PageError::BadRequest(format!("{what} must be a whole number or empty")))
+    t.parse::<i32>()
+        .ok()
+        .filter(|v| *v >= 0)
+        .map(Some)
+        .ok_or_else(|| PageError::BadRequest(format!("{what} must be a whole number or empty")))
 }
 
-pub async fn set_limits(req: HttpRequest, pool: web::Data<PgPool>, user: MaybeUser, slug: web::Path<String>, form: web::Form<LimitsForm>) -> Result<HttpResponse, PageError> {
+pub async fn set_limits(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    user: MaybeUser,
+    slug: web::Path<String>,
+    form: web::Form<LimitsForm>,
+) -> Result<HttpResponse, PageError> {
     let _ = organizer(user)?;
     if !auth::csrf_ok(&req, &form.csrf) {
         return Err(PageError::Csrf);
@@ -189,7 +239,15 @@ pub async fn set_limits(req: HttpRequest, pool: web::Data<PgPool>, user: MaybeUs
     let challenge = actions::challenge(&pool, &slug).await?;
     let daily = optional_count(&form.daily, "daily limit")?;
     let total = optional_count(&form.total, "total limit")?;
-    let max_bytes: i64 = form.max_bytes.trim().parse().ok().filter(|v| *v > 0).ok_or_else(|| PageError::BadRequest("maximum file size must be a positive number of bytes".into()))?;
+    let max_bytes: i64 = form
+        .max_bytes
+        .trim()
+        .parse()
+        .ok()
+        .filter(|v| *v > 0)
+        .ok_or_else(|| {
+            PageError::BadRequest("maximum file size must be a positive number of bytes".into())
+        })?;
     challenges::set_limits(pool.get_ref(), challenge.id, daily, total, max_bytes).await?;
     Ok(back(&challenge.slug, "limits saved"))
 }
@@ -206,7 +264,13 @@ async fn split_of(pool: &PgPool, slug: &str, split: &str) -> Result<(Challenge, 
     Ok((challenge, split))
 }
 
-pub async fn set_visibility(req: HttpRequest, pool: web::Data<PgPool>, user: MaybeUser, path: web::Path<(String, String)>, form: web::Form<VisibilityForm>) -> Result<HttpResponse, PageError> {
+pub async fn set_visibility(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    user: MaybeUser,
+    path: web::Path<(String, String)>,
+    form: web::Form<VisibilityForm>,
+) -> Result<HttpResponse, PageError> {
     let _ = organizer(user)?;
     if !auth::csrf_ok(&req, &form.csrf) {
         return Err(PageError::Csrf);
@@ -214,7 +278,14 @@ pub async fn set_visibility(req: HttpRequest, pool: web::Data<PgPool>, user: May
     let (challenge, split) = split_of(&pool, &path.0, &path.1).await?;
     let hidden = form.hidden == "true";
     splits::set_hidden(pool.get_ref(), split.id, hidden).await?;
-    Ok(back(&challenge.slug, if hidden { "split hidden" } else { "split revealed" }))
+    Ok(back(
+        &challenge.slug,
+        if hidden {
+            "split hidden"
+        } else {
+            "split revealed"
+        },
+    ))
 }
 
 pub async fn add_baseline(
@@ -226,17 +297,43 @@ pub async fn add_baseline(
     payload: Multipart,
 ) -> Result<HttpResponse, PageError> {
     let user = organizer(user)?;
-    let form = multipart::read(payload, config.settings.limits.max_request_bytes as u64).await.map_err(|e| PageError::BadRequest(e.to_string()))?;
+    let form = multipart::read(payload, config.settings.limits.max_request_bytes as u64)
+        .await
+        .map_err(|e| PageError::BadRequest(e.to_string()))?;
     if !auth::csrf_ok(&req, form.field("csrf")) {
         return Err(PageError::Csrf);
     }
     let (challenge, split) = split_of(&pool, &path.0, &path.1).await?;
-    let label = crate::domain::TeamName::parse(form.field("label")).map_err(|e| PageError::BadRequest(format!("baseline label: {e}")))?;
-    let file = form.file.clone().ok_or_else(|| PageError::BadRequest("choose a results file".into()))?;
+    let label = crate::domain::TeamName::parse(form.field("label"))
+        .map_err(|e| PageError::BadRequest(format!("baseline label: {e}")))?;
+    let file = form
+        .file
+        .clone()
+        .ok_or_else(|| PageError::BadRequest("choose a results file".into()))?;
     let settings = &config.settings;
-    let uploader = Uploader::Baseline { label: label.as_str(), user_id: Some(user.id) };
-    let s = actions::submit(&pool, &challenge, &split, uploader, form.field("description"), &file, settings.limits.max_caption_chars, settings.worker.max_attempts).await?;
-    Ok(back(&challenge.slug, &format!("baseline {:?} queued as submission {}", label.as_str(), s.id)))
+    let uploader = Uploader::Baseline {
+        label: label.as_str(),
+        user_id: Some(user.id),
+    };
+    let s = actions::submit(
+        &pool,
+        &challenge,
+        &split,
+        uploader,
+        form.field("description"),
+        &file,
+        settings.limits.max_caption_chars,
+        settings.worker.max_attempts,
+    )
+    .await?;
+    Ok(back(
+        &challenge.slug,
+        &format!(
+            "baseline {:?} queued as submission {}",
+            label.as_str(),
+            s.id
+        ),
+    ))
 }
 
 #[derive(Deserialize)]
@@ -244,36 +341,71 @@ pub struct CsrfForm {
     csrf: String,
 }
 
-pub async fn compute_human(req: HttpRequest, pool: web::Data<PgPool>, config: web::Data<AppConfig>, user: MaybeUser, path: web::Path<(String, String)>, form: web::Form<CsrfForm>) -> Result<HttpResponse, PageError> {
+pub async fn compute_human(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    config: web::Data<AppConfig>,
+    user: MaybeUser,
+    path: web::Path<(String, String)>,
+    form: web::Form<CsrfForm>,
+) -> Result<HttpResponse, PageError> {
     let _ = organizer(user)?;
     if !auth::csrf_ok(&req, &form.csrf) {
         return Err(PageError::Csrf);
     }
     let (challenge, split) = split_of(&pool, &path.0, &path.1).await?;
     let s = actions::compute_human(&pool, &split, config.settings.worker.max_attempts).await?;
-    Ok(back(&challenge.slug, &format!("Human row queued as submission {}", s.id)))
+    Ok(back(
+        &challenge.slug,
+        &format!("Human row queued as submission {}", s.id),
+    ))
 }
 
-pub async fn rescore(req: HttpRequest, pool: web::Data<PgPool>, config: web::Data<AppConfig>, user: MaybeUser, path: web::Path<(String, String)>, form: web::Form<CsrfForm>) -> Result<HttpResponse, PageError> {
+pub async fn rescore(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    config: web::Data<AppConfig>,
+    user: MaybeUser,
+    path: web::Path<(String, String)>,
+    form: web::Form<CsrfForm>,
+) -> Result<HttpResponse, PageError> {
     let _ = organizer(user)?;
     if !auth::csrf_ok(&req, &form.csrf) {
         return Err(PageError::Csrf);
     }
     let (challenge, split) = split_of(&pool, &path.0, &path.1).await?;
     let n = actions::rescore(&pool, &split, config.settings.worker.max_attempts).await?;
-    Ok(back(&challenge.slug, &format!("{n} submissions queued for re-scoring")))
+    Ok(back(
+        &challenge.slug,
+        &format!("{n} submissions queued for re-scoring"),
+    ))
 }
 
-pub async fn delete_submission(req: HttpRequest, pool: web::Data<PgPool>, user: MaybeUser, id: web::Path<i64>, form: web::Form<CsrfForm>) -> Result<HttpResponse, PageError> {
+pub async fn delete_submission(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    user: MaybeUser,
+    id: web::Path<i64>,
+    form: web::Form<CsrfForm>,
+) -> Result<HttpResponse, PageError> {
     let _ = organizer(user)?;
     if !auth::csrf_ok(&req, &form.csrf) {
         return Err(PageError::Csrf);
     }
-    let s = submissions::by_id(pool.get_ref(), *id).await?.ok_or(PageError::NotFound)?;
-    let split = splits::by_id(pool.get_ref(), s.split_id).await?.ok_or(PageError::NotFound)?;
-    let challenge = challenges::by_id(pool.get_ref(), split.challenge_id).await?.ok_or(PageError::NotFound)?;
+    let s = submissions::by_id(pool.get_ref(), *id)
+        .await?
+        .ok_or(PageError::NotFound)?;
+    let split = splits::by_id(pool.get_ref(), s.split_id)
+        .await?
+        .ok_or(PageError::NotFound)?;
+    let challenge = challenges::by_id(pool.get_ref(), split.challenge_id)
+        .await?
+        .ok_or(PageError::NotFound)?;
     submissions::soft_delete(pool.get_ref(), s.id).await?;
-    Ok(back(&challenge.slug, &format!("submission {} deleted", s.id)))
+    Ok(back(
+        &challenge.slug,
+        &format!("submission {} deleted", s.id),
+    ))
 }
 
 #[derive(Deserialize)]
@@ -283,13 +415,33 @@ pub struct ExportQuery {
 }
 
 /// The organizer's export: every entry, hidden split or not.
-pub async fn export_csv(pool: web::Data<PgPool>, user: MaybeUser, slug: web::Path<String>, q: web::Query<ExportQuery>) -> Result<HttpResponse, PageError> {
+pub async fn export_csv(
+    pool: web::Data<PgPool>,
+    user: MaybeUser,
+    slug: web::Path<String>,
+    q: web::Query<ExportQuery>,
+) -> Result<HttpResponse, PageError> {
     let _ = organizer(user)?;
     let (challenge, split) = split_of(&pool, &slug, &q.split).await?;
-    let rows = actions::leaderboard(&pool, &split, SortKey::parse(q.sort.as_deref()), Viewer { organizer: true, team_id: None }).await?;
+    let rows = actions::leaderboard(
+        &pool,
+        &split,
+        SortKey::parse(q.sort.as_deref()),
+        Viewer {
+            organizer: true,
+            team_id: None,
+        },
+    )
+    .await?;
     let body = actions::leaderboard_csv(&rows).map_err(|e| PageError::Internal(e.into()))?;
     Ok(HttpResponse::Ok()
         .content_type("text/csv; charset=utf-8")
-        .insert_header(("Content-Disposition", format!("attachment; filename=\"{}-{}.csv\"", challenge.slug, split.name)))
+        .insert_header((
+            "Content-Disposition",
+            format!(
+                "attachment; filename=\"{}-{}.csv\"",
+                challenge.slug, split.name
+            ),
+        ))
         .body(body))
 }

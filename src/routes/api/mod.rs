@@ -45,7 +45,9 @@ impl From<ActionError> for ApiError {
     fn from(e: ActionError) -> Self {
         match e {
             ActionError::NoChallenge(_) | ActionError::NoSubmission(_) => ApiError::NotFound,
-            ActionError::Upload(u @ UploadError::TooLarge { .. }) => ApiError::TooLarge(u.to_string()),
+            ActionError::Upload(u @ UploadError::TooLarge { .. }) => {
+                ApiError::TooLarge(u.to_string())
+            }
             ActionError::Quota(q) => ApiError::Quota(q),
             ActionError::Database(db) => ApiError::Internal(db.into()),
             other => ApiError::Rejected(other.to_string()),
@@ -70,7 +72,8 @@ impl ResponseError for ApiError {
         if let ApiError::Internal(e) = self {
             tracing::error!(error = ?e, "API request failed");
         }
-        HttpResponse::build(self.status_code()).json(serde_json::json!({ "error": self.to_string() }))
+        HttpResponse::build(self.status_code())
+            .json(serde_json::json!({ "error": self.to_string() }))
     }
 }
 
@@ -81,7 +84,9 @@ pub async fn upload(
     slug: web::Path<String>,
     payload: Multipart,
 ) -> Result<HttpResponse, ApiError> {
-    let team = auth::team_from_bearer(&pool, &req).await?.ok_or(ApiError::Unauthorized)?;
+    let team = auth::team_from_bearer(&pool, &req)
+        .await?
+        .ok_or(ApiError::Unauthorized)?;
     let challenge = actions::challenge(&pool, &slug).await?;
     if team.challenge_id != challenge.id {
         return Err(ApiError::WrongChallenge);
@@ -90,26 +95,45 @@ pub async fn upload(
         .await
         .map_err(|e| ApiError::Rejected(e.to_string()))?;
     if let Some(size) = form.file_too_large {
-        return Err(ApiError::TooLarge(UploadError::TooLarge { size, limit: challenge.max_file_bytes as u64 }.to_string()));
+        return Err(ApiError::TooLarge(
+            UploadError::TooLarge {
+                size,
+                limit: challenge.max_file_bytes as u64,
+            }
+            .to_string(),
+        ));
     }
     let split_name = match form.field("split") {
         "" => {
             let all = splits::list_current(pool.get_ref(), challenge.id).await?;
             match all.as_slice() {
                 [only] => only.name.clone(),
-                _ => return Err(ApiError::Rejected(format!("this challenge has {} splits; name one in the `split` field", all.len()))),
+                _ => {
+                    return Err(ApiError::Rejected(format!(
+                        "this challenge has {} splits; name one in the `split` field",
+                        all.len()
+                    )))
+                }
             }
         }
         name => name.to_string(),
     };
-    let split = actions::split(&pool, &challenge, &split_name).await.map_err(|e| ApiError::Rejected(e.to_string()))?;
-    let file = form.file.as_deref().ok_or_else(|| ApiError::Rejected("the multipart field `file` is missing".into()))?;
+    let split = actions::split(&pool, &challenge, &split_name)
+        .await
+        .map_err(|e| ApiError::Rejected(e.to_string()))?;
+    let file = form
+        .file
+        .as_deref()
+        .ok_or_else(|| ApiError::Rejected("the multipart field `file` is missing".into()))?;
     let settings = &config.settings;
     let s = actions::submit(
         &pool,
         &challenge,
         &split,
-        Uploader::Team { team_id: team.id, user_id: None },
+        Uploader::Team {
+            team_id: team.id,
+            user_id: None,
+        },
         form.field("description"),
         file,
         settings.limits.max_caption_chars,
@@ -123,17 +147,30 @@ pub async fn upload(
     })))
 }
 
-pub async fn status(req: HttpRequest, pool: web::Data<PgPool>, user: MaybeUser, id: web::Path<i64>) -> Result<HttpResponse, ApiError> {
+pub async fn status(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    user: MaybeUser,
+    id: web::Path<i64>,
+) -> Result<HttpResponse, ApiError> {
     let bearer = auth::team_from_bearer(&pool, &req).await?;
     if user.0.is_none() && bearer.is_none() {
         return Err(ApiError::Unauthorized);
     }
-    let s = submissions::by_id(pool.get_ref(), *id).await?.ok_or(ApiError::NotFound)?;
-    let split = splits::by_id(pool.get_ref(), s.split_id).await?.ok_or(ApiError::NotFound)?;
-    if !super::submissions::can_view(&pool, &s, &split, user.0.as_ref(), bearer.map(|t| t.id)).await? {
+    let s = submissions::by_id(pool.get_ref(), *id)
+        .await?
+        .ok_or(ApiError::NotFound)?;
+    let split = splits::by_id(pool.get_ref(), s.split_id)
+        .await?
+        .ok_or(ApiError::NotFound)?;
+    if !super::submissions::can_view(&pool, &s, &split, user.0.as_ref(), bearer.map(|t| t.id))
+        .await?
+    {
         return Err(ApiError::NotFound);
     }
-    let challenge = challenges::by_id(pool.get_ref(), split.challenge_id).await?.ok_or(ApiError::NotFound)?;
+    let challenge = challenges::by_id(pool.get_ref(), split.challenge_id)
+        .await?
+        .ok_or(ApiError::NotFound)?;
     let info = super::submissions::status_info(&pool, &s).await?;
     let mut scores_json = serde_json::Map::new();
     for c in scores::aggregates(pool.get_ref(), s.id).await? {

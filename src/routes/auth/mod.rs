@@ -45,21 +45,41 @@ fn safe_next(next: &str) -> &str {
     }
 }
 
-fn render(req: &HttpRequest, signup: bool, email: &str, error: Option<String>, next: &str) -> Result<HttpResponse, PageError> {
-    let page = AuthPage { layout: Layout::new(req, None), signup, email, error: error.clone(), next: safe_next(next) };
+fn render(
+    req: &HttpRequest,
+    signup: bool,
+    email: &str,
+    error: Option<String>,
+    next: &str,
+) -> Result<HttpResponse, PageError> {
+    let page = AuthPage {
+        layout: Layout::new(req, None),
+        signup,
+        email,
+        error: error.clone(),
+        next: safe_next(next),
+    };
     let body = page.render()?;
     Ok(if error.is_some() {
-        HttpResponse::BadRequest().content_type("text/html; charset=utf-8").body(body)
+        HttpResponse::BadRequest()
+            .content_type("text/html; charset=utf-8")
+            .body(body)
     } else {
         html(body)
     })
 }
 
-pub async fn signup_form(req: HttpRequest, q: web::Query<NextQuery>) -> Result<HttpResponse, PageError> {
+pub async fn signup_form(
+    req: HttpRequest,
+    q: web::Query<NextQuery>,
+) -> Result<HttpResponse, PageError> {
     render(&req, true, "", None, q.next.as_deref().unwrap_or("/"))
 }
 
-pub async fn login_form(req: HttpRequest, q: web::Query<NextQuery>) -> Result<HttpResponse, PageError> {
+pub async fn login_form(
+    req: HttpRequest,
+    q: web::Query<NextQuery>,
+) -> Result<HttpResponse, PageError> {
     render(&req, false, "", None, q.next.as_deref().unwrap_or("/"))
 }
 
@@ -72,7 +92,8 @@ pub async fn signup(
     if !auth::csrf_ok(&req, &form.csrf) {
         return Err(PageError::Csrf);
     }
-    let parsed = Email::parse(&form.email).and_then(|e| Password::parse(&form.password).map(|p| (e, p)));
+    let parsed =
+        Email::parse(&form.email).and_then(|e| Password::parse(&form.password).map(|p| (e, p)));
     let (email, password) = match parsed {
         Ok(v) => v,
         Err(e) => return render(&req, true, &form.email, Some(e.to_string()), &form.next),
@@ -82,11 +103,21 @@ pub async fn signup(
         .await
         .map_err(|e| PageError::Internal(e.into()))?
         .map_err(|e| PageError::Internal(anyhow::anyhow!("password hashing failed: {e}")))?;
-    let Some(user) = accounts::create_user(pool.get_ref(), email.as_str(), &hash, false).await? else {
-        return render(&req, true, &form.email, Some("that e-mail address already has an account; log in instead".into()), &form.next);
+    let Some(user) = accounts::create_user(pool.get_ref(), email.as_str(), &hash, false).await?
+    else {
+        return render(
+            &req,
+            true,
+            &form.email,
+            Some("that e-mail address already has an account; log in instead".into()),
+            &form.next,
+        );
     };
     let cookie = auth::start_session(pool.get_ref(), &policy, user.id).await?;
-    Ok(HttpResponse::SeeOther().insert_header((LOCATION, safe_next(&form.next).to_string())).cookie(cookie).finish())
+    Ok(HttpResponse::SeeOther()
+        .insert_header((LOCATION, safe_next(&form.next).to_string()))
+        .cookie(cookie)
+        .finish())
 }
 
 pub async fn login(
@@ -100,16 +131,28 @@ pub async fn login(
     }
     let email = form.email.trim().to_lowercase();
     let user = accounts::user_by_email(pool.get_ref(), &email).await?;
-    let (pw, hash) = (form.password.clone(), user.as_ref().map(|u| u.password_hash.clone()));
+    let (pw, hash) = (
+        form.password.clone(),
+        user.as_ref().map(|u| u.password_hash.clone()),
+    );
     let ok = web::block(move || auth::verify_password(&pw, hash.as_deref()))
         .await
         .map_err(|e| PageError::Internal(e.into()))?;
     match user {
         Some(user) if ok => {
             let cookie = auth::start_session(pool.get_ref(), &policy, user.id).await?;
-            Ok(HttpResponse::SeeOther().insert_header((LOCATION, safe_next(&form.next).to_string())).cookie(cookie).finish())
+            Ok(HttpResponse::SeeOther()
+                .insert_header((LOCATION, safe_next(&form.next).to_string()))
+                .cookie(cookie)
+                .finish())
         }
-        _ => render(&req, false, &form.email, Some("wrong e-mail address or password".into()), &form.next),
+        _ => render(
+            &req,
+            false,
+            &form.email,
+            Some("wrong e-mail address or password".into()),
+            &form.next,
+        ),
     }
 }
 
@@ -131,5 +174,8 @@ pub async fn logout(
     if let (Some(_), Some(c)) = (user.0, req.cookie(auth::SESSION_COOKIE)) {
         accounts::delete_session(pool.get_ref(), &auth::token_hash(c.value())).await?;
     }
-    Ok(HttpResponse::SeeOther().insert_header((LOCATION, "/")).cookie(policy.expired_session()).finish())
+    Ok(HttpResponse::SeeOther()
+        .insert_header((LOCATION, "/"))
+        .cookie(policy.expired_session())
+        .finish())
 }

@@ -17,10 +17,19 @@ use crate::storage::challenges::Challenge;
 use crate::storage::splits::{self, Split};
 
 /// Who is looking: organizer, and the team they belong to in this challenge.
-pub async fn viewer(pool: &PgPool, challenge: &Challenge, user: Option<&accounts::User>) -> Result<Viewer, sqlx::Error> {
-    let Some(user) = user else { return Ok(Viewer::default()) };
+pub async fn viewer(
+    pool: &PgPool,
+    challenge: &Challenge,
+    user: Option<&accounts::User>,
+) -> Result<Viewer, sqlx::Error> {
+    let Some(user) = user else {
+        return Ok(Viewer::default());
+    };
     let team = accounts::team_of_user(pool, challenge.id, user.id).await?;
-    Ok(Viewer { organizer: user.is_admin, team_id: team.map(|t| t.id) })
+    Ok(Viewer {
+        organizer: user.is_admin,
+        team_id: team.map(|t| t.id),
+    })
 }
 
 #[derive(Template)]
@@ -62,7 +71,15 @@ async fn render_overview(
         None => Vec::new(),
     };
     let coco_mode = splits.iter().any(|s| s.caption_mode == "coco");
-    let page = Overview { layout: Layout::new(req, user.0.as_ref()), challenge, splits, team, tokens, new_token, coco_mode };
+    let page = Overview {
+        layout: Layout::new(req, user.0.as_ref()),
+        challenge,
+        splits,
+        team,
+        tokens,
+        new_token,
+        coco_mode,
+    };
     Ok(html(page.render()?))
 }
 
@@ -82,10 +99,17 @@ pub async fn create_team(
     if !auth::csrf_ok(&req, &form.csrf) {
         return Err(PageError::Csrf);
     }
-    let Some(u) = &user.0 else { return Err(PageError::LoginRequired) };
+    let Some(u) = &user.0 else {
+        return Err(PageError::LoginRequired);
+    };
     let challenge = actions::challenge(&pool, &slug).await?;
-    if accounts::team_of_user(pool.get_ref(), challenge.id, u.id).await?.is_some() {
-        return Err(PageError::BadRequest("you are already in a team of this challenge".into()));
+    if accounts::team_of_user(pool.get_ref(), challenge.id, u.id)
+        .await?
+        .is_some()
+    {
+        return Err(PageError::BadRequest(
+            "you are already in a team of this challenge".into(),
+        ));
     }
     let name = TeamName::parse(&form.name).map_err(|e| PageError::BadRequest(e.to_string()))?;
     let (_, token) = actions::create_team(&pool, &challenge, &name, Some(u.id)).await?;
@@ -109,9 +133,13 @@ pub async fn create_token(
     if !auth::csrf_ok(&req, &form.csrf) {
         return Err(PageError::Csrf);
     }
-    let Some(u) = &user.0 else { return Err(PageError::LoginRequired) };
+    let Some(u) = &user.0 else {
+        return Err(PageError::LoginRequired);
+    };
     let challenge = actions::challenge(&pool, &slug).await?;
-    let team = accounts::team_of_user(pool.get_ref(), challenge.id, u.id).await?.ok_or(PageError::Forbidden)?;
+    let team = accounts::team_of_user(pool.get_ref(), challenge.id, u.id)
+        .await?
+        .ok_or(PageError::Forbidden)?;
     let token = auth::new_token();
     let label: String = form.label.trim().chars().take(80).collect();
     accounts::create_api_token(pool.get_ref(), team.id, &auth::token_hash(&token), &label).await?;
@@ -125,11 +153,24 @@ pub struct BoardQuery {
 }
 
 /// The split a leaderboard shows: the one asked for, else the first revealed one, else the first.
-async fn pick_split(pool: &PgPool, challenge: &Challenge, name: Option<&str>) -> Result<(Split, Vec<Split>), PageError> {
+async fn pick_split(
+    pool: &PgPool,
+    challenge: &Challenge,
+    name: Option<&str>,
+) -> Result<(Split, Vec<Split>), PageError> {
     let all = splits::list_current(pool, challenge.id).await?;
     let chosen = match name {
-        Some(n) if !n.is_empty() => all.iter().find(|s| s.name == n).cloned().ok_or(PageError::NotFound)?,
-        _ => all.iter().find(|s| !s.hidden).or(all.first()).cloned().ok_or(PageError::NotFound)?,
+        Some(n) if !n.is_empty() => all
+            .iter()
+            .find(|s| s.name == n)
+            .cloned()
+            .ok_or(PageError::NotFound)?,
+        _ => all
+            .iter()
+            .find(|s| !s.hidden)
+            .or(all.first())
+            .cloned()
+            .ok_or(PageError::NotFound)?,
     };
     Ok((chosen, all))
 }
@@ -167,7 +208,17 @@ async fn ranked(
     user: &MaybeUser,
     slug: &str,
     q: &BoardQuery,
-) -> Result<(Challenge, Split, Vec<Split>, Vec<RankedEntry>, SortKey, Viewer), PageError> {
+) -> Result<
+    (
+        Challenge,
+        Split,
+        Vec<Split>,
+        Vec<RankedEntry>,
+        SortKey,
+        Viewer,
+    ),
+    PageError,
+> {
     let challenge = actions::challenge(pool, slug).await?;
     let (split, all) = pick_split(pool, &challenge, q.split.as_deref()).await?;
     let mut viewer = viewer(pool, &challenge, user.0.as_ref()).await?;
@@ -190,23 +241,45 @@ pub async fn leaderboard(
     slug: web::Path<String>,
     q: web::Query<BoardQuery>,
 ) -> Result<HttpResponse, PageError> {
-    let (challenge, split, splits, entries, sort, viewer) = ranked(&req, &pool, &user, &slug, &q).await?;
-    let classic = entries.iter().any(|e| e.entry.bleu_4.is_some() || e.entry.cider_d.is_some());
-    let keys: Vec<SortKey> = SortKey::ALL.into_iter().filter(|k| classic || k.name() == "spice" || !matches!(k, SortKey::Bleu4 | SortKey::Meteor | SortKey::RougeL | SortKey::CiderD)).collect();
+    let (challenge, split, splits, entries, sort, viewer) =
+        ranked(&req, &pool, &user, &slug, &q).await?;
+    let classic = entries
+        .iter()
+        .any(|e| e.entry.bleu_4.is_some() || e.entry.cider_d.is_some());
+    let keys: Vec<SortKey> = SortKey::ALL
+        .into_iter()
+        .filter(|k| {
+            classic
+                || k.name() == "spice"
+                || !matches!(
+                    k,
+                    SortKey::Bleu4 | SortKey::Meteor | SortKey::RougeL | SortKey::CiderD
+                )
+        })
+        .collect();
     let rows = entries
         .iter()
         .map(|r| {
-            let own = viewer.organizer || (r.entry.team_id.is_some() && r.entry.team_id == viewer.team_id);
+            let own = viewer.organizer
+                || (r.entry.team_id.is_some() && r.entry.team_id == viewer.team_id);
             Row {
                 rank: r.rank,
                 kind: r.entry.kind.clone(),
                 name: r.entry.name.clone(),
-                link: (own || r.entry.kind != "team").then(|| format!("/s/{}", r.entry.submission_id)),
+                link: (own || r.entry.kind != "team")
+                    .then(|| format!("/s/{}", r.entry.submission_id)),
                 cells: keys.iter().map(|k| score(k.value(&r.entry))).collect(),
             }
         })
         .collect();
-    let columns = keys.iter().map(|k| Column { key: k.name(), title: k.title(), active: *k == sort }).collect();
+    let columns = keys
+        .iter()
+        .map(|k| Column {
+            key: k.name(),
+            title: k.title(),
+            active: *k == sort,
+        })
+        .collect();
     let page = Board {
         layout: Layout::new(&req, user.0.as_ref()),
         hidden_notice: split.hidden && !viewer.organizer,
@@ -234,7 +307,10 @@ pub async fn leaderboard_csv(
         .content_type("text/csv; charset=utf-8")
         .insert_header((
             "Content-Disposition",
-            format!("attachment; filename=\"{}-{}-leaderboard.csv\"", challenge.slug, split.name),
+            format!(
+                "attachment; filename=\"{}-{}-leaderboard.csv\"",
+                challenge.slug, split.name
+            ),
         ))
         .body(body))
 }

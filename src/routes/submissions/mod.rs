@@ -35,7 +35,13 @@ struct SubmitPage {
     max_mb: String,
 }
 
-async fn submit_page(req: &HttpRequest, pool: &PgPool, user: &User, slug: &str, error: Option<String>) -> Result<HttpResponse, PageError> {
+async fn submit_page(
+    req: &HttpRequest,
+    pool: &PgPool,
+    user: &User,
+    slug: &str,
+    error: Option<String>,
+) -> Result<HttpResponse, PageError> {
     let challenge = actions::challenge(pool, slug).await?;
     let splits = splits::list_current(pool, challenge.id).await?;
     let team = accounts::team_of_user(pool, challenge.id, user.id).await?;
@@ -45,16 +51,33 @@ async fn submit_page(req: &HttpRequest, pool: &PgPool, user: &User, slug: &str, 
     };
     let max_mb = format!("{:.1}", challenge.max_file_bytes as f64 / 1_048_576.0);
     let status = if error.is_some() { 400 } else { 200 };
-    let page = SubmitPage { layout: Layout::new(req, Some(user)), challenge, splits, team, recent, error, max_mb };
+    let page = SubmitPage {
+        layout: Layout::new(req, Some(user)),
+        challenge,
+        splits,
+        team,
+        recent,
+        error,
+        max_mb,
+    };
     let body = page.render()?;
-    Ok(HttpResponse::build(actix_web::http::StatusCode::from_u16(status).unwrap_or_default())
-        .content_type("text/html; charset=utf-8")
-        .body(body))
+    Ok(
+        HttpResponse::build(actix_web::http::StatusCode::from_u16(status).unwrap_or_default())
+            .content_type("text/html; charset=utf-8")
+            .body(body),
+    )
 }
 
-pub async fn form(req: HttpRequest, pool: web::Data<PgPool>, user: MaybeUser, slug: web::Path<String>) -> Result<HttpResponse, PageError> {
+pub async fn form(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    user: MaybeUser,
+    slug: web::Path<String>,
+) -> Result<HttpResponse, PageError> {
     let Some(user) = user.0 else {
-        return Ok(HttpResponse::SeeOther().insert_header((LOCATION, format!("/login?next=/c/{slug}/submit"))).finish());
+        return Ok(HttpResponse::SeeOther()
+            .insert_header((LOCATION, format!("/login?next=/c/{slug}/submit")))
+            .finish());
     };
     submit_page(&req, &pool, &user, &slug, None).await
 }
@@ -67,7 +90,9 @@ pub async fn upload(
     slug: web::Path<String>,
     payload: Multipart,
 ) -> Result<HttpResponse, PageError> {
-    let Some(user) = user.0 else { return Err(PageError::LoginRequired) };
+    let Some(user) = user.0 else {
+        return Err(PageError::LoginRequired);
+    };
     let challenge = actions::challenge(&pool, &slug).await?;
     let form = multipart::read(payload, challenge.max_file_bytes.max(0) as u64)
         .await
@@ -77,20 +102,41 @@ pub async fn upload(
     }
     let team = accounts::team_of_user(pool.get_ref(), challenge.id, user.id)
         .await?
-        .ok_or_else(|| PageError::BadRequest("join or create a team on the challenge page first".into()))?;
+        .ok_or_else(|| {
+            PageError::BadRequest("join or create a team on the challenge page first".into())
+        })?;
     let split = match actions::split(&pool, &challenge, form.field("split")).await {
         Ok(s) => s,
         Err(e) => return submit_page(&req, &pool, &user, &slug, Some(e.to_string())).await,
     };
     if let Some(size) = form.file_too_large {
-        let e = UploadError::TooLarge { size, limit: challenge.max_file_bytes as u64 };
+        let e = UploadError::TooLarge {
+            size,
+            limit: challenge.max_file_bytes as u64,
+        };
         return submit_page(&req, &pool, &user, &slug, Some(e.to_string())).await;
     }
     let file = form.file.clone().unwrap_or_default();
     let settings = &config.settings;
-    let uploader = Uploader::Team { team_id: team.id, user_id: Some(user.id) };
-    match actions::submit(&pool, &challenge, &split, uploader, form.field("description"), &file, settings.limits.max_caption_chars, settings.worker.max_attempts).await {
-        Ok(s) => Ok(HttpResponse::SeeOther().insert_header((LOCATION, format!("/s/{}", s.id))).finish()),
+    let uploader = Uploader::Team {
+        team_id: team.id,
+        user_id: Some(user.id),
+    };
+    match actions::submit(
+        &pool,
+        &challenge,
+        &split,
+        uploader,
+        form.field("description"),
+        &file,
+        settings.limits.max_caption_chars,
+        settings.worker.max_attempts,
+    )
+    .await
+    {
+        Ok(s) => Ok(HttpResponse::SeeOther()
+            .insert_header((LOCATION, format!("/s/{}", s.id)))
+            .finish()),
         Err(actions::ActionError::Database(e)) => Err(e.into()),
         Err(e) => submit_page(&req, &pool, &user, &slug, Some(e.to_string())).await,
     }
@@ -98,7 +144,13 @@ pub async fn upload(
 
 /// May this user see this submission? Its team and organizers always; baseline and Human rows
 /// everyone once the split is revealed. Others get "not found", so ids reveal nothing.
-pub async fn can_view(pool: &PgPool, s: &Submission, split: &Split, user: Option<&User>, bearer_team: Option<i64>) -> Result<bool, sqlx::Error> {
+pub async fn can_view(
+    pool: &PgPool,
+    s: &Submission,
+    split: &Split,
+    user: Option<&User>,
+    bearer_team: Option<i64>,
+) -> Result<bool, sqlx::Error> {
     if s.deleted_at.is_some() && !user.is_some_and(|u| u.is_admin) {
         return Ok(false);
     }
@@ -118,13 +170,23 @@ pub async fn can_view(pool: &PgPool, s: &Submission, split: &Split, user: Option
     }
 }
 
-async fn load_visible(pool: &PgPool, id: i64, user: Option<&User>) -> Result<(Submission, Split, Challenge), PageError> {
-    let s = submissions::by_id(pool, id).await?.ok_or(PageError::NotFound)?;
-    let split = splits::by_id(pool, s.split_id).await?.ok_or(PageError::NotFound)?;
+async fn load_visible(
+    pool: &PgPool,
+    id: i64,
+    user: Option<&User>,
+) -> Result<(Submission, Split, Challenge), PageError> {
+    let s = submissions::by_id(pool, id)
+        .await?
+        .ok_or(PageError::NotFound)?;
+    let split = splits::by_id(pool, s.split_id)
+        .await?
+        .ok_or(PageError::NotFound)?;
     if !can_view(pool, &s, &split, user, None).await? {
         return Err(PageError::NotFound);
     }
-    let challenge = challenges::by_id(pool, split.challenge_id).await?.ok_or(PageError::NotFound)?;
+    let challenge = challenges::by_id(pool, split.challenge_id)
+        .await?
+        .ok_or(PageError::NotFound)?;
     Ok((s, split, challenge))
 }
 
@@ -140,16 +202,30 @@ pub struct StatusInfo {
 pub async fn status_info(pool: &PgPool, s: &Submission) -> Result<StatusInfo, sqlx::Error> {
     let job = queue::latest_of_submission(pool, s.id).await?;
     let (queue_position, attempts, job_error) = match &job {
-        Some(j) if j.state == "queued" => (Some(queue::position(pool, j.id).await?), j.attempts, j.last_error.clone()),
+        Some(j) if j.state == "queued" => (
+            Some(queue::position(pool, j.id).await?),
+            j.attempts,
+            j.last_error.clone(),
+        ),
         Some(j) => (None, j.attempts, j.last_error.clone()),
         None => (None, 0, None),
     };
     // A re-score in progress shows as such even though the old scores stay visible.
     let status = match &job {
-        Some(j) if s.status == "scored" && (j.state == "queued" || j.state == "running") => format!("re-scoring ({})", j.state),
+        Some(j) if s.status == "scored" && (j.state == "queued" || j.state == "running") => {
+            format!("re-scoring ({})", j.state)
+        }
         _ => s.status.clone(),
     };
-    Ok(StatusInfo { status, queue_position, attempts, error: s.error.clone().or(job_error.filter(|_| s.status == "failed")) })
+    Ok(StatusInfo {
+        status,
+        queue_position,
+        attempts,
+        error: s
+            .error
+            .clone()
+            .or(job_error.filter(|_| s.status == "failed")),
+    })
 }
 
 struct CatRow {
@@ -219,24 +295,44 @@ pub struct PageQuery {
 
 const PER_PAGE: i64 = 100;
 
-pub async fn page(req: HttpRequest, pool: web::Data<PgPool>, user: MaybeUser, id: web::Path<i64>, q: web::Query<PageQuery>) -> Result<HttpResponse, PageError> {
+pub async fn page(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    user: MaybeUser,
+    id: web::Path<i64>,
+    q: web::Query<PageQuery>,
+) -> Result<HttpResponse, PageError> {
     let (submission, split, challenge) = load_visible(&pool, *id, user.0.as_ref()).await?;
     let status = status_info(&pool, &submission).await?;
     let categories = cat_rows(&scores::aggregates(pool.get_ref(), submission.id).await?);
     let image_total = scores::image_count(pool.get_ref(), submission.id).await?;
     let pages = ((image_total + PER_PAGE - 1) / PER_PAGE).max(1);
     let page = q.page.unwrap_or(1).clamp(1, pages);
-    let images = scores::images_worst_first(pool.get_ref(), submission.id, PER_PAGE, (page - 1) * PER_PAGE)
-        .await?
-        .into_iter()
-        .map(|r| ImageLine { image_id: r.image_id, caption: r.caption, spice: score(Some(r.spice_f)) })
-        .collect();
+    let images = scores::images_worst_first(
+        pool.get_ref(),
+        submission.id,
+        PER_PAGE,
+        (page - 1) * PER_PAGE,
+    )
+    .await?
+    .into_iter()
+    .map(|r| ImageLine {
+        image_id: r.image_id,
+        caption: r.caption,
+        spice: score(Some(r.spice_f)),
+    })
+    .collect();
     let own_team = match (&user.0, submission.team_id) {
-        (Some(u), Some(team)) => accounts::team_of_user(pool.get_ref(), challenge.id, u.id).await?.is_some_and(|t| t.id == team),
+        (Some(u), Some(team)) => accounts::team_of_user(pool.get_ref(), challenge.id, u.id)
+            .await?
+            .is_some_and(|t| t.id == team),
         _ => false,
     };
     let title = match submission.team_id {
-        Some(t) => accounts::team_by_id(pool.get_ref(), t).await?.map(|t| t.name).unwrap_or_default(),
+        Some(t) => accounts::team_by_id(pool.get_ref(), t)
+            .await?
+            .map(|t| t.name)
+            .unwrap_or_default(),
         None => submission.label.clone().unwrap_or_default(),
     };
     let page = SubmissionPage {
@@ -257,7 +353,11 @@ pub async fn page(req: HttpRequest, pool: web::Data<PgPool>, user: MaybeUser, id
 }
 
 /// The status as JSON for the page's script (the page also refreshes itself without script).
-pub async fn status_fragment(pool: web::Data<PgPool>, user: MaybeUser, id: web::Path<i64>) -> Result<HttpResponse, PageError> {
+pub async fn status_fragment(
+    pool: web::Data<PgPool>,
+    user: MaybeUser,
+    id: web::Path<i64>,
+) -> Result<HttpResponse, PageError> {
     let (submission, _, _) = load_visible(&pool, *id, user.0.as_ref()).await?;
     Ok(HttpResponse::Ok().json(status_info(&pool, &submission).await?))
 }
@@ -282,14 +382,27 @@ struct ImagePage {
 }
 
 fn tuple_lines(t: &[spice::MarkedTuple]) -> Vec<TupleLine> {
-    t.iter().map(|m| TupleLine { text: format!("({})", m.tuple.join(", ")), matched: m.truth_value }).collect()
+    t.iter()
+        .map(|m| TupleLine {
+            text: format!("({})", m.tuple.join(", ")),
+            matched: m.truth_value,
+        })
+        .collect()
 }
 
-pub async fn image(req: HttpRequest, pool: web::Data<PgPool>, user: MaybeUser, path: web::Path<(i64, i64)>) -> Result<HttpResponse, PageError> {
+pub async fn image(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    user: MaybeUser,
+    path: web::Path<(i64, i64)>,
+) -> Result<HttpResponse, PageError> {
     let (id, image_id) = path.into_inner();
     let (submission, split, _) = load_visible(&pool, id, user.0.as_ref()).await?;
-    let (row, details, cats) = scores::image(pool.get_ref(), submission.id, image_id).await?.ok_or(PageError::NotFound)?;
-    let details: ImageDetails = serde_json::from_value(details).map_err(|e| PageError::Internal(e.into()))?;
+    let (row, details, cats) = scores::image(pool.get_ref(), submission.id, image_id)
+        .await?
+        .ok_or(PageError::NotFound)?;
+    let details: ImageDetails =
+        serde_json::from_value(details).map_err(|e| PageError::Internal(e.into()))?;
     let references = splits::references(pool.get_ref(), split.id)
         .await?
         .into_iter()
@@ -316,17 +429,32 @@ pub struct ChooseForm {
 }
 
 /// Makes this submission the team's leaderboard entry for its split.
-pub async fn choose(req: HttpRequest, pool: web::Data<PgPool>, user: MaybeUser, id: web::Path<i64>, form: web::Form<ChooseForm>) -> Result<HttpResponse, PageError> {
+pub async fn choose(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    user: MaybeUser,
+    id: web::Path<i64>,
+    form: web::Form<ChooseForm>,
+) -> Result<HttpResponse, PageError> {
     if !auth::csrf_ok(&req, &form.csrf) {
         return Err(PageError::Csrf);
     }
-    let Some(u) = &user.0 else { return Err(PageError::LoginRequired) };
+    let Some(u) = &user.0 else {
+        return Err(PageError::LoginRequired);
+    };
     let (submission, split, challenge) = load_visible(&pool, *id, Some(u)).await?;
     let team = accounts::team_of_user(pool.get_ref(), challenge.id, u.id).await?;
-    let (Some(team), Some(owner)) = (team, submission.team_id) else { return Err(PageError::Forbidden) };
+    let (Some(team), Some(owner)) = (team, submission.team_id) else {
+        return Err(PageError::Forbidden);
+    };
     if team.id != owner || submission.status != "scored" {
         return Err(PageError::Forbidden);
     }
     submissions::choose_for_leaderboard(pool.get_ref(), team.id, split.id, submission.id).await?;
-    Ok(HttpResponse::SeeOther().insert_header((LOCATION, format!("/c/{}/leaderboard?split={}", challenge.slug, split.name))).finish())
+    Ok(HttpResponse::SeeOther()
+        .insert_header((
+            LOCATION,
+            format!("/c/{}/leaderboard?split={}", challenge.slug, split.name),
+        ))
+        .finish())
 }

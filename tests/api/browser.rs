@@ -1,0 +1,1 @@
+//! The end-to-end test in headless Chromium (see below).

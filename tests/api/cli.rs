@@ -1,0 +1,147 @@
+//! The `spiceboard` binary's organizer subcommands against a test database.
+
+use std::process::Command;
+
+use secrecy::ExposeSecret;
+
+use crate::helpers::{demo_references, fresh_database};
+
+fn spiceboard(url: &str, args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_spiceboard"))
+        .args(args)
+        .env("DATABASE_URL", url)
+        .env("RUST_LOG", "warn")
+        .output()
+        .expect("run spiceboard");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[tokio::test]
+async fn a_challenge_can_be_scripted_from_the_command_line() {
+    let (_, url) = fresh_database().await;
+    let url = url.expose_secret().to_string();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let refs = dir.path().join("captions.json");
+    std::fs::write(&refs, demo_references()).expect("write refs");
+
+    let (ok, out, err) = spiceboard(
+        &url,
+        &[
+            "admin",
+            "create",
+            "--email",
+            "org@example.org",
+            "--password",
+            "organizer-password",
+        ],
+    );
+    assert!(ok, "{err}");
+    assert!(out.contains("organizer org@example.org created"));
+    let (ok, out, err) = spiceboard(
+        &url,
+        &[
+            "challenge",
+            "create",
+            "--slug",
+            "cli",
+            "--title",
+            "From the shell",
+        ],
+    );
+    assert!(ok, "{err}");
+    assert!(out.contains("challenge cli created"));
+    let refs_path = refs.to_str().expect("utf-8 path");
+    let (ok, out, err) = spiceboard(
+        &url,
+        &[
+            "challenge",
+            "import-refs",
+            "--slug",
+            "cli",
+            "--split",
+            "test",
+            "--file",
+            refs_path,
+            "--hidden",
+        ],
+    );
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("split test version 1: 20 images, 60 captions"),
+        "{out}"
+    );
+    let (ok, token, err) = spiceboard(
+        &url,
+        &["team", "create", "--challenge", "cli", "--name", "Owls"],
+    );
+    assert!(ok, "{err}");
+    assert_eq!(
+        token.trim().len(),
+        64,
+        "the API token alone goes to stdout: {token:?}"
+    );
+    let (ok, _, err) = spiceboard(
+        &url,
+        &[
+            "challenge",
+            "set-limits",
+            "--slug",
+            "cli",
+            "--daily",
+            "3",
+            "--max-bytes",
+            "100000",
+        ],
+    );
+    assert!(ok, "{err}");
+    let (ok, out, _) = spiceboard(
+        &url,
+        &["challenge", "reveal", "--slug", "cli", "--split", "test"],
+    );
+    assert!(ok && out.contains("now revealed"));
+    let (ok, csv, err) = spiceboard(
+        &url,
+        &["challenge", "export", "--slug", "cli", "--split", "test"],
+    );
+    assert!(ok, "{err}");
+    assert!(csv.starts_with("rank,kind,name,submission_id,spice,"));
+
+    // Errors name what is wrong and exit non-zero.
+    let (ok, _, err) = spiceboard(
+        &url,
+        &["challenge", "export", "--slug", "cli", "--split", "nope"],
+    );
+    assert!(!ok);
+    assert!(
+        err.contains("challenge \"cli\" has no split \"nope\""),
+        "{err}"
+    );
+    let (ok, _, err) = spiceboard(
+        &url,
+        &["team", "create", "--challenge", "cli", "--name", "Owls"],
+    );
+    assert!(!ok);
+    assert!(err.contains("already exists"), "{err}");
+}
+
+#[test]
+fn help_lists_the_subcommands_and_their_flags() {
+    let out = Command::new(env!("CARGO_BIN_EXE_spiceboard"))
+        .arg("--help")
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    for sub in ["serve", "worker", "migrate", "admin", "challenge", "team"] {
+        assert!(text.contains(sub), "{sub} missing from --help");
+    }
+    assert!(text.contains("--data-dir"));
+    let out = Command::new(env!("CARGO_BIN_EXE_spiceboard"))
+        .args(["serve", "--help"])
+        .output()
+        .expect("run");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("--bind <BIND>"));
+}

@@ -1,0 +1,404 @@
+//! The test harness: ONE throwaway PostgreSQL cluster per test run (free port, temporary
+//! directory, stopped when the test binary exits, or by a watchdog if it is killed), a template
+//! database migrated once, and per test a fresh database cloned from the template with
+//! `CREATE DATABASE ... TEMPLATE` plus an app on port 0.
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use secrecy::{ExposeSecret, SecretString};
+use sqlx::{Connection, PgConnection, PgPool};
+
+use spiceboard::actions;
+use spiceboard::cluster::{Cluster, ClusterOptions};
+use spiceboard::configuration::Settings;
+use spiceboard::domain::{ChallengeSlug, SplitName, TeamName, Title};
+use spiceboard::scoring::{self, SharedEngine};
+use spiceboard::startup::{self, Application};
+
+const TEMPLATE_DB: &str = "spiceboard_template";
+
+struct TestCluster {
+    cluster: Cluster,
+    dir: PathBuf,
+}
+
+static CLUSTER: OnceLock<TestCluster> = OnceLock::new();
+
+extern "C" fn stop_cluster_at_exit() {
+    if let Some(tc) = CLUSTER.get() {
+        let _ = tc.cluster.stop();
+        let _ = std::fs::remove_dir_all(&tc.dir);
+    }
+}
+
+/// A shell that outlives us only to stop the cluster if this process dies without running its
+/// exit handlers (killed); it exits as soon as the cluster is down. It runs as the cluster's owner.
+fn spawn_watchdog(cluster: &Cluster, dir: &std::path::Path) {
+    use std::os::unix::process::CommandExt;
+    let (pg_ctl, args, run_as) = cluster.stop_command();
+    let me = std::process::id();
+    let script = format!(
+        "while [ -d /proc/{me} ]; do sleep 1; done; '{}' {} >/dev/null 2>&1; rm -rf '{}' 2>/dev/null",
+        pg_ctl.display(),
+        args.iter().map(|a| format!("'{a}'")).collect::<Vec<_>>().join(" "),
+        dir.display()
+    );
+    let mut cmd = std::process::Command::new("sh");
+    cmd.arg("-c")
+        .arg(script)
+        .current_dir("/")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    if let Some((uid, gid)) = run_as {
+        cmd.uid(uid).gid(gid);
+    }
+    let _ = cmd.spawn();
+}
+
+fn cluster() -> &'static TestCluster {
+    CLUSTER.get_or_init(|| {
+        // Under /tmp so that the postgres user can reach it when the tests run as root.
+        let dir = std::env::temp_dir().join(format!("spiceboard-test-{}", std::process::id()));
+        let cluster = Cluster::ensure_running(&dir, &ClusterOptions { ephemeral: true })
+            .unwrap_or_else(|e| panic!("the tests need PostgreSQL's initdb/pg_ctl (scripts/install-test-deps installs them): {e}"));
+        // SAFETY: registering a plain extern "C" function with atexit is sound.
+        unsafe { libc::atexit(stop_cluster_at_exit) };
+        spawn_watchdog(&cluster, &dir);
+        // Migrate the template once, on a runtime of its own (tests run on their own runtimes).
+        let url = cluster.url("postgres");
+        let template_url = cluster.url(TEMPLATE_DB);
+        std::thread::spawn(move || {
+            let rt = tokio::runtime::Runtime::new().expect("a tokio runtime");
+            rt.block_on(async {
+                let mut conn = PgConnection::connect(url.expose_secret()).await.expect("connect to the test cluster");
+                sqlx::query(&format!("CREATE DATABASE {TEMPLATE_DB}")).execute(&mut conn).await.expect("create the template");
+                conn.close().await.expect("close");
+                let pool = PgPool::connect(template_url.expose_secret()).await.expect("connect to the template");
+                spiceboard::storage::migrate(&pool).await.expect("migrate the template");
+                pool.close().await;
+            })
+        })
+        .join()
+        .expect("template migration thread");
+        TestCluster { cluster, dir }
+    })
+}
+
+/// A fresh database cloned from the migrated template.
+pub async fn fresh_database() -> (String, SecretString) {
+    let tc = cluster();
+    let name = format!("test_{}", spiceboard::auth::new_token()[..16].to_owned());
+    let mut conn = PgConnection::connect(tc.cluster.url("postgres").expose_secret())
+        .await
+        .expect("connect");
+    sqlx::query(&format!("CREATE DATABASE {name} TEMPLATE {TEMPLATE_DB}"))
+        .execute(&mut conn)
+        .await
+        .expect("clone the template");
+    conn.close().await.expect("close");
+    let url = tc.cluster.url(&name);
+    (name, url)
+}
+
+pub struct TestApp {
+    pub address: String,
+    pub pool: PgPool,
+    pub engine: SharedEngine,
+    pub settings: Settings,
+    /// A browser-like client: keeps cookies, does not follow redirects.
+    pub client: reqwest::Client,
+}
+
+pub fn test_settings() -> Settings {
+    let mut s = Settings::defaults();
+    s.application.port = 0;
+    s.application.secure_cookies = false;
+    s.database.max_connections = 8;
+    s.worker.lease_seconds = 30;
+    s.worker.poll_interval_ms = 100;
+    s.worker.retry_backoff_seconds = 0;
+    s
+}
+
+pub fn client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .cookie_store(true)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("a reqwest client")
+}
+
+/// An app on its own database with `workers` job workers.
+pub async fn spawn_app_with(workers: usize, configure: impl FnOnce(&mut Settings)) -> TestApp {
+    let (_, url) = fresh_database().await;
+    let mut settings = test_settings();
+    configure(&mut settings);
+    settings.database.url = Some(url.clone());
+    let pool = startup::connect(&url, settings.database.max_connections)
+        .await
+        .expect("connect to the test database");
+    let engine = scoring::new_engine();
+    let app = Application::build(settings.clone(), pool.clone(), engine.clone(), workers)
+        .expect("build the app");
+    let address = format!("http://127.0.0.1:{}", app.port());
+    tokio::spawn(app.run_until_stopped());
+    TestApp {
+        address,
+        pool,
+        engine,
+        settings,
+        client: client(),
+    }
+}
+
+/// An app with one worker.
+pub async fn spawn_app() -> TestApp {
+    spawn_app_with(1, |_| {}).await
+}
+
+/// True once the engine's parser has landed; scoring assertions depend on it.
+pub fn engine_parses() -> bool {
+    scoring::new_engine()
+        .scene_graph(&["a dog on a couch"])
+        .is_ok()
+}
+
+/// The message a job fails with while the engine cannot parse text.
+pub fn parser_unavailable_message() -> String {
+    spice::EngineError::ParserUnavailable.to_string()
+}
+
+/// Text as askama escapes it into HTML.
+pub fn escaped(s: &str) -> String {
+    s.replace('&', "&#38;")
+        .replace('<', "&#60;")
+        .replace('>', "&#62;")
+        .replace('"', "&#34;")
+        .replace('\'', "&#39;")
+}
+
+/// The demo references (20 images, 3 captions each), written by the project.
+pub fn demo_references() -> Vec<u8> {
+    spiceboard::seed::demo_references().into_bytes()
+}
+
+pub fn demo_results(careful: bool) -> Vec<u8> {
+    spiceboard::seed::demo_results(careful).into_bytes()
+}
+
+impl TestApp {
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.address, path)
+    }
+
+    /// Challenge `slug` with split `split` holding the demo references.
+    pub async fn challenge_with_split(
+        &self,
+        slug: &str,
+        split: &str,
+        hidden: bool,
+    ) -> spiceboard::storage::challenges::Challenge {
+        let c = actions::create_challenge(
+            &self.pool,
+            &ChallengeSlug::parse(slug).expect("slug"),
+            &Title::parse("Test challenge").expect("title"),
+            "",
+        )
+        .await
+        .expect("create challenge");
+        actions::import_references(
+            &self.pool,
+            &self.engine,
+            &c,
+            &SplitName::parse(split).expect("split"),
+            demo_references(),
+            hidden,
+        )
+        .await
+        .expect("import references");
+        c
+    }
+
+    /// A team and its API token.
+    pub async fn team(&self, slug: &str, name: &str) -> (i64, String) {
+        let c = actions::challenge(&self.pool, slug)
+            .await
+            .expect("challenge");
+        let (team, token) =
+            actions::create_team(&self.pool, &c, &TeamName::parse(name).expect("name"), None)
+                .await
+                .expect("team");
+        (team.id, token)
+    }
+
+    /// Uploads through the API.
+    pub async fn api_upload(
+        &self,
+        slug: &str,
+        token: &str,
+        split: Option<&str>,
+        file: Vec<u8>,
+    ) -> reqwest::Response {
+        let mut form = reqwest::multipart::Form::new()
+            .part(
+                "file",
+                reqwest::multipart::Part::bytes(file).file_name("results.json"),
+            )
+            .text("description", "test run");
+        if let Some(s) = split {
+            form = form.text("split", s.to_string());
+        }
+        reqwest::Client::new()
+            .post(self.url(&format!("/api/c/{slug}/submissions")))
+            .bearer_auth(token)
+            .multipart(form)
+            .send()
+            .await
+            .expect("upload request")
+    }
+
+    /// Uploads and returns the new submission id (panics unless 202).
+    pub async fn submit(&self, slug: &str, token: &str, split: &str, file: Vec<u8>) -> i64 {
+        let r = self.api_upload(slug, token, Some(split), file).await;
+        let status = r.status();
+        let body: serde_json::Value = r.json().await.expect("JSON answer");
+        assert_eq!(status, 202, "upload rejected: {body}");
+        body["id"].as_i64().expect("an id")
+    }
+
+    /// Waits (bounded) until the submission's job has ended; returns (status, error).
+    pub async fn wait_for(&self, submission_id: i64) -> (String, Option<String>) {
+        for _ in 0..1200 {
+            let (status, error, job_state): (String, Option<String>, Option<String>) = sqlx::query_as(
+                "SELECT s.status, s.error, (SELECT state FROM jobs WHERE submission_id = s.id ORDER BY id DESC LIMIT 1)
+                 FROM submissions s WHERE s.id = $1",
+            )
+            .bind(submission_id)
+            .fetch_one(&self.pool)
+            .await
+            .expect("read status");
+            if matches!(job_state.as_deref(), Some("succeeded") | Some("failed")) {
+                return (status, error);
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        panic!("submission {submission_id} was not scored within two minutes");
+    }
+
+    /// Asserts the outcome of a scoring job: scored if the engine parses, otherwise failed with
+    /// the engine's message.
+    pub async fn assert_scored_or_parser_missing(&self, submission_id: i64) -> bool {
+        let (status, error) = self.wait_for(submission_id).await;
+        if engine_parses() {
+            assert_eq!(status, "scored", "job failed: {error:?}");
+            true
+        } else {
+            assert_eq!(status, "failed");
+            let error = error.unwrap_or_default();
+            assert!(
+                error.contains(&parser_unavailable_message()),
+                "unexpected error: {error}"
+            );
+            false
+        }
+    }
+
+    /// The CSRF token embedded in a page's forms (fetching it sets the cookie).
+    pub async fn csrf(&self, path: &str) -> String {
+        let html = self
+            .client
+            .get(self.url(path))
+            .send()
+            .await
+            .expect("GET")
+            .text()
+            .await
+            .expect("body");
+        let marker = "name=\"csrf\" value=\"";
+        let start = html
+            .find(marker)
+            .unwrap_or_else(|| panic!("no CSRF field on {path}"))
+            + marker.len();
+        html[start..start + 64].to_string()
+    }
+
+    pub async fn sign_up(&self, email: &str, password: &str) -> reqwest::Response {
+        let csrf = self.csrf("/signup").await;
+        self.client
+            .post(self.url("/signup"))
+            .form(&[
+                ("email", email),
+                ("password", password),
+                ("csrf", csrf.as_str()),
+                ("next", "/"),
+            ])
+            .send()
+            .await
+            .expect("POST /signup")
+    }
+
+    pub async fn log_in(&self, email: &str, password: &str) -> reqwest::Response {
+        let csrf = self.csrf("/login").await;
+        self.client
+            .post(self.url("/login"))
+            .form(&[
+                ("email", email),
+                ("password", password),
+                ("csrf", csrf.as_str()),
+                ("next", "/"),
+            ])
+            .send()
+            .await
+            .expect("POST /login")
+    }
+
+    /// Makes an organizer account and logs this app's client in as it.
+    pub async fn log_in_as_organizer(&self) {
+        let hash = spiceboard::auth::hash_password("organizer-password").expect("hash");
+        spiceboard::storage::accounts::create_user(&self.pool, "org@example.org", &hash, true)
+            .await
+            .expect("create organizer");
+        let r = self.log_in("org@example.org", "organizer-password").await;
+        assert_eq!(r.status(), 303);
+    }
+}
+
+/// Inserts aggregate scores for a submission directly (for leaderboard ranking tests, which test
+/// the query and the ranking, not the engine), and marks it scored.
+pub async fn fake_aggregates(pool: &PgPool, submission_id: i64, f: [Option<f64>; 7]) {
+    use spiceboard::storage::scores::{self, CategoryScore, SubmissionResult};
+    let aggregates = spiceboard::domain::CATEGORIES
+        .iter()
+        .zip(f)
+        .map(|(c, f)| CategoryScore {
+            category: c.to_string(),
+            tp: 0,
+            fp: 0,
+            fn_: 0,
+            precision: f,
+            recall: f,
+            f,
+            images: 20,
+        })
+        .collect();
+    let mut tx = pool.begin().await.expect("begin");
+    scores::write(
+        &mut tx,
+        submission_id,
+        &SubmissionResult {
+            images: vec![],
+            aggregates,
+        },
+    )
+    .await
+    .expect("write scores");
+    sqlx::query("UPDATE jobs SET state = 'succeeded' WHERE submission_id = $1")
+        .bind(submission_id)
+        .execute(&mut *tx)
+        .await
+        .expect("end job");
+    tx.commit().await.expect("commit");
+}

@@ -1,0 +1,181 @@
+//! The organizer area over HTTP: every action of issue 5 item 2 through its form.
+
+use crate::helpers::{demo_references, demo_results, fake_aggregates, spawn_app_with, TestApp};
+
+async fn post_form(app: &TestApp, path: &str, fields: &[(&str, &str)]) -> reqwest::Response {
+    let csrf = app.csrf("/admin").await;
+    let mut form: Vec<(&str, &str)> = fields.to_vec();
+    form.push(("csrf", csrf.as_str()));
+    app.client
+        .post(app.url(path))
+        .form(&form)
+        .send()
+        .await
+        .expect("POST")
+}
+
+fn message(r: &reqwest::Response) -> String {
+    r.headers()
+        .get("location")
+        .and_then(|l| l.to_str().ok())
+        .unwrap_or("")
+        .to_string()
+}
+
+#[tokio::test]
+async fn an_organizer_runs_a_challenge_from_the_browser() {
+    let app = spawn_app_with(0, |_| {}).await;
+    app.log_in_as_organizer().await;
+
+    let r = post_form(
+        &app,
+        "/admin/challenges",
+        &[
+            ("slug", "web"),
+            ("title", "Web challenge"),
+            ("description", "d"),
+        ],
+    )
+    .await;
+    assert_eq!(r.status(), 303);
+    assert!(message(&r).starts_with("/admin/c/web?msg="));
+
+    let csrf = app.csrf("/admin").await;
+    let form = reqwest::multipart::Form::new()
+        .text("csrf", csrf.clone())
+        .text("split", "test")
+        .text("hidden", "on")
+        .part(
+            "file",
+            reqwest::multipart::Part::bytes(demo_references()).file_name("captions.json"),
+        );
+    let r = app
+        .client
+        .post(app.url("/admin/c/web/references"))
+        .multipart(form)
+        .send()
+        .await
+        .expect("POST");
+    assert_eq!(r.status(), 303);
+    let page = app
+        .client
+        .get(app.url(&message(&r)))
+        .send()
+        .await
+        .expect("GET")
+        .text()
+        .await
+        .expect("body");
+    assert!(
+        page.contains("imported split test version 1: 20 images, 60 captions"),
+        "{}",
+        page.lines()
+            .filter(|l| l.contains("message"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+
+    let r = post_form(
+        &app,
+        "/admin/c/web/limits",
+        &[("daily", "2"), ("total", ""), ("max_bytes", "500000")],
+    )
+    .await;
+    assert_eq!(r.status(), 303);
+    let limits: (Option<i32>, Option<i32>, i64) =
+        sqlx::query_as("SELECT daily_submission_limit, total_submission_limit, max_file_bytes FROM challenges WHERE slug = 'web'")
+            .fetch_one(&app.pool)
+            .await
+            .expect("limits");
+    assert_eq!(limits, (Some(2), None, 500000));
+
+    let r = post_form(
+        &app,
+        "/admin/c/web/splits/test/visibility",
+        &[("hidden", "false")],
+    )
+    .await;
+    assert_eq!(r.status(), 303);
+    let hidden: bool =
+        sqlx::query_scalar("SELECT hidden FROM splits WHERE name = 'test' AND is_current")
+            .fetch_one(&app.pool)
+            .await
+            .expect("hidden");
+    assert!(!hidden, "revealed");
+
+    let form = reqwest::multipart::Form::new()
+        .text("csrf", csrf.clone())
+        .text("label", "Vague baseline")
+        .part(
+            "file",
+            reqwest::multipart::Part::bytes(demo_results(false)).file_name("r.json"),
+        );
+    let r = app
+        .client
+        .post(app.url("/admin/c/web/splits/test/baselines"))
+        .multipart(form)
+        .send()
+        .await
+        .expect("POST");
+    assert_eq!(r.status(), 303);
+    let baseline: i64 = sqlx::query_scalar(
+        "SELECT id FROM submissions WHERE kind = 'baseline' AND label = 'Vague baseline'",
+    )
+    .fetch_one(&app.pool)
+    .await
+    .expect("baseline");
+
+    let r = post_form(&app, "/admin/c/web/splits/test/human", &[]).await;
+    assert_eq!(r.status(), 303);
+    let human: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM submissions WHERE kind = 'human'")
+        .fetch_one(&app.pool)
+        .await
+        .expect("human");
+    assert_eq!(human, 1);
+
+    fake_aggregates(&app.pool, baseline, [Some(0.12); 7]).await;
+    let r = post_form(&app, "/admin/c/web/splits/test/rescore", &[]).await;
+    assert_eq!(r.status(), 303);
+    let queued: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM jobs WHERE state = 'queued'")
+        .fetch_one(&app.pool)
+        .await
+        .expect("jobs");
+    assert_eq!(
+        queued, 3,
+        "the baseline's re-score, plus the baseline's and the Human row's first jobs"
+    );
+
+    let csv = app
+        .client
+        .get(app.url("/admin/c/web/export.csv?split=test"))
+        .send()
+        .await
+        .expect("GET")
+        .text()
+        .await
+        .expect("body");
+    assert!(
+        csv.lines()
+            .nth(1)
+            .unwrap_or_default()
+            .starts_with("1,baseline,Vague baseline,"),
+        "{csv}"
+    );
+
+    let r = post_form(&app, &format!("/admin/submissions/{baseline}/delete"), &[]).await;
+    assert_eq!(r.status(), 303);
+    let csv = app
+        .client
+        .get(app.url("/admin/c/web/export.csv?split=test"))
+        .send()
+        .await
+        .expect("GET")
+        .text()
+        .await
+        .expect("body");
+    assert_eq!(
+        csv.lines().count(),
+        1,
+        "a deleted submission leaves the leaderboard: {csv}"
+    );
+}

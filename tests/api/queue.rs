@@ -1,0 +1,218 @@
+//! The job queue: SKIP LOCKED claims, leases taken over from a dead worker, bounded retries,
+//! fenced commits, and racing workers scoring each job once.
+
+use std::time::Duration;
+
+use crate::helpers::{demo_results, engine_parses, spawn_app_with, TestApp};
+use spiceboard::storage::queue;
+
+async fn app_with_submissions(n: usize) -> (TestApp, Vec<i64>) {
+    let app = spawn_app_with(0, |_| {}).await;
+    app.challenge_with_split("q", "val", false).await;
+    let (_, token) = app.team("q", "Owls").await;
+    let mut ids = Vec::new();
+    for i in 0..n {
+        ids.push(
+            app.submit("q", &token, "val", demo_results(i % 2 == 0))
+                .await,
+        );
+    }
+    (app, ids)
+}
+
+async fn job_row(app: &TestApp, submission: i64) -> (String, i32, Option<String>) {
+    sqlx::query_as("SELECT state, attempts, last_error FROM jobs WHERE submission_id = $1")
+        .bind(submission)
+        .fetch_one(&app.pool)
+        .await
+        .expect("job row")
+}
+
+#[tokio::test]
+async fn concurrent_claims_never_get_the_same_job() {
+    let (app, _) = app_with_submissions(1).await;
+    let (a, b) = tokio::join!(
+        queue::claim(&app.pool, "a", 60),
+        queue::claim(&app.pool, "b", 60)
+    );
+    let got: Vec<_> = [a.expect("claim a"), b.expect("claim b")]
+        .into_iter()
+        .flatten()
+        .collect();
+    assert_eq!(got.len(), 1, "exactly one claim wins the only job");
+    // A held, unexpired lease is not claimable.
+    assert!(queue::claim(&app.pool, "c", 60)
+        .await
+        .expect("claim c")
+        .is_none());
+}
+
+#[tokio::test]
+async fn a_dead_workers_job_is_taken_over_and_scored_once() {
+    let (app, ids) = app_with_submissions(1).await;
+    // A worker claims the job with a short lease and dies: no heartbeat, no result.
+    let dead = queue::claim(&app.pool, "dead-worker", 1)
+        .await
+        .expect("claim")
+        .expect("a job");
+    assert_eq!(job_row(&app, ids[0]).await.0, "running");
+
+    // A live worker takes it over once the lease has expired (bounded wait).
+    let mut settings = app.settings.worker.clone();
+    settings.lease_seconds = 30;
+    let mut taken = false;
+    for _ in 0..100 {
+        if spiceboard::jobs::run_once("live-worker", &app.pool, &app.engine, &settings)
+            .await
+            .expect("run")
+        {
+            taken = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(taken, "the expired lease was never taken over");
+    let (state, attempts, error) = job_row(&app, ids[0]).await;
+    assert_eq!(attempts, 2, "the take-over is the second attempt");
+    if engine_parses() {
+        assert_eq!(state, "succeeded", "{error:?}");
+    } else {
+        assert_eq!(state, "failed");
+    }
+
+    // The dead worker comes back and tries to commit: its claim is fenced off.
+    let mut tx = app.pool.begin().await.expect("begin");
+    assert!(
+        !queue::complete(&mut tx, &dead).await.expect("complete"),
+        "a stale claim cannot complete the job"
+    );
+    tx.rollback().await.expect("rollback");
+    assert!(!queue::heartbeat(&app.pool, &dead, 60)
+        .await
+        .expect("heartbeat"));
+    let rows: i64 =
+        sqlx::query_scalar("SELECT COUNT(*) FROM image_scores WHERE submission_id = $1")
+            .bind(ids[0])
+            .fetch_one(&app.pool)
+            .await
+            .expect("rows");
+    assert_eq!(
+        rows,
+        if engine_parses() { 20 * 7 } else { 0 },
+        "no duplicate rows"
+    );
+}
+
+#[tokio::test]
+async fn retries_are_bounded() {
+    let (app, ids) = app_with_submissions(1).await;
+    sqlx::query("UPDATE jobs SET max_attempts = 2")
+        .execute(&app.pool)
+        .await
+        .expect("update");
+    // Two workers die in turn holding the job.
+    for w in ["w1", "w2"] {
+        let claim = queue::claim(&app.pool, w, 60)
+            .await
+            .expect("claim")
+            .expect("job");
+        assert_eq!(claim.job.locked_by.as_deref(), Some(w));
+        sqlx::query("UPDATE jobs SET lease_expires_at = now() - interval '1 second'")
+            .execute(&app.pool)
+            .await
+            .expect("expire");
+    }
+    // The next claim gives up on it instead of trying a third time.
+    assert!(queue::claim(&app.pool, "w3", 60)
+        .await
+        .expect("claim")
+        .is_none());
+    let (state, attempts, error) = job_row(&app, ids[0]).await;
+    assert_eq!((state.as_str(), attempts), ("failed", 2));
+    assert!(error
+        .unwrap_or_default()
+        .contains("gave up after 2 attempts; the last worker (w2) stopped responding"));
+    let (status, shown): (String, Option<String>) =
+        sqlx::query_as("SELECT status, error FROM submissions WHERE id = $1")
+            .bind(ids[0])
+            .fetch_one(&app.pool)
+            .await
+            .expect("row");
+    assert_eq!(status, "failed");
+    assert!(shown.is_some(), "the team sees why");
+}
+
+#[tokio::test]
+async fn a_retryable_failure_requeues_and_a_permanent_one_ends_the_job() {
+    let (app, ids) = app_with_submissions(2).await;
+    let c1 = queue::claim(&app.pool, "w", 60)
+        .await
+        .expect("claim")
+        .expect("job");
+    queue::record_failure(&app.pool, &c1, "database hiccup", true, 0)
+        .await
+        .expect("record");
+    let (state, attempts, error) = job_row(&app, c1.job.submission_id).await;
+    assert_eq!(
+        (state.as_str(), attempts, error.as_deref()),
+        ("queued", 1, Some("database hiccup"))
+    );
+    let c2 = queue::claim(&app.pool, "w", 60)
+        .await
+        .expect("claim")
+        .expect("job");
+    assert_eq!(c2.job.id, c1.job.id, "the retried job is next in line");
+    queue::record_failure(&app.pool, &c2, "bad input", false, 0)
+        .await
+        .expect("record");
+    assert_eq!(job_row(&app, ids[0]).await.0, "failed");
+}
+
+#[tokio::test]
+async fn two_racing_workers_score_each_job_exactly_once() {
+    let (app, ids) = app_with_submissions(6).await;
+    let (tx, rx) = tokio::sync::watch::channel(false);
+    let workers = spiceboard::jobs::spawn_workers(
+        2,
+        app.pool.clone(),
+        app.engine.clone(),
+        app.settings.worker.clone(),
+        rx,
+    );
+    for id in &ids {
+        app.wait_for(*id).await;
+    }
+    let _ = tx.send(true);
+    for w in workers {
+        w.await.expect("worker task");
+    }
+    let attempts: Vec<i32> = sqlx::query_scalar("SELECT attempts FROM jobs ORDER BY id")
+        .fetch_all(&app.pool)
+        .await
+        .expect("attempts");
+    assert_eq!(attempts, vec![1; 6], "no job was claimed twice");
+    let lockers: i64 = sqlx::query_scalar("SELECT COUNT(DISTINCT locked_by) FROM jobs")
+        .fetch_one(&app.pool)
+        .await
+        .expect("lockers");
+    assert!(lockers >= 1);
+    for id in ids {
+        let rows: i64 =
+            sqlx::query_scalar("SELECT COUNT(*) FROM image_scores WHERE submission_id = $1")
+                .bind(id)
+                .fetch_one(&app.pool)
+                .await
+                .expect("rows");
+        let aggregates: i64 =
+            sqlx::query_scalar("SELECT COUNT(*) FROM aggregate_scores WHERE submission_id = $1")
+                .bind(id)
+                .fetch_one(&app.pool)
+                .await
+                .expect("rows");
+        if engine_parses() {
+            assert_eq!((rows, aggregates), (140, 7));
+        } else {
+            assert_eq!((rows, aggregates), (0, 0));
+        }
+    }
+}
