@@ -174,6 +174,22 @@ pub enum Uploader<'a> {
     },
 }
 
+/// Server-wide bounds on uploads and their jobs (from the configuration).
+#[derive(Debug, Clone, Copy)]
+pub struct SubmitLimits {
+    pub max_caption_chars: usize,
+    pub max_attempts: i32,
+}
+
+impl SubmitLimits {
+    pub fn from_settings(s: &crate::configuration::Settings) -> SubmitLimits {
+        SubmitLimits {
+            max_caption_chars: s.limits.max_caption_chars,
+            max_attempts: s.worker.max_attempts,
+        }
+    }
+}
+
 /// Validates a results file against the split and the challenge's limits; if it passes, stores it
 /// with a queued job in one transaction. A rejected file is not stored and does not count.
 pub async fn submit(
@@ -183,9 +199,12 @@ pub async fn submit(
     uploader: Uploader<'_>,
     description: &str,
     bytes: &[u8],
-    max_caption_chars: usize,
-    max_attempts: i32,
+    limits: SubmitLimits,
 ) -> Result<Submission, ActionError> {
+    let SubmitLimits {
+        max_caption_chars,
+        max_attempts,
+    } = limits;
     let ids: HashSet<i64> = splits::image_ids(pool, split.id).await?;
     let bounds = Bounds {
         split_name: &split.name,

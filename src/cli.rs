@@ -414,8 +414,7 @@ async fn challenge_command(
                 },
                 "",
                 &bytes,
-                settings.limits.max_caption_chars,
-                attempts,
+                actions::SubmitLimits::from_settings(settings),
             )
             .await?;
             println!(

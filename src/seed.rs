@@ -270,8 +270,10 @@ pub async fn seed_demo(
             },
             "seeded demo baseline",
             &bytes,
-            1000,
-            max_attempts,
+            actions::SubmitLimits {
+                max_caption_chars: 1000,
+                max_attempts,
+            },
         )
         .await?;
     }

@@ -231,8 +231,10 @@ async fn baseline_and_human_rows_are_marked() {
         },
         "",
         &demo_results(false),
-        1000,
-        3,
+        actions::SubmitLimits {
+            max_caption_chars: 1000,
+            max_attempts: 3,
+        },
     )
     .await
     .expect("baseline");

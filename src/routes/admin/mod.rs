@@ -322,8 +322,7 @@ pub async fn add_baseline(
         uploader,
         form.field("description"),
         &file,
-        settings.limits.max_caption_chars,
-        settings.worker.max_attempts,
+        actions::SubmitLimits::from_settings(settings),
     )
     .await?;
     Ok(back(

@@ -136,8 +136,7 @@ pub async fn upload(
         },
         form.field("description"),
         file,
-        settings.limits.max_caption_chars,
-        settings.worker.max_attempts,
+        actions::SubmitLimits::from_settings(settings),
     )
     .await?;
     Ok(HttpResponse::Accepted().json(serde_json::json!({

@@ -129,8 +129,7 @@ pub async fn upload(
         uploader,
         form.field("description"),
         &file,
-        settings.limits.max_caption_chars,
-        settings.worker.max_attempts,
+        actions::SubmitLimits::from_settings(settings),
     )
     .await
     {
