@@ -232,48 +232,34 @@ pub async fn seed_demo(
     .await?;
     let split =
         SplitName::parse("val").map_err(|e| actions::ActionError::Invalid(e.to_string()))?;
-    let annotations: Vec<serde_json::Value> = IMAGES
-        .iter()
-        .flat_map(|(id, refs, _, _)| {
-            refs.iter()
-                .map(move |c| serde_json::json!({"image_id": id, "caption": c}))
-        })
-        .collect();
-    let images: Vec<serde_json::Value> = IMAGES
-        .iter()
-        .map(|(id, ..)| serde_json::json!({"id": id}))
-        .collect();
-    let coco = serde_json::json!({"images": images, "annotations": annotations});
     actions::import_references(
         pool,
         engine,
         &challenge,
         &split,
-        coco.to_string().into_bytes(),
+        demo_references().into_bytes(),
         false,
     )
     .await?;
     let split = actions::split(pool, &challenge, "val").await?;
-    for (label, pick) in [("Careful baseline", 0usize), ("Vague baseline", 1)] {
-        let results: Vec<serde_json::Value> = IMAGES
-            .iter()
-            .map(|(id, _, good, bad)| serde_json::json!({"image_id": id, "caption": if pick == 0 { good } else { bad }}))
-            .collect();
-        let bytes = serde_json::Value::Array(results).to_string().into_bytes();
+    let limits = actions::SubmitLimits {
+        max_caption_chars: 1000,
+        max_attempts,
+    };
+    for (label, careful) in [("Careful baseline", true), ("Vague baseline", false)] {
+        let bytes = demo_results(careful).into_bytes();
+        let uploader = Uploader::Baseline {
+            label,
+            user_id: None,
+        };
         actions::submit(
             pool,
             &challenge,
             &split,
-            Uploader::Baseline {
-                label,
-                user_id: None,
-            },
+            uploader,
             "seeded demo baseline",
             &bytes,
-            actions::SubmitLimits {
-                max_caption_chars: 1000,
-                max_attempts,
-            },
+            limits,
         )
         .await?;
     }
@@ -281,7 +267,7 @@ pub async fn seed_demo(
     Ok(())
 }
 
-/// The demo's captions as a COCO results file of the careful system, for tests and the README.
+/// The demo's candidate captions as a COCO results file: the careful system's or the vague one's.
 pub fn demo_results(careful: bool) -> String {
     let results: Vec<serde_json::Value> = IMAGES
         .iter()
