@@ -385,20 +385,18 @@ pub async fn fake_aggregates(pool: &PgPool, submission_id: i64, f: [Option<f64>;
         })
         .collect();
     let mut tx = pool.begin().await.expect("begin");
-    scores::write(
-        &mut tx,
-        submission_id,
-        &SubmissionResult {
-            images: vec![],
-            aggregates,
-        },
-    )
-    .await
-    .expect("write scores");
+    // The job row first, then the submission: the workers' lock order.
     sqlx::query("UPDATE jobs SET state = 'succeeded' WHERE submission_id = $1")
         .bind(submission_id)
         .execute(&mut *tx)
         .await
         .expect("end job");
+    let result = SubmissionResult {
+        images: vec![],
+        aggregates,
+    };
+    scores::write(&mut tx, submission_id, &result)
+        .await
+        .expect("write scores");
     tx.commit().await.expect("commit");
 }
