@@ -80,6 +80,8 @@ pub struct ImportReport {
     /// Images whose graph the engine could not build yet (built again when scoring).
     pub unparsed: usize,
     pub first_parse_error: Option<String>,
+    /// The fewest references an image has: with two or more, the split can have a Human row.
+    pub min_refs_per_image: usize,
 }
 
 /// Imports references as a new version of a split: parses every caption once (in parallel) and
@@ -133,6 +135,7 @@ pub async fn import_references(
         captions: set.images.iter().map(|i| i.captions.len()).sum(),
         unparsed: unparsed.len(),
         first_parse_error: unparsed.first().map(|s| s.to_string()),
+        min_refs_per_image: set.min_refs_per_image(),
     })
 }
 

@@ -112,6 +112,9 @@ pub enum ChallengeCommand {
         /// Hide the split's scores until it is revealed.
         #[arg(long)]
         hidden: bool,
+        /// Do not queue the Human row (queued by default when every image has two references).
+        #[arg(long)]
+        no_human: bool,
     },
     /// Write a split's ranked leaderboard as CSV to stdout (hidden entries included).
     Export {
@@ -341,6 +344,7 @@ async fn challenge_command(
             target,
             file,
             hidden,
+            no_human,
         } => {
             let c = actions::challenge(pool, &target.slug).await?;
             let split = SplitName::parse(&target.split)?;
@@ -363,6 +367,11 @@ async fn challenge_command(
                     r.unparsed,
                     r.first_parse_error.unwrap_or_default()
                 );
+            }
+            if r.min_refs_per_image >= 2 && !no_human {
+                let split = actions::split(pool, &c, split.as_str()).await?;
+                let s = actions::compute_human(pool, &split, attempts).await?;
+                println!("Human row (leave-one-out) queued as submission {}", s.id);
             }
         }
         ChallengeCommand::Export { target, sort } => {

@@ -200,6 +200,11 @@ pub async fn import_references(
             report.first_parse_error.unwrap_or_default()
         ));
     }
+    if report.min_refs_per_image >= 2 && form.field("human") == "on" {
+        let split = actions::split(&pool, &challenge, split.as_str()).await?;
+        let s = actions::compute_human(&pool, &split, config.settings.worker.max_attempts).await?;
+        msg.push_str(&format!("; Human row queued as submission {}", s.id));
+    }
     Ok(back(&challenge.slug, &msg))
 }
 
