@@ -205,7 +205,8 @@ pub async fn image(
         return Ok(None);
     };
     let cats: Vec<CategoryScore> = sqlx::query_as(
-        "SELECT category, tp, fp, fn, precision, recall, f FROM image_scores WHERE submission_id = $1 AND image_id = $2
+        "SELECT category, tp::BIGINT AS tp, fp::BIGINT AS fp, fn::BIGINT AS fn, precision, recall, f
+         FROM image_scores WHERE submission_id = $1 AND image_id = $2
          ORDER BY array_position(ARRAY['all','object','relation','attribute','color','count','size'], category)",
     )
     .bind(submission_id)

@@ -133,6 +133,9 @@ pub fn client() -> reqwest::Client {
 
 /// An app on its own database with `workers` job workers.
 pub async fn spawn_app_with(workers: usize, configure: impl FnOnce(&mut Settings)) -> TestApp {
+    if std::env::var_os("TEST_LOG").is_some() {
+        spiceboard::telemetry::init(true);
+    }
     let (_, url) = fresh_database().await;
     let mut settings = test_settings();
     configure(&mut settings);
@@ -157,18 +160,6 @@ pub async fn spawn_app_with(workers: usize, configure: impl FnOnce(&mut Settings
 /// An app with one worker.
 pub async fn spawn_app() -> TestApp {
     spawn_app_with(1, |_| {}).await
-}
-
-/// True once the engine's parser has landed; scoring assertions depend on it.
-pub fn engine_parses() -> bool {
-    scoring::new_engine()
-        .scene_graph(&["a dog on a couch"])
-        .is_ok()
-}
-
-/// The message a job fails with while the engine cannot parse text.
-pub fn parser_unavailable_message() -> String {
-    spice::EngineError::ParserUnavailable.to_string()
 }
 
 /// Text as askama escapes it into HTML.
@@ -288,22 +279,10 @@ impl TestApp {
         panic!("submission {submission_id} was not scored within two minutes");
     }
 
-    /// Asserts the outcome of a scoring job: scored if the engine parses, otherwise failed with
-    /// the engine's message.
-    pub async fn assert_scored_or_parser_missing(&self, submission_id: i64) -> bool {
+    /// Waits for the submission's job and asserts that it scored.
+    pub async fn assert_scored(&self, submission_id: i64) {
         let (status, error) = self.wait_for(submission_id).await;
-        if engine_parses() {
-            assert_eq!(status, "scored", "job failed: {error:?}");
-            true
-        } else {
-            assert_eq!(status, "failed");
-            let error = error.unwrap_or_default();
-            assert!(
-                error.contains(&parser_unavailable_message()),
-                "unexpected error: {error}"
-            );
-            false
-        }
+        assert_eq!(status, "scored", "job failed: {error:?}");
     }
 
     /// The CSRF token embedded in a page's forms (fetching it sets the cookie).

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::helpers::{demo_results, engine_parses, spawn_app_with, TestApp};
+use crate::helpers::{demo_results, spawn_app_with, TestApp};
 use spiceboard::storage::queue;
 
 async fn app_with_submissions(n: usize) -> (TestApp, Vec<i64>) {
@@ -74,10 +74,8 @@ async fn a_dead_workers_job_is_taken_over_and_scored_once() {
     assert!(taken, "the expired lease was never taken over");
     let (state, attempts, error) = job_row(&app, ids[0]).await;
     assert_eq!(attempts, 2, "the take-over is the second attempt");
-    if engine_parses() {
+    {
         assert_eq!(state, "succeeded", "{error:?}");
-    } else {
-        assert_eq!(state, "failed");
     }
 
     // The dead worker comes back and tries to commit: its claim is fenced off.
@@ -96,11 +94,7 @@ async fn a_dead_workers_job_is_taken_over_and_scored_once() {
             .fetch_one(&app.pool)
             .await
             .expect("rows");
-    assert_eq!(
-        rows,
-        if engine_parses() { 20 * 7 } else { 0 },
-        "no duplicate rows"
-    );
+    assert_eq!(rows, 20 * 7, "no duplicate rows");
 }
 
 #[tokio::test]
@@ -209,10 +203,8 @@ async fn two_racing_workers_score_each_job_exactly_once() {
                 .fetch_one(&app.pool)
                 .await
                 .expect("rows");
-        if engine_parses() {
+        {
             assert_eq!((rows, aggregates), (140, 7));
-        } else {
-            assert_eq!((rows, aggregates), (0, 0));
         }
     }
 }

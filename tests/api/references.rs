@@ -1,6 +1,6 @@
 //! Reference ingestion: both formats, versioned splits, graphs stored once.
 
-use crate::helpers::{engine_parses, parser_unavailable_message, spawn_app_with};
+use crate::helpers::spawn_app_with;
 use spiceboard::actions;
 use spiceboard::domain::{ChallengeSlug, SplitName, Title};
 
@@ -17,17 +17,12 @@ async fn coco_references_are_stored_with_their_graphs_and_versioned() {
     .await
     .expect("query");
     assert_eq!((images, captions), (20, 60));
-    if engine_parses() {
+    assert_eq!(errors, None, "every caption parses");
+    {
         assert_eq!(
             with_graph, 20,
             "every image gets its merged reference graph at ingestion"
         );
-    } else {
-        // Stored without a graph, with the engine's reason; scoring builds them later.
-        assert_eq!(with_graph, 0);
-        assert!(errors
-            .unwrap_or_default()
-            .contains(&parser_unavailable_message()));
     }
     let mode: String =
         sqlx::query_scalar("SELECT caption_mode FROM splits WHERE challenge_id = $1")
