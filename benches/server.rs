@@ -245,6 +245,7 @@ async fn run(c: &Cluster) -> anyhow::Result<()> {
             &storage::scores::SubmissionResult {
                 images: vec![],
                 aggregates,
+                classic: None,
             },
         )
         .await?;

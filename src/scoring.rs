@@ -9,7 +9,7 @@ use spice::score::{Category, ImageScores, MarkedTuple, Score};
 use spice::{Engine, EngineOptions, SceneGraph};
 
 use crate::domain::{Candidate, CaptionMode, ReferenceImage};
-use crate::storage::scores::{CategoryScore, ScoredImage, SubmissionResult};
+use crate::storage::scores::{CategoryScore, ClassicScores, ScoredImage, SubmissionResult};
 use crate::storage::splits::{NewReferenceImage, StoredReference};
 
 /// Recorded with each split's reference graphs so that a re-score after an upgrade can tell.
@@ -33,6 +33,8 @@ pub enum ScoringError {
     MissingReference(i64),
     #[error("no image of the split has at least two references, so there is no Human row")]
     NoHumanRow,
+    #[error("classic metrics: {0}")]
+    Classic(String),
 }
 
 /// The caption as the engine sees it: for COCO-format splits, pycocoevalcap's PTB tokenization,
@@ -174,7 +176,60 @@ fn scored_image(image_id: i64, caption: &str, text: String, scores: &ImageScores
         caption: caption.to_string(),
         categories,
         details: serde_json::to_value(details).unwrap_or(serde_json::Value::Null),
+        classic: None,
     }
+}
+
+/// The classic COCO metrics (BLEU-1..4, ROUGE-L, CIDEr-D; METEOR once the engine has it) of the
+/// scored images, computed by the engine on pycocoevalcap-tokenized captions, as the COCO
+/// evaluation server does. `inputs` holds (candidate, references) in the order of `images`; each
+/// image gets its own scores, and the corpus scores are returned. CIDEr-D's document frequencies
+/// come from these references: the whole split, since an upload covers every image.
+fn classic_metrics(
+    images: &mut [ScoredImage],
+    inputs: &[(&str, &[String])],
+) -> Result<ClassicScores, ScoringError> {
+    use spice::metrics::{evaluate, EvalSet, ImageCaptions, Metric};
+    let tokenized: Vec<(String, Vec<String>)> = inputs
+        .par_iter()
+        .map(|(cand, refs)| {
+            let refs = refs
+                .iter()
+                .map(|r| spice::tokenize::tokenize_coco(r))
+                .collect();
+            (spice::tokenize::tokenize_coco(cand), refs)
+        })
+        .collect();
+    let entries = images
+        .iter()
+        .zip(tokenized)
+        .map(|(img, (cand, refs))| ImageCaptions::new(cand, refs).map(|c| (img.image_id, c)))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| ScoringError::Classic(e.to_string()))?;
+    let set = EvalSet::new(entries).map_err(|e| ScoringError::Classic(e.to_string()))?;
+    let evaluation = evaluate(&set, &Metric::ALL, None);
+    let as_json = |scores: &spice::metrics::Scores| -> serde_json::Value {
+        scores
+            .iter()
+            .map(|(name, v)| (name.to_string(), serde_json::json!(finite(v))))
+            .collect::<serde_json::Map<_, _>>()
+            .into()
+    };
+    for (img, (_, scores)) in images.iter_mut().zip(&evaluation.per_image) {
+        img.classic = Some(as_json(scores));
+    }
+    let get = |name: &str| evaluation.corpus.get(name).and_then(finite);
+    Ok(ClassicScores {
+        bleu_4: get("Bleu_4"),
+        meteor: get("METEOR"),
+        rouge_l: get("ROUGE_L"),
+        cider_d: get("CIDEr"),
+        details: as_json(&evaluation.corpus),
+    })
+}
+
+fn finite(x: f64) -> Option<f64> {
+    x.is_finite().then_some(x)
 }
 
 /// The aggregate row: SPICE's macro averages (SPEC §1), computed by the engine.
@@ -220,9 +275,26 @@ pub fn score_submission(
         })
         .collect::<Result<_, ScoringError>>()?;
     let all: Vec<ImageScores> = scored.iter().map(|(_, s)| s.clone()).collect();
+    let mut images: Vec<ScoredImage> = scored.into_iter().map(|(i, _)| i).collect();
+    let refs_of: Vec<Vec<String>> = candidates
+        .iter()
+        .map(|c| {
+            by_id
+                .get(&c.image_id)
+                .map(|r| captions_of(r))
+                .unwrap_or_default()
+        })
+        .collect();
+    let inputs: Vec<(&str, &[String])> = candidates
+        .iter()
+        .zip(&refs_of)
+        .map(|(c, r)| (c.caption.as_str(), r.as_slice()))
+        .collect();
+    let classic = classic_metrics(&mut images, &inputs)?;
     Ok(SubmissionResult {
         aggregates: aggregates(&all),
-        images: scored.into_iter().map(|(i, _)| i).collect(),
+        images,
+        classic: Some(classic),
     })
 }
 
@@ -269,8 +341,24 @@ pub fn score_human(
         return Err(ScoringError::NoHumanRow);
     }
     let all: Vec<ImageScores> = scored.iter().map(|(_, s)| s.clone()).collect();
+    let mut images: Vec<ScoredImage> = scored.into_iter().map(|(i, _)| i).collect();
+    let by_id: std::collections::HashMap<i64, &StoredReference> =
+        refs.iter().map(|r| (r.image_id, r)).collect();
+    let captions: Vec<Vec<String>> = images
+        .iter()
+        .map(|i| {
+            by_id
+                .get(&i.image_id)
+                .map(|r| captions_of(r))
+                .unwrap_or_default()
+        })
+        .collect();
+    let inputs: Vec<(&str, &[String])> =
+        captions.iter().map(|c| (c[0].as_str(), &c[1..])).collect();
+    let classic = classic_metrics(&mut images, &inputs)?;
     Ok(SubmissionResult {
         aggregates: aggregates(&all),
-        images: scored.into_iter().map(|(i, _)| i).collect(),
+        images,
+        classic: Some(classic),
     })
 }

@@ -28,6 +28,18 @@ pub struct ScoredImage {
     pub categories: Vec<CategoryScore>,
     /// The engine's tuples with truth values (see `crate::scoring::ImageDetails`).
     pub details: serde_json::Value,
+    /// This image's classic metrics (`{"Bleu_4": .., "ROUGE_L": .., "CIDEr": ..}`), if computed.
+    pub classic: Option<serde_json::Value>,
+}
+
+/// Corpus-level classic metrics of a submission (pycocoevalcap's names in `details`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClassicScores {
+    pub bleu_4: Option<f64>,
+    pub meteor: Option<f64>,
+    pub rouge_l: Option<f64>,
+    pub cider_d: Option<f64>,
+    pub details: serde_json::Value,
 }
 
 /// Everything a scoring job writes.
@@ -35,6 +47,7 @@ pub struct ScoredImage {
 pub struct SubmissionResult {
     pub images: Vec<ScoredImage>,
     pub aggregates: Vec<CategoryScore>,
+    pub classic: Option<ClassicScores>,
 }
 
 /// Replaces the submission's scores with `result` and marks it scored (inside the job's final
@@ -44,7 +57,12 @@ pub async fn write(
     submission_id: i64,
     result: &SubmissionResult,
 ) -> Result<(), sqlx::Error> {
-    for table in ["image_scores", "image_results", "aggregate_scores"] {
+    for table in [
+        "image_scores",
+        "image_results",
+        "aggregate_scores",
+        "classic_scores",
+    ] {
         sqlx::query(&format!("DELETE FROM {table} WHERE submission_id = $1"))
             .bind(submission_id)
             .execute(&mut **tx)
@@ -64,15 +82,18 @@ pub async fn write(
             })
             .collect();
         let details: Vec<serde_json::Value> = chunk.iter().map(|i| i.details.clone()).collect();
+        let classic: Vec<Option<serde_json::Value>> =
+            chunk.iter().map(|i| i.classic.clone()).collect();
         sqlx::query(
-            "INSERT INTO image_results (submission_id, image_id, caption, spice_f, details)
-             SELECT $1, * FROM UNNEST($2::BIGINT[], $3::TEXT[], $4::FLOAT8[], $5::JSONB[])",
+            "INSERT INTO image_results (submission_id, image_id, caption, spice_f, details, classic)
+             SELECT $1, * FROM UNNEST($2::BIGINT[], $3::TEXT[], $4::FLOAT8[], $5::JSONB[], $6::JSONB[])",
         )
         .bind(submission_id)
         .bind(ids)
         .bind(captions)
         .bind(spice)
         .bind(details)
+        .bind(classic)
         .execute(&mut **tx)
         .await?;
 
@@ -130,6 +151,20 @@ pub async fn write(
         .bind(a.fp)
         .bind(a.fn_)
         .bind(a.images)
+        .execute(&mut **tx)
+        .await?;
+    }
+    if let Some(c) = &result.classic {
+        sqlx::query(
+            "INSERT INTO classic_scores (submission_id, bleu_4, meteor, rouge_l, cider_d, details)
+             VALUES ($1, $2, $3, $4, $5, $6)",
+        )
+        .bind(submission_id)
+        .bind(c.bleu_4)
+        .bind(c.meteor)
+        .bind(c.rouge_l)
+        .bind(c.cider_d)
+        .bind(&c.details)
         .execute(&mut **tx)
         .await?;
     }
@@ -232,5 +267,16 @@ pub async fn image_score_rows(
     sqlx::query_scalar("SELECT COUNT(*) FROM image_scores WHERE submission_id = $1")
         .bind(submission_id)
         .fetch_one(db)
+        .await
+}
+
+/// The corpus-level classic metrics of a submission, under pycocoevalcap's names, if computed.
+pub async fn classic(
+    db: impl PgExecutor<'_>,
+    submission_id: i64,
+) -> Result<Option<serde_json::Value>, sqlx::Error> {
+    sqlx::query_scalar("SELECT details FROM classic_scores WHERE submission_id = $1")
+        .bind(submission_id)
+        .fetch_optional(db)
         .await
 }

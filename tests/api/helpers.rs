@@ -373,6 +373,7 @@ pub async fn fake_aggregates(pool: &PgPool, submission_id: i64, f: [Option<f64>;
     let result = SubmissionResult {
         images: vec![],
         aggregates,
+        classic: None,
     };
     scores::write(&mut tx, submission_id, &result)
         .await

@@ -316,5 +316,10 @@ async fn an_upload_reaches_the_leaderboard_with_engine_scores() {
         assert_eq!(e["name"], "Owls");
         let spice = e["spice"].as_f64().expect("a SPICE score");
         assert!(spice > 0.0 && spice <= 1.0, "{e}");
+        assert!(
+            e["cider_d"].as_f64().is_some() && e["bleu_4"].as_f64().is_some(),
+            "{e}"
+        );
+        assert!(e["meteor"].is_null(), "METEOR is not computed yet");
     }
 }

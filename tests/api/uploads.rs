@@ -49,6 +49,13 @@ async fn a_valid_upload_is_accepted_and_scored() {
         assert_eq!(status["status"], "scored");
         let f = status["scores"]["all"]["f"].as_f64().expect("SPICE F");
         assert!(f > 0.0 && f <= 1.0, "{status}");
+        // The classic COCO metrics come with it (pycocoevalcap's names).
+        for m in ["Bleu_1", "Bleu_4", "ROUGE_L", "CIDEr"] {
+            assert!(
+                status["classic"][m].as_f64().is_some(),
+                "{m} missing: {status}"
+            );
+        }
         for c in ["object", "relation", "attribute", "color", "count", "size"] {
             assert!(
                 status["scores"].get(c).is_some(),

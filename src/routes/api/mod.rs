@@ -3,7 +3,8 @@
 //! `POST /api/c/{slug}/submissions` (multipart `file`, optional `split` and `description`,
 //! `Authorization: Bearer <token>`) answers 202 `{"id", "status_url"}`;
 //! `GET /api/submissions/{id}` answers `{"id", "status", "queue_position", "attempts", "error",
-//! "challenge", "split", "scores": {"all": {"precision", "recall", "f", "tp", "fp", "fn"}, ...}}`.
+//! "challenge", "split", "scores": {"all": {"precision", "recall", "f", "tp", "fp", "fn"}, ...},
+//! "classic": {"Bleu_1", ..., "Bleu_4", "ROUGE_L", "CIDEr"} or null}`.
 
 use actix_multipart::Multipart;
 use actix_web::http::StatusCode;
@@ -191,5 +192,6 @@ pub async fn status(
         "created_at": s.created_at,
         "scored_at": s.scored_at,
         "scores": scores_json,
+        "classic": scores::classic(pool.get_ref(), s.id).await?,
     })))
 }

@@ -280,6 +280,7 @@ struct SubmissionPage {
     title: String,
     status: StatusInfo,
     categories: Vec<CatRow>,
+    classic: Vec<(String, String)>,
     images: Vec<ImageLine>,
     image_total: i64,
     page: i64,
@@ -304,6 +305,12 @@ pub async fn page(
     let (submission, split, challenge) = load_visible(&pool, *id, user.0.as_ref()).await?;
     let status = status_info(&pool, &submission).await?;
     let categories = cat_rows(&scores::aggregates(pool.get_ref(), submission.id).await?);
+    let classic = match scores::classic(pool.get_ref(), submission.id).await? {
+        Some(serde_json::Value::Object(m)) => {
+            m.into_iter().map(|(k, v)| (k, score(v.as_f64()))).collect()
+        }
+        _ => Vec::new(),
+    };
     let image_total = scores::image_count(pool.get_ref(), submission.id).await?;
     let pages = ((image_total + PER_PAGE - 1) / PER_PAGE).max(1);
     let page = q.page.unwrap_or(1).clamp(1, pages);
@@ -342,6 +349,7 @@ pub async fn page(
         title,
         status,
         categories,
+        classic,
         images,
         image_total,
         page,
