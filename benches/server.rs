@@ -23,6 +23,9 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
+    if std::env::var_os("RUST_LOG").is_some() {
+        spiceboard::telemetry::init(false);
+    }
     let dir = tempfile::tempdir()?;
     let c = tokio::task::spawn_blocking({
         let d = dir.path().join("pg");

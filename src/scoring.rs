@@ -119,7 +119,9 @@ fn stored_graph(r: &StoredReference) -> Result<SceneGraph, ScoringError> {
         .scene_graph
         .as_ref()
         .ok_or(ScoringError::MissingReference(r.image_id))?;
-    serde_json::from_value(v.clone()).map_err(|e| ScoringError::StoredGraph {
+    // Deserialize from the borrowed value: no copy of the JSON tree.
+    use serde::Deserialize;
+    SceneGraph::deserialize(v).map_err(|e| ScoringError::StoredGraph {
         image_id: r.image_id,
         message: e.to_string(),
     })
@@ -253,6 +255,7 @@ pub fn score_submission(
     candidates: &[Candidate],
     mode: CaptionMode,
 ) -> Result<SubmissionResult, ScoringError> {
+    let started = std::time::Instant::now();
     let by_id: std::collections::HashMap<i64, &StoredReference> =
         refs.iter().map(|r| (r.image_id, r)).collect();
     let scored: Vec<(ScoredImage, ImageScores)> = candidates
@@ -290,7 +293,13 @@ pub fn score_submission(
         .zip(&refs_of)
         .map(|(c, r)| (c.caption.as_str(), r.as_slice()))
         .collect();
+    let spice_ms = started.elapsed().as_millis() as u64;
     let classic = classic_metrics(&mut images, &inputs)?;
+    tracing::debug!(
+        spice_ms,
+        classic_ms = started.elapsed().as_millis() as u64 - spice_ms,
+        "scored"
+    );
     Ok(SubmissionResult {
         aggregates: aggregates(&all),
         images,

@@ -58,12 +58,20 @@ pub async fn process(
             }
         })
     };
+    let started = std::time::Instant::now();
     let outcome = run(pool, engine, claim).await;
+    let computed = started.elapsed();
     beat.abort();
     let recorded = match outcome {
         Ok(result) => finish(pool, claim, &result).await.map_err(JobError::from),
         Err(e) => Err(e),
     };
+    tracing::info!(
+        job = claim.job.id,
+        compute_ms = computed.as_millis() as u64,
+        total_ms = started.elapsed().as_millis() as u64,
+        "job ended"
+    );
     if let Err(e) = recorded {
         tracing::warn!(job = claim.job.id, error = %e, "job failed");
         if let Err(db) = queue::record_failure(
@@ -86,6 +94,11 @@ async fn finish(
     result: &scores::SubmissionResult,
 ) -> Result<(), sqlx::Error> {
     let mut tx = pool.begin().await?;
+    // No need to wait for the WAL flush: if the server crashes before it, the job's end state is
+    // lost together with its results, and the expired lease hands the job to another worker.
+    sqlx::query("SET LOCAL synchronous_commit = off")
+        .execute(&mut *tx)
+        .await?;
     // Fencing first: this locks the job row, so a worker that took over cannot commit alongside.
     if !queue::complete(&mut tx, claim).await? {
         tracing::warn!(
@@ -144,6 +157,7 @@ async fn run(
         }
     }
 
+    tracing::debug!(job = claim.job.id, images = refs.len(), "inputs loaded");
     let engine = engine.clone();
     match claim.job.kind.as_str() {
         super::SCORE_SUBMISSION => {

@@ -208,3 +208,128 @@ async fn two_racing_workers_score_each_job_exactly_once() {
         }
     }
 }
+
+#[tokio::test]
+async fn a_worker_process_killed_mid_job_is_replaced_without_duplicate_rows() {
+    use secrecy::ExposeSecret;
+    let app = spawn_app_with(0, |_| {}).await;
+    // A split large enough that scoring takes a while: 600 images, the demo's captions reused.
+    let demo: serde_json::Value =
+        serde_json::from_slice(&crate::helpers::demo_references()).expect("json");
+    let captions: Vec<String> = demo["annotations"]
+        .as_array()
+        .expect("annotations")
+        .iter()
+        .filter_map(|a| a["caption"].as_str().map(str::to_string))
+        .collect();
+    let n = 600usize;
+    let annotations: Vec<serde_json::Value> = (0..n * 3)
+        .map(
+            |k| serde_json::json!({"image_id": k / 3 + 1, "caption": captions[k % captions.len()]}),
+        )
+        .collect();
+    let c = spiceboard::actions::create_challenge(
+        &app.pool,
+        &spiceboard::domain::ChallengeSlug::parse("kill").expect("slug"),
+        &spiceboard::domain::Title::parse("Kill").expect("title"),
+        "",
+    )
+    .await
+    .expect("challenge");
+    let refs = serde_json::json!({ "annotations": annotations })
+        .to_string()
+        .into_bytes();
+    spiceboard::actions::import_references(
+        &app.pool,
+        &app.engine,
+        &c,
+        &spiceboard::domain::SplitName::parse("val").expect("split"),
+        refs,
+        false,
+    )
+    .await
+    .expect("import");
+    let (_, token) = app.team("kill", "Owls").await;
+    let results: Vec<serde_json::Value> = (1..=n)
+        .map(|i| serde_json::json!({"image_id": i, "caption": captions[(i * 7) % captions.len()]}))
+        .collect();
+    let id = app
+        .submit(
+            "kill",
+            &token,
+            "val",
+            serde_json::to_vec(&results).expect("json"),
+        )
+        .await;
+
+    // A real `spiceboard worker` process claims the job; kill it as soon as it holds the job.
+    let mut worker = std::process::Command::new(env!("CARGO_BIN_EXE_spiceboard"))
+        .args(["worker", "--concurrency", "1"])
+        .env(
+            "DATABASE_URL",
+            app.settings
+                .database
+                .url
+                .as_ref()
+                .expect("url")
+                .expose_secret(),
+        )
+        .env("APP_WORKER__LEASE_SECONDS", "2")
+        .env("RUST_LOG", "warn")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start a worker process");
+    let mut claimed = false;
+    for _ in 0..600 {
+        if job_row(&app, id).await.0 == "running" {
+            claimed = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    worker.kill().expect("kill the worker");
+    worker.wait().expect("reap the worker");
+    assert!(claimed, "the worker process never claimed the job");
+    let (state, attempts, _) = job_row(&app, id).await;
+    assert_eq!(
+        (state.as_str(), attempts),
+        ("running", 1),
+        "killed mid-job: the job is still held"
+    );
+    let rows: i64 =
+        sqlx::query_scalar("SELECT COUNT(*) FROM image_scores WHERE submission_id = $1")
+            .bind(id)
+            .fetch_one(&app.pool)
+            .await
+            .expect("rows");
+    assert_eq!(rows, 0, "nothing of the killed attempt was written");
+
+    // After the lease expires, another worker takes the job over and completes it once.
+    let settings = app.settings.worker.clone();
+    let mut taken = false;
+    for _ in 0..100 {
+        if spiceboard::jobs::run_once("replacement", &app.pool, &app.engine, &settings)
+            .await
+            .expect("run")
+        {
+            taken = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(taken, "the dead worker's job was never taken over");
+    let (state, attempts, error) = job_row(&app, id).await;
+    assert_eq!((state.as_str(), attempts), ("succeeded", 2), "{error:?}");
+    let rows: i64 =
+        sqlx::query_scalar("SELECT COUNT(*) FROM image_scores WHERE submission_id = $1")
+            .bind(id)
+            .fetch_one(&app.pool)
+            .await
+            .expect("rows");
+    assert_eq!(
+        rows,
+        n as i64 * 7,
+        "one row per image and category, no duplicates"
+    );
+}
