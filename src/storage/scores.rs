@@ -271,7 +271,7 @@ async fn copy_in(
     if data.is_empty() {
         return Ok(());
     }
-    let mut copy = (&mut **tx).copy_in_raw(statement).await?;
+    let mut copy = tx.copy_in_raw(statement).await?;
     copy.send(data.into_bytes()).await?;
     copy.finish().await.map(|_| ())
 }
