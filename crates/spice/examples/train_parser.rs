@@ -32,6 +32,7 @@ struct Args {
     tagger_epochs: usize,
     parser_epochs: usize,
     parser_tags: String,
+    parser_min_count: u32,
     limit: usize,
 }
 
@@ -55,6 +56,7 @@ fn parse_args() -> Result<Args, String> {
         tagger_epochs: 6,
         parser_epochs: 12,
         parser_tags: "gold".into(),
+        parser_min_count: parse::TrainOptions::default().min_count,
         limit: usize::MAX,
     };
     while let Some(flag) = it.next() {
@@ -72,6 +74,7 @@ fn parse_args() -> Result<Args, String> {
             "--tagger-epochs" => a.tagger_epochs = num(val()?)?,
             "--parser-epochs" => a.parser_epochs = num(val()?)?,
             "--parser-tags" => a.parser_tags = val()?,
+            "--parser-min-count" => a.parser_min_count = num(val()?)? as u32,
             "--limit" => a.limit = num(val()?)?,
             _ => return Err(format!("unknown option {flag}")),
         }
@@ -217,18 +220,45 @@ fn train(a: &Args) -> Result<(), String> {
 
     let psents: Vec<TreeSentence> = match a.parser_tags.as_str() {
         "gold" => sents,
-        "predicted" => sents
-            .into_iter()
-            .map(|mut s| {
-                let w: Vec<&str> = s.words.iter().map(String::as_str).collect();
-                s.tags = tagger.tag(&w).into_iter().map(String::from).collect();
-                s
-            })
-            .collect(),
-        other => return Err(format!("--parser-tags: gold or predicted, not {other}")),
+        "predicted" => retag(sents, |_| &tagger),
+        jk if jk.starts_with("jackknife") => {
+            // K-fold jackknifing: each fold is tagged by a tagger trained on the other folds, so
+            // the parser trains on tags as wrong as the ones it will see.
+            let k: usize = jk
+                .strip_prefix("jackknife:")
+                .map(|x| {
+                    x.parse()
+                        .map_err(|_| format!("--parser-tags {jk}: bad fold count"))
+                })
+                .transpose()?
+                .unwrap_or(4)
+                .max(2);
+            // Both forms of a caption go to the same fold: folds are keyed on the lowercased
+            // alphanumeric text.
+            let fold: Vec<usize> = sents.iter().map(|s| fold_of(&s.words, k)).collect();
+            let mut fold_taggers = Vec::with_capacity(k);
+            for f in 0..k {
+                let rest: Vec<tag::TaggedSentence> = tagged
+                    .iter()
+                    .zip(&fold)
+                    .filter(|(_, &g)| g != f)
+                    .map(|(s, _)| s.clone())
+                    .collect();
+                let b = tag::train(&rest, &topts, &mut |m| log(format!("fold {f}: {m}")))?;
+                fold_taggers
+                    .push(Tagger::from_bytes(&b, "fold tagger").map_err(|e| e.to_string())?);
+            }
+            retag(sents, |i| &fold_taggers[fold[i]])
+        }
+        other => {
+            return Err(format!(
+                "--parser-tags: gold, predicted or jackknife[:K], not {other}"
+            ))
+        }
     };
     let popts = parse::TrainOptions {
         epochs: a.parser_epochs,
+        min_count: a.parser_min_count,
         ..parse::TrainOptions::default()
     };
     let pbytes = parse::train(&psents, &popts, &mut log)?;
@@ -245,6 +275,41 @@ fn train(a: &Args) -> Result<(), String> {
         t0.elapsed().as_secs_f64()
     ));
     evaluate(a, &tagger, &parser)
+}
+
+/// The jackknife fold of a sentence: a stable hash (FNV-1a) of its lowercased letters and digits.
+fn fold_of(words: &[String], k: usize) -> usize {
+    let mut h: u64 = 0xCBF2_9CE4_8422_2325;
+    for c in words
+        .iter()
+        .flat_map(|w| w.chars())
+        .filter(|c| c.is_alphanumeric())
+    {
+        for l in c.to_lowercase() {
+            h = (h ^ l as u64).wrapping_mul(0x0000_0100_0000_01B3);
+        }
+    }
+    (h % k as u64) as usize
+}
+
+/// Replaces the gold tags of sentence `i` with those `tagger_for(i)` gives.
+fn retag<'a>(
+    sents: Vec<TreeSentence>,
+    tagger_for: impl Fn(usize) -> &'a Tagger,
+) -> Vec<TreeSentence> {
+    sents
+        .into_iter()
+        .enumerate()
+        .map(|(i, mut s)| {
+            let w: Vec<&str> = s.words.iter().map(String::as_str).collect();
+            s.tags = tagger_for(i)
+                .tag(&w)
+                .into_iter()
+                .map(String::from)
+                .collect();
+            s
+        })
+        .collect()
 }
 
 fn evaluate(a: &Args, tagger: &Tagger, parser: &Parser) -> Result<(), String> {

@@ -114,27 +114,31 @@ pub(crate) fn feat(template: u32, a: u64, b: u64, c: u64) -> u64 {
 // ---------------------------------------------------------------------------------------------
 // Inference weights.
 
-/// Read-only averaged weights: feature hash -> sparse row of class weights.
+/// Read-only averaged weights: feature hash -> row of class weights.
 ///
 /// Layout, chosen for memory latency and few instructions (a parse looks up ~2,000 features):
 /// `slots` is an open-addressing table of `u64` = 32-bit fingerprint (the key's high half) << 32 |
 /// offset into `entries`. At that offset `entries` holds a header, then the row. A sparse row
-/// (header = length) has one `u32` per entry = class << 16 | quantised weight (`i16`); a dense row
-/// (header = [`DENSE`]) holds one `i16` per class, two per `u32`, and is added with SIMD: frequent
-/// features (tags, the bias) have weights for most classes. Scores are sums of quantised weights
-/// in `i32` (one scale per model, so the argmax is unchanged). [`Weights::score`] first prefetches
-/// every slot, then every row, so that cache misses overlap instead of following one another.
+/// (header = length) has one `u32` per entry = class << 16 | quantised weight (`i16`). Frequent
+/// features (tags, the bias) have weights for most classes: their rows are dense (header =
+/// [`DENSE`] | row number), one `i16` per class in `dense`, padded to a multiple of 16 classes and
+/// added with SIMD. Scores are sums of quantised weights in `i32` (one scale per model, so the
+/// argmax is unchanged). [`Weights::score`] first prefetches every slot, then every row, so that
+/// cache misses overlap instead of following one another.
 #[derive(Debug, Clone)]
 pub(crate) struct Weights {
     n_classes: usize,
+    /// `n_classes` rounded up to a multiple of 16: the length of a dense row and of `scores`.
+    stride: usize,
     mask: usize,
     slots: Vec<u64>,
     entries: Vec<u32>,
+    dense: Vec<i16>,
     n_features: usize,
 }
 
-/// Header of a dense row.
-const DENSE: u32 = u32::MAX;
+/// Header bit of a dense row.
+const DENSE: u32 = 1 << 31;
 
 /// Features scored per prefetch batch.
 const BATCH: usize = 64;
@@ -153,17 +157,12 @@ fn prefetch<T>(p: *const T) {
 impl Weights {
     /// Weights with no features (every score 0).
     pub(crate) fn empty(n_classes: usize) -> Weights {
-        Weights {
-            n_classes,
-            mask: 0,
-            slots: vec![0],
-            entries: vec![0],
-            n_features: 0,
-        }
+        Weights::with_capacity(n_classes, 0, 0)
     }
 
-    pub(crate) fn n_classes(&self) -> usize {
-        self.n_classes
+    /// The length `scores` must have in [`Weights::score`] (classes past `n_classes` stay 0).
+    pub(crate) fn score_len(&self) -> usize {
+        self.stride
     }
 
     /// Number of features with weights.
@@ -174,13 +173,15 @@ impl Weights {
     fn with_capacity(n_classes: usize, n_features: usize, n_entries: usize) -> Weights {
         let cap = (n_features * 2).next_power_of_two().max(2);
         // Offset 0 is a row of length 0, so an empty slot (0) reads as "no weights".
-        let mut entries = Vec::with_capacity(n_features + n_entries * 2 + 1);
+        let mut entries = Vec::with_capacity(n_features + n_entries + 1);
         entries.push(0);
         Weights {
             n_classes,
+            stride: n_classes.next_multiple_of(16).max(16),
             mask: cap - 1,
             slots: vec![0; cap],
             entries,
+            dense: Vec::new(),
             n_features: 0,
         }
     }
@@ -189,18 +190,14 @@ impl Weights {
     fn insert(&mut self, key: u64, row: impl ExactSizeIterator<Item = (u8, i16)>) {
         let at = self.entries.len() as u64;
         if row.len() * 4 >= self.n_classes {
-            let mut dense = vec![0i16; self.n_classes.next_multiple_of(2)];
+            let start = self.dense.len();
+            self.entries.push(DENSE | (start / self.stride) as u32);
+            self.dense.resize(start + self.stride, 0);
             for (c, w) in row {
-                if let Some(x) = dense.get_mut(c as usize) {
+                if let Some(x) = self.dense.get_mut(start + c as usize) {
                     *x = w;
                 }
             }
-            self.entries.push(DENSE);
-            self.entries.extend(
-                dense
-                    .chunks(2)
-                    .map(|p| p[0] as u16 as u32 | (p[1] as u16 as u32) << 16),
-            );
         } else {
             self.entries.push(row.len() as u32);
             self.entries
@@ -214,10 +211,27 @@ impl Weights {
         self.n_features += 1;
     }
 
-    /// Adds the weights of every feature in `feats` to `scores` (length `n_classes`).
+    /// Adds the weights of every feature in `feats` to `scores`, whose length must be
+    /// [`Weights::score_len`] (a shorter slice gets only the sparse rows' weights).
     #[inline]
     pub(crate) fn score(&self, feats: &[u64], scores: &mut [i32]) {
-        let dense_words = self.n_classes.div_ceil(2);
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2, checked just above.
+            return unsafe { self.score_avx2(feats, scores) };
+        }
+        self.score_impl(feats, scores)
+    }
+
+    /// [`Weights::score`] compiled for AVX2, which adds a dense row in a few instructions.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn score_avx2(&self, feats: &[u64], scores: &mut [i32]) {
+        self.score_impl(feats, scores)
+    }
+
+    #[inline(always)]
+    fn score_impl(&self, feats: &[u64], scores: &mut [i32]) {
         let mut rows = [0u32; BATCH];
         for chunk in feats.chunks(BATCH) {
             for &f in chunk {
@@ -225,17 +239,24 @@ impl Weights {
             }
             for (r, &f) in rows.iter_mut().zip(chunk) {
                 *r = self.find(f);
-                prefetch(self.entries.as_ptr().wrapping_add(*r as usize));
+                let header = self.entries.get(*r as usize).copied().unwrap_or(0);
+                if header & DENSE != 0 {
+                    let at = (header & !DENSE) as usize * self.stride;
+                    prefetch(self.dense.as_ptr().wrapping_add(at));
+                    prefetch(self.dense.as_ptr().wrapping_add(at + 32));
+                } else {
+                    prefetch(self.entries.as_ptr().wrapping_add(*r as usize + 1));
+                }
             }
             for &r in &rows[..chunk.len()] {
                 let r = r as usize;
                 let header = self.entries.get(r).copied().unwrap_or(0);
-                if header == DENSE {
-                    if let Some(row) = self.entries.get(r + 1..r + 1 + dense_words) {
-                        for (pair, w) in scores.chunks_mut(2).zip(row) {
-                            pair[0] += *w as u16 as i16 as i32;
-                            if let Some(x) = pair.get_mut(1) {
-                                *x += (*w >> 16) as u16 as i16 as i32;
+                if header & DENSE != 0 {
+                    let at = (header & !DENSE) as usize * self.stride;
+                    if let Some(row) = self.dense.get(at..at + self.stride) {
+                        for (acc, w) in scores.chunks_exact_mut(16).zip(row.chunks_exact(16)) {
+                            for i in 0..16 {
+                                acc[i] += w[i] as i32;
                             }
                         }
                     }
@@ -251,7 +272,7 @@ impl Weights {
     }
 
     /// Offset of the row of `key` in `entries` (0, an empty row, if absent).
-    #[inline]
+    #[inline(always)]
     fn find(&self, key: u64) -> u32 {
         let fp = fingerprint(key);
         let mut i = key as usize & self.mask;
@@ -309,6 +330,10 @@ struct TrainEntry {
 pub(crate) struct Trainer {
     rows: IdMap<Vec<TrainEntry>>,
     step: u32,
+    /// While counting (the first epoch): how often each feature occurred.
+    counts: IdMap<u32>,
+    /// After [`Trainer::freeze`]: only these features may get weights.
+    frozen: bool,
 }
 
 impl Trainer {
@@ -317,6 +342,8 @@ impl Trainer {
         Trainer {
             rows: IdMap::default(),
             step: 0,
+            counts: IdMap::default(),
+            frozen: false,
         }
     }
 
@@ -331,6 +358,27 @@ impl Trainer {
         }
     }
 
+    /// Counts the occurrences of features (call once per decision during the first epoch).
+    pub(crate) fn observe(&mut self, feats: &[u64]) {
+        for f in feats {
+            *self.counts.entry(*f).or_default() += 1;
+        }
+    }
+
+    /// Drops the features seen fewer than `min_count` times by [`Trainer::observe`] and allows no
+    /// new ones: rare features cost model size and lookups and mostly learn noise.
+    pub(crate) fn freeze(&mut self, min_count: u32) {
+        let counts = std::mem::take(&mut self.counts);
+        self.rows
+            .retain(|k, _| counts.get(k).is_some_and(|&c| c >= min_count));
+        for (k, c) in counts {
+            if c >= min_count {
+                self.rows.entry(k).or_default();
+            }
+        }
+        self.frozen = true;
+    }
+
     /// Counts one decision (the averaging clock).
     pub(crate) fn tick(&mut self) {
         self.step += 1;
@@ -343,7 +391,14 @@ impl Trainer {
         }
         let step = self.step;
         for f in feats {
-            let row = self.rows.entry(*f).or_default();
+            let row = if self.frozen {
+                match self.rows.get_mut(f) {
+                    Some(r) => r,
+                    None => continue,
+                }
+            } else {
+                self.rows.entry(*f).or_default()
+            };
             for (class, delta) in [(truth, 1.0f32), (guess, -1.0f32)] {
                 match row.iter_mut().find(|e| e.class as usize == class) {
                     Some(e) => {
@@ -668,7 +723,7 @@ mod tests {
         assert_eq!(m.classes, ["x", "y", "z"]);
         assert_eq!(m.extra, b"extra");
         for (fs, gold) in [(&a, 0usize), (&b, 2usize)] {
-            let mut s = [0i32; 3];
+            let mut s = vec![0i32; m.weights.score_len()];
             m.weights.score(fs, &mut s);
             let best = (0..3).max_by_key(|&x| s[x]).unwrap_or(9);
             assert_eq!(best, gold);
