@@ -19,7 +19,7 @@ use std::sync::OnceLock;
 
 use crate::depgraph::{DepGraph, Token};
 use crate::perceptron::{self, feat, hash_str, ModelError, Trainer, Weights};
-use crate::tag::{shuffle, word_key};
+use crate::tag::{shuffle, word_key, Tagger};
 
 /// Every dependency label a model may use: the basic UD v1 relations CoreNLP 3.6.0 produces.
 pub const LABELS: &[&str] = &[
@@ -796,6 +796,23 @@ impl Parser {
     }
 }
 
+/// The embedded tagger and parser, loaded in parallel on first use (each is loaded once per
+/// process; later calls return at once).
+pub fn embedded_models() -> Result<(&'static Tagger, &'static Parser), ModelError> {
+    let (t, p) = std::thread::scope(|s| {
+        let t = s.spawn(Tagger::embedded);
+        let p = Parser::embedded();
+        (t.join(), p)
+    });
+    let t = t.unwrap_or_else(|_| {
+        Err(ModelError::Corrupt {
+            what: "embedded tagger model".into(),
+            detail: "loading panicked".into(),
+        })
+    })?;
+    Ok((t, p?))
+}
+
 /// Builds the [`DepGraph`] of a parse: tokens with words and tags (lemma left empty for
 /// `lemmatize`), one edge per non-root token, the root in `roots`.
 pub fn to_graph(words: &[&str], tags: &[&str], arcs: &[(usize, Label)]) -> DepGraph {
@@ -888,17 +905,20 @@ pub struct TrainOptions {
     pub prune: f32,
     /// Features seen fewer times than this in the first epoch get no weights.
     pub min_count: u32,
+    /// At most this many features go into the model file (the heaviest; keeps it compact).
+    pub max_features: usize,
 }
 
 impl Default for TrainOptions {
     fn default() -> Self {
         TrainOptions {
-            epochs: 12,
+            epochs: 6,
             seed: 1,
             explore_from: 1,
             explore: 0.9,
             prune: 0.01,
-            min_count: 3,
+            max_features: 1_500_000,
+            min_count: 5,
         }
     }
 }
@@ -1075,7 +1095,7 @@ pub fn train(
             model.n_features()
         ));
     }
-    let rows = model.averaged(opts.prune);
+    let rows = model.averaged(opts.prune, opts.max_features);
     Ok(perceptron::write_model(
         "parser",
         &class_names(&p.labels),
@@ -1262,6 +1282,7 @@ mod tests {
         let data = toy_data();
         let opts = TrainOptions {
             epochs: 15,
+            min_count: 1,
             ..TrainOptions::default()
         };
         let bytes = train(&data, &opts, &mut |_| {}).expect("training");

@@ -363,16 +363,19 @@ pub struct TrainOptions {
     pub prune: f32,
     /// Features seen fewer times than this in the first epoch get no weights.
     pub min_count: u32,
+    /// At most this many features go into the model file (the heaviest; keeps it compact).
+    pub max_features: usize,
 }
 
 impl Default for TrainOptions {
     fn default() -> Self {
         TrainOptions {
-            epochs: 6,
+            epochs: 5,
             seed: 1,
             dict_min_count: 20,
             dict_min_share: 0.999,
             prune: 0.01,
+            max_features: 400_000,
             min_count: 1,
         }
     }
@@ -499,7 +502,7 @@ pub fn train(
             model.n_features()
         ));
     }
-    let rows = model.averaged(opts.prune);
+    let rows = model.averaged(opts.prune, opts.max_features);
     let mut extra = Vec::new();
     put_varint(&mut extra, dict_words.len() as u64);
     for (w, c) in &dict_words {
