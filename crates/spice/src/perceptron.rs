@@ -820,6 +820,11 @@ mod tests {
             let best = (0..3).max_by_key(|&x| s[x]).unwrap_or(9);
             assert_eq!(best, gold);
         }
+        // Shrinking to one feature keeps the heavier one; the other's weights are gone.
+        let small = shrink_model(&bytes, "m", "test", 1).expect("shrink");
+        let m1 = read_model(&small, "small", "test").expect("read shrunk");
+        assert_eq!(m1.weights.n_features(), 1);
+        assert!(small.len() < bytes.len());
         assert!(matches!(
             read_model(&bytes, "m", "parser"),
             Err(ModelError::Kind { .. })
