@@ -5,6 +5,8 @@
 //! cargo run --release --example train_parser -- train [--data DIR] [--train A.conllu,B.conllu]
 //!     [--dev A.conllu,B.conllu] [--out crates/spice/models] [--tagger-epochs N] [--parser-epochs N]
 //! cargo run --release --example train_parser -- eval [--data DIR] [--dev ...] [--models DIR]
+//! cargo run --release --example train_parser -- shrink --models DIR --out DIR
+//!     [--parser-max-features N] [--tagger-max-features N]
 //! ```
 //!
 //! CoNLL-U columns used: FORM, XPOS (Penn tag), HEAD, DEPREL. Multi-word token lines and empty
@@ -32,6 +34,10 @@ struct Args {
     tagger_epochs: usize,
     parser_epochs: usize,
     parser_tags: String,
+    parser_min_count: u32,
+    parser_max_features: usize,
+    tagger_max_features: usize,
+    models: Option<PathBuf>,
     limit: usize,
 }
 
@@ -52,9 +58,13 @@ fn parse_args() -> Result<Args, String> {
         train: vec!["train.raw.conllu".into(), "train.coco.conllu".into()],
         dev: vec!["dev.raw.conllu".into(), "dev.coco.conllu".into()],
         out: PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/models")),
-        tagger_epochs: 6,
-        parser_epochs: 12,
+        tagger_epochs: 5,
+        parser_epochs: 6,
         parser_tags: "gold".into(),
+        parser_min_count: parse::TrainOptions::default().min_count,
+        parser_max_features: parse::TrainOptions::default().max_features,
+        tagger_max_features: tag::TrainOptions::default().max_features,
+        models: None,
         limit: usize::MAX,
     };
     while let Some(flag) = it.next() {
@@ -68,10 +78,14 @@ fn parse_args() -> Result<Args, String> {
             "--data" => a.data = PathBuf::from(val()?),
             "--train" => a.train = list(val()?),
             "--dev" => a.dev = list(val()?),
-            "--out" | "--models" => a.out = PathBuf::from(val()?),
+            "--out" => a.out = PathBuf::from(val()?),
+            "--models" => a.models = Some(PathBuf::from(val()?)),
             "--tagger-epochs" => a.tagger_epochs = num(val()?)?,
             "--parser-epochs" => a.parser_epochs = num(val()?)?,
             "--parser-tags" => a.parser_tags = val()?,
+            "--parser-min-count" => a.parser_min_count = num(val()?)? as u32,
+            "--parser-max-features" => a.parser_max_features = num(val()?)?,
+            "--tagger-max-features" => a.tagger_max_features = num(val()?)?,
             "--limit" => a.limit = num(val()?)?,
             _ => return Err(format!("unknown option {flag}")),
         }
@@ -179,11 +193,50 @@ fn run() -> Result<(), String> {
     match a.cmd.as_str() {
         "train" => train(&a),
         "eval" => {
+            let dir = a.models.clone().unwrap_or_else(|| a.out.clone());
+            let t0 = Instant::now();
+            let tagger = Tagger::load(&dir.join("tagger.bin")).map_err(|e| e.to_string())?;
+            let t1 = Instant::now();
+            let parser = Parser::load(&dir.join("parser.bin")).map_err(|e| e.to_string())?;
+            println!(
+                "load: tagger {:.1} ms, parser {:.1} ms",
+                (t1 - t0).as_secs_f64() * 1e3,
+                t1.elapsed().as_secs_f64() * 1e3
+            );
+            evaluate(&a, &tagger, &parser)
+        }
+        "shrink" => {
+            // Keeps the heaviest features of trained models (--models DIR) and writes them to
+            // --out, then evaluates the result.
+            let dir = a
+                .models
+                .clone()
+                .ok_or("shrink needs --models DIR (the trained models)")?;
+            std::fs::create_dir_all(&a.out).map_err(|e| format!("{}: {e}", a.out.display()))?;
+            for (file, kind, max) in [
+                ("tagger.bin", "tagger", a.tagger_max_features),
+                ("parser.bin", "parser", a.parser_max_features),
+            ] {
+                let src = dir.join(file);
+                let bytes = std::fs::read(&src).map_err(|e| format!("{}: {e}", src.display()))?;
+                let what = src.display().to_string();
+                let out = spice::perceptron::shrink_model(&bytes, &what, kind, max)
+                    .map_err(|e| e.to_string())?;
+                let dst = a.out.join(file);
+                std::fs::write(&dst, &out).map_err(|e| format!("{}: {e}", dst.display()))?;
+                eprintln!(
+                    "{} -> {}: {} -> {} bytes",
+                    src.display(),
+                    dst.display(),
+                    bytes.len(),
+                    out.len()
+                );
+            }
             let tagger = Tagger::load(&a.out.join("tagger.bin")).map_err(|e| e.to_string())?;
             let parser = Parser::load(&a.out.join("parser.bin")).map_err(|e| e.to_string())?;
             evaluate(&a, &tagger, &parser)
         }
-        other => Err(format!("unknown command {other} (train or eval)")),
+        other => Err(format!("unknown command {other} (train, eval or shrink)")),
     }
 }
 
@@ -202,6 +255,7 @@ fn train(a: &Args) -> Result<(), String> {
         .collect();
     let topts = tag::TrainOptions {
         epochs: a.tagger_epochs,
+        max_features: a.tagger_max_features,
         ..tag::TrainOptions::default()
     };
     let tbytes = tag::train(&tagged, &topts, &mut log)?;
@@ -217,18 +271,46 @@ fn train(a: &Args) -> Result<(), String> {
 
     let psents: Vec<TreeSentence> = match a.parser_tags.as_str() {
         "gold" => sents,
-        "predicted" => sents
-            .into_iter()
-            .map(|mut s| {
-                let w: Vec<&str> = s.words.iter().map(String::as_str).collect();
-                s.tags = tagger.tag(&w).into_iter().map(String::from).collect();
-                s
-            })
-            .collect(),
-        other => return Err(format!("--parser-tags: gold or predicted, not {other}")),
+        "predicted" => retag(sents, |_| &tagger),
+        jk if jk.starts_with("jackknife") => {
+            // K-fold jackknifing: each fold is tagged by a tagger trained on the other folds, so
+            // the parser trains on tags as wrong as the ones it will see.
+            let k: usize = jk
+                .strip_prefix("jackknife:")
+                .map(|x| {
+                    x.parse()
+                        .map_err(|_| format!("--parser-tags {jk}: bad fold count"))
+                })
+                .transpose()?
+                .unwrap_or(4)
+                .max(2);
+            // Both forms of a caption go to the same fold: folds are keyed on the lowercased
+            // alphanumeric text.
+            let fold: Vec<usize> = sents.iter().map(|s| fold_of(&s.words, k)).collect();
+            let mut fold_taggers = Vec::with_capacity(k);
+            for f in 0..k {
+                let rest: Vec<tag::TaggedSentence> = tagged
+                    .iter()
+                    .zip(&fold)
+                    .filter(|(_, &g)| g != f)
+                    .map(|(s, _)| s.clone())
+                    .collect();
+                let b = tag::train(&rest, &topts, &mut |m| log(format!("fold {f}: {m}")))?;
+                fold_taggers
+                    .push(Tagger::from_bytes(&b, "fold tagger").map_err(|e| e.to_string())?);
+            }
+            retag(sents, |i| &fold_taggers[fold[i]])
+        }
+        other => {
+            return Err(format!(
+                "--parser-tags: gold, predicted or jackknife[:K], not {other}"
+            ))
+        }
     };
     let popts = parse::TrainOptions {
         epochs: a.parser_epochs,
+        min_count: a.parser_min_count,
+        max_features: a.parser_max_features,
         ..parse::TrainOptions::default()
     };
     let pbytes = parse::train(&psents, &popts, &mut log)?;
@@ -245,6 +327,41 @@ fn train(a: &Args) -> Result<(), String> {
         t0.elapsed().as_secs_f64()
     ));
     evaluate(a, &tagger, &parser)
+}
+
+/// The jackknife fold of a sentence: a stable hash (FNV-1a) of its lowercased letters and digits.
+fn fold_of(words: &[String], k: usize) -> usize {
+    let mut h: u64 = 0xCBF2_9CE4_8422_2325;
+    for c in words
+        .iter()
+        .flat_map(|w| w.chars())
+        .filter(|c| c.is_alphanumeric())
+    {
+        for l in c.to_lowercase() {
+            h = (h ^ l as u64).wrapping_mul(0x0000_0100_0000_01B3);
+        }
+    }
+    (h % k as u64) as usize
+}
+
+/// Replaces the gold tags of sentence `i` with those `tagger_for(i)` gives.
+fn retag<'a>(
+    sents: Vec<TreeSentence>,
+    tagger_for: impl Fn(usize) -> &'a Tagger,
+) -> Vec<TreeSentence> {
+    sents
+        .into_iter()
+        .enumerate()
+        .map(|(i, mut s)| {
+            let w: Vec<&str> = s.words.iter().map(String::as_str).collect();
+            s.tags = tagger_for(i)
+                .tag(&w)
+                .into_iter()
+                .map(String::from)
+                .collect();
+            s
+        })
+        .collect()
 }
 
 fn evaluate(a: &Args, tagger: &Tagger, parser: &Parser) -> Result<(), String> {

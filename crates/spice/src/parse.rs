@@ -19,7 +19,7 @@ use std::sync::OnceLock;
 
 use crate::depgraph::{DepGraph, Token};
 use crate::perceptron::{self, feat, hash_str, ModelError, Trainer, Weights};
-use crate::tag::{shuffle, word_key};
+use crate::tag::{shuffle, word_key, Tagger};
 
 /// Every dependency label a model may use: the basic UD v1 relations CoreNLP 3.6.0 produces.
 pub const LABELS: &[&str] = &[
@@ -150,23 +150,49 @@ struct State {
 
 impl State {
     fn new(n: usize) -> State {
-        let m = n + 1;
-        let mut stack = Vec::with_capacity(m);
-        stack.push(0);
-        State {
-            n,
-            stack,
+        let mut st = State {
+            n: 0,
+            stack: Vec::new(),
             b: 1,
-            head: vec![NONE; m],
-            label: vec![0; m],
-            lc1: vec![NONE; m],
-            lc2: vec![NONE; m],
-            rc1: vec![NONE; m],
-            rc2: vec![NONE; m],
-            nl: vec![0; m],
-            nr: vec![0; m],
-            lset: vec![0; m],
-            rset: vec![0; m],
+            head: Vec::new(),
+            label: Vec::new(),
+            lc1: Vec::new(),
+            lc2: Vec::new(),
+            rc1: Vec::new(),
+            rc2: Vec::new(),
+            nl: Vec::new(),
+            nr: Vec::new(),
+            lset: Vec::new(),
+            rset: Vec::new(),
+        };
+        st.reset(n);
+        st
+    }
+
+    /// The initial configuration for `n` tokens, reusing this state's allocations.
+    fn reset(&mut self, n: usize) {
+        let m = n + 1;
+        self.n = n;
+        self.b = 1;
+        self.stack.clear();
+        self.stack.push(0);
+        for v in [
+            &mut self.head,
+            &mut self.lc1,
+            &mut self.lc2,
+            &mut self.rc1,
+            &mut self.rc2,
+        ] {
+            v.clear();
+            v.resize(m, NONE);
+        }
+        for v in [&mut self.label, &mut self.nl, &mut self.nr] {
+            v.clear();
+            v.resize(m, 0);
+        }
+        for v in [&mut self.lset, &mut self.rset] {
+            v.clear();
+            v.resize(m, 0);
         }
     }
 
@@ -378,16 +404,41 @@ struct Sentence {
 
 impl Sentence {
     fn new(words: &[&str], tags: &[&str]) -> Sentence {
-        let mut w = Vec::with_capacity(words.len() + 1);
-        let mut t = Vec::with_capacity(words.len() + 1);
-        w.push(V_ROOT);
-        t.push(V_ROOT);
-        for (i, word) in words.iter().enumerate() {
-            w.push(word_key(word));
-            t.push(hash_str(tags.get(i).copied().unwrap_or("")));
-        }
-        Sentence { w, t }
+        let mut sn = Sentence {
+            w: Vec::new(),
+            t: Vec::new(),
+        };
+        sn.reset(words, tags);
+        sn
     }
+
+    fn reset(&mut self, words: &[&str], tags: &[&str]) {
+        self.w.clear();
+        self.t.clear();
+        self.w.push(V_ROOT);
+        self.t.push(V_ROOT);
+        for (i, word) in words.iter().enumerate() {
+            self.w.push(word_key(word));
+            self.t.push(hash_str(tags.get(i).copied().unwrap_or("")));
+        }
+    }
+}
+
+/// Per-thread buffers, so that parsing a sentence allocates only its result.
+struct Scratch {
+    st: State,
+    sn: Sentence,
+    feats: Vec<u64>,
+    scores: Vec<i32>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch {
+        st: State::new(0),
+        sn: Sentence { w: Vec::new(), t: Vec::new() },
+        feats: Vec::with_capacity(128),
+        scores: Vec::new(),
+    });
 }
 
 /// Writes the features of the configuration into `out`.
@@ -621,15 +672,43 @@ impl Parser {
     /// label. Exactly one token has head 0, with label `root`. `tags[i]` is the tag of
     /// `words[i]`; missing tags count as unknown. Any input is fine; time is linear in length.
     pub fn parse(&self, words: &[&str], tags: &[&str]) -> Vec<(usize, Label)> {
-        let sn = Sentence::new(words, tags);
-        let mut st = State::new(words.len());
-        let mut feats = Vec::with_capacity(128);
-        let mut scores = vec![0i32; self.weights.n_classes()];
+        SCRATCH.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut scratch) => self.parse_with(words, tags, &mut scratch),
+            // Only reachable if parse were re-entered on this thread; fresh buffers then.
+            Err(_) => self.parse_with(
+                words,
+                tags,
+                &mut Scratch {
+                    st: State::new(0),
+                    sn: Sentence::new(&[], &[]),
+                    feats: Vec::new(),
+                    scores: Vec::new(),
+                },
+            ),
+        })
+    }
+
+    fn parse_with(
+        &self,
+        words: &[&str],
+        tags: &[&str],
+        scratch: &mut Scratch,
+    ) -> Vec<(usize, Label)> {
+        let Scratch {
+            st,
+            sn,
+            feats,
+            scores,
+        } = scratch;
+        sn.reset(words, tags);
+        st.reset(words.len());
+        scores.clear();
+        scores.resize(self.weights.score_len(), 0);
         while !st.terminal() {
-            features(&st, &sn, &mut feats);
+            features(st, sn, feats);
             scores.iter_mut().for_each(|s| *s = 0);
-            self.weights.score(&feats, &mut scores);
-            let m = self.best_move(&st, &scores, |_| true);
+            self.weights.score(feats, scores);
+            let m = self.best_move(st, scores, |_| true);
             st.apply(m);
         }
         (1..=words.len())
@@ -715,6 +794,23 @@ impl Parser {
             Move::Right(l) => 1 + nl + l,
         }
     }
+}
+
+/// The embedded tagger and parser, loaded in parallel on first use (each is loaded once per
+/// process; later calls return at once).
+pub fn embedded_models() -> Result<(&'static Tagger, &'static Parser), ModelError> {
+    let (t, p) = std::thread::scope(|s| {
+        let t = s.spawn(Tagger::embedded);
+        let p = Parser::embedded();
+        (t.join(), p)
+    });
+    let t = t.unwrap_or_else(|_| {
+        Err(ModelError::Corrupt {
+            what: "embedded tagger model".into(),
+            detail: "loading panicked".into(),
+        })
+    })?;
+    Ok((t, p?))
 }
 
 /// Builds the [`DepGraph`] of a parse: tokens with words and tags (lemma left empty for
@@ -807,16 +903,22 @@ pub struct TrainOptions {
     pub explore: f64,
     /// Averaged weights smaller than this are dropped from the model file.
     pub prune: f32,
+    /// Features seen fewer times than this in the first epoch get no weights.
+    pub min_count: u32,
+    /// At most this many features go into the model file (the heaviest; keeps it compact).
+    pub max_features: usize,
 }
 
 impl Default for TrainOptions {
     fn default() -> Self {
         TrainOptions {
-            epochs: 12,
+            epochs: 6,
             seed: 1,
             explore_from: 1,
             explore: 0.9,
             prune: 0.01,
+            max_features: 1_500_000,
+            min_count: 5,
         }
     }
 }
@@ -962,6 +1064,9 @@ pub fn train(
                 let min = cost.iter().copied().min().unwrap_or(0);
                 let best_gold = p.best_move(&st, &scores, |m| cost[p.class_of(m)] == min);
                 let (gc, bc) = (p.class_of(guess), p.class_of(best_gold));
+                if epoch == 0 {
+                    model.observe(&feats);
+                }
                 model.tick();
                 let next = if cost[gc] == min {
                     right += 1;
@@ -980,6 +1085,9 @@ pub fn train(
                 st.apply(next);
             }
         }
+        if epoch == 0 && opts.min_count > 1 {
+            model.freeze(opts.min_count);
+        }
         log(format!(
             "parser epoch {}: {:.2}% of transitions optimal while training, {} features",
             epoch + 1,
@@ -987,7 +1095,7 @@ pub fn train(
             model.n_features()
         ));
     }
-    let rows = model.averaged(opts.prune);
+    let rows = model.averaged(opts.prune, opts.max_features);
     Ok(perceptron::write_model(
         "parser",
         &class_names(&p.labels),
@@ -1174,6 +1282,7 @@ mod tests {
         let data = toy_data();
         let opts = TrainOptions {
             epochs: 15,
+            min_count: 1,
             ..TrainOptions::default()
         };
         let bytes = train(&data, &opts, &mut |_| {}).expect("training");

@@ -114,27 +114,32 @@ pub(crate) fn feat(template: u32, a: u64, b: u64, c: u64) -> u64 {
 // ---------------------------------------------------------------------------------------------
 // Inference weights.
 
-/// Read-only averaged weights: feature hash -> sparse row of class weights.
+/// Read-only averaged weights: feature hash -> row of class weights.
 ///
 /// Layout, chosen for memory latency and few instructions (a parse looks up ~2,000 features):
-/// `slots` is an open-addressing table of `u64` = 32-bit fingerprint (the key's high half) << 32 |
+/// `slots` is an open-addressing table, indexed by the low bits of the 48-bit key, of `u64` =
+/// 32-bit fingerprint (key bits 16..48) << 32 |
 /// offset into `entries`. At that offset `entries` holds a header, then the row. A sparse row
-/// (header = length) has one `u32` per entry = class << 16 | quantised weight (`i16`); a dense row
-/// (header = [`DENSE`]) holds one `i16` per class, two per `u32`, and is added with SIMD: frequent
-/// features (tags, the bias) have weights for most classes. Scores are sums of quantised weights
-/// in `i32` (one scale per model, so the argmax is unchanged). [`Weights::score`] first prefetches
-/// every slot, then every row, so that cache misses overlap instead of following one another.
+/// (header = length) has one `u32` per entry = class << 16 | quantised weight (`i16`). Frequent
+/// features (tags, the bias) have weights for most classes: their rows are dense (header =
+/// [`DENSE`] | row number), one `i16` per class in `dense`, padded to a multiple of 16 classes and
+/// added with SIMD. Scores are sums of quantised weights in `i32` (one scale per model, so the
+/// argmax is unchanged). [`Weights::score`] first prefetches every slot, then every row, so that
+/// cache misses overlap instead of following one another.
 #[derive(Debug, Clone)]
 pub(crate) struct Weights {
     n_classes: usize,
+    /// `n_classes` rounded up to a multiple of 16: the length of a dense row and of `scores`.
+    stride: usize,
     mask: usize,
     slots: Vec<u64>,
     entries: Vec<u32>,
+    dense: Vec<i16>,
     n_features: usize,
 }
 
-/// Header of a dense row.
-const DENSE: u32 = u32::MAX;
+/// Header bit of a dense row.
+const DENSE: u32 = 1 << 31;
 
 /// Features scored per prefetch batch.
 const BATCH: usize = 64;
@@ -153,17 +158,12 @@ fn prefetch<T>(p: *const T) {
 impl Weights {
     /// Weights with no features (every score 0).
     pub(crate) fn empty(n_classes: usize) -> Weights {
-        Weights {
-            n_classes,
-            mask: 0,
-            slots: vec![0],
-            entries: vec![0],
-            n_features: 0,
-        }
+        Weights::with_capacity(n_classes, 0, 0)
     }
 
-    pub(crate) fn n_classes(&self) -> usize {
-        self.n_classes
+    /// The length `scores` must have in [`Weights::score`] (classes past `n_classes` stay 0).
+    pub(crate) fn score_len(&self) -> usize {
+        self.stride
     }
 
     /// Number of features with weights.
@@ -174,33 +174,32 @@ impl Weights {
     fn with_capacity(n_classes: usize, n_features: usize, n_entries: usize) -> Weights {
         let cap = (n_features * 2).next_power_of_two().max(2);
         // Offset 0 is a row of length 0, so an empty slot (0) reads as "no weights".
-        let mut entries = Vec::with_capacity(n_features + n_entries * 2 + 1);
+        let mut entries = Vec::with_capacity(n_features + n_entries + 1);
         entries.push(0);
         Weights {
             n_classes,
+            stride: n_classes.next_multiple_of(16).max(16),
             mask: cap - 1,
             slots: vec![0; cap],
             entries,
+            dense: Vec::new(),
             n_features: 0,
         }
     }
 
-    /// Adds a feature and its row (class, quantised weight). Keys must be distinct and non-zero.
+    /// Adds a feature and its row (class, quantised weight). Keys must be distinct, non-zero
+    /// 48-bit keys ([`key48`]).
     fn insert(&mut self, key: u64, row: impl ExactSizeIterator<Item = (u8, i16)>) {
         let at = self.entries.len() as u64;
         if row.len() * 4 >= self.n_classes {
-            let mut dense = vec![0i16; self.n_classes.next_multiple_of(2)];
+            let start = self.dense.len();
+            self.entries.push(DENSE | (start / self.stride) as u32);
+            self.dense.resize(start + self.stride, 0);
             for (c, w) in row {
-                if let Some(x) = dense.get_mut(c as usize) {
+                if let Some(x) = self.dense.get_mut(start + c as usize) {
                     *x = w;
                 }
             }
-            self.entries.push(DENSE);
-            self.entries.extend(
-                dense
-                    .chunks(2)
-                    .map(|p| p[0] as u16 as u32 | (p[1] as u16 as u32) << 16),
-            );
         } else {
             self.entries.push(row.len() as u32);
             self.entries
@@ -214,28 +213,56 @@ impl Weights {
         self.n_features += 1;
     }
 
-    /// Adds the weights of every feature in `feats` to `scores` (length `n_classes`).
+    /// Adds the weights of every feature in `feats` to `scores`, whose length must be
+    /// [`Weights::score_len`] (a shorter slice gets only the sparse rows' weights).
     #[inline]
     pub(crate) fn score(&self, feats: &[u64], scores: &mut [i32]) {
-        let dense_words = self.n_classes.div_ceil(2);
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2, checked just above.
+            return unsafe { self.score_avx2(feats, scores) };
+        }
+        self.score_impl(feats, scores)
+    }
+
+    /// [`Weights::score`] compiled for AVX2, which adds a dense row in a few instructions.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn score_avx2(&self, feats: &[u64], scores: &mut [i32]) {
+        self.score_impl(feats, scores)
+    }
+
+    #[inline(always)]
+    fn score_impl(&self, feats: &[u64], scores: &mut [i32]) {
         let mut rows = [0u32; BATCH];
         for chunk in feats.chunks(BATCH) {
             for &f in chunk {
-                prefetch(self.slots.as_ptr().wrapping_add(f as usize & self.mask));
+                prefetch(
+                    self.slots
+                        .as_ptr()
+                        .wrapping_add(key48(f) as usize & self.mask),
+                );
             }
             for (r, &f) in rows.iter_mut().zip(chunk) {
-                *r = self.find(f);
-                prefetch(self.entries.as_ptr().wrapping_add(*r as usize));
+                *r = self.find(key48(f));
+                let header = self.entries.get(*r as usize).copied().unwrap_or(0);
+                if header & DENSE != 0 {
+                    let at = (header & !DENSE) as usize * self.stride;
+                    prefetch(self.dense.as_ptr().wrapping_add(at));
+                    prefetch(self.dense.as_ptr().wrapping_add(at + 32));
+                } else {
+                    prefetch(self.entries.as_ptr().wrapping_add(*r as usize + 1));
+                }
             }
             for &r in &rows[..chunk.len()] {
                 let r = r as usize;
                 let header = self.entries.get(r).copied().unwrap_or(0);
-                if header == DENSE {
-                    if let Some(row) = self.entries.get(r + 1..r + 1 + dense_words) {
-                        for (pair, w) in scores.chunks_mut(2).zip(row) {
-                            pair[0] += *w as u16 as i16 as i32;
-                            if let Some(x) = pair.get_mut(1) {
-                                *x += (*w >> 16) as u16 as i16 as i32;
+                if header & DENSE != 0 {
+                    let at = (header & !DENSE) as usize * self.stride;
+                    if let Some(row) = self.dense.get(at..at + self.stride) {
+                        for (acc, w) in scores.chunks_exact_mut(16).zip(row.chunks_exact(16)) {
+                            for i in 0..16 {
+                                acc[i] += w[i] as i32;
                             }
                         }
                     }
@@ -251,7 +278,7 @@ impl Weights {
     }
 
     /// Offset of the row of `key` in `entries` (0, an empty row, if absent).
-    #[inline]
+    #[inline(always)]
     fn find(&self, key: u64) -> u32 {
         let fp = fingerprint(key);
         let mut i = key as usize & self.mask;
@@ -268,10 +295,10 @@ impl Weights {
     }
 }
 
-/// The key's high half, never 0 (0 marks an empty slot).
+/// Bits 16..48 of the (48-bit) key, never 0 (0 marks an empty slot).
 #[inline]
 fn fingerprint(key: u64) -> u64 {
-    (key >> 32).max(1)
+    ((key >> 16) & 0xFFFF_FFFF).max(1)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -309,6 +336,10 @@ struct TrainEntry {
 pub(crate) struct Trainer {
     rows: IdMap<Vec<TrainEntry>>,
     step: u32,
+    /// While counting (the first epoch): how often each feature occurred.
+    counts: IdMap<u32>,
+    /// After [`Trainer::freeze`]: only these features may get weights.
+    frozen: bool,
 }
 
 impl Trainer {
@@ -317,6 +348,8 @@ impl Trainer {
         Trainer {
             rows: IdMap::default(),
             step: 0,
+            counts: IdMap::default(),
+            frozen: false,
         }
     }
 
@@ -331,6 +364,27 @@ impl Trainer {
         }
     }
 
+    /// Counts the occurrences of features (call once per decision during the first epoch).
+    pub(crate) fn observe(&mut self, feats: &[u64]) {
+        for f in feats {
+            *self.counts.entry(*f).or_default() += 1;
+        }
+    }
+
+    /// Drops the features seen fewer than `min_count` times by [`Trainer::observe`] and allows no
+    /// new ones: rare features cost model size and lookups and mostly learn noise.
+    pub(crate) fn freeze(&mut self, min_count: u32) {
+        let counts = std::mem::take(&mut self.counts);
+        self.rows
+            .retain(|k, _| counts.get(k).is_some_and(|&c| c >= min_count));
+        for (k, c) in counts {
+            if c >= min_count {
+                self.rows.entry(k).or_default();
+            }
+        }
+        self.frozen = true;
+    }
+
     /// Counts one decision (the averaging clock).
     pub(crate) fn tick(&mut self) {
         self.step += 1;
@@ -343,7 +397,14 @@ impl Trainer {
         }
         let step = self.step;
         for f in feats {
-            let row = self.rows.entry(*f).or_default();
+            let row = if self.frozen {
+                match self.rows.get_mut(f) {
+                    Some(r) => r,
+                    None => continue,
+                }
+            } else {
+                self.rows.entry(*f).or_default()
+            };
             for (class, delta) in [(truth, 1.0f32), (guess, -1.0f32)] {
                 match row.iter_mut().find(|e| e.class as usize == class) {
                     Some(e) => {
@@ -362,8 +423,13 @@ impl Trainer {
         }
     }
 
-    /// Averaged weights, sorted by key, entries with |w| < `prune` dropped.
-    pub(crate) fn averaged(&self, prune: f32) -> Vec<(u64, Vec<(u8, f32)>)> {
+    /// Averaged weights, sorted by key, entries with |w| < `prune` dropped, and at most
+    /// `max_features` features: those with the largest rows (sum of |w|) when there are more.
+    pub(crate) fn averaged(&self, prune: f32, max_features: usize) -> Vec<(u64, Vec<(u8, f32)>)> {
+        select_heaviest(self.averaged_all(prune), max_features)
+    }
+
+    fn averaged_all(&self, prune: f32) -> Vec<(u64, Vec<(u8, f32)>)> {
         let t = self.step.max(1) as f64;
         let mut out: Vec<(u64, Vec<(u8, f32)>)> = self
             .rows
@@ -396,7 +462,17 @@ impl Trainer {
 // Model file.
 
 const MAGIC: &[u8; 8] = b"SPBPCPT\x01";
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
+
+/// Features are looked up by the low 48 bits of their hash: with a few million features, an
+/// unseen feature matches a stored one with probability ~1e-8, and 48-bit keys delta-code in
+/// about 4 bytes each, which is most of the model file.
+const KEY_MASK: u64 = (1 << 48) - 1;
+
+#[inline(always)]
+fn key48(f: u64) -> u64 {
+    (f & KEY_MASK).max(1)
+}
 
 /// A model as stored: class names, an extra blob, and weights.
 pub(crate) struct ModelFile {
@@ -412,6 +488,12 @@ pub(crate) fn write_model(
     extra: &[u8],
     rows: &[(u64, Vec<(u8, f32)>)],
 ) -> Vec<u8> {
+    // Keys are stored as 48 bits (see KEY_MASK); should two features share them, the heavier
+    // keeps the key.
+    let mass = |r: &[(u8, f32)]| r.iter().map(|e| e.1.abs()).sum::<f32>();
+    let mut rows: Vec<(u64, &Vec<(u8, f32)>)> = rows.iter().map(|(k, r)| (key48(*k), r)).collect();
+    rows.sort_by(|a, b| a.0.cmp(&b.0).then(mass(b.1).total_cmp(&mass(a.1))));
+    rows.dedup_by_key(|r| r.0);
     let mut p = Vec::new();
     put_str(&mut p, kind);
     put_varint(&mut p, classes.len() as u64);
@@ -429,18 +511,18 @@ pub(crate) fn write_model(
     p.extend_from_slice(&scale.to_le_bytes());
     put_varint(&mut p, rows.len() as u64);
     let mut prev = 0u64;
-    for (k, _) in rows {
+    for &(k, _) in &rows {
         put_varint(&mut p, k.wrapping_sub(prev));
-        prev = *k;
+        prev = k;
     }
-    for (_, r) in rows {
+    for (_, r) in &rows {
         put_varint(&mut p, r.len() as u64);
     }
-    for (_, r) in rows {
+    for (_, r) in &rows {
         p.extend(r.iter().map(|e| e.0));
     }
-    for (_, r) in rows {
-        for e in r {
+    for (_, r) in &rows {
+        for e in r.iter() {
             let q = (e.1 / scale).round().clamp(-32767.0, 32767.0) as i16;
             p.extend_from_slice(&q.to_le_bytes());
         }
@@ -460,12 +542,80 @@ pub(crate) fn read_model(
     what: &str,
     expected_kind: &str,
 ) -> Result<ModelFile, ModelError> {
+    let d = decode(bytes, what, expected_kind)?;
+    let mut weights = Weights::with_capacity(d.classes.len(), d.keys.len(), d.cls.len());
+    let mut at = 0usize;
+    for (&k, &l) in d.keys.iter().zip(&d.lens) {
+        weights.insert(k, (at..at + l).map(|i| (d.cls[i], d.ws[i])));
+        at += l;
+    }
+    Ok(ModelFile {
+        classes: d.classes,
+        extra: d.extra,
+        weights,
+    })
+}
+
+/// Rewrites a model file keeping only its `max_features` heaviest features (sum of |w| over the
+/// row): trades a little accuracy for size, load time and speed without retraining.
+pub fn shrink_model(
+    bytes: &[u8],
+    what: &str,
+    kind: &str,
+    max_features: usize,
+) -> Result<Vec<u8>, ModelError> {
+    let d = decode(bytes, what, kind)?;
+    let mut rows = Vec::with_capacity(d.keys.len());
+    let mut at = 0usize;
+    for (&k, &l) in d.keys.iter().zip(&d.lens) {
+        let row = (at..at + l)
+            .map(|i| (d.cls[i], d.ws[i] as f32 * d.scale))
+            .collect();
+        rows.push((k, row));
+        at += l;
+    }
+    Ok(write_model(
+        kind,
+        &d.classes,
+        &d.extra,
+        &select_heaviest(rows, max_features),
+    ))
+}
+
+/// Keeps the `max` rows with the largest sum of |w| (ties: smaller key), sorted by key.
+pub(crate) fn select_heaviest(
+    mut rows: Vec<(u64, Vec<(u8, f32)>)>,
+    max: usize,
+) -> Vec<(u64, Vec<(u8, f32)>)> {
+    if rows.len() > max {
+        let mass = |r: &[(u8, f32)]| r.iter().map(|e| e.1.abs()).sum::<f32>();
+        rows.sort_by(|a, b| mass(&b.1).total_cmp(&mass(&a.1)).then(a.0.cmp(&b.0)));
+        rows.truncate(max);
+        rows.sort_by_key(|r| r.0);
+    }
+    rows
+}
+
+/// A model file's contents, decoded and checked.
+struct Decoded {
+    classes: Vec<String>,
+    extra: Vec<u8>,
+    scale: f32,
+    keys: Vec<u64>,
+    lens: Vec<usize>,
+    cls: Vec<u8>,
+    ws: Vec<i16>,
+}
+
+fn decode(bytes: &[u8], what: &str, expected_kind: &str) -> Result<Decoded, ModelError> {
     let w = || what.to_string();
+    let corrupt = |detail: String| ModelError::Corrupt { what: w(), detail };
     if bytes.len() < 12 || &bytes[..8] != MAGIC {
         return Err(ModelError::BadMagic { what: w() });
     }
     let version = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
-    if version != VERSION {
+    // Version 1 stored full 64-bit keys: still readable, its keys are cut to 48 bits here.
+    if version != VERSION && version != 1 {
         return Err(ModelError::Version {
             what: w(),
             found: version,
@@ -503,8 +653,19 @@ pub(crate) fn read_model(
     let n = r.len("feature count", payload.len())?;
     let mut keys = Vec::with_capacity(n);
     let mut prev = 0u64;
-    for _ in 0..n {
-        prev = prev.wrapping_add(r.varint()?);
+    for i in 0..n {
+        let delta = r.varint()?;
+        if delta == 0 && i > 0 && version > 1 {
+            return Err(corrupt(format!("feature key {i} repeats the previous one")));
+        }
+        prev = prev.wrapping_add(delta);
+        if version == 1 {
+            keys.push(key48(prev));
+            continue;
+        }
+        if prev == 0 || prev > KEY_MASK {
+            return Err(corrupt(format!("feature key {i} out of range")));
+        }
         keys.push(prev);
     }
     let mut lens = Vec::with_capacity(n);
@@ -514,40 +675,26 @@ pub(crate) fn read_model(
         total += l;
         lens.push(l);
     }
-    let cls = r.take(total, "classes")?;
+    let cls = r.take(total, "classes")?.to_vec();
     if let Some(c) = cls.iter().find(|&&c| c as usize >= n_classes) {
-        return Err(ModelError::Corrupt {
-            what: w(),
-            detail: format!("class {c} out of range"),
-        });
+        return Err(corrupt(format!("class {c} out of range")));
     }
-    let ws = r.take(total * 2, "weights")?;
+    let ws = r
+        .take(total * 2, "weights")?
+        .chunks_exact(2)
+        .map(|p| i16::from_le_bytes([p[0], p[1]]))
+        .collect();
     if !r.at_end() {
-        return Err(ModelError::Corrupt {
-            what: w(),
-            detail: "trailing bytes after weights".into(),
-        });
+        return Err(corrupt("trailing bytes after weights".into()));
     }
-    let _ = scale; // scores are sums of quantised weights: the scale does not change the argmax
-    let mut weights = Weights::with_capacity(n_classes, n, total);
-    let mut at = 0usize;
-    for (k, l) in keys.into_iter().zip(lens) {
-        if k == 0 {
-            return Err(ModelError::Corrupt {
-                what: w(),
-                detail: "feature key 0".into(),
-            });
-        }
-        weights.insert(
-            k,
-            (at..at + l).map(|i| (cls[i], i16::from_le_bytes([ws[2 * i], ws[2 * i + 1]]))),
-        );
-        at += l;
-    }
-    Ok(ModelFile {
+    Ok(Decoded {
         classes,
         extra,
-        weights,
+        scale,
+        keys,
+        lens,
+        cls,
+        ws,
     })
 }
 
@@ -657,7 +804,7 @@ mod tests {
                 t.tick();
             }
         }
-        let rows = t.averaged(0.0);
+        let rows = t.averaged(0.0, usize::MAX);
         let bytes = write_model(
             "test",
             &["x".into(), "y".into(), "z".into()],
@@ -668,11 +815,16 @@ mod tests {
         assert_eq!(m.classes, ["x", "y", "z"]);
         assert_eq!(m.extra, b"extra");
         for (fs, gold) in [(&a, 0usize), (&b, 2usize)] {
-            let mut s = [0i32; 3];
+            let mut s = vec![0i32; m.weights.score_len()];
             m.weights.score(fs, &mut s);
             let best = (0..3).max_by_key(|&x| s[x]).unwrap_or(9);
             assert_eq!(best, gold);
         }
+        // Shrinking to one feature keeps the heavier one; the other's weights are gone.
+        let small = shrink_model(&bytes, "m", "test", 1).expect("shrink");
+        let m1 = read_model(&small, "small", "test").expect("read shrunk");
+        assert_eq!(m1.weights.n_features(), 1);
+        assert!(small.len() < bytes.len());
         assert!(matches!(
             read_model(&bytes, "m", "parser"),
             Err(ModelError::Kind { .. })

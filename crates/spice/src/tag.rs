@@ -312,7 +312,8 @@ impl Tagger {
             .map(|(i, w)| TokenHashes::new(w, i == 0, &mut buf))
             .collect();
         let mut feats = Vec::with_capacity(32);
-        let mut scores = vec![0i32; self.classes.len().max(1)];
+        let mut scores = vec![0i32; self.weights.score_len()];
+        let n = self.classes.len().max(1);
         let mut out: Vec<usize> = Vec::with_capacity(words.len());
         for i in 0..words.len() {
             if let Some(&c) = self.dict.get(&toks[i].word) {
@@ -324,7 +325,7 @@ impl Tagger {
             features(&toks, i, p1, p2, &mut feats);
             scores.iter_mut().for_each(|s| *s = 0);
             self.weights.score(&feats, &mut scores);
-            out.push(argmax(&scores));
+            out.push(argmax(&scores[..n]));
         }
         out
     }
@@ -360,16 +361,22 @@ pub struct TrainOptions {
     pub dict_min_share: f64,
     /// Averaged weights smaller than this are dropped from the model file.
     pub prune: f32,
+    /// Features seen fewer times than this in the first epoch get no weights.
+    pub min_count: u32,
+    /// At most this many features go into the model file (the heaviest; keeps it compact).
+    pub max_features: usize,
 }
 
 impl Default for TrainOptions {
     fn default() -> Self {
         TrainOptions {
-            epochs: 6,
+            epochs: 5,
             seed: 1,
             dict_min_count: 20,
             dict_min_share: 0.999,
             prune: 0.01,
+            max_features: 400_000,
+            min_count: 1,
         }
     }
 }
@@ -475,12 +482,18 @@ pub fn train(
                 scores.iter_mut().for_each(|s| *s = 0.0);
                 model.score(&feats, &mut scores);
                 let guess = argmax(&scores);
+                if epoch == 0 {
+                    model.observe(&feats);
+                }
                 model.tick();
                 model.update(&feats, g, guess);
                 right += (guess == g) as usize;
                 total += 1;
                 out.push(guess);
             }
+        }
+        if epoch == 0 && opts.min_count > 1 {
+            model.freeze(opts.min_count);
         }
         log(format!(
             "tagger epoch {}: {:.2}% of model-tagged tokens right while training, {} features",
@@ -489,7 +502,7 @@ pub fn train(
             model.n_features()
         ));
     }
-    let rows = model.averaged(opts.prune);
+    let rows = model.averaged(opts.prune, opts.max_features);
     let mut extra = Vec::new();
     put_varint(&mut extra, dict_words.len() as u64);
     for (w, c) in &dict_words {

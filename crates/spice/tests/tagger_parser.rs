@@ -5,9 +5,7 @@ use spice::parse::{check_tree, Label, Parser, TreeProblem};
 use spice::tag::Tagger;
 
 fn models() -> (&'static Tagger, &'static Parser) {
-    let t = Tagger::embedded().expect("the embedded tagger model loads");
-    let p = Parser::embedded().expect("the embedded parser model loads");
-    (t, p)
+    spice::parse::embedded_models().expect("the embedded models load")
 }
 
 /// Tags and parses; returns tags and (head, label) per token.
