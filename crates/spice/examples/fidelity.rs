@@ -146,28 +146,11 @@ fn printed(set: TupleSet) -> TupleSet {
     }
 }
 
-/// Our proposals as the same kind of tuple set (relation in the middle, leading "be " dropped).
-fn our_tuples(props: &[Proposal]) -> TupleSet {
-    let mut set = TupleSet::new();
-    for Proposal(p) in props {
-        match p.as_slice() {
-            [o] => {
-                set.insert(vec![o.clone()]);
-            }
-            [o, a] => {
-                set.insert(vec![o.clone()]);
-                set.insert(vec![o.clone(), a.clone()]);
-            }
-            [s, o, r] => {
-                let r = r.strip_prefix("be ").unwrap_or(r).trim().to_string();
-                set.insert(vec![s.clone()]);
-                set.insert(vec![o.clone()]);
-                set.insert(vec![s.clone(), r, o.clone()]);
-            }
-            _ => {}
-        }
-    }
-    set
+/// Our scene graph (merged, as the official file prints it) as the same kind of tuple set, with
+/// the relation in the middle.
+fn our_tuples(engine: &Engine, props: &[Proposal]) -> TupleSet {
+    let graph = engine.scene_graph_from_proposals([props]);
+    spice::score::tuples(&graph).iter().map(|t| t.texts().into_iter().map(|w| w.trim().to_string()).collect()).collect()
 }
 
 fn graphs(engine: &Engine, path: &str) -> Result<(), String> {
@@ -182,7 +165,7 @@ fn graphs(engine: &Engine, path: &str) -> Result<(), String> {
         let props = engine
             .caption_proposals(caption)
             .map_err(|e| e.to_string())?;
-        let ours = printed(our_tuples(&props));
+        let ours = printed(our_tuples(engine, &props));
         if ours != theirs && std::env::var_os("FIDELITY_DIFFS").is_some() {
             let fmt = |s: &TupleSet| {
                 s.iter()
