@@ -12,6 +12,7 @@ pub mod cleanup;
 pub mod cocoeval;
 pub mod depgraph;
 pub mod enhance;
+pub mod fidelity;
 pub mod graph;
 pub mod habits;
 mod javaorder;

@@ -1,0 +1,193 @@
+//! Agreement with the official SPICE jar on the evidence of its outputs (`../shared/fidelity`).
+//!
+//! In: the fidelity directory (official per-caption counts on Flickr8K, the official parser's
+//! scene graphs of 1,743 captions). Out: the measures of the README's fidelity table, computed by
+//! running this engine on the same inputs. `scripts/fidelity-report` prints them, and a test keeps
+//! them from falling back.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::{batch, Engine};
+
+/// Per-caption agreement with the official jar on one Flickr8K input form.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CountAgreement {
+    pub captions: usize,
+    /// Same tp, fp and fn.
+    pub exact: usize,
+    /// Same number of reference tuples (tp + fn).
+    pub same_reference_count: usize,
+    pub mean_abs_error_f: f64,
+    pub mean_f: f64,
+    pub official_mean_f: f64,
+}
+
+impl CountAgreement {
+    pub fn exact_share(&self) -> f64 {
+        self.exact as f64 / self.captions.max(1) as f64
+    }
+    pub fn same_reference_share(&self) -> f64 {
+        self.same_reference_count as f64 / self.captions.max(1) as f64
+    }
+}
+
+/// Agreement with the official parser graphs.
+#[derive(Debug, Clone, Default)]
+pub struct GraphAgreement {
+    pub captions: usize,
+    pub exact: usize,
+    pub precision: f64,
+    pub recall: f64,
+    /// For each caption we do not reproduce: (caption, tuples only we give, tuples only they give).
+    pub differences: Vec<(String, Vec<String>, Vec<String>)>,
+}
+
+impl GraphAgreement {
+    pub fn exact_share(&self) -> f64 {
+        self.exact as f64 / self.captions.max(1) as f64
+    }
+}
+
+fn read(path: &Path) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn id_key(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Scores `flickr8k/<input>` (`input_raw.json` or `input_ptb_tokenized.json`) and compares each
+/// caption with `flickr8k/official_per_caption.jsonl`.
+pub fn flickr8k(engine: &Engine, dir: &Path, input: &str) -> Result<CountAgreement, String> {
+    let official_path = dir.join("flickr8k/official_per_caption.jsonl");
+    let mut official: HashMap<String, (u64, u64, u64, f64)> = HashMap::new();
+    for (n, line) in read(&official_path)?.lines().enumerate() {
+        let v: Value = serde_json::from_str(line)
+            .map_err(|e| format!("{}:{}: {e}", official_path.display(), n + 1))?;
+        let num = |k: &str| v.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+        let row = (
+            num("tp") as u64,
+            num("fp") as u64,
+            num("fn") as u64,
+            num("f"),
+        );
+        official.insert(id_key(v.get("image_id").unwrap_or(&Value::Null)), row);
+    }
+    let path = dir.join("flickr8k").join(input);
+    let file = std::fs::File::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let items = batch::read_input(file, &path.display().to_string()).map_err(|e| e.to_string())?;
+    let result = batch::evaluate(engine, &items, false).map_err(|e| e.to_string())?;
+    let mut a = CountAgreement::default();
+    for r in &result.items {
+        let key = id_key(&r.image_id);
+        let &(tp, fp, fn_, f) = official
+            .get(&key)
+            .ok_or_else(|| format!("no official row for image {key}"))?;
+        let s = r.scores.all;
+        a.captions += 1;
+        a.exact +=
+            usize::from((u64::from(s.tp), u64::from(s.fp), u64::from(s.fn_)) == (tp, fp, fn_));
+        a.same_reference_count += usize::from(u64::from(s.tp + s.fn_) == tp + fn_);
+        a.mean_abs_error_f += (s.f - f).abs();
+        a.mean_f += s.f;
+        a.official_mean_f += f;
+    }
+    let n = a.captions.max(1) as f64;
+    a.mean_abs_error_f /= n;
+    a.mean_f /= n;
+    a.official_mean_f /= n;
+    Ok(a)
+}
+
+type TupleSet = BTreeSet<Vec<String>>;
+
+/// The official file's graph text as a tuple set: `( a , is , b )` is an attribute.
+fn official_tuples(graph: &str) -> TupleSet {
+    let mut set = TupleSet::new();
+    for part in graph.split(") ,").map(|p| {
+        p.trim()
+            .trim_start_matches('(')
+            .trim_end_matches(')')
+            .trim()
+    }) {
+        let elems: Vec<String> = part.split(" , ").map(|s| s.trim().to_string()).collect();
+        match elems.as_slice() {
+            [o] if !o.is_empty() => {
+                set.insert(vec![o.clone()]);
+            }
+            [o, is, a] if is == "is" => {
+                set.insert(vec![o.clone(), a.clone()]);
+            }
+            [s, r, o] => {
+                set.insert(vec![s.clone(), r.clone(), o.clone()]);
+            }
+            _ => {}
+        }
+    }
+    set
+}
+
+/// A tuple set as the official file prints it: attributes and relations when there are any,
+/// otherwise the objects (no line of the file mixes bare objects with other tuples).
+fn printed(set: TupleSet) -> TupleSet {
+    if set.iter().any(|t| t.len() > 1) {
+        set.into_iter().filter(|t| t.len() > 1).collect()
+    } else {
+        set
+    }
+}
+
+/// Parses each caption of `spice-parser-graphs/SPICE_parsing_outputs.txt` and compares our merged
+/// scene graph with the official one, in the file's printed form.
+pub fn parser_graphs(engine: &Engine, dir: &Path) -> Result<GraphAgreement, String> {
+    let text = read(&dir.join("spice-parser-graphs/SPICE_parsing_outputs.txt"))?;
+    let mut g = GraphAgreement::default();
+    let (mut common, mut ours_n, mut theirs_n) = (0usize, 0usize, 0usize);
+    let fmt = |s: &TupleSet| {
+        s.iter()
+            .map(|t| format!("({})", t.join(", ")))
+            .collect::<Vec<_>>()
+    };
+    for line in text.lines() {
+        let Some((caption, graph)) = line.split_once('\t') else {
+            continue;
+        };
+        let theirs = official_tuples(graph);
+        let props = engine
+            .caption_proposals(caption)
+            .map_err(|e| e.to_string())?;
+        let scene = engine.scene_graph_from_proposals([props.as_slice()]);
+        let ours: TupleSet = printed(
+            crate::score::tuples(&scene)
+                .iter()
+                .map(|t| {
+                    t.texts()
+                        .into_iter()
+                        .map(|w| w.trim().to_string())
+                        .collect()
+                })
+                .collect(),
+        );
+        if ours == theirs {
+            g.exact += 1;
+        } else {
+            let only_ours: TupleSet = ours.difference(&theirs).cloned().collect();
+            let only_theirs: TupleSet = theirs.difference(&ours).cloned().collect();
+            g.differences
+                .push((caption.to_string(), fmt(&only_ours), fmt(&only_theirs)));
+        }
+        common += ours.intersection(&theirs).count();
+        ours_n += ours.len();
+        theirs_n += theirs.len();
+        g.captions += 1;
+    }
+    g.precision = common as f64 / ours_n.max(1) as f64;
+    g.recall = common as f64 / theirs_n.max(1) as f64;
+    Ok(g)
+}

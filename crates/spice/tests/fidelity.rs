@@ -1,0 +1,54 @@
+//! Keeps the engine's agreement with the official SPICE from falling back: the measures of the
+//! README's fidelity table, on `../shared/fidelity` (beside the repository, as in CI), must stay at
+//! or above the levels reached so far. Raise the floors when the engine improves.
+
+use std::path::PathBuf;
+
+use spice::{fidelity, Engine, EngineOptions};
+
+fn dir() -> PathBuf {
+    let d = std::env::var_os("SPICE_FIDELITY_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fidelity")
+        });
+    assert!(
+        d.join("flickr8k").is_dir(),
+        "{} is missing: the fidelity data lives in ../shared beside the repository",
+        d.display()
+    );
+    d
+}
+
+#[test]
+fn official_parser_graphs_do_not_fall_back() {
+    let g =
+        fidelity::parser_graphs(&Engine::new(EngineOptions::default()), &dir()).expect("graphs");
+    assert_eq!(g.captions, 1743);
+    assert!(
+        g.exact_share() >= 0.63,
+        "{:.1} % of the official graphs reproduced exactly",
+        100.0 * g.exact_share()
+    );
+}
+
+#[test]
+fn flickr8k_counts_do_not_fall_back() {
+    let a = fidelity::flickr8k(
+        &Engine::new(EngineOptions::default()),
+        &dir(),
+        "input_raw.json",
+    )
+    .expect("flickr8k");
+    assert_eq!(a.captions, 5664);
+    assert!(
+        a.exact_share() >= 0.165,
+        "{:.1} % of captions with the official tp/fp/fn",
+        100.0 * a.exact_share()
+    );
+    assert!(
+        a.mean_abs_error_f <= 0.0075,
+        "mean absolute error of F {:.4}",
+        a.mean_abs_error_f
+    );
+}
