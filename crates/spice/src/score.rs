@@ -548,7 +548,7 @@ mod tests {
         assert_eq!(s.all.re, 0.75);
         assert!((s.all.f - 0.75).abs() < 1e-15);
         // Color: the references have no color tuple -> NaN; Relation: 1/1.
-        assert!(s.category(Category::Color).map_or(false, |c| c.f.is_nan()));
+        assert!(s.category(Category::Color).is_some_and(|c| c.f.is_nan()));
         let rel = s.category(Category::Relation).copied();
         assert_eq!(rel.map(|r| (r.tp, r.fp, r.fn_)), Some((1, 0, 0)));
         // Matched tuples come first in the detailed listing.
@@ -574,7 +574,7 @@ mod tests {
         // Empty references: All is 0, categories NaN.
         let s = score_image(&refs, &cand, true, true);
         assert_eq!(s.all.f, 0.0);
-        assert!(s.category(Category::Object).map_or(false, |c| c.f.is_nan()));
+        assert!(s.category(Category::Object).is_some_and(|c| c.f.is_nan()));
     }
 
     #[test]

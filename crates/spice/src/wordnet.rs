@@ -75,8 +75,11 @@ pub struct Lexicon {
     /// Sorted by word (bytewise) for binary search.
     words: Vec<(Box<str>, Box<[u32]>)>,
     /// Sorted by form; bases in file order, repeated bases kept as METEOR keeps them.
-    exceptions: Vec<(Box<str>, Box<[Box<str>]>)>,
+    exceptions: Vec<Exception>,
 }
+
+/// An irregular form and its base forms.
+type Exception = (Box<str>, Box<[Box<str>]>);
 
 impl Lexicon {
     /// The lexicon compiled into the binary, decoded once per process.
@@ -115,7 +118,7 @@ impl Lexicon {
         }
         // Bases of a form accumulate across lines, in file order.
         ex.sort_by(|a, b| a.0.cmp(&b.0));
-        let mut merged: Vec<(Box<str>, Box<[Box<str>]>)> = Vec::new();
+        let mut merged: Vec<Exception> = Vec::new();
         for (form, bases) in ex {
             match merged.last_mut() {
                 Some((f, b)) if *f == form => {

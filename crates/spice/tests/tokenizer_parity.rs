@@ -65,7 +65,7 @@ fn sample(data: &Path) -> Vec<String> {
             if odd {
                 out.push(c);
             } else {
-                if plain % 40 == 0 {
+                if plain.is_multiple_of(40) {
                     out.push(c);
                 }
                 plain += 1;
