@@ -118,12 +118,11 @@ pub(crate) fn feat(template: u32, a: u64, b: u64, c: u64) -> u64 {
 ///
 /// Layout, chosen for memory latency and few instructions (a parse looks up ~2,000 features):
 /// `slots` is an open-addressing table, indexed by the low bits of the 48-bit key, of `u64` =
-/// 32-bit fingerprint (key bits 16..48) << 32 |
-/// offset into `entries`. At that offset `entries` holds a header, then the row. A sparse row
-/// (header = length) has one `u32` per entry = class << 16 | quantised weight (`i16`). Frequent
-/// features (tags, the bias) have weights for most classes: their rows are dense (header =
-/// [`DENSE`] | row number), one `i16` per class in `dense`, padded to a multiple of 16 classes and
-/// added with SIMD. Scores are sums of quantised weights in `i32` (one scale per model, so the
+/// 32-bit fingerprint (key bits 16..48) << 32 | where the row is. A sparse row is an offset into `entries`, which holds its length, then one `u32` per
+/// entry = class << 16 | quantised weight (`i16`). Frequent features (tags, the bias) have
+/// weights for most classes: their rows are dense ([`DENSE`] | row number), one `i16` per class in
+/// `dense`, padded to a multiple of 16 classes and added with SIMD. The slot alone says where the
+/// row is, so both can be prefetched before either is read. Scores are sums of quantised weights in `i32` (one scale per model, so the
 /// argmax is unchanged). [`Weights::score`] first prefetches every slot, then every row, so that
 /// cache misses overlap instead of following one another.
 #[derive(Debug, Clone)]
@@ -138,7 +137,7 @@ pub(crate) struct Weights {
     n_features: usize,
 }
 
-/// Header bit of a dense row.
+/// Slot bit of a dense row.
 const DENSE: u32 = 1 << 31;
 
 /// Features scored per prefetch batch.
@@ -190,21 +189,22 @@ impl Weights {
     /// Adds a feature and its row (class, quantised weight). Keys must be distinct, non-zero
     /// 48-bit keys ([`key48`]).
     fn insert(&mut self, key: u64, row: impl ExactSizeIterator<Item = (u8, i16)>) {
-        let at = self.entries.len() as u64;
-        if row.len() * 4 >= self.n_classes {
+        let at = if row.len() * 4 >= self.n_classes {
             let start = self.dense.len();
-            self.entries.push(DENSE | (start / self.stride) as u32);
             self.dense.resize(start + self.stride, 0);
             for (c, w) in row {
                 if let Some(x) = self.dense.get_mut(start + c as usize) {
                     *x = w;
                 }
             }
+            (DENSE | (start / self.stride) as u32) as u64
         } else {
+            let at = self.entries.len() as u64;
             self.entries.push(row.len() as u32);
             self.entries
                 .extend(row.map(|(c, w)| (c as u32) << 16 | w as u16 as u32));
-        }
+            at
+        };
         let mut i = key as usize & self.mask;
         while self.slots[i] != 0 {
             i = (i + 1) & self.mask;
@@ -245,20 +245,18 @@ impl Weights {
             }
             for (r, &f) in rows.iter_mut().zip(chunk) {
                 *r = self.find(key48(f));
-                let header = self.entries.get(*r as usize).copied().unwrap_or(0);
-                if header & DENSE != 0 {
-                    let at = (header & !DENSE) as usize * self.stride;
+                if *r & DENSE != 0 {
+                    let at = (*r & !DENSE) as usize * self.stride;
                     prefetch(self.dense.as_ptr().wrapping_add(at));
                     prefetch(self.dense.as_ptr().wrapping_add(at + 32));
+                    prefetch(self.dense.as_ptr().wrapping_add(at + 64));
                 } else {
-                    prefetch(self.entries.as_ptr().wrapping_add(*r as usize + 1));
+                    prefetch(self.entries.as_ptr().wrapping_add(*r as usize));
                 }
             }
             for &r in &rows[..chunk.len()] {
-                let r = r as usize;
-                let header = self.entries.get(r).copied().unwrap_or(0);
-                if header & DENSE != 0 {
-                    let at = (header & !DENSE) as usize * self.stride;
+                if r & DENSE != 0 {
+                    let at = (r & !DENSE) as usize * self.stride;
                     if let Some(row) = self.dense.get(at..at + self.stride) {
                         for (acc, w) in scores.chunks_exact_mut(16).zip(row.chunks_exact(16)) {
                             for i in 0..16 {
@@ -266,7 +264,11 @@ impl Weights {
                             }
                         }
                     }
-                } else if let Some(row) = self.entries.get(r + 1..r + 1 + header as usize) {
+                    continue;
+                }
+                let r = r as usize;
+                let len = self.entries.get(r).copied().unwrap_or(0) as usize;
+                if let Some(row) = self.entries.get(r + 1..r + 1 + len) {
                     for &e in row {
                         if let Some(x) = scores.get_mut((e >> 16) as usize) {
                             *x += e as u16 as i16 as i32;
@@ -277,7 +279,8 @@ impl Weights {
         }
     }
 
-    /// Offset of the row of `key` in `entries` (0, an empty row, if absent).
+    /// The row of `key`: [`DENSE`] | dense row number, or its offset in `entries` (0, an empty
+    /// row, if absent).
     #[inline(always)]
     fn find(&self, key: u64) -> u32 {
         let fp = fingerprint(key);
