@@ -85,8 +85,9 @@ pub struct ImportReport {
 }
 
 /// Imports references as a new version of a split: parses every caption once (in parallel) and
-/// stores each image's merged scene graph, and the split's CIDEr-D document frequencies. COCO annotations make a COCO-mode split (captions
-/// tokenized the way pycocoevalcap does); the SPICE jar's format a raw one.
+/// stores each image's merged scene graph, and the split's CIDEr-D document frequencies. COCO
+/// annotations make a COCO-mode split (captions tokenized the way pycocoevalcap does); the SPICE
+/// jar's format a raw one.
 pub async fn import_references(
     pool: &PgPool,
     engine: &SharedEngine,

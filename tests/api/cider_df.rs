@@ -133,4 +133,21 @@ async fn cider_df_is_stored_at_import_and_jobs_score_with_it_as_from_scratch() {
         stored_df(&app, split_id).await.as_ref(),
         Some(&expected_json)
     );
+
+    // After an engine upgrade the references are parsed again, and their frequencies counted
+    // again (the stale ones here are the five images' ones).
+    sqlx::query(
+        "UPDATE splits SET engine_version = 'spiceboard/0.0.0',
+                classic_stats = jsonb_build_object('cider_df', $2::JSONB) WHERE id = $1",
+    )
+    .bind(split_id)
+    .bind(serde_json::to_value(&five).expect("serialise"))
+    .execute(&app.pool)
+    .await
+    .expect("pretend an older engine");
+    assert_eq!(job_cider(&app, &token).await, scratch);
+    assert_eq!(
+        stored_df(&app, split_id).await.as_ref(),
+        Some(&expected_json)
+    );
 }
