@@ -85,8 +85,9 @@ pub struct ImportReport {
 }
 
 /// Imports references as a new version of a split: parses every caption once (in parallel) and
-/// stores each image's merged scene graph. COCO annotations make a COCO-mode split (captions
-/// tokenized the way pycocoevalcap does); the SPICE jar's format a raw one.
+/// stores each image's merged scene graph, and the split's CIDEr-D document frequencies. COCO
+/// annotations make a COCO-mode split (captions tokenized the way pycocoevalcap does); the SPICE
+/// jar's format a raw one.
 pub async fn import_references(
     pool: &PgPool,
     engine: &SharedEngine,
@@ -96,17 +97,20 @@ pub async fn import_references(
     hidden: bool,
 ) -> Result<ImportReport, ActionError> {
     let engine = engine.clone();
-    let (set, stored) = tokio::task::spawn_blocking(move || -> Result<_, ReferenceError> {
+    let (set, stored, df) = tokio::task::spawn_blocking(move || -> Result<_, ReferenceError> {
         let set = ReferenceSet::parse(&bytes)?;
         let mode = match set.format {
             ReferenceFormat::Coco => CaptionMode::Coco,
             ReferenceFormat::Spice => CaptionMode::Raw,
         };
         let stored = scoring::reference_graphs(&engine, &set.images, mode);
-        Ok((set, stored))
+        let captions: Vec<&[String]> = set.images.iter().map(|i| i.captions.as_slice()).collect();
+        let df = scoring::cider_df_json(&scoring::cider_df(&captions));
+        Ok((set, stored, df))
     })
     .await
     .map_err(|e| ActionError::Invalid(format!("reference import crashed: {e}")))??;
+    let df = df.map_err(|e| ActionError::Invalid(e.to_string()))?;
     let mode = match set.format {
         ReferenceFormat::Coco => CaptionMode::Coco,
         ReferenceFormat::Spice => CaptionMode::Raw,
@@ -123,6 +127,7 @@ pub async fn import_references(
     )
     .await?;
     splits::insert_reference_images(&mut tx, split.id, &stored).await?;
+    splits::set_cider_df(&mut *tx, split.id, &df).await?;
     tx.commit().await?;
     let unparsed: Vec<&String> = stored
         .iter()

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use rayon::prelude::*;
+use spice::metrics::CiderDf;
 use spice::score::{Category, ImageScores, MarkedTuple, Score};
 use spice::{Engine, EngineOptions, SceneGraph};
 
@@ -127,6 +128,50 @@ fn stored_graph(r: &StoredReference) -> Result<SceneGraph, ScoringError> {
     })
 }
 
+/// CIDEr-D document frequencies of a split: over every image's references, tokenized the way
+/// [`classic_metrics`] tokenizes them (pycocoevalcap's). They belong to the split, so they are
+/// computed once, at import (or after an engine upgrade), stored, and passed to every job.
+pub fn cider_df<C>(references: &[C]) -> CiderDf
+where
+    C: AsRef<[String]> + Sync,
+{
+    let tokenized: Vec<Vec<String>> = references
+        .par_iter()
+        .map(|refs| {
+            refs.as_ref()
+                .iter()
+                .map(|r| spice::tokenize::tokenize_coco(r))
+                .collect()
+        })
+        .collect();
+    CiderDf::from_references(tokenized)
+}
+
+/// [`cider_df`] of stored references.
+pub fn stored_cider_df(refs: &[StoredReference]) -> CiderDf {
+    let captions: Vec<Vec<String>> = refs.par_iter().map(captions_of).collect();
+    cider_df(&captions)
+}
+
+/// The stored form of document frequencies (JSON text).
+pub fn cider_df_json(df: &CiderDf) -> Result<String, ScoringError> {
+    serde_json::to_string(df).map_err(|e| {
+        ScoringError::Classic(format!(
+            "cannot serialise CIDEr-D document frequencies: {e}"
+        ))
+    })
+}
+
+/// Reads stored document frequencies; `None` (and a warning) if they cannot be read, so that the
+/// caller computes them again.
+pub fn parse_cider_df(json: &str) -> Option<CiderDf> {
+    serde_json::from_str(json)
+        .map_err(
+            |e| tracing::warn!(error = %e, "stored CIDEr-D document frequencies are unreadable"),
+        )
+        .ok()
+}
+
 /// Per-image details kept for the image page: the tuples with their truth values.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct ImageDetails {
@@ -185,11 +230,12 @@ fn scored_image(image_id: i64, caption: &str, text: String, scores: &ImageScores
 /// The classic COCO metrics (BLEU-1..4, ROUGE-L, CIDEr-D; METEOR once the engine has it) of the
 /// scored images, computed by the engine on pycocoevalcap-tokenized captions, as the COCO
 /// evaluation server does. `inputs` holds (candidate, references) in the order of `images`; each
-/// image gets its own scores, and the corpus scores are returned. CIDEr-D's document frequencies
-/// come from these references: the whole split, since an upload covers every image.
+/// image gets its own scores, and the corpus scores are returned. CIDEr-D uses the document
+/// frequencies `df` if given, else those of these references (pycocoevalcap's way).
 fn classic_metrics(
     images: &mut [ScoredImage],
     inputs: &[(&str, &[String])],
+    df: Option<&CiderDf>,
 ) -> Result<ClassicScores, ScoringError> {
     use spice::metrics::{evaluate, EvalSet, ImageCaptions, Metric};
     let tokenized: Vec<(String, Vec<String>)> = inputs
@@ -209,7 +255,7 @@ fn classic_metrics(
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| ScoringError::Classic(e.to_string()))?;
     let set = EvalSet::new(entries).map_err(|e| ScoringError::Classic(e.to_string()))?;
-    let evaluation = evaluate(&set, &Metric::ALL, None);
+    let evaluation = evaluate(&set, &Metric::ALL, df);
     let as_json = |scores: &spice::metrics::Scores| -> serde_json::Value {
         scores
             .iter()
@@ -248,12 +294,14 @@ fn aggregates(all: &[ImageScores]) -> Vec<CategoryScore> {
 }
 
 /// Scores every candidate against its image's stored reference graph (candidates parsed in
-/// parallel). `refs` and `candidates` cover the same images (checked at upload).
+/// parallel). `refs` and `candidates` cover the same images (checked at upload), so the split's
+/// CIDEr-D document frequencies `df` are those of the evaluated references, as in pycocoevalcap.
 pub fn score_submission(
     engine: &Engine,
     refs: &[StoredReference],
     candidates: &[Candidate],
     mode: CaptionMode,
+    df: &CiderDf,
 ) -> Result<SubmissionResult, ScoringError> {
     let started = std::time::Instant::now();
     let by_id: std::collections::HashMap<i64, &StoredReference> =
@@ -294,7 +342,7 @@ pub fn score_submission(
         .map(|(c, r)| (c.caption.as_str(), r.as_slice()))
         .collect();
     let spice_ms = started.elapsed().as_millis() as u64;
-    let classic = classic_metrics(&mut images, &inputs)?;
+    let classic = classic_metrics(&mut images, &inputs, Some(df))?;
     tracing::debug!(
         spice_ms,
         classic_ms = started.elapsed().as_millis() as u64 - spice_ms,
@@ -309,7 +357,8 @@ pub fn score_submission(
 
 /// The Human row: for every image with at least two references, its first reference is the
 /// candidate and the others are the references (leave one out). Images with a single reference are
-/// left out of the row.
+/// left out of the row. Its references are not the split's (one caption per image is held out), so
+/// CIDEr-D counts document frequencies over them, as pycocoevalcap would.
 pub fn score_human(
     engine: &Engine,
     refs: &[StoredReference],
@@ -364,7 +413,7 @@ pub fn score_human(
         .collect();
     let inputs: Vec<(&str, &[String])> =
         captions.iter().map(|c| (c[0].as_str(), &c[1..])).collect();
-    let classic = classic_metrics(&mut images, &inputs)?;
+    let classic = classic_metrics(&mut images, &inputs, None)?;
     Ok(SubmissionResult {
         aggregates: aggregates(&all),
         images,

@@ -134,19 +134,25 @@ async fn run(
 
     // Reference graphs missing (the engine could not parse at ingestion) or built by another
     // engine version are (re)built first, and stored for the next job.
+    // After an upgrade, the CIDEr-D document frequencies are counted again with them.
     let mut refs = splits::references(pool, split.id).await?;
     let force = split.engine_version != scoring::ENGINE_VERSION;
     if force || refs.iter().any(|r| r.scene_graph.is_none()) {
         let engine2 = engine.clone();
         let graphs = blocking(move || {
             let built = scoring::missing_reference_graphs(&engine2, &refs, mode, force);
-            (refs, built)
+            let df = force.then(|| scoring::cider_df_json(&scoring::stored_cider_df(&refs)));
+            (refs, built, df)
         })
         .await?;
         refs = graphs.0;
         let built = graphs.1?;
+        let df = graphs.2.transpose()?;
         let mut tx = pool.begin().await?;
         splits::update_reference_graphs(&mut tx, split.id, &built, scoring::ENGINE_VERSION).await?;
+        if let Some(df) = &df {
+            splits::set_cider_df(&mut *tx, split.id, df).await?;
+        }
         tx.commit().await?;
         let updated: std::collections::HashMap<i64, serde_json::Value> =
             built.into_iter().collect();
@@ -176,8 +182,26 @@ async fn run(
                     JobError::Input(format!("the stored file no longer matches the split: {e}"))
                 })?
                 .into_candidates();
+            // The split's document frequencies, stored at import; splits imported before they
+            // were get them counted here, once, and stored.
+            let stored = splits::cider_df(pool, split.id).await?;
+            let (refs, df, computed) =
+                blocking(
+                    move || match stored.as_deref().and_then(scoring::parse_cider_df) {
+                        Some(df) => (refs, df, None),
+                        None => {
+                            let df = scoring::stored_cider_df(&refs);
+                            let json = scoring::cider_df_json(&df);
+                            (refs, df, Some(json))
+                        }
+                    },
+                )
+                .await?;
+            if let Some(json) = computed {
+                splits::set_cider_df(pool, split.id, &json?).await?;
+            }
             Ok(
-                blocking(move || scoring::score_submission(&engine, &refs, &candidates, mode))
+                blocking(move || scoring::score_submission(&engine, &refs, &candidates, mode, &df))
                     .await??,
             )
         }

@@ -205,6 +205,37 @@ pub async fn update_reference_graphs(
     Ok(())
 }
 
+/// The split's CIDEr-D document frequencies as stored (`classic_stats.cider_df`, JSON text), if
+/// they have been computed.
+pub async fn cider_df(
+    db: impl PgExecutor<'_>,
+    split_id: i64,
+) -> Result<Option<String>, sqlx::Error> {
+    let json: Option<Option<String>> =
+        sqlx::query_scalar("SELECT (classic_stats -> 'cider_df')::TEXT FROM splits WHERE id = $1")
+            .bind(split_id)
+            .fetch_optional(db)
+            .await?;
+    Ok(json.flatten())
+}
+
+/// Stores the split's CIDEr-D document frequencies (JSON text) in `classic_stats.cider_df`.
+pub async fn set_cider_df(
+    db: impl PgExecutor<'_>,
+    split_id: i64,
+    json: &str,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "UPDATE splits SET classic_stats = jsonb_set(COALESCE(classic_stats, '{}'), '{cider_df}', $2::JSONB)
+         WHERE id = $1",
+    )
+    .bind(split_id)
+    .bind(json)
+    .execute(db)
+    .await
+    .map(|_| ())
+}
+
 /// Images whose reference graph could not be built at ingestion, with the reason.
 pub async fn parse_failures(
     db: impl PgExecutor<'_>,

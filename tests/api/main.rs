@@ -5,6 +5,7 @@ mod helpers;
 
 mod accounts;
 mod browser;
+mod cider_df;
 mod cli;
 mod health;
 mod leaderboard;
