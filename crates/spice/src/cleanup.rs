@@ -111,6 +111,10 @@ struct QuantMatch {
 /// SemanticGraphEnhancer.processQuanftificationModifiers: three patterns, each matched on the
 /// graph as it stands before that pattern (one match per head word), then rewritten.
 fn demote_quantifiers(g: &mut DepGraph) {
+    // Every pattern needs an "of" right after its head word: most captions have none.
+    if !g.nodes().any(|i| is_of(g, i)) {
+        return;
+    }
     for family in [Family::A, Family::B, Family::C] {
         let snapshot = g.clone();
         let matches: Vec<QuantMatch> = snapshot
