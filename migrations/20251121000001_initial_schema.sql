@@ -124,7 +124,7 @@ CREATE TABLE leaderboard_choices (
     PRIMARY KEY (team_id, split_id)
 );
 
--- The job queue (crates.io style): claimed with FOR UPDATE SKIP LOCKED, held with a lease that the
+-- The job queue (in the style of the Rust package registry's): claimed with FOR UPDATE SKIP LOCKED, held with a lease that the
 -- worker extends by heartbeat; an expired lease lets another worker take the job over.
 CREATE TABLE jobs (
     id               BIGSERIAL PRIMARY KEY,

@@ -1,4 +1,4 @@
-//! The job queue's SQL (crates.io style): a plain table, claimed with `FOR UPDATE SKIP LOCKED`, held
+//! The job queue's SQL (in the style of the Rust package registry's queue): a plain table, claimed with `FOR UPDATE SKIP LOCKED`, held
 //! with a lease that heartbeats extend. A job whose lease has expired (its worker died) is claimable
 //! again; `attempts` bounds how often. Every write after the claim is fenced on
 //! `(locked_by, attempts)`, so a worker that lost its lease can no longer touch the job.
