@@ -1,9 +1,12 @@
 //! SPICE (Anderson et al., ECCV 2016) rebuilt in Rust.
 //!
-//! The modules follow one caption from text to F-score, in order: the front end turns text into
-//! [`depgraph::DepGraph`]s; [`cleanup`] prepares them (SPEC §3); [`rules`] turns them into
+//! The modules follow one caption from text to F-score, in order: [`tokenize`], [`tag`],
+//! [`parse`], [`lemmatize`], [`enhance`] and [`habits`] turn text into [`depgraph::DepGraph`]s as
+//! CoreNLP 3.6.0 would (SPEC §2); [`cleanup`] prepares them (§3); [`rules`] turns them into
 //! proposals (§4); [`graph`] builds scene graphs with [`wordnet`] synonyms (§5); [`score`]
-//! matches tuples and averages (§6). [`batch`] runs the jar's batch evaluation in parallel.
+//! matches tuples and averages (§6). [`batch`] runs the jar's batch evaluation in parallel,
+//! [`metrics`] and [`cocoeval`] the classic COCO metrics, and [`fidelity`] measures us against
+//! the official jar's outputs.
 //!
 //! [`Engine`] is the entry point for callers that want scores from captions or graphs.
 
