@@ -92,12 +92,10 @@ impl Engine {
     }
 
     /// Parses a caption into collapsed, CC-processed dependency graphs, one per sentence:
-    /// tokenize, split sentences, tag, parse (basic UD), lemmatize, enhance.
+    /// tokenize, split sentences, tag, parse (basic UD), lemmatize, enhance, habits.
     pub fn parse(&self, caption: &str) -> Result<Vec<DepGraph>, EngineError> {
-        let tagger =
-            tag::Tagger::embedded().map_err(|e| EngineError::Model(format!("tagger: {e}")))?;
-        let parser =
-            parse::Parser::embedded().map_err(|e| EngineError::Model(format!("parser: {e}")))?;
+        let (tagger, parser) = parse::embedded_models()
+            .map_err(|e| EngineError::Model(format!("tagger or parser: {e}")))?;
         let tokens = tokenize::tokenize(caption);
         let mut out = Vec::new();
         for range in tokenize::split_sentences(&tokens) {

@@ -797,20 +797,25 @@ impl Parser {
 }
 
 /// The embedded tagger and parser, loaded in parallel on first use (each is loaded once per
-/// process; later calls return at once).
+/// process; later calls return at once, without starting a thread).
 pub fn embedded_models() -> Result<(&'static Tagger, &'static Parser), ModelError> {
-    let (t, p) = std::thread::scope(|s| {
-        let t = s.spawn(Tagger::embedded);
-        let p = Parser::embedded();
-        (t.join(), p)
-    });
-    let t = t.unwrap_or_else(|_| {
-        Err(ModelError::Corrupt {
-            what: "embedded tagger model".into(),
-            detail: "loading panicked".into(),
-        })
-    })?;
-    Ok((t, p?))
+    type Models = Result<(&'static Tagger, &'static Parser), ModelError>;
+    static BOTH: OnceLock<Models> = OnceLock::new();
+    BOTH.get_or_init(|| {
+        let (t, p) = std::thread::scope(|s| {
+            let t = s.spawn(Tagger::embedded);
+            let p = Parser::embedded();
+            (t.join(), p)
+        });
+        let t = t.unwrap_or_else(|_| {
+            Err(ModelError::Corrupt {
+                what: "embedded tagger model".into(),
+                detail: "loading panicked".into(),
+            })
+        })?;
+        Ok((t, p?))
+    })
+    .clone()
 }
 
 /// Builds the [`DepGraph`] of a parse: tokens with words and tags (lemma left empty for
