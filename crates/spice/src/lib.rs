@@ -82,13 +82,10 @@ impl Engine {
     /// Proposals of one caption given as parsed sentences (collapsed, CC-processed UD graphs):
     /// clean-up then rules, sentence by sentence.
     pub fn graph_proposals(&self, sentences: &[DepGraph]) -> Vec<Proposal> {
-        let mut out = Vec::new();
-        for g in sentences {
-            let mut g = g.clone();
-            cleanup::clean(&mut g);
-            out.extend(rules::proposals(&g));
-        }
-        out
+        sentences
+            .iter()
+            .flat_map(|g| sentence_proposals(g.clone()))
+            .collect()
     }
 
     /// Parses a caption into collapsed, CC-processed dependency graphs, one per sentence:
@@ -117,7 +114,11 @@ impl Engine {
 
     /// Proposals of one caption given as text.
     pub fn caption_proposals(&self, caption: &str) -> Result<Vec<Proposal>, EngineError> {
-        Ok(self.graph_proposals(&self.parse(caption)?))
+        Ok(self
+            .parse(caption)?
+            .into_iter()
+            .flat_map(sentence_proposals)
+            .collect())
     }
 
     /// One scene graph from the proposals of several captions (the references of an image) or of
@@ -152,4 +153,10 @@ impl Engine {
     pub fn score_counts(&self, candidate: &SceneGraph, reference: &SceneGraph) -> ImageScores {
         score::score_image(candidate, reference, self.options.use_synsets, false)
     }
+}
+
+/// Clean-up then rules on one sentence's graph.
+fn sentence_proposals(mut g: DepGraph) -> Vec<Proposal> {
+    cleanup::clean(&mut g);
+    rules::proposals(&g)
 }
