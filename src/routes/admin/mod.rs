@@ -30,6 +30,15 @@ fn organizer(user: MaybeUser) -> Result<User, PageError> {
     }
 }
 
+/// An organizer's form post: the user must be an organizer and the form's CSRF token valid.
+fn organizer_posting(user: MaybeUser, req: &HttpRequest, csrf: &str) -> Result<User, PageError> {
+    let u = organizer(user)?;
+    if !auth::csrf_ok(req, csrf) {
+        return Err(PageError::Csrf);
+    }
+    Ok(u)
+}
+
 fn back(slug: &str, msg: &str) -> HttpResponse {
     let msg: String = msg.chars().take(500).collect();
     let q = serde_urlencoded_msg(&msg);
@@ -85,10 +94,7 @@ pub async fn create_challenge(
     user: MaybeUser,
     form: web::Form<NewChallenge>,
 ) -> Result<HttpResponse, PageError> {
-    let _ = organizer(user)?;
-    if !auth::csrf_ok(&req, &form.csrf) {
-        return Err(PageError::Csrf);
-    }
+    organizer_posting(user, &req, &form.csrf)?;
     let slug =
         ChallengeSlug::parse(&form.slug).map_err(|e| PageError::BadRequest(e.to_string()))?;
     let title = Title::parse(&form.title).map_err(|e| PageError::BadRequest(e.to_string()))?;
@@ -237,10 +243,7 @@ pub async fn set_limits(
     slug: web::Path<String>,
     form: web::Form<LimitsForm>,
 ) -> Result<HttpResponse, PageError> {
-    let _ = organizer(user)?;
-    if !auth::csrf_ok(&req, &form.csrf) {
-        return Err(PageError::Csrf);
-    }
+    organizer_posting(user, &req, &form.csrf)?;
     let challenge = actions::challenge(&pool, &slug).await?;
     let daily = optional_count(&form.daily, "daily limit")?;
     let total = optional_count(&form.total, "total limit")?;
@@ -276,10 +279,7 @@ pub async fn set_visibility(
     path: web::Path<(String, String)>,
     form: web::Form<VisibilityForm>,
 ) -> Result<HttpResponse, PageError> {
-    let _ = organizer(user)?;
-    if !auth::csrf_ok(&req, &form.csrf) {
-        return Err(PageError::Csrf);
-    }
+    organizer_posting(user, &req, &form.csrf)?;
     let (challenge, split) = split_of(&pool, &path.0, &path.1).await?;
     let hidden = form.hidden == "true";
     splits::set_hidden(pool.get_ref(), split.id, hidden).await?;
@@ -353,10 +353,7 @@ pub async fn compute_human(
     path: web::Path<(String, String)>,
     form: web::Form<CsrfForm>,
 ) -> Result<HttpResponse, PageError> {
-    let _ = organizer(user)?;
-    if !auth::csrf_ok(&req, &form.csrf) {
-        return Err(PageError::Csrf);
-    }
+    organizer_posting(user, &req, &form.csrf)?;
     let (challenge, split) = split_of(&pool, &path.0, &path.1).await?;
     let s = actions::compute_human(&pool, &split, config.settings.worker.max_attempts).await?;
     Ok(back(
@@ -373,10 +370,7 @@ pub async fn rescore(
     path: web::Path<(String, String)>,
     form: web::Form<CsrfForm>,
 ) -> Result<HttpResponse, PageError> {
-    let _ = organizer(user)?;
-    if !auth::csrf_ok(&req, &form.csrf) {
-        return Err(PageError::Csrf);
-    }
+    organizer_posting(user, &req, &form.csrf)?;
     let (challenge, split) = split_of(&pool, &path.0, &path.1).await?;
     let n = actions::rescore(&pool, &split, config.settings.worker.max_attempts).await?;
     Ok(back(
@@ -392,10 +386,7 @@ pub async fn delete_submission(
     id: web::Path<i64>,
     form: web::Form<CsrfForm>,
 ) -> Result<HttpResponse, PageError> {
-    let _ = organizer(user)?;
-    if !auth::csrf_ok(&req, &form.csrf) {
-        return Err(PageError::Csrf);
-    }
+    organizer_posting(user, &req, &form.csrf)?;
     let s = submissions::by_id(pool.get_ref(), *id)
         .await?
         .ok_or(PageError::NotFound)?;
