@@ -305,6 +305,17 @@ impl Tagger {
     }
 
     fn tag_classes(&self, words: &[&str]) -> Vec<usize> {
+        self.decode(words, None, |_, _, _| {})
+    }
+
+    /// Greedy decoding, with `forced` = (position, class) fixing one token's class; `seen` gets
+    /// each modelled position with its chosen class and its score vector.
+    fn decode(
+        &self,
+        words: &[&str],
+        forced: Option<(usize, usize)>,
+        mut seen: impl FnMut(usize, usize, &[i32]),
+    ) -> Vec<usize> {
         let mut buf = String::new();
         let toks: Vec<TokenHashes> = words
             .iter()
@@ -316,6 +327,10 @@ impl Tagger {
         let n = self.classes.len().max(1);
         let mut out: Vec<usize> = Vec::with_capacity(words.len());
         for i in 0..words.len() {
+            if let Some((_, c)) = forced.filter(|&(at, _)| at == i) {
+                out.push(c);
+                continue;
+            }
             if let Some(&c) = self.dict.get(&toks[i].word) {
                 out.push(c as usize);
                 continue;
@@ -325,9 +340,52 @@ impl Tagger {
             features(&toks, i, p1, p2, &mut feats);
             scores.iter_mut().for_each(|s| *s = 0);
             self.weights.score(&feats, &mut scores);
-            out.push(argmax(&scores[..n]));
+            let best = argmax(&scores[..n]);
+            seen(i, best, &scores[..n]);
+            out.push(best);
         }
         out
+    }
+
+    /// Tags a sentence the way CoreNLP's PCFG reads a caption with a finite verb that a tagger
+    /// trained on verbless COCO fragments takes for a noun: "A dog leaps into the water ." is
+    /// `leaps/VBZ` for the PCFG (a clause, `S`), `leaps/NNS` for greedy tagging ("dog leaps" as a
+    /// compound). When greedy tagging finds no verb, a noun right after a noun can become the
+    /// verb (`NNS` -> `VBZ`, `NN` -> `VBP`); the one
+    /// whose verb score comes closest to its own score does, when the gap is at most `max_gap`
+    /// (in the model's score units), and the tokens after it are tagged again.
+    pub fn tag_clause(&self, words: &[&str], max_gap: i32) -> Vec<&'static str> {
+        let class = |name: &str| self.classes.iter().position(|c| *c == name);
+        let name = |c: usize| self.classes.get(c).copied().unwrap_or(FALLBACK_TAG);
+        let (Some(vbz), Some(vbp)) = (class("VBZ"), class("VBP")) else {
+            return self.tag(words);
+        };
+        let mut scored: Vec<Option<(i32, usize)>> = vec![None; words.len()];
+        let classes = self.decode(words, None, |i, chosen, scores| {
+            let verb = match name(chosen) {
+                "NNS" => vbz,
+                "NN" => vbp,
+                _ => return,
+            };
+            scored[i] = Some((scores[chosen] - scores[verb], verb));
+        });
+        let has_verb = classes.iter().any(|&c| {
+            let t = name(c);
+            t.starts_with("VB") || t == "MD"
+        });
+        let best = (1..classes.len())
+            .filter(|_| !has_verb)
+            .filter_map(|i| {
+                let (gap, verb) = scored[i]?;
+                let after_noun = matches!(name(classes[i - 1]), "NN" | "NNS" | "NNP" | "NNPS");
+                (after_noun && gap <= max_gap).then_some((gap, i, verb))
+            })
+            .min();
+        let classes = match best {
+            Some((_, i, verb)) => self.decode(words, Some((i, verb)), |_, _, _| {}),
+            None => classes,
+        };
+        classes.into_iter().map(name).collect()
     }
 }
 

@@ -148,3 +148,40 @@ fn models_are_shared_across_threads() {
     let parallel: Vec<_> = caps.par_iter().map(|c| analyse(&words(c))).collect();
     assert_eq!(serial, parallel);
 }
+
+#[test]
+fn a_sentence_with_a_verb_read_as_a_noun_gets_its_verb_back() {
+    let (tagger, _) = models();
+    // Greedy tagging reads "dog leaps" / "dog rolls" as compounds; the PCFG reads a clause.
+    for (caption, verb, tag) in [
+        ("A brown dog leaps into the water .", "leaps", "VBZ"),
+        ("A dog rolls on the ground .", "rolls", "VBZ"),
+    ] {
+        let w = words(caption);
+        let greedy = tagger.tag(&w);
+        assert!(
+            greedy.iter().all(|t| !t.starts_with("VB")),
+            "{caption}: {greedy:?}"
+        );
+        let tags = tagger.tag_clause(&w, 50_000);
+        let at = w.iter().position(|x| *x == verb).expect("verb in caption");
+        assert_eq!(tags[at], tag, "{caption}: {tags:?}");
+        assert_eq!(tags.iter().filter(|t| t.starts_with("VB")).count(), 1);
+    }
+}
+
+#[test]
+fn a_fragment_without_a_verb_candidate_keeps_its_nouns() {
+    let (tagger, _) = models();
+    for caption in [
+        "A boy with a toy gun .",
+        "wine bottle on table",
+        "Three dogs in the snow .",
+    ] {
+        let w = words(caption);
+        assert_eq!(tagger.tag_clause(&w, 10_000), tagger.tag(&w), "{caption}");
+    }
+    // A sentence that has a verb is tagged as greedy tagging tags it.
+    let w = words("A man rides a horse on the beach .");
+    assert_eq!(tagger.tag_clause(&w, 1_000_000), tagger.tag(&w));
+}
