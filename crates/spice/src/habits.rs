@@ -15,6 +15,10 @@
 //! graphs we reproduce exactly from 54.0 % to 66.7 % and leaves the Flickr8K raw-caption agreement
 //! unchanged (those captions are capitalised and end with a period).
 //!
+//! **Premodifier labels.** CoreNLP's converter labels a prenominal modifier by its tag (`compound`
+//! for nouns, `amod` for adjectives and participles); ours does so after parsing. On Flickr8K raw
+//! captions: exact agreement 21.6 % -> 22.2 %, same reference count 28.7 % -> 29.4 %.
+//!
 //! **"of" after "on top" in noun fragments.** CoreNLP's PCFG hangs both prepositional phrases of
 //! "foam on top of the water" on the head noun, `[NP foam] [PP on top] [PP of the water]`, so the
 //! converter does not see the three-word preposition and SPICE gives `(foam, on, top)`,
@@ -29,12 +33,38 @@ use crate::depgraph::DepGraph;
 
 /// Applies the habits of the basic tree to one sentence, before [`crate::enhance`].
 pub fn apply_basic(g: &mut DepGraph) {
+    labels_follow_tags(g);
     fragment_of_attachment(g);
 }
 
 /// Applies the habits of the collapsed graph to one sentence, after [`crate::enhance`].
 pub fn apply(g: &mut DepGraph) {
     fragment_participles(g);
+}
+
+/// CoreNLP's converter reads a noun-phrase modifier's label off its tag: a noun is `compound`, an
+/// adjective or participle `amod`. Our parser predicts labels and tags apart (its teacher's labels
+/// come from another scheme), so "A tan dog" can come out as `tan/JJ` with `compound`, which no
+/// SPICE rule reads, where the official graph has `(dog, tan)`. Premodifiers get the label their
+/// tag implies.
+fn labels_follow_tags(g: &mut DepGraph) {
+    let mut relabel = Vec::new();
+    for e in &g.edges {
+        if e.dep > e.gov {
+            continue;
+        }
+        let tag = g.tag(e.dep);
+        let new = match e.rel.as_str() {
+            "compound" if tag.starts_with("JJ") || tag == "VBN" || tag == "VBG" => "amod",
+            "amod" if tag == "NN" || tag == "NNS" => "compound",
+            _ => continue,
+        };
+        relabel.push((e.gov, e.dep, e.rel.clone(), new));
+    }
+    for (gov, dep, old, new) in relabel {
+        g.remove_edge(gov, dep, &old);
+        g.add_edge(gov, dep, new);
+    }
 }
 
 /// "X on top of Y" / "X in front of Y" with X the root noun of the sentence: basic
@@ -134,6 +164,23 @@ mod tests {
             })
             .collect();
         DepGraph::from_conllu_str(&text).expect("valid").remove(0)
+    }
+
+    #[test]
+    fn premodifier_labels_follow_their_tags() {
+        // "A tan dog jumps": tan/JJ as compound becomes amod (official: (dog, tan)); a noun
+        // premodifier labelled amod becomes compound.
+        let mut g = basic(&[
+            ("A", "DT", 4, "det"),
+            ("tan", "JJ", 4, "compound"),
+            ("water", "NN", 4, "amod"),
+            ("dog", "NN", 5, "nsubj"),
+            ("jumps", "VBZ", 0, "root"),
+        ]);
+        apply_basic(&mut g);
+        assert!(g.has_edge(4, 2, "amod") && !g.has_edge(4, 2, "compound"));
+        assert!(g.has_edge(4, 3, "compound") && !g.has_edge(4, 3, "amod"));
+        assert!(g.has_edge(5, 4, "nsubj"));
     }
 
     #[test]
