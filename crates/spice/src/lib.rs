@@ -46,10 +46,12 @@ pub enum EngineError {
 /// How far [`tag::Tagger::tag_clause`] may go to find the verb of a caption that ends like a
 /// sentence ("A dog leaps into the water ."), in the tagger's score units, and of one that does not
 /// ("street sign on a pole"). Measured on `../shared/fidelity` with the committed tagger (re-tune
-/// when it is retrained): on Flickr8K raw captions, exact tp/fp/fn agreement 19.5 % without the
-/// search, 20.4 % at 8,000, 21.6 % at 50,000, flat beyond; on the 1,743 official graphs of lowercase
-/// fragments without a period, any search above 10,000 turns nouns into verbs the PCFG leaves alone
-/// ("wine bottle on table": 67.9 % of the graphs at 0, 68.1 % at 10,000, 67.4 % at 40,000).
+/// when it is retrained): on Flickr8K raw captions, exact tp/fp/fn agreement 19.9 % without the
+/// search (with the other habits), 22.9 % at 30,000, 23.4 % at 50,000 (a plateau from 40,000 to
+/// 55,000), 22.2 % at 70,000, where wrong nouns start to become verbs; on the 1,743 official graphs
+/// of lowercase fragments without a period, a search above 10,000 turns nouns into verbs the PCFG
+/// leaves alone ("wine bottle on table": 67.9 % of the graphs at 0, 68.1 % at 10,000, 67.4 % at
+/// 40,000).
 const CLAUSE_GAP_SENTENCE: i32 = 50_000;
 const CLAUSE_GAP_FRAGMENT: i32 = 10_000;
 

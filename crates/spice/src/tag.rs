@@ -350,10 +350,11 @@ impl Tagger {
     /// Tags a sentence the way CoreNLP's PCFG reads a caption with a finite verb that a tagger
     /// trained on verbless COCO fragments takes for a noun: "A dog leaps into the water ." is
     /// `leaps/VBZ` for the PCFG (a clause, `S`), `leaps/NNS` for greedy tagging ("dog leaps" as a
-    /// compound). When greedy tagging finds no verb, a noun right after a noun can become the
-    /// verb (`NNS` -> `VBZ`, `NN` -> `VBP`); the one
-    /// whose verb score comes closest to its own score does, when the gap is at most `max_gap`
-    /// (in the model's score units), and the tokens after it are tagged again.
+    /// compound). When greedy tagging finds no finite verb (participles and base forms do not
+    /// count: "A black dog bites a white dog while standing on the sand ."), a noun right after a
+    /// noun can become the verb (`NNS` -> `VBZ`, `NN` -> `VBP`); the one whose verb score comes
+    /// closest to its own score does, when the gap is at most `max_gap` (in the model's score
+    /// units), and the tokens after it are tagged again.
     pub fn tag_clause(&self, words: &[&str], max_gap: i32) -> Vec<&'static str> {
         let class = |name: &str| self.classes.iter().position(|c| *c == name);
         let name = |c: usize| self.classes.get(c).copied().unwrap_or(FALLBACK_TAG);
@@ -371,7 +372,7 @@ impl Tagger {
         });
         let has_verb = classes.iter().any(|&c| {
             let t = name(c);
-            t.starts_with("VB") || t == "MD"
+            matches!(t, "VBZ" | "VBP" | "VBD" | "MD")
         });
         let best = (1..classes.len())
             .filter(|_| !has_verb)
