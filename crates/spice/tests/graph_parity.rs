@@ -5,11 +5,13 @@
 //! (beside the repository, as in CI), so any difference is one of graph semantics alone: the
 //! greedy node and attribute merging, duplicate and similar relations, the similarity matching.
 
+use std::collections::HashMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 use serde_json::{json, Value};
+use spice::graph::Proposal;
 use spice::{Engine, EngineOptions};
 
 fn data_dir() -> PathBuf {
@@ -42,27 +44,30 @@ fn flickr_items() -> Vec<Value> {
 /// Our proposals and counts for every item, and the jar's counts for the same proposals.
 fn compare(use_synsets: bool) {
     let engine = Engine::new(EngineOptions { use_synsets });
+    // Each caption is parsed once: references are shared by several candidates.
+    let mut parsed: HashMap<String, Vec<Proposal>> = HashMap::new();
+    let mut proposals = |text: &Value| -> Vec<Proposal> {
+        let text = text.as_str().expect("caption");
+        parsed
+            .entry(text.to_string())
+            .or_insert_with(|| engine.caption_proposals(text).expect("parse"))
+            .clone()
+    };
     let mut lines = String::new();
     let mut ours = Vec::new();
     for item in flickr_items() {
-        let proposals = |text: &Value| {
-            engine
-                .caption_proposals(text.as_str().expect("caption"))
-                .expect("parse")
-        };
         let test = proposals(&item["test"]);
-        let refs: Vec<_> = item["refs"]
+        let refs: Vec<Vec<Proposal>> = item["refs"]
             .as_array()
             .expect("refs")
             .iter()
-            .map(proposals)
+            .map(&mut proposals)
             .collect();
         let score = engine.score_counts(
             &engine.scene_graph_from_proposals([test.as_slice()]),
             &engine.scene_graph_from_proposals(refs.iter().map(Vec::as_slice)),
         );
-        let tuples =
-            |ps: &[spice::graph::Proposal]| ps.iter().map(|p| p.0.clone()).collect::<Vec<_>>();
+        let tuples = |ps: &[Proposal]| ps.iter().map(|p| p.0.clone()).collect::<Vec<_>>();
         let line = json!({
             "image_id": item["image_id"],
             "test": tuples(&test),
