@@ -19,6 +19,10 @@
 //! for nouns, `amod` for adjectives and participles); ours does so after parsing. On Flickr8K raw
 //! captions: exact agreement 21.6 % -> 22.2 %, same reference count 28.7 % -> 29.4 %.
 //!
+//! **Flat noun phrases.** The PCFG's base noun phrases are flat, so every premodifier hangs on the
+//! head noun ("a blue life jacket": `(jacket, blue)`, not `(life, blue)`). Flickr8K raw exact
+//! 23.4 % -> 24.1 %, same candidate count 76.9 % -> 78.3 %, official graphs 68.0 % -> 68.9 %.
+//!
 //! **"of" after "on top" in noun fragments.** CoreNLP's PCFG hangs both prepositional phrases of
 //! "foam on top of the water" on the head noun, `[NP foam] [PP on top] [PP of the water]`, so the
 //! converter does not see the three-word preposition and SPICE gives `(foam, on, top)`,
@@ -34,6 +38,7 @@ use crate::depgraph::DepGraph;
 /// Applies the habits of the basic tree to one sentence, before [`crate::enhance`].
 pub fn apply_basic(g: &mut DepGraph) {
     labels_follow_tags(g);
+    flat_noun_phrases(g);
     fragment_of_attachment(g);
 }
 
@@ -64,6 +69,29 @@ fn labels_follow_tags(g: &mut DepGraph) {
     for (gov, dep, old, new) in relabel {
         g.remove_edge(gov, dep, &old);
         g.add_edge(gov, dep, new);
+    }
+}
+
+/// The PCFG's noun phrases are flat, as in its treebank: every premodifier of "a blue life jacket"
+/// hangs on the head noun, so `(jacket, blue) (jacket, life)`, where our parser may hang "blue" on
+/// "life" (`(life, blue)` and an object `life`). Determiners, adjectives, numbers and nouns before a
+/// noun compound modifier move to the compound's head.
+fn flat_noun_phrases(g: &mut DepGraph) {
+    let mut moves = Vec::new();
+    for e in g
+        .edges
+        .iter()
+        .filter(|e| e.rel == "compound" && e.dep < e.gov)
+    {
+        for m in g.outgoing(e.dep) {
+            if m.dep < e.dep && matches!(m.rel.as_str(), "det" | "amod" | "nummod" | "compound") {
+                moves.push((e.dep, m.dep, m.rel.clone(), e.gov));
+            }
+        }
+    }
+    for (from, dep, rel, to) in moves {
+        g.remove_edge(from, dep, &rel);
+        g.add_edge(to, dep, rel);
     }
 }
 
@@ -181,6 +209,20 @@ mod tests {
         assert!(g.has_edge(4, 2, "amod") && !g.has_edge(4, 2, "compound"));
         assert!(g.has_edge(4, 3, "compound") && !g.has_edge(4, 3, "amod"));
         assert!(g.has_edge(5, 4, "nsubj"));
+    }
+
+    #[test]
+    fn premodifiers_of_a_compound_modifier_hang_on_the_head() {
+        // "a blue life jacket": official (jacket, blue) (jacket, life), no object "life".
+        let mut g = basic(&[
+            ("a", "DT", 3, "det"),
+            ("blue", "JJ", 3, "amod"),
+            ("life", "NN", 4, "compound"),
+            ("jacket", "NN", 0, "root"),
+        ]);
+        apply_basic(&mut g);
+        assert!(g.has_edge(4, 1, "det") && g.has_edge(4, 2, "amod"));
+        assert!(g.outgoing(3).is_empty() && g.has_edge(4, 3, "compound"));
     }
 
     #[test]
