@@ -160,12 +160,16 @@ fn trailing_participle_predicate(g: &mut DepGraph) {
     } else {
         g.len()
     };
+    let mut ends: Option<Vec<usize>> = None;
     for root in g.roots.clone() {
         if !g.is_noun(root) || g.outgoing(root).iter().any(|e| e.rel.starts_with("conj")) {
             continue;
         }
         let clause = g.children(root, "acl").into_iter().find(|&c| {
-            c >= 2 && g.word(c - 1) == "," && g.tag(c) == "VBG" && subtree_end(g, c) >= end
+            c >= 2
+                && g.word(c - 1) == ","
+                && g.tag(c) == "VBG"
+                && ends.get_or_insert_with(|| subtree_ends(g))[c] >= end
         });
         if let Some(clause) = clause {
             g.remove_edge(root, clause, "acl");
@@ -176,21 +180,42 @@ fn trailing_participle_predicate(g: &mut DepGraph) {
     }
 }
 
-/// The last token of the subtree of `head` in a basic tree.
-fn subtree_end(g: &DepGraph, head: usize) -> usize {
-    let mut end = head;
-    let mut seen = vec![head];
-    let mut stack = vec![head];
-    while let Some(x) = stack.pop() {
-        for e in g.outgoing(x) {
-            if !seen.contains(&e.dep) {
-                seen.push(e.dep);
-                end = end.max(e.dep);
-                stack.push(e.dep);
-            }
+/// For every token of a basic tree, the last token of its subtree (index 0 unused), in time
+/// linear in the sentence: one depth-first walk from the roots.
+fn subtree_ends(g: &DepGraph) -> Vec<usize> {
+    let n = g.len();
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
+    for e in &g.edges {
+        if e.gov <= n && e.dep <= n {
+            children[e.gov].push(e.dep);
         }
     }
-    end
+    let mut ends: Vec<usize> = (0..=n).collect();
+    let mut visited = vec![false; n + 1];
+    for &root in &g.roots {
+        // (node, children pushed): a node is finished when it is popped the second time.
+        let mut stack = vec![(root, false)];
+        while let Some((x, expanded)) = stack.pop() {
+            if expanded {
+                for &c in &children[x] {
+                    ends[x] = ends[x].max(ends[c]);
+                }
+                continue;
+            }
+            if visited[x] {
+                continue;
+            }
+            visited[x] = true;
+            stack.push((x, true));
+            stack.extend(
+                children[x]
+                    .iter()
+                    .filter(|&&c| !visited[c])
+                    .map(|&c| (c, false)),
+            );
+        }
+    }
+    ends
 }
 
 /// A lowercase sentence without final punctuation, rooted in a singular noun: its `acl` clauses
