@@ -305,15 +305,15 @@ impl Tagger {
     }
 
     fn tag_classes(&self, words: &[&str]) -> Vec<usize> {
-        self.decode(words, None, |_, _, _| {})
+        self.decode(words, &[], |_, _, _| {})
     }
 
-    /// Greedy decoding, with `forced` = (position, class) fixing one token's class; `seen` gets
-    /// each modelled position with its chosen class and its score vector.
+    /// Greedy decoding, with `forced` = (position, class) pairs fixing tokens' classes; `seen`
+    /// gets each modelled position with its chosen class and its score vector.
     fn decode(
         &self,
         words: &[&str],
-        forced: Option<(usize, usize)>,
+        forced: &[(usize, usize)],
         mut seen: impl FnMut(usize, usize, &[i32]),
     ) -> Vec<usize> {
         let mut buf = String::new();
@@ -327,7 +327,7 @@ impl Tagger {
         let n = self.classes.len().max(1);
         let mut out: Vec<usize> = Vec::with_capacity(words.len());
         for i in 0..words.len() {
-            if let Some((_, c)) = forced.filter(|&(at, _)| at == i) {
+            if let Some(&(_, c)) = forced.iter().find(|&&(at, _)| at == i) {
                 out.push(c);
                 continue;
             }
@@ -354,22 +354,38 @@ impl Tagger {
     /// count: "A black dog bites a white dog while standing on the sand ."), a noun right after a
     /// noun can become the verb (`NNS` -> `VBZ`, `NN` -> `VBP`); the one whose verb score comes
     /// closest to its own score does, when the gap is at most `max_gap` (in the model's score
-    /// units), and the tokens after it are tagged again.
+    /// units), and the tokens after it are tagged again. A first word read as an interjection
+    /// before another word ("Boy in pajamas ...") is a noun.
     pub fn tag_clause(&self, words: &[&str], max_gap: i32) -> Vec<&'static str> {
         let class = |name: &str| self.classes.iter().position(|c| *c == name);
         let name = |c: usize| self.classes.get(c).copied().unwrap_or(FALLBACK_TAG);
         let (Some(vbz), Some(vbp)) = (class("VBZ"), class("VBP")) else {
             return self.tag(words);
         };
-        let mut scored: Vec<Option<(i32, usize)>> = vec![None; words.len()];
-        let classes = self.decode(words, None, |i, chosen, scores| {
-            let verb = match name(chosen) {
-                "NNS" => vbz,
-                "NN" => vbp,
-                _ => return,
+        let score_nouns =
+            |scored: &mut Vec<Option<(i32, usize)>>, i: usize, chosen, scores: &[i32]| {
+                let verb = match name(chosen) {
+                    "NNS" => vbz,
+                    "NN" => vbp,
+                    _ => return,
+                };
+                scored[i] = Some((scores[chosen] - scores[verb], verb));
             };
-            scored[i] = Some((scores[chosen] - scores[verb], verb));
-        });
+        let mut forced = Vec::new();
+        let mut scored: Vec<Option<(i32, usize)>> = vec![None; words.len()];
+        let mut classes = self.decode(words, &forced, |i, c, s| score_nouns(&mut scored, i, c, s));
+        // A capitalised first word read as an interjection ("Boy in pajamas ...", `UH` as in "Boy,
+        // that hurts") is the head noun of the caption for the PCFG.
+        let next_is_word = words
+            .get(1)
+            .is_some_and(|w| w.chars().any(char::is_alphanumeric));
+        if let (Some(&first), Some(nn)) = (classes.first(), class("NN")) {
+            if name(first) == "UH" && next_is_word {
+                forced.push((0, nn));
+                scored = vec![None; words.len()];
+                classes = self.decode(words, &forced, |i, c, s| score_nouns(&mut scored, i, c, s));
+            }
+        }
         let has_verb = classes.iter().any(|&c| {
             let t = name(c);
             matches!(t, "VBZ" | "VBP" | "VBD" | "MD")
@@ -383,7 +399,10 @@ impl Tagger {
             })
             .min();
         let classes = match best {
-            Some((_, i, verb)) => self.decode(words, Some((i, verb)), |_, _, _| {}),
+            Some((_, i, verb)) => {
+                forced.push((i, verb));
+                self.decode(words, &forced, |_, _, _| {})
+            }
             None => classes,
         };
         classes.into_iter().map(name).collect()

@@ -185,3 +185,24 @@ fn a_fragment_without_a_verb_candidate_keeps_its_nouns() {
     let w = words("A man rides a horse on the beach .");
     assert_eq!(tagger.tag_clause(&w, 1_000_000), tagger.tag(&w));
 }
+
+#[test]
+fn a_first_word_read_as_an_interjection_is_the_head_noun() {
+    let (tagger, _) = models();
+    let w = words("Boy in pajamas seated on a tire near plants .");
+    assert_eq!(
+        tagger.tag(&w)[0],
+        "UH",
+        "greedy tagging reads an interjection"
+    );
+    assert_eq!(tagger.tag_clause(&w, 50_000)[0], "NN");
+    // Alone, or before punctuation, an interjection stays one.
+    for caption in ["Boy", "Boy , that is a big dog ."] {
+        let w = words(caption);
+        assert_eq!(
+            tagger.tag_clause(&w, 50_000)[0],
+            tagger.tag(&w)[0],
+            "{caption}"
+        );
+    }
+}
