@@ -65,17 +65,6 @@
 //! candidates (24.3 -> 24.9 %), the same reference count from 1,780 to 1,813 (31.4 -> 32.0 %), the
 //! same candidate count from 4,465 to 4,476 (4 captions fixed, 1 broken), MAE of F 0.00596 ->
 //! 0.00591, and leaves the official graphs unchanged (68.9 %).
-//!
-//! **"while" + gerund + bare noun is a noun phrase.** The official candidate counts are two higher
-//! than a `while` clause gives for "a woman sings into a microphone while playing guitar" (6, not 4),
-//! and higher for the two other Flickr8K candidates of that shape ("... in his mouth while directing
-//! traffic": 14, not 11; "... on the floor and table while eating cereal": 9, not 7). The PCFG reads
-//! "playing guitar" as the noun compound `[NP playing guitar]` under a `while` PP, which gives exactly
-//! `(woman, sing while, guitar)`, `(guitar, playing)`. The evidence is thin (three captions; with a
-//! determiner, "while holding a basketball", or a plain `while` + participle, the counts vary and a
-//! general rule for them lowers every measure), so the habit is confined to a bare noun right after
-//! the gerund. Effect on Flickr8K raw: exact 1,412 -> 1,418 of 5,664, same candidate count 4,476 ->
-//! 4,486 (one caption, ten times), same reference count 1,813 -> 1,819, official graphs unchanged.
 
 use crate::depgraph::DepGraph;
 
@@ -86,7 +75,6 @@ pub fn apply_basic(g: &mut DepGraph) {
     fragment_of_attachment(g);
     trailing_participle_predicate(g);
     participle_after_object(g);
-    while_gerund_compound(g);
 }
 
 /// Applies the habits of the collapsed graph to one sentence, after [`crate::enhance`].
@@ -269,51 +257,6 @@ fn participle_after_object(g: &mut DepGraph) {
     for (verb, participle, noun) in moves {
         g.remove_edge(verb, participle, "advcl");
         g.add_edge(noun, participle, "acl");
-    }
-}
-
-/// `advcl(V, P) mark(P, while) dobj(P, N)` with P a present participle directly followed by N, a
-/// bare noun (no child of its own): P becomes a noun, the compound modifier of N, and N the object of
-/// V through "while": `nmod(V, N) case(N, while) compound(N, P)`; other dependents of P move to N.
-fn while_gerund_compound(g: &mut DepGraph) {
-    let mut moves = Vec::new();
-    for e in &g.edges {
-        let (verb, participle) = (e.gov, e.dep);
-        if e.rel != "advcl" || g.tag(participle) != "VBG" || g.has_child(participle, "nsubj") {
-            continue;
-        }
-        let (marks, objects) = (
-            g.children(participle, "mark"),
-            g.children(participle, "dobj"),
-        );
-        let (&[mark], &[object]) = (&marks[..], &objects[..]) else {
-            continue;
-        };
-        let bare_noun_next =
-            object == participle + 1 && g.is_noun(object) && g.outgoing(object).is_empty();
-        if g.word(mark).eq_ignore_ascii_case("while") && bare_noun_next {
-            moves.push((verb, participle, mark, object));
-        }
-    }
-    for (verb, participle, mark, object) in moves {
-        g.remove_edge(verb, participle, "advcl");
-        g.remove_edge(participle, mark, "mark");
-        g.remove_edge(participle, object, "dobj");
-        let rest: Vec<(usize, String)> = g
-            .outgoing(participle)
-            .iter()
-            .map(|e| (e.dep, e.rel.clone()))
-            .collect();
-        for (dep, rel) in rest {
-            g.remove_edge(participle, dep, &rel);
-            g.add_edge(object, dep, rel);
-        }
-        g.add_edge(verb, object, "nmod");
-        g.add_edge(object, mark, "case");
-        g.add_edge(object, participle, "compound");
-        let token = &mut g.tokens[participle - 1];
-        token.tag = "NN".to_string();
-        token.lemma = crate::lemmatize::lemma(&token.word, "NN");
     }
 }
 
@@ -572,31 +515,6 @@ mod tests {
                 g.has_edge(2, 7, "advcl") && !g.has_edge(5, 7, "acl"),
                 "{word}"
             );
-        }
-    }
-
-    #[test]
-    fn while_gerund_before_a_bare_noun_is_a_compound() {
-        // "a woman sings while playing guitar": official (woman, sing while, guitar),
-        // (guitar, playing); with "a guitar" the clause stays.
-        for det in [false, true] {
-            let mut rows = vec![
-                ("woman", "NN", 2, "nsubj"),
-                ("sings", "VBZ", 0, "root"),
-                ("while", "IN", 4, "mark"),
-                ("playing", "VBG", 2, "advcl"),
-            ];
-            if det {
-                rows.push(("a", "DT", 6, "det"));
-            }
-            let object = rows.len() + 1;
-            rows.push(("guitar", "NN", 4, "dobj"));
-            let mut g = basic(&rows);
-            apply_basic(&mut g);
-            let compound = g.has_edge(object, 4, "compound") && g.has_edge(2, object, "nmod");
-            assert_eq!(compound, !det, "det {det}");
-            assert_eq!(g.has_edge(object, 3, "case"), !det);
-            assert_eq!(g.tag(4) == "NN", !det);
         }
     }
 
