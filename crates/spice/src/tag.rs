@@ -352,7 +352,8 @@ impl Tagger {
     /// `leaps/VBZ` for the PCFG (a clause, `S`), `leaps/NNS` for greedy tagging ("dog leaps" as a
     /// compound). When greedy tagging finds no finite verb (participles and base forms do not
     /// count: "A black dog bites a white dog while standing on the sand ."), a noun right after a
-    /// noun can become the verb (`NNS` -> `VBZ`, `NN` -> `VBP`); the one whose verb score comes
+    /// noun and before any preposition can become the verb (`NNS` -> `VBZ`, `NN` -> `VBP`); the
+    /// one whose verb score comes
     /// closest to its own score does, when the gap is at most `max_gap` (in the model's score
     /// units), and the tokens after it are tagged again. A first word read as an interjection
     /// before another word ("Boy in pajamas ...") is a noun.
@@ -390,7 +391,13 @@ impl Tagger {
             let t = name(c);
             matches!(t, "VBZ" | "VBP" | "VBD" | "MD")
         });
-        let best = (1..classes.len())
+        // The subject comes before any preposition: a noun inside a prepositional phrase ("Boys in
+        // life jackets on a watercraft") keeps its noun reading.
+        let first_preposition = classes
+            .iter()
+            .position(|&c| name(c) == "IN")
+            .unwrap_or(classes.len());
+        let best = (1..first_preposition)
             .filter(|_| !has_verb)
             .filter_map(|i| {
                 let (gap, verb) = scored[i]?;
