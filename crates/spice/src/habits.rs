@@ -83,6 +83,30 @@
 //! candidates (24.3 -> 24.9 %), the same reference count from 1,780 to 1,813 (31.4 -> 32.0 %), the
 //! same candidate count from 4,465 to 4,476 (4 captions fixed, 1 broken), MAE of F 0.00596 ->
 //! 0.00591, and leaves the official graphs unchanged (68.9 %).
+//!
+//! **Some participles after the head noun of a fragment are nouns.** For a few words CoreNLP's
+//! PCFG tags the participle after the head noun of a verbless fragment `NN` and builds a flat noun
+//! phrase headed by it, so its prepositional phrases hang on a noun and SPICE proposes them as
+//! relations of the participle: the official graphs give `(playing, man) (playing, on, court)
+//! (court, tennis)` for "man playing on tennis court", `(standing, giraffe) (standing, in, front)
+//! (standing, of, building)` for "giraffe standing in front of a brick building" and, with a
+//! plural head that stays an object, `(skiing, on, snow) (people, two)` for "two people skiing on
+//! the snow". The reading depends on the word, as the emission probabilities of an unlexicalised
+//! PCFG would: in the official graphs of fragments without final punctuation whose intransitive
+//! participle has a prepositional phrase, "standing" is a noun 18 times of 19, "sitting" 0 of 64
+//! and "lying"/"laying" 0 of 25. The noun reading is taken for the words of
+//! [`NOUN_LIKE_PARTICIPLES`], only without final punctuation or before "in front of" ("A man
+//! standing in front of a brick building ." has 7 official candidate tuples, the noun reading's
+//! count, where "A dog standing on a beach ." keeps its clause: 3); `dobj` participles keep their
+//! clause (moving them lost 13 exact Flickr8K items). Applied to the basic tree, before the "in
+//! front of" split, it raises the Flickr8K raw exact agreement from 1,412 to 1,446 of 5,664
+//! (24.9 -> 25.5 %), the same reference count from 1,813 to 1,845 (32.0 -> 32.6 %), the same
+//! candidate count from 4,476 to 4,527 (79.0 -> 79.9 %), MAE of F 0.00591 -> 0.00574, and the
+//! official graphs from 1,201 to 1,218 of 1,743 (68.9 -> 69.9 %). Taking the participle as noun
+//! head for "walking", "running", "jumping", "hanging" or "sitting" as well loses
+//! Flickr8K items or official graphs; so does leaving a determiner-led singular noun ("a cat
+//! standing on a toilet", official `(standing, on, toilet)` without `(standing, cat)`) as the root
+//! with the participle as its `dep`, which fits 6 more official graphs but 4 fewer Flickr8K items.
 
 use crate::depgraph::DepGraph;
 
@@ -91,6 +115,7 @@ pub fn apply_basic(g: &mut DepGraph) {
     labels_follow_tags(g);
     participle_adjective_phrases(g);
     flat_noun_phrases(g);
+    participle_noun_head(g);
     fragment_of_attachment(g);
     trailing_participle_predicate(g);
     participle_after_object(g);
@@ -171,6 +196,81 @@ fn flat_noun_phrases(g: &mut DepGraph) {
     for (from, dep, rel, to) in moves {
         g.remove_edge(from, dep, &rel);
         g.add_edge(to, dep, rel);
+    }
+}
+
+/// Present participles that CoreNLP's PCFG reads as nouns after the head noun of a fragment (see
+/// [`participle_noun_head`]). Each has the noun reading in at least two official parser graphs of
+/// fragments without final punctuation (standing 18 of 19, playing 2 of 3, skiing 2 of 3,
+/// balancing, cooking, grazing and riding 2 of 2), except "wading", kept for the Flickr8K count of
+/// "A dog wading in the water with a ball in his mouth" (official 9, the noun reading's count).
+const NOUN_LIKE_PARTICIPLES: [&str; 8] = [
+    "balancing",
+    "cooking",
+    "grazing",
+    "playing",
+    "riding",
+    "skiing",
+    "standing",
+    "wading",
+];
+
+/// Basic tree of a sentence without final punctuation (or with "in front of" right after the
+/// participle): a noun root N directly followed by its `acl` clause P, an intransitive present
+/// participle of [`NOUN_LIKE_PARTICIPLES`] without subject, marker or auxiliary. P is retagged `NN`
+/// and keeps its dependents (its prepositional phrases become `nmod` of a noun). A singular N
+/// becomes a `compound` of P, which takes N's place as root along with N's premodifiers and later
+/// dependents (flat noun phrase "a man standing"); a plural N stays the root and P becomes its
+/// `dep`.
+fn participle_noun_head(g: &mut DepGraph) {
+    let Some(last) = g.tokens.last() else {
+        return;
+    };
+    let final_punctuation = matches!(last.tag.as_str(), "." | "," | ":");
+    for root in g.roots.clone() {
+        let p = root + 1;
+        if !g.is_noun(root) || p > g.len() || g.tag(p) != "VBG" || !g.has_edge(root, p, "acl") {
+            continue;
+        }
+        let in_front = p + 2 <= g.len()
+            && g.word(p + 1).eq_ignore_ascii_case("in")
+            && g.word(p + 2).eq_ignore_ascii_case("front")
+            && g.has_edge(p, p + 2, "nmod");
+        if final_punctuation && !in_front {
+            continue;
+        }
+        let word = g.word(p).to_lowercase();
+        if !NOUN_LIKE_PARTICIPLES.contains(&word.as_str())
+            || g.outgoing(root).iter().any(|e| e.rel.starts_with("conj"))
+            || ["nsubj", "mark", "aux", "ccomp", "xcomp", "dobj"]
+                .iter()
+                .any(|r| g.has_child(p, r))
+        {
+            continue;
+        }
+        g.tokens[p - 1].tag = "NN".to_string();
+        g.tokens[p - 1].lemma = crate::lemmatize::lemma(&word, "NN");
+        g.remove_edge(root, p, "acl");
+        if g.is_plural_noun(root) {
+            g.add_edge(root, p, "dep");
+            continue;
+        }
+        let moves: Vec<(usize, String)> = g
+            .outgoing(root)
+            .iter()
+            .filter(|e| {
+                e.dep > p || matches!(e.rel.as_str(), "det" | "amod" | "compound" | "nummod")
+            })
+            .map(|e| (e.dep, e.rel.clone()))
+            .collect();
+        for (dep, rel) in moves {
+            g.remove_edge(root, dep, &rel);
+            g.add_edge(p, dep, rel);
+        }
+        g.add_edge(p, root, "compound");
+        for r in g.roots.iter_mut().filter(|r| **r == root) {
+            *r = p;
+        }
     }
 }
 
@@ -584,6 +684,103 @@ mod tests {
                 g.has_edge(2, 7, "advcl") && !g.has_edge(5, 7, "acl"),
                 "{word}"
             );
+        }
+    }
+
+    #[test]
+    fn noun_like_participle_heads_the_fragment() {
+        // "man playing on tennis court": official (playing, man) (playing, on, court).
+        let mut g = basic(&[
+            ("man", "NN", 0, "root"),
+            ("playing", "VBG", 1, "acl"),
+            ("on", "IN", 5, "case"),
+            ("tennis", "NN", 5, "compound"),
+            ("court", "NN", 2, "nmod"),
+        ]);
+        apply_basic(&mut g);
+        assert_eq!((g.tag(2), g.roots.clone()), ("NN", vec![2]));
+        assert!(g.has_edge(2, 1, "compound") && g.has_edge(2, 5, "nmod"));
+        assert!(!g.has_edge(1, 2, "acl"));
+    }
+
+    #[test]
+    fn noun_like_participle_before_in_front_of_heads_a_sentence_with_a_period() {
+        // "A man standing in front of a brick building .": official count 7, as
+        // (standing, man) (standing, in, front) (standing, of, building) (building, brick).
+        let mut g = basic(&[
+            ("A", "DT", 2, "det"),
+            ("man", "NN", 0, "root"),
+            ("standing", "VBG", 2, "acl"),
+            ("in", "IN", 5, "case"),
+            ("front", "NN", 3, "nmod"),
+            ("of", "IN", 9, "case"),
+            ("a", "DT", 9, "det"),
+            ("brick", "NN", 9, "compound"),
+            ("building", "NN", 5, "nmod"),
+            (".", ".", 2, "punct"),
+        ]);
+        apply_basic(&mut g);
+        assert_eq!(g.roots, vec![3]);
+        assert!(g.has_edge(3, 2, "compound") && g.has_edge(3, 1, "det"));
+        assert!(g.has_edge(3, 10, "punct") && g.has_edge(3, 5, "nmod"));
+        // The "in front of" split of noun fragments then applies to the new root.
+        assert!(g.has_edge(3, 9, "nmod") && !g.has_edge(5, 9, "nmod"));
+    }
+
+    #[test]
+    fn noun_like_participle_after_a_plural_noun_is_its_dep() {
+        // "dogs playing in a stream": official count 4, (dog) (playing) (stream) and the relation.
+        let mut g = basic(&[
+            ("dogs", "NNS", 0, "root"),
+            ("playing", "VBG", 1, "acl"),
+            ("in", "IN", 5, "case"),
+            ("a", "DT", 5, "det"),
+            ("stream", "NN", 2, "nmod"),
+        ]);
+        apply_basic(&mut g);
+        assert_eq!((g.tag(2), g.roots.clone()), ("NN", vec![1]));
+        assert!(g.has_edge(1, 2, "dep") && g.has_edge(2, 5, "nmod"));
+    }
+
+    #[test]
+    fn other_participles_and_sentences_keep_their_clause() {
+        // "a woman sitting on a bench" (not a noun-like word), "A dog standing on a beach ."
+        // (final period, official count 3 = the clause) and "a man riding a horse" (object).
+        let cases: [&[(&str, &str, usize, &str)]; 3] = [
+            &[
+                ("a", "DT", 2, "det"),
+                ("woman", "NN", 0, "root"),
+                ("sitting", "VBG", 2, "acl"),
+                ("on", "IN", 6, "case"),
+                ("a", "DT", 6, "det"),
+                ("bench", "NN", 3, "nmod"),
+            ],
+            &[
+                ("A", "DT", 2, "det"),
+                ("dog", "NN", 0, "root"),
+                ("standing", "VBG", 2, "acl"),
+                ("on", "IN", 6, "case"),
+                ("a", "DT", 6, "det"),
+                ("beach", "NN", 3, "nmod"),
+                (".", ".", 2, "punct"),
+            ],
+            &[
+                ("a", "DT", 2, "det"),
+                ("man", "NN", 0, "root"),
+                ("riding", "VBG", 2, "acl"),
+                ("a", "DT", 5, "det"),
+                ("horse", "NN", 3, "dobj"),
+            ],
+        ];
+        for rows in cases {
+            let mut g = basic(rows);
+            apply_basic(&mut g);
+            assert!(
+                g.has_edge(2, 3, "acl") && g.tag(3) == "VBG",
+                "{}",
+                g.word(3)
+            );
+            assert_eq!(g.roots, vec![2]);
         }
     }
 
