@@ -26,7 +26,7 @@ fn official_parser_graphs_do_not_fall_back() {
         fidelity::parser_graphs(&Engine::new(EngineOptions::default()), &dir()).expect("graphs");
     assert_eq!(g.captions, 1743);
     assert!(
-        g.exact_share() >= 0.695,
+        g.exact_share() >= 0.70,
         "{:.1} % of the official graphs reproduced exactly",
         100.0 * g.exact_share()
     );
@@ -47,7 +47,7 @@ fn flickr8k_counts_do_not_fall_back() {
         100.0 * a.exact_share()
     );
     assert!(
-        a.mean_abs_error_f <= 0.0056,
+        a.mean_abs_error_f <= 0.0055,
         "mean absolute error of F {:.4}",
         a.mean_abs_error_f
     );
