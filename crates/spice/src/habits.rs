@@ -1,9 +1,11 @@
 //! CoreNLP 3.6.0 habits that our parser does not learn from its teacher.
 //!
-//! In: a collapsed, CC-processed graph from [`crate::enhance`]. Out: the same graph with the
-//! structures the official PCFG parser gives in places where our statistical parser, trained on a
-//! modern parser's analyses, gives another. Each habit is stated with its evidence in
-//! `../shared/fidelity`, and measured there (`scripts/fidelity-report`).
+//! In: one sentence's dependency graph, the basic tree for [`apply_basic`] (before
+//! [`crate::enhance`]) or the collapsed, CC-processed graph for [`apply`] (after it). Out: the same
+//! graph with the structures the official PCFG parser gives in places where our statistical
+//! parser, trained on a modern parser's analyses, gives another. Each habit is stated with its
+//! evidence in `../shared/fidelity` and its effect measured there (`scripts/fidelity-report`;
+//! the figures are those of the day each habit landed, so they start from different baselines).
 //!
 //! **Verbless fragments.** On a lowercase caption without final punctuation, CoreNLP's PCFG
 //! analyses "man riding an elephant" as a fragment whose participle phrase hangs from the noun as
@@ -103,9 +105,9 @@
 //! (25.4 -> 25.9 %), the same reference count from 1,832 to 1,864 (32.3 -> 32.9 %), the same
 //! candidate count from 4,533 to 4,584 (80.0 -> 80.9 %), MAE of F 0.00572 -> 0.00556, and the
 //! official graphs from 1,202 to 1,219 of 1,743 (69.0 -> 69.9 %); on the PTB-tokenized input
-//! (all lowercase, no punctuation) exact goes 16.9 -> 16.7 % and MAE 0.0068 -> 0.0071. Taking the participle as noun
-//! head for "walking", "running", "jumping", "hanging" or "sitting" as well loses
-//! Flickr8K items or official graphs; so does leaving a determiner-led singular noun ("a cat
+//! (all lowercase, no punctuation) exact goes 16.9 -> 16.7 % and MAE 0.0068 -> 0.0071. Taking
+//! the participle as noun head for "walking", "running", "jumping", "hanging" or "sitting" as
+//! well loses Flickr8K items or official graphs; so does leaving a determiner-led singular noun ("a cat
 //! standing on a toilet", official `(standing, on, toilet)` without `(standing, cat)`) as the root
 //! with the participle as its `dep`, which fits 6 more official graphs but 4 fewer Flickr8K items.
 //! Our parser sometimes makes such a participle the root with the noun before it as `nsubj` ("a
@@ -129,9 +131,8 @@
 //! "woman" often left out altogether), and on Flickr8K the flat reading loses: for every singular
 //! noun followed by a transitive participle 1,469 -> 1,159 exact; only where the object has no
 //! determiner 1,386; only for capitalised root fragments without final punctuation 1,450 (riding
-//! and holding alone:
-//! 1,464, MAE 0.00549; holding alone: 1,469, MAE 0.00554, one candidate). It is word- and
-//! sentence-dependent beyond what these measures can pin down, so it is left out.
+//! and holding alone: 1,464, MAE 0.00549; holding alone: 1,469, MAE 0.00554, one candidate). It is
+//! word- and sentence-dependent beyond what these measures can pin down, so it is left out.
 //!
 //! **A noun after "and" joins the nearest noun phrase.** CoreNLP's PCFG coordinates a noun after
 //! "and" with the nearest noun phrase, the object of a preceding preposition ("a woman with brown
@@ -142,8 +143,8 @@
 //! no walking backpack; we had 13), "Person in gray jacket and blue pants balancing board on
 //! handrail" (11, we had 10), "A group of people with their backs to the camera and a little girl
 //! facing a lady ." (13, we had 12) and "A man in a white print shirt and a woman in a black
-//! dress dancing ." (11, we had 10). Applied to the basic tree (a noun's `conj` after one of its own `nmod`
-//! nouns moves to the last of them, with the `cc` between), it raises the Flickr8K raw exact
+//! dress dancing ." (11, we had 10). Applied to the basic tree (a noun's `conj` after one of its
+//! own `nmod` nouns moves to the last of them, with the `cc` between), it raises the Flickr8K raw exact
 //! agreement from 1,469 to 1,518 of 5,664 (25.9 -> 26.8 %), the same reference count from 1,864
 //! to 1,908 (32.9 -> 33.7 %), the same candidate count from 4,584 to 4,616 (80.9 -> 81.5 %), MAE of
 //! F 0.00556 -> 0.00553, and the official graphs from 1,219 to 1,220 of 1,743; on the
