@@ -97,7 +97,7 @@
 //! PCFG would: in the official graphs of fragments without final punctuation whose intransitive
 //! participle has a prepositional phrase, "standing" is a noun 18 times of 19, "sitting" 0 of 64
 //! and "lying"/"laying" 0 of 25. The noun reading is taken for the words of
-//! [`NOUN_LIKE_PARTICIPLES`], only without final punctuation or before "in front of" ("A man
+//! `NOUN_LIKE_PARTICIPLES`, only without final punctuation or before "in front of" ("A man
 //! standing in front of a brick building ." has 7 official candidate tuples, the noun reading's
 //! count, where "A dog standing on a beach ." keeps its clause: 3); `dobj` participles keep their
 //! clause (moving them lost 13 exact Flickr8K items). Applied to the basic tree, before the "in
@@ -268,7 +268,7 @@ const NOUN_LIKE_PARTICIPLES: [&str; 9] = [
 
 /// Basic tree of a sentence without final punctuation (or with "in front of" right after the
 /// participle): a noun root N directly followed by its `acl` clause P, an intransitive present
-/// participle of [`NOUN_LIKE_PARTICIPLES`] without subject, marker or auxiliary. P is retagged `NN`
+/// participle of `NOUN_LIKE_PARTICIPLES` without subject, marker or auxiliary. P is retagged `NN`
 /// and keeps its dependents (its prepositional phrases become `nmod` of a noun). A singular N
 /// becomes a `compound` of P, which takes N's place as root along with N's premodifiers and later
 /// dependents (flat noun phrase "a man standing"); a plural N stays the root and P becomes its
@@ -329,7 +329,7 @@ fn participle_noun_head(g: &mut DepGraph) {
 }
 
 /// Basic tree of a verbless fragment where our parser made the participle P of
-/// [`NOUN_LIKE_PARTICIPLES`] the root with the noun right before it as its `nsubj` ("a grey dog
+/// `NOUN_LIKE_PARTICIPLES` the root with the noun right before it as its `nsubj` ("a grey dog
 /// swimming through a river"): the noun becomes the root and P its `acl`, the shape
 /// [`participle_noun_head`] reads.
 fn subject_participle_as_clause(g: &mut DepGraph) {
