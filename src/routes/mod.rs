@@ -17,6 +17,22 @@ use actix_web::web;
 pub use error::PageError;
 pub use view::Layout;
 
+use crate::auth::{self as session, MaybeUser};
+use crate::storage::accounts::User;
+
+/// A form post by a logged-in user: the CSRF token must match (checked first, so a stale form is
+/// reported as such), then someone must be logged in.
+fn member_posting<'a>(
+    user: &'a MaybeUser,
+    req: &actix_web::HttpRequest,
+    csrf: &str,
+) -> Result<&'a User, PageError> {
+    if !session::csrf_ok(req, csrf) {
+        return Err(PageError::Csrf);
+    }
+    user.0.as_ref().ok_or(PageError::LoginRequired)
+}
+
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/", web::get().to(home::index))
         .route("/health", web::get().to(home::health))

@@ -7,7 +7,7 @@ use sqlx::PgPool;
 
 use super::home::html;
 use super::view::score;
-use super::{Layout, PageError};
+use super::{member_posting, Layout, PageError};
 use crate::actions::{self, Viewer};
 use crate::auth::{self, MaybeUser};
 use crate::domain::leaderboard::{RankedEntry, SortKey};
@@ -96,12 +96,7 @@ pub async fn create_team(
     slug: web::Path<String>,
     form: web::Form<TeamForm>,
 ) -> Result<HttpResponse, PageError> {
-    if !auth::csrf_ok(&req, &form.csrf) {
-        return Err(PageError::Csrf);
-    }
-    let Some(u) = &user.0 else {
-        return Err(PageError::LoginRequired);
-    };
+    let u = member_posting(&user, &req, &form.csrf)?;
     let challenge = actions::challenge(&pool, &slug).await?;
     if accounts::team_of_user(pool.get_ref(), challenge.id, u.id)
         .await?
@@ -130,12 +125,7 @@ pub async fn create_token(
     slug: web::Path<String>,
     form: web::Form<TokenForm>,
 ) -> Result<HttpResponse, PageError> {
-    if !auth::csrf_ok(&req, &form.csrf) {
-        return Err(PageError::Csrf);
-    }
-    let Some(u) = &user.0 else {
-        return Err(PageError::LoginRequired);
-    };
+    let u = member_posting(&user, &req, &form.csrf)?;
     let challenge = actions::challenge(&pool, &slug).await?;
     let team = accounts::team_of_user(pool.get_ref(), challenge.id, u.id)
         .await?

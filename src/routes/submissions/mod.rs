@@ -10,7 +10,7 @@ use sqlx::PgPool;
 
 use super::home::html;
 use super::view::score;
-use super::{multipart, Layout, PageError};
+use super::{member_posting, multipart, Layout, PageError};
 use crate::actions::{self, Uploader};
 use crate::auth::{self, MaybeUser};
 use crate::domain::UploadError;
@@ -443,12 +443,7 @@ pub async fn choose(
     id: web::Path<i64>,
     form: web::Form<ChooseForm>,
 ) -> Result<HttpResponse, PageError> {
-    if !auth::csrf_ok(&req, &form.csrf) {
-        return Err(PageError::Csrf);
-    }
-    let Some(u) = &user.0 else {
-        return Err(PageError::LoginRequired);
-    };
+    let u = member_posting(&user, &req, &form.csrf)?;
     let (submission, split, challenge) = load_visible(&pool, *id, Some(u)).await?;
     let team = accounts::team_of_user(pool.get_ref(), challenge.id, u.id).await?;
     let (Some(team), Some(owner)) = (team, submission.team_id) else {
