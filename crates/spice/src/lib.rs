@@ -47,7 +47,7 @@ pub enum EngineError {
 /// sentence ("A dog leaps into the water ."), in the tagger's score units, and of one that does not
 /// ("street sign on a pole"). Measured on `../shared/fidelity` with the committed tagger (re-tune
 /// when it is retrained): on Flickr8K raw captions, exact tp/fp/fn agreement 19.9 % without the
-/// search (with the other habits), 22.9 % at 30,000, 23.4 % at 50,000 (a plateau from 40,000 to
+/// search (with the habits of 2026-11-22 morning), 22.9 % at 30,000, 23.4 % at 50,000 (a plateau from 40,000 to
 /// 55,000), 22.2 % at 70,000, where wrong nouns start to become verbs (since the search stops at
 /// the first preposition: 25.4 % at 50,000, 25.3 % at 80,000 and 120,000); on the 1,743 official graphs
 /// of lowercase fragments without a period, a search above 10,000 turns nouns into verbs the PCFG

@@ -10,15 +10,10 @@ use std::process::{Command, Output};
 
 use serde_json::{json, Value};
 
+mod common;
+
 const IMAGES: usize = 400;
 const TOLERANCE: f64 = 1e-9;
-
-fn data_dir() -> PathBuf {
-    let data = std::env::var("SPICEBOARD_DATA").unwrap_or_else(|_| {
-        panic!("SPICEBOARD_DATA is not set: run `export SPICEBOARD_DATA=$(scripts/fetch-data)` (scripts/test does)")
-    });
-    PathBuf::from(data)
-}
 
 fn tmp(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("cocoeval-parity-{name}"))
@@ -47,7 +42,7 @@ fn oracle(annotations: &Path, results: &Path, name: &str) -> Result<Value, Strin
         .arg(results)
         .arg("--out")
         .arg(&out)
-        .env("SPICEBOARD_DATA", data_dir())
+        .env("SPICEBOARD_DATA", common::data_dir("pycocoevalcap"))
         .status()
         .unwrap_or_else(|e| panic!("cannot run python3 scripts/cocoeval-oracle: {e}"));
     let v = read_json(&out);
@@ -138,7 +133,7 @@ fn number(v: &Value, what: &str) -> f64 {
 
 #[test]
 fn spice_eval_matches_cocoevalcap_on_400_coco_val_images() {
-    let annotations_path = data_dir().join("coco/captions_val2014.json");
+    let annotations_path = common::data_file("coco/captions_val2014.json");
     let annotations = read_json(&annotations_path);
     let results_path = tmp("results.json");
     write_json(&results_path, &build_results(&annotations));

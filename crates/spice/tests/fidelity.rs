@@ -2,28 +2,17 @@
 //! README's fidelity table, on `../shared/fidelity` (beside the repository, as in CI), must stay at
 //! or above the levels reached so far. Raise the floors when the engine improves.
 
-use std::path::PathBuf;
-
 use spice::{fidelity, Engine, EngineOptions};
 
-fn dir() -> PathBuf {
-    let d = std::env::var_os("SPICE_FIDELITY_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fidelity")
-        });
-    assert!(
-        d.join("flickr8k").is_dir(),
-        "{} is missing: the fidelity data lives in ../shared beside the repository",
-        d.display()
-    );
-    d
-}
+mod common;
 
 #[test]
 fn official_parser_graphs_do_not_fall_back() {
-    let g =
-        fidelity::parser_graphs(&Engine::new(EngineOptions::default()), &dir()).expect("graphs");
+    let g = fidelity::parser_graphs(
+        &Engine::new(EngineOptions::default()),
+        &common::fidelity_dir(),
+    )
+    .expect("graphs");
     assert_eq!(g.captions, 1743);
     assert!(
         g.exact_share() >= 0.70,
@@ -36,7 +25,7 @@ fn official_parser_graphs_do_not_fall_back() {
 fn flickr8k_counts_do_not_fall_back() {
     let a = fidelity::flickr8k(
         &Engine::new(EngineOptions::default()),
-        &dir(),
+        &common::fidelity_dir(),
         "input_raw.json",
     )
     .expect("flickr8k");

@@ -7,34 +7,16 @@
 
 use std::collections::HashMap;
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 use serde_json::{json, Value};
 use spice::graph::Proposal;
 use spice::{Engine, EngineOptions};
 
-fn data_dir() -> PathBuf {
-    let dir = std::env::var_os("SPICEBOARD_DATA")
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/spiceboard/data"))
-        })
-        .expect("set SPICEBOARD_DATA (scripts/fetch-data prints it)");
-    assert!(
-        dir.join("pycocoevalcap/spice/spice-1.0.jar").is_file(),
-        "{} has no pycocoevalcap/spice/spice-1.0.jar: run scripts/fetch-data (scripts/test does)",
-        dir.display()
-    );
-    dir
-}
+mod common;
 
 fn flickr_items() -> Vec<Value> {
-    let dir = std::env::var_os("SPICE_FIDELITY_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fidelity")
-        });
+    let dir = common::fidelity_dir();
     let path = dir.join("flickr8k/input_raw.json");
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("{}: {e} (../shared beside the repository)", path.display()));
@@ -80,7 +62,7 @@ fn compare(use_synsets: bool) {
         ));
     }
 
-    let data = data_dir();
+    let data = common::data_dir("pycocoevalcap/spice/spice-1.0.jar");
     let spice = data.join("pycocoevalcap/spice");
     let classpath = [
         spice.join("spice-1.0.jar"),

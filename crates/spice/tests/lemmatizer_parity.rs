@@ -9,10 +9,12 @@
 
 use std::collections::HashMap;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 use spice::lemmatize::lemma;
+
+mod common;
 
 const MIN_COUNT: usize = 3;
 const FREQUENT: usize = 3000;
@@ -26,16 +28,6 @@ const OTHER_TAGS: [&str; 18] = [
     "IN", "DT", "PRP", "PRP$", "CD", "MD", "CC", "RP", "TO", "EX", "WDT", "WP", "WRB", "PDT",
     "POS", "UH", "FW", "SYM",
 ];
-
-fn data_dir() -> PathBuf {
-    match std::env::var_os("SPICEBOARD_DATA") {
-        Some(dir) => PathBuf::from(dir),
-        None => panic!(
-            "SPICEBOARD_DATA is not set: run `scripts/test`, or export \
-             SPICEBOARD_DATA=\"$(scripts/fetch-data)\" before `cargo test`"
-        ),
-    }
-}
 
 /// Rough caption tokens: whitespace split, leading/trailing punctuation and clitics split off.
 fn tokens(caption: &str, out: &mut Vec<String>) {
@@ -165,7 +157,7 @@ fn oracle_lemmas(data: &Path, pairs: &[(String, &'static str)]) -> Vec<String> {
 
 #[test]
 fn lemmas_agree_with_corenlp_morphology_on_coco_words() {
-    let data = data_dir();
+    let data = common::data_dir("stanford-corenlp-3.4.1.jar");
     let pairs = sample_pairs(&data);
     assert!(
         pairs.len() > 100_000,

@@ -10,11 +10,13 @@
 //! Needs `$SPICEBOARD_DATA` (scripts/fetch-data) and `java`.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use serde::Deserialize;
 use spice::tokenize::{tokenize_coco_batch, tokenize_lines};
+
+mod common;
 
 #[derive(Deserialize)]
 struct Annotations {
@@ -30,13 +32,6 @@ const PUNCTUATIONS: [&str; 17] = [
     "''", "'", "``", "`", "-LRB-", "-RRB-", "-LCB-", "-RCB-", ".", "?", "!", ",", ":", "-", "--",
     "...", ";",
 ];
-
-fn data_dir() -> PathBuf {
-    let dir = std::env::var("SPICEBOARD_DATA").unwrap_or_else(|_| {
-        panic!("SPICEBOARD_DATA is not set: run scripts/test, or export SPICEBOARD_DATA=$(scripts/fetch-data)")
-    });
-    PathBuf::from(dir)
-}
 
 fn read_captions(path: &Path) -> Vec<String> {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| {
@@ -123,7 +118,7 @@ fn report(name: &str, inputs: &[String], oracle: &[String], ours: &[String]) -> 
 
 #[test]
 fn ptb_tokenizer_parity_on_coco_sample() {
-    let data = data_dir();
+    let data = common::data_dir("stanford-corenlp-3.4.1.jar");
     let jar = data.join("stanford-corenlp-3.4.1.jar");
     assert!(
         jar.is_file(),

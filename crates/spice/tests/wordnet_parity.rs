@@ -9,21 +9,7 @@ use std::process::{Command, Stdio};
 
 use spice::wordnet::Lexicon;
 
-fn data_dir() -> std::path::PathBuf {
-    let dir = std::env::var_os("SPICEBOARD_DATA")
-        .map(std::path::PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .map(|h| std::path::PathBuf::from(h).join(".cache/spiceboard/data"))
-        })
-        .expect("set SPICEBOARD_DATA (scripts/fetch-data prints it)");
-    assert!(
-        dir.join("meteor-1.5.jar").is_file(),
-        "{} has no meteor-1.5.jar: run scripts/fetch-data (scripts/test does)",
-        dir.display()
-    );
-    dir
-}
+mod common;
 
 fn join(ids: &[u32]) -> String {
     ids.iter().map(u32::to_string).collect::<Vec<_>>().join(" ")
@@ -31,7 +17,7 @@ fn join(ids: &[u32]) -> String {
 
 #[test]
 fn lexicon_matches_meteor_synonym_dictionary() {
-    let data = data_dir();
+    let data = common::data_dir("meteor-1.5.jar");
     let syn_dir = data.join("meteor-synonym");
     let lex = Lexicon::embedded();
 
