@@ -352,12 +352,19 @@ impl Tagger {
     /// `leaps/VBZ` for the PCFG (a clause, `S`), `leaps/NNS` for greedy tagging ("dog leaps" as a
     /// compound). When greedy tagging finds no finite verb (participles and base forms do not
     /// count: "A black dog bites a white dog while standing on the sand ."), a noun right after a
-    /// noun and before any preposition can become the verb (`NNS` -> `VBZ`, `NN` -> `VBP`); the
-    /// one whose verb score comes
+    /// noun can become the verb (`NNS` -> `VBZ`, `NN` -> `VBP`); the one whose verb score comes
     /// closest to its own score does, when the gap is at most `max_gap` (in the model's score
-    /// units), and the tokens after it are tagged again. A first word read as an interjection
+    /// units) before the first preposition, or at most `max_gap_after_preposition` (and
+    /// `max_gap`) after it and before the last word ("A man in a suit dances with ...", where
+    /// "Boys in life jackets on a watercraft" and "... looking at her finger nails ." keep their
+    /// nouns), and the tokens after it are tagged again. A first word read as an interjection
     /// before another word ("Boy in pajamas ...") is a noun.
-    pub fn tag_clause(&self, words: &[&str], max_gap: i32) -> Vec<&'static str> {
+    pub fn tag_clause(
+        &self,
+        words: &[&str],
+        max_gap: i32,
+        max_gap_after_preposition: i32,
+    ) -> Vec<&'static str> {
         let class = |name: &str| self.classes.iter().position(|c| *c == name);
         let name = |c: usize| self.classes.get(c).copied().unwrap_or(FALLBACK_TAG);
         let (Some(vbz), Some(vbp)) = (class("VBZ"), class("VBP")) else {
@@ -391,18 +398,31 @@ impl Tagger {
             let t = name(c);
             matches!(t, "VBZ" | "VBP" | "VBD" | "MD")
         });
-        // The subject comes before any preposition: a noun inside a prepositional phrase ("Boys in
-        // life jackets on a watercraft") keeps its noun reading.
+        // A noun inside a prepositional phrase ("Boys in life jackets on a watercraft") needs a
+        // clearer verb reading than one right after the subject, and the last word of a caption
+        // keeps its noun ("A young girl with makeup and jewelry smiles .": `smiles/NNS` in the
+        // official count).
         let first_preposition = classes
             .iter()
             .position(|&c| name(c) == "IN")
             .unwrap_or(classes.len());
-        let best = (1..first_preposition)
+        let last_word = words
+            .iter()
+            .rposition(|w| !matches!(*w, "." | "!" | "?"))
+            .unwrap_or(0);
+        let best = (1..classes.len())
             .filter(|_| !has_verb)
             .filter_map(|i| {
                 let (gap, verb) = scored[i]?;
                 let after_noun = matches!(name(classes[i - 1]), "NN" | "NNS" | "NNP" | "NNPS");
-                (after_noun && gap <= max_gap).then_some((gap, i, verb))
+                let limit = if i < first_preposition {
+                    max_gap
+                } else if i < last_word {
+                    max_gap.min(max_gap_after_preposition)
+                } else {
+                    return None;
+                };
+                (after_noun && gap <= limit).then_some((gap, i, verb))
             })
             .min();
         let classes = match best {

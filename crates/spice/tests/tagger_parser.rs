@@ -163,11 +163,28 @@ fn a_sentence_with_a_verb_read_as_a_noun_gets_its_verb_back() {
             greedy.iter().all(|t| !t.starts_with("VB")),
             "{caption}: {greedy:?}"
         );
-        let tags = tagger.tag_clause(&w, 50_000);
+        let tags = tagger.tag_clause(&w, 50_000, 20_000);
         let at = w.iter().position(|x| *x == verb).expect("verb in caption");
         assert_eq!(tags[at], tag, "{caption}: {tags:?}");
         assert_eq!(tags.iter().filter(|t| t.starts_with("VB")).count(), 1);
     }
+}
+
+#[test]
+fn a_verb_after_a_prepositional_phrase_needs_a_closer_score() {
+    let (tagger, _) = models();
+    let caption = "A man in a suit dances with a young girl in front of an audience .";
+    let w = words(caption);
+    let at = w.iter().position(|x| *x == "dances").expect("verb in caption");
+    assert_eq!(tagger.tag(&w)[at], "NNS", "greedy tagging reads a compound");
+    assert_eq!(tagger.tag_clause(&w, 50_000, 20_000)[at], "VBZ");
+    assert_eq!(tagger.tag_clause(&w, 50_000, 0)[at], "NNS");
+    // The last word keeps its noun reading, however close its verb score.
+    let w = words("A young girl with makeup and jewelry smiles .");
+    assert_eq!(
+        tagger.tag_clause(&w, 1_000_000, 1_000_000),
+        tagger.tag(&w)
+    );
 }
 
 #[test]
@@ -179,11 +196,11 @@ fn a_fragment_without_a_verb_candidate_keeps_its_nouns() {
         "Three dogs in the snow .",
     ] {
         let w = words(caption);
-        assert_eq!(tagger.tag_clause(&w, 10_000), tagger.tag(&w), "{caption}");
+        assert_eq!(tagger.tag_clause(&w, 10_000, 10_000), tagger.tag(&w), "{caption}");
     }
     // A sentence that has a verb is tagged as greedy tagging tags it.
     let w = words("A man rides a horse on the beach .");
-    assert_eq!(tagger.tag_clause(&w, 1_000_000), tagger.tag(&w));
+    assert_eq!(tagger.tag_clause(&w, 1_000_000, 1_000_000), tagger.tag(&w));
 }
 
 #[test]
@@ -195,12 +212,12 @@ fn a_first_word_read_as_an_interjection_is_the_head_noun() {
         "UH",
         "greedy tagging reads an interjection"
     );
-    assert_eq!(tagger.tag_clause(&w, 50_000)[0], "NN");
+    assert_eq!(tagger.tag_clause(&w, 50_000, 20_000)[0], "NN");
     // Alone, or before punctuation, an interjection stays one.
     for caption in ["Boy", "Boy , that is a big dog ."] {
         let w = words(caption);
         assert_eq!(
-            tagger.tag_clause(&w, 50_000)[0],
+            tagger.tag_clause(&w, 50_000, 20_000)[0],
             tagger.tag(&w)[0],
             "{caption}"
         );
