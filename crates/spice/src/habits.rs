@@ -51,7 +51,11 @@
 //! hanging on the root noun of a fragment (16 of 16: hill, wing, foam, sign, cats, boat, cheese,
 //! spoon, computer, flag, ball, pizza, person, bird, ...) and for most "in front of" there (5 of 7:
 //! tree, chair, beach, suitcase, remote control); it is a habit of the basic tree, applied before
-//! [`crate::enhance`].
+//! [`crate::enhance`]. The same holds for other parts of a thing after any preposition, with or
+//! without a determiner ("a black metal plate on the bottom of a train": `(plate, of, train)`;
+//! "green trees at edge of patio": `(tree, of, patio)`): back, edge, middle, bottom and corner
+//! raise the official graphs reproduced from 70.4 % to 70.7 % and leave Flickr8K unchanged; "side"
+//! and "end" leave the graphs unchanged and are not split.
 //!
 //! **A participle after a comma ends a noun fragment as its predicate.** For "A dog in a grassy
 //! field , looking up ." CoreNLP's PCFG builds a sentence `(S (NP A dog in a grassy field) , (VP
@@ -363,8 +367,22 @@ fn subject_participle_as_clause(g: &mut DepGraph) {
     }
 }
 
-/// "X on top of Y" / "X in front of Y" with X the root noun of the sentence: basic
-/// `nmod(X, top) case(top, on) nmod(top, Y) case(Y, of)` becomes `nmod(X, Y)`, so that Y hangs on X.
+/// The parts of a thing whose "of" phrase the PCFG hangs on the root noun of a fragment, with the
+/// one preposition that must come right before them, or `None` for any preposition, determiners
+/// allowed.
+const FRAGMENT_OF_PARTS: &[(&str, Option<&str>)] = &[
+    ("top", Some("on")),
+    ("front", Some("in")),
+    ("back", None),
+    ("edge", None),
+    ("middle", None),
+    ("bottom", None),
+    ("corner", None),
+];
+
+/// "X on top of Y" / "X in front of Y" / "X on the bottom of Y" with X the root noun of the
+/// sentence: basic `nmod(X, top) case(top, on) nmod(top, Y) case(Y, of)` becomes `nmod(X, Y)`, so
+/// that Y hangs on X.
 fn fragment_of_attachment(g: &mut DepGraph) {
     let mut moves = Vec::new();
     for &x in &g.roots {
@@ -372,15 +390,17 @@ fn fragment_of_attachment(g: &mut DepGraph) {
             continue;
         }
         for middle in g.children(x, "nmod") {
-            let head = (g.word(middle).to_lowercase(), g.children(middle, "case"));
-            let opener = match head.0.as_str() {
-                "top" => "on",
-                "front" => "in",
-                _ => continue,
-            };
-            let [case] = head.1[..] else { continue };
-            if !g.word(case).eq_ignore_ascii_case(opener) || case + 1 != middle {
+            let word = g.word(middle).to_lowercase();
+            let Some(&(_, opener)) = FRAGMENT_OF_PARTS.iter().find(|(w, _)| *w == word) else {
                 continue;
+            };
+            let [case] = g.children(middle, "case")[..] else {
+                continue;
+            };
+            if let Some(opener) = opener {
+                if !g.word(case).eq_ignore_ascii_case(opener) || case + 1 != middle {
+                    continue;
+                }
             }
             for y in g.children(middle, "nmod") {
                 let of_next = g
@@ -717,6 +737,26 @@ mod tests {
         apply_basic(&mut g);
         assert!(g.has_edge(1, 6, "nmod") && !g.has_edge(3, 6, "nmod"));
         assert!(g.has_edge(1, 3, "nmod"));
+    }
+
+    #[test]
+    fn of_after_the_bottom_hangs_on_the_fragment_root() {
+        // "plate on the bottom of a train": official graph (plate, on, bottom), (plate, of, train);
+        // "side" is not among the parts.
+        for (part, moved) in [("bottom", true), ("side", false)] {
+            let mut g = basic(&[
+                ("plate", "NN", 0, "root"),
+                ("on", "IN", 4, "case"),
+                ("the", "DT", 4, "det"),
+                (part, "NN", 1, "nmod"),
+                ("of", "IN", 7, "case"),
+                ("a", "DT", 7, "det"),
+                ("train", "NN", 4, "nmod"),
+            ]);
+            apply_basic(&mut g);
+            assert_eq!(g.has_edge(1, 7, "nmod"), moved, "{part}");
+            assert_eq!(g.has_edge(4, 7, "nmod"), !moved, "{part}");
+        }
     }
 
     #[test]

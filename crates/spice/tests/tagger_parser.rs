@@ -175,16 +175,16 @@ fn a_verb_after_a_prepositional_phrase_needs_a_closer_score() {
     let (tagger, _) = models();
     let caption = "A man in a suit dances with a young girl in front of an audience .";
     let w = words(caption);
-    let at = w.iter().position(|x| *x == "dances").expect("verb in caption");
+    let at = w
+        .iter()
+        .position(|x| *x == "dances")
+        .expect("verb in caption");
     assert_eq!(tagger.tag(&w)[at], "NNS", "greedy tagging reads a compound");
     assert_eq!(tagger.tag_clause(&w, 50_000, 20_000)[at], "VBZ");
     assert_eq!(tagger.tag_clause(&w, 50_000, 0)[at], "NNS");
     // The last word keeps its noun reading, however close its verb score.
     let w = words("A young girl with makeup and jewelry smiles .");
-    assert_eq!(
-        tagger.tag_clause(&w, 1_000_000, 1_000_000),
-        tagger.tag(&w)
-    );
+    assert_eq!(tagger.tag_clause(&w, 1_000_000, 1_000_000), tagger.tag(&w));
 }
 
 #[test]
@@ -196,7 +196,11 @@ fn a_fragment_without_a_verb_candidate_keeps_its_nouns() {
         "Three dogs in the snow .",
     ] {
         let w = words(caption);
-        assert_eq!(tagger.tag_clause(&w, 10_000, 10_000), tagger.tag(&w), "{caption}");
+        assert_eq!(
+            tagger.tag_clause(&w, 10_000, 10_000),
+            tagger.tag(&w),
+            "{caption}"
+        );
     }
     // A sentence that has a verb is tagged as greedy tagging tags it.
     let w = words("A man rides a horse on the beach .");
