@@ -351,7 +351,8 @@ impl Tagger {
     /// trained on verbless COCO fragments takes for a noun: "A dog leaps into the water ." is
     /// `leaps/VBZ` for the PCFG (a clause, `S`), `leaps/NNS` for greedy tagging ("dog leaps" as a
     /// compound). When greedy tagging finds no finite verb (participles and base forms do not
-    /// count: "A black dog bites a white dog while standing on the sand ."), a noun right after a
+    /// count: "A black dog bites a white dog while standing on the sand ."; nor does one right
+    /// after a conjunction, as in "squats/NNS and puts/VBZ"), a noun right after a
     /// noun can become the verb (`NNS` -> `VBZ`, `NN` -> `VBP`); the one whose verb score comes
     /// closest to its own score does, when the gap is at most `max_gap` (in the model's score
     /// units) before the first preposition, or at most `max_gap_after_preposition` (and
@@ -394,9 +395,11 @@ impl Tagger {
                 classes = self.decode(words, &forced, |i, c, s| score_nouns(&mut scored, i, c, s));
             }
         }
-        let has_verb = classes.iter().any(|&c| {
-            let t = name(c);
-            matches!(t, "VBZ" | "VBP" | "VBD" | "MD")
+        // A finite verb right after a conjunction is the second of two ("A small child squats and
+        // puts dirt into his mouth .": `squats/NNS and puts/VBZ`); the first one is still to find.
+        let has_verb = classes.iter().enumerate().any(|(i, &c)| {
+            let finite = matches!(name(c), "VBZ" | "VBP" | "VBD" | "MD");
+            finite && (i == 0 || name(classes[i - 1]) != "CC")
         });
         // A noun inside a prepositional phrase ("Boys in life jackets on a watercraft") needs a
         // clearer verb reading than one right after the subject, and the last word of a caption

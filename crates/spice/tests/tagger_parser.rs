@@ -188,6 +188,16 @@ fn a_verb_after_a_prepositional_phrase_needs_a_closer_score() {
 }
 
 #[test]
+fn a_verb_after_a_conjunction_does_not_stop_the_search() {
+    let (tagger, _) = models();
+    let w = words("A small child squats and puts dirt into his mouth .");
+    let greedy = tagger.tag(&w);
+    assert_eq!((greedy[3], greedy[5]), ("NNS", "VBZ"), "{greedy:?}");
+    let tags = tagger.tag_clause(&w, 50_000, 20_000);
+    assert_eq!((tags[3], tags[5]), ("VBZ", "VBZ"), "{tags:?}");
+}
+
+#[test]
 fn a_fragment_without_a_verb_candidate_keeps_its_nouns() {
     let (tagger, _) = models();
     for caption in [
