@@ -169,7 +169,7 @@
 //! do ("coach and players in dugout": `(coach, in, dugout)`), which our parser mostly does
 //! already (25.7-25.9 %, no gain).
 
-use crate::depgraph::DepGraph;
+use crate::depgraph::{DepGraph, Edge};
 
 /// Applies the habits of the basic tree to one sentence, before [`crate::enhance`].
 pub fn apply_basic(g: &mut DepGraph) {
@@ -181,11 +181,13 @@ pub fn apply_basic(g: &mut DepGraph) {
     trailing_participle_predicate(g);
     participle_after_object(g);
     nearest_noun_conjunct(g);
+    noun_before_nearby(g);
 }
 
 /// Applies the habits of the collapsed graph to one sentence, after [`crate::enhance`].
 pub fn apply(g: &mut DepGraph) {
     fragment_participles(g);
+    noun_before_close_to(g);
 }
 
 /// CoreNLP's converter reads a noun-phrase modifier's label off its tag: a noun is `compound`, an
@@ -556,6 +558,92 @@ fn nearest_noun_conjunct(g: &mut DepGraph) {
             g.add_edge(object, cc, "cc");
         }
     }
+}
+
+/// A noun right before "nearby" + bare noun is a premodifier: "in water nearby rocks" becomes the
+/// flat noun phrase `water/compound nearby/amod rocks` headed by "rocks", which takes the place of
+/// "water" in the tree along with its dependents ("in"). See the module doc for the evidence.
+fn noun_before_nearby(g: &mut DepGraph) {
+    for i in 2..g.len() {
+        let (n1, n2) = (i - 1, i + 1);
+        if !g.word(i).eq_ignore_ascii_case("nearby")
+            || !g.is_noun(n1)
+            || !g.is_noun(n2)
+            || !g.has_edge(n2, i, "case")
+        {
+            continue;
+        }
+        let old: Vec<Edge> = g
+            .edges
+            .iter()
+            .filter(|e| e.dep == n2 || (e.gov == n2 && e.dep == i))
+            .cloned()
+            .collect();
+        for e in old {
+            g.remove_edge(e.gov, e.dep, &e.rel);
+        }
+        g.add_edge(n2, i, "amod");
+        g.tokens[i - 1].tag = "JJ".to_string();
+        take_place_of(g, n1, n2);
+    }
+}
+
+/// A noun right before "close to" is a premodifier of "close" read as a noun: "through water
+/// close to the shore" becomes `water/compound close/NN` in the place of "water", with "to the
+/// shore" as `nmod:to` of "close". Runs on the collapsed graph, after [`crate::enhance`] has
+/// folded "close to" into one preposition (`nmod:close_to`, `case` + `mwe`). See the module doc
+/// for the evidence.
+fn noun_before_close_to(g: &mut DepGraph) {
+    for i in 2..g.len() {
+        let (n1, to) = (i - 1, i + 1);
+        if !g.word(i).eq_ignore_ascii_case("close") || !g.is_noun(n1) || !g.has_edge(i, to, "mwe") {
+            continue;
+        }
+        let Some(object) = g.parents(i, "case").into_iter().next() else {
+            continue;
+        };
+        let stale: Vec<Edge> = g
+            .edges
+            .iter()
+            .filter(|e| {
+                (e.dep == object && e.rel == "nmod:close_to")
+                    || (e.gov == object && e.dep == i)
+                    || (e.gov == i && e.dep == to)
+            })
+            .cloned()
+            .collect();
+        for e in stale {
+            g.remove_edge(e.gov, e.dep, &e.rel);
+        }
+        g.add_edge(object, to, "case");
+        g.add_edge(i, object, "nmod:to");
+        g.tokens[i - 1].tag = "NN".to_string();
+        g.tokens[i - 1].lemma = "close".to_string();
+        take_place_of(g, n1, i);
+    }
+}
+
+/// `head` takes every edge into and out of `noun` (and its place among the roots), and `noun`
+/// becomes its `compound`.
+fn take_place_of(g: &mut DepGraph, noun: usize, head: usize) {
+    let moved: Vec<Edge> = g
+        .edges
+        .iter()
+        .filter(|e| e.gov == noun || e.dep == noun)
+        .cloned()
+        .collect();
+    for e in moved {
+        g.remove_edge(e.gov, e.dep, &e.rel);
+        if e.gov == noun && e.dep != head {
+            g.add_edge(head, e.dep, e.rel);
+        } else if e.dep == noun && e.gov != head {
+            g.add_edge(e.gov, head, e.rel);
+        }
+    }
+    for r in g.roots.iter_mut().filter(|r| **r == noun) {
+        *r = head;
+    }
+    g.add_edge(head, noun, "compound");
 }
 
 /// Whether `noun` is an object of `verb` (`dobj` or `nmod`), directly or through a chain of
