@@ -230,6 +230,7 @@ pub fn apply_basic(g: &mut DepGraph) {
     nearest_noun_conjunct(g);
     noun_before_nearby(g);
     coordinated_fragment_participle(g);
+    colour_complement_adjective(g);
 }
 
 /// Applies the habits of the collapsed graph to one sentence, after [`crate::enhance`].
@@ -605,6 +606,50 @@ fn nearest_noun_conjunct(g: &mut DepGraph) {
             g.remove_edge(head, cc, "cc");
             g.add_edge(object, cc, "cc");
         }
+    }
+}
+
+/// Colour words that can stand alone for clothing ("dressed in green", "wearing blue").
+const COLOURS: [&str; 17] = [
+    "black", "blue", "brown", "gold", "gray", "green", "grey", "maroon", "navy", "orange", "pink",
+    "purple", "red", "silver", "tan", "white", "yellow",
+];
+
+fn is_colour(g: &DepGraph, i: usize) -> bool {
+    let w = g.word(i).to_lowercase();
+    COLOURS.contains(&w.as_str())
+}
+
+/// A colour standing alone as the complement of "dressed in" or "wearing" is an adjective:
+/// "A woman dressed in green is playing ..." gives no object "green". See the module doc.
+fn colour_complement_adjective(g: &mut DepGraph) {
+    let mut retag = Vec::new();
+    for e in &g.edges {
+        let c = e.dep;
+        if !is_colour(g, c) || !g.is_noun(c) || e.gov >= c {
+            continue;
+        }
+        let gov_word = g.word(e.gov).to_lowercase();
+        let complement = match e.rel.as_str() {
+            "nmod" => {
+                gov_word == "dressed"
+                    && g.children(c, "case").iter().any(|&k| g.word(k).eq_ignore_ascii_case("in"))
+            }
+            "dobj" => matches!(gov_word.as_str(), "wearing" | "wears" | "wear"),
+            _ => false,
+        };
+        // A bare colour: nothing but its preposition, conjuncts and punctuation hangs on it.
+        let bare = g
+            .outgoing(c)
+            .iter()
+            .all(|m| matches!(m.rel.as_str(), "case" | "cc" | "conj" | "punct"));
+        if complement && bare {
+            retag.push(c);
+            retag.extend(g.children(c, "conj").into_iter().filter(|&k| is_colour(g, k)));
+        }
+    }
+    for c in retag {
+        g.tokens[c - 1].tag = "JJ".to_string();
     }
 }
 
