@@ -359,7 +359,10 @@ impl Tagger {
     /// `max_gap`) after it and before the last word ("A man in a suit dances with ...", where
     /// "Boys in life jackets on a watercraft" and "... looking at her finger nails ." keep their
     /// nouns), and the tokens after it are tagged again. A first word read as an interjection
-    /// before another word ("Boy in pajamas ...") is a noun.
+    /// before another word ("Boy in pajamas ...") is a noun. A noun right after worn colours ("A
+    /// man in red pushes ...", see [`worn_colours`]) can become the verb within `max_gap`, even as
+    /// the last word, and colours before a finite verb there are nouns (the PCFG's `NN`, which
+    /// SPICE proposes as objects; see the colour habit in [`crate::habits`] for the evidence).
     pub fn tag_clause(
         &self,
         words: &[&str],
@@ -413,10 +416,17 @@ impl Tagger {
             .iter()
             .rposition(|w| !matches!(*w, "." | "!" | "?"))
             .unwrap_or(0);
+        // The colours of "A woman in white perform ..." ("in blue and white", "wearing blue") are
+        // the PCFG's nouns and the word after them its verb, last word or not ("a young girl
+        // wearing blue smiles .").
+        let worn = |classes: &[usize], i: usize| worn_colours(words, i, |k| name(classes[k]));
         let best = (1..classes.len())
             .filter(|_| !has_verb)
             .filter_map(|i| {
                 let (gap, verb) = scored[i]?;
+                if worn(&classes, i).is_some() {
+                    return (gap <= max_gap).then_some((gap, i, verb));
+                }
                 let after_noun = matches!(name(classes[i - 1]), "NN" | "NNS" | "NNP" | "NNPS");
                 let limit = if i < first_preposition {
                     max_gap
@@ -435,8 +445,51 @@ impl Tagger {
             }
             None => classes,
         };
+        // A colour before a finite verb is a noun.
+        let mut colours = Vec::new();
+        for i in 0..classes.len() {
+            if matches!(name(classes[i]), "VBZ" | "VBP" | "VBD") {
+                if let Some(span) = worn(&classes, i) {
+                    forced.push((i, classes[i]));
+                    colours.extend(span);
+                }
+            }
+        }
+        let classes = match class("NN") {
+            Some(nn) if !colours.is_empty() => {
+                forced.extend(colours.into_iter().map(|k| (k, nn)));
+                self.decode(words, &forced, |_, _, _| {})
+            }
+            _ => classes,
+        };
         classes.into_iter().map(name).collect()
     }
+}
+
+/// The positions of the colours right before position `i` that are worn, as in "A man in red
+/// pushes ...", "... in black and orange walks ...", "... wearing blue smiles .": one colour or
+/// several joined by "and" or commas, after "in" that follows a noun (`tag` gives the tag at a
+/// position) or after "wearing". `None` if the words before `i` are not such colours.
+fn worn_colours<'a>(
+    words: &[&str],
+    i: usize,
+    tag: impl Fn(usize) -> &'a str,
+) -> Option<Vec<usize>> {
+    let is_colour = |k: usize| crate::habits::is_colour_word(words[k]);
+    let mut k = i.checked_sub(1)?;
+    if !is_colour(k) {
+        return None;
+    }
+    let mut colours = Vec::new();
+    while k > 0 && (is_colour(k) || (matches!(words[k], "and" | ",") && is_colour(k - 1))) {
+        if is_colour(k) {
+            colours.push(k);
+        }
+        k -= 1;
+    }
+    let before = words[k].to_lowercase();
+    let noun_in = before == "in" && k > 0 && matches!(tag(k - 1), "NN" | "NNS" | "NNP" | "NNPS");
+    (noun_in || before == "wearing").then_some(colours)
 }
 
 /// Maps a model's class names onto [`TAGS`].
@@ -658,6 +711,27 @@ mod tests {
             })
             .unzip();
         (w, t)
+    }
+
+    #[test]
+    fn finds_worn_colours() {
+        let tags = |s: &str| s.split(' ').map(str::to_string).collect::<Vec<_>>();
+        let words: Vec<&str> = "A man in red and white walks".split(' ').collect();
+        let t = tags("DT NN IN JJ CC JJ NNS");
+        assert_eq!(worn_colours(&words, 6, |k| t[k].as_str()), Some(vec![5, 3]));
+        // Not after a noun's "in", nor without "in"/"wearing", nor right after the preposition.
+        let words: Vec<&str> = "Sitting in red walks".split(' ').collect();
+        let t = tags("VBG IN JJ NNS");
+        assert_eq!(worn_colours(&words, 3, |k| t[k].as_str()), None);
+        let words: Vec<&str> = "A girl wearing blue smiles".split(' ').collect();
+        let t = tags("DT NN VBG JJ NNS");
+        assert_eq!(worn_colours(&words, 4, |k| t[k].as_str()), Some(vec![3]));
+        assert_eq!(worn_colours(&words, 3, |k| t[k].as_str()), None);
+        let words: Vec<&str> = "A red dog".split(' ').collect();
+        let t = tags("DT JJ NN");
+        assert_eq!(worn_colours(&words, 2, |k| t[k].as_str()), None);
+        let words: Vec<&str> = "red walks".split(' ').collect();
+        assert_eq!(worn_colours(&words, 1, |_| "NN"), None);
     }
 
     #[test]
