@@ -359,7 +359,8 @@ impl Tagger {
     /// `max_gap`) after it and before the last word ("A man in a suit dances with ...", where
     /// "Boys in life jackets on a watercraft" and "... looking at her finger nails ." keep their
     /// nouns), and the tokens after it are tagged again. A first word read as an interjection
-    /// before another word ("Boy in pajamas ...") is a noun. A noun right after worn colours ("A
+    /// before another word ("Boy in pajamas ...") is a noun, and so is a word of
+    /// [`NOUN_LIKE_VERBS`] after a noun. A noun right after worn colours ("A
     /// man in red pushes ...", see [`worn_colours`]) can become the verb within `max_gap`, even as
     /// the last word, and colours before a finite verb there are nouns (the PCFG's `NN`, which
     /// SPICE proposes as objects; see the colour habit in [`crate::habits`] for the evidence).
@@ -396,6 +397,28 @@ impl Tagger {
                 forced.push((0, nn));
                 scored = vec![None; words.len()];
                 classes = self.decode(words, &forced, |i, c, s| score_nouns(&mut scored, i, c, s));
+            }
+        }
+        // Verbs the PCFG reads as nouns after a noun ("A dog races along the grassy track .").
+        if let (Some(nn), Some(nns)) = (class("NN"), class("NNS")) {
+            let nouns: Vec<(usize, usize)> = (1..words.len())
+                .filter(|&i| {
+                    let noun_before = matches!(name(classes[i - 1]), "NN" | "NNS" | "NNP" | "NNPS");
+                    noun_before
+                        && NOUN_LIKE_VERBS
+                            .iter()
+                            .any(|w| w.eq_ignore_ascii_case(words[i]))
+                        && matches!(name(classes[i]), "VBZ" | "VBP" | "NN" | "NNS")
+                })
+                .map(|i| (i, if words[i].ends_with('s') { nns } else { nn }))
+                .collect();
+            if !nouns.is_empty() {
+                forced.extend(nouns);
+                scored = vec![None; words.len()];
+                classes = self.decode(words, &forced, |i, c, s| score_nouns(&mut scored, i, c, s));
+                for &(i, _) in &forced {
+                    scored[i] = None;
+                }
             }
         }
         // A finite verb right after a conjunction is the second of two ("A small child squats and
@@ -491,6 +514,16 @@ fn worn_colours<'a>(
     let noun_in = before == "in" && k > 0 && matches!(tag(k - 1), "NN" | "NNS" | "NNP" | "NNPS");
     (noun_in || before == "wearing").then_some(colours)
 }
+
+/// Words that are verbs for our tagger but nouns for CoreNLP's PCFG right after a noun (as in its
+/// newspaper treebank, where "races" are mostly elections): "A dog races along the grassy track ."
+/// and "A motorcyclist races around a track ." have the official counts of `races/NNS` (5 and 4:
+/// `(race, dog)`, `(race, along, track)`, ...), and so has "Two boys on ice skates race on an
+/// outdoor ice rink ." (10); "Two greyhounds race ." (official 1) comes one tuple closer. On
+/// Flickr8K raw captions: exact tp/fp/fn 28.9 % -> 29.1 %, MAE 0.00498 -> 0.0049. The same test
+/// on the 129 other verbs that follow a noun in Flickr8K at least twice ("stands", "looks",
+/// "plays", "smiles", ...) finds none that the official counts read as a noun.
+const NOUN_LIKE_VERBS: &[&str] = &["race", "races"];
 
 /// Maps a model's class names onto [`TAGS`].
 fn static_tags(names: &[String], what: &str) -> Result<Vec<&'static str>, ModelError> {

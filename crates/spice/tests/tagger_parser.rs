@@ -198,6 +198,16 @@ fn a_verb_after_a_conjunction_does_not_stop_the_search() {
 }
 
 #[test]
+fn races_after_a_noun_is_a_noun() {
+    let (tagger, _) = models();
+    let w = words("A dog races along the grassy track .");
+    assert_eq!(tagger.tag_clause(&w, 50_000, 20_000)[2], "NNS");
+    // After a pronoun it stays the verb.
+    let w = words("He races along the track .");
+    assert_eq!(tagger.tag_clause(&w, 50_000, 20_000)[1], "VBZ");
+}
+
+#[test]
 fn a_fragment_without_a_verb_candidate_keeps_its_nouns() {
     let (tagger, _) = models();
     for caption in [
