@@ -189,9 +189,9 @@ impl Engine {
 /// splits its subject from its verb ("... climbs a large rock while someone casting a shadow takes
 /// her picture": `advcl(rock, casting)`, `conj(climbs, takes)`, no subject for "takes"), where
 /// with `RB` it gives `nsubj(takes, someone)`, `acl(someone, casting)`, the official count (11).
-/// Found by perturbing each candidate's tags one at a time (branch `perturb`, tool in
-/// /work/briefs/tools/perturb.rs): `while IN -> RB` gives the official count for 3 Flickr8K
-/// candidates and changes none that agreed. Measured on Flickr8K raw captions: exact tp/fp/fn
+/// Found by perturbing each Flickr8K candidate's tags one at a time and re-parsing (a one-off
+/// search, not kept): `while IN -> RB` gives the official count for 3 candidates and changes none
+/// that agreed. Measured on Flickr8K raw captions: exact tp/fp/fn
 /// 1,597 -> 1,607 of 5,664 (28.2 -> 28.4 %), same candidate count 4,663 -> 4,684, same
 /// reference count 1,967 -> 1,964, same tp unchanged (5,458), MAE of F unchanged (0.00499);
 /// official graphs unchanged (70.7 %); PTB-tokenized input: exact 17.4 % unchanged, MAE 0.0066
