@@ -31,7 +31,7 @@ fn flickr8k_counts_do_not_fall_back() {
     .expect("flickr8k");
     assert_eq!(a.captions, 5664);
     assert!(
-        a.exact_share() >= 0.295,
+        a.exact_share() >= 0.30,
         "{:.1} % of captions with the official tp/fp/fn",
         100.0 * a.exact_share()
     );
