@@ -981,8 +981,6 @@ fn while_gerund_noun_phrase(g: &mut DepGraph) {
     }
 }
 
-/// Whether `noun` is an object of `verb` (`dobj` or `nmod`), directly or through a chain of
-/// nouns each the `dobj`/`nmod` of the next ("the side of the road" under "on").
 /// A noun phrase after a comma that our parser makes the direct object of a verb whose objects
 /// or prepositional phrases all come before the comma ("Two dogs fight over a stick on a grassy
 /// field , a lake in the background .") is an appositive of the verb's last object before the
@@ -1032,6 +1030,8 @@ fn subtree_start(g: &DepGraph, node: usize) -> usize {
     start
 }
 
+/// Whether `noun` is an object of `verb` (`dobj` or `nmod`), directly or through a chain of
+/// nouns each the `dobj`/`nmod` of the next ("the side of the road" under "on").
 fn object_of(g: &DepGraph, noun: usize, verb: usize) -> bool {
     let mut current = noun;
     // A tree path is acyclic; the bound only guards against a malformed graph.
