@@ -570,7 +570,7 @@ fn trailing_participle_predicate(g: &mut DepGraph) {
             c >= 2
                 && g.word(c - 1) == ","
                 && g.tag(c) == "VBG"
-                && ends.get_or_insert_with(|| subtree_ends(g))[c] >= end
+                && ends.get_or_insert_with(|| subtree_spans(g).1)[c] >= end
         });
         if let Some(clause) = clause {
             g.remove_edge(root, clause, "acl");
@@ -581,9 +581,9 @@ fn trailing_participle_predicate(g: &mut DepGraph) {
     }
 }
 
-/// For every token of a basic tree, the last token of its subtree (index 0 unused), in time
-/// linear in the sentence: one depth-first walk from the roots.
-fn subtree_ends(g: &DepGraph) -> Vec<usize> {
+/// For every token of a basic tree, the first and the last token of its subtree (index 0
+/// unused), in time linear in the sentence: one depth-first walk from the roots.
+fn subtree_spans(g: &DepGraph) -> (Vec<usize>, Vec<usize>) {
     let n = g.len();
     let mut children: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
     for e in &g.edges {
@@ -591,6 +591,7 @@ fn subtree_ends(g: &DepGraph) -> Vec<usize> {
             children[e.gov].push(e.dep);
         }
     }
+    let mut starts: Vec<usize> = (0..=n).collect();
     let mut ends: Vec<usize> = (0..=n).collect();
     let mut visited = vec![false; n + 1];
     for &root in &g.roots {
@@ -599,6 +600,7 @@ fn subtree_ends(g: &DepGraph) -> Vec<usize> {
         while let Some((x, expanded)) = stack.pop() {
             if expanded {
                 for &c in &children[x] {
+                    starts[x] = starts[x].min(starts[c]);
                     ends[x] = ends[x].max(ends[c]);
                 }
                 continue;
@@ -616,7 +618,7 @@ fn subtree_ends(g: &DepGraph) -> Vec<usize> {
             );
         }
     }
-    ends
+    (starts, ends)
 }
 
 /// A present participle clause `advcl(V, P)` without a marker or a subject, right after a noun N
@@ -988,12 +990,13 @@ fn while_gerund_noun_phrase(g: &mut DepGraph) {
 /// See the module doc.
 fn comma_noun_phrase_appositive(g: &mut DepGraph) {
     let mut moves = Vec::new();
+    let mut starts: Option<Vec<usize>> = None;
     for e in &g.edges {
         let (verb, object) = (e.gov, e.dep);
         if e.rel != "dobj" || !g.is_noun(object) || !g.tag(verb).starts_with("VB") {
             continue;
         }
-        let start = subtree_start(g, object);
+        let start = starts.get_or_insert_with(|| subtree_spans(g).0)[object];
         let comma = start.saturating_sub(1);
         if comma <= verb || g.word(comma) != "," {
             continue;
@@ -1012,22 +1015,6 @@ fn comma_noun_phrase_appositive(g: &mut DepGraph) {
         g.remove_edge(verb, object, "dobj");
         g.add_edge(host, object, "appos");
     }
-}
-
-/// The first token of the subtree under `node` (1-based).
-fn subtree_start(g: &DepGraph, node: usize) -> usize {
-    let mut start = node;
-    let mut stack = vec![node];
-    let mut seen = vec![false; g.len() + 1];
-    while let Some(x) = stack.pop() {
-        if x > g.len() || seen[x] {
-            continue;
-        }
-        seen[x] = true;
-        start = start.min(x);
-        stack.extend(g.outgoing(x).iter().map(|c| c.dep));
-    }
-    start
 }
 
 /// Whether `noun` is an object of `verb` (`dobj` or `nmod`), directly or through a chain of
