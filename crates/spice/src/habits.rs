@@ -436,8 +436,7 @@ fn participle_noun_head(g: &mut DepGraph) {
         {
             continue;
         }
-        g.tokens[p - 1].tag = "NN".to_string();
-        g.tokens[p - 1].lemma = crate::lemmatize::lemma(&word, "NN");
+        retag(g, p, "NN");
         g.remove_edge(root, p, "acl");
         if g.is_plural_noun(root) {
             g.add_edge(root, p, "dep");
@@ -456,9 +455,7 @@ fn participle_noun_head(g: &mut DepGraph) {
             g.add_edge(p, dep, rel);
         }
         g.add_edge(p, root, "compound");
-        for r in g.roots.iter_mut().filter(|r| **r == root) {
-            *r = p;
-        }
+        reroot(g, root, p);
     }
 }
 
@@ -491,9 +488,7 @@ fn subject_participle_as_clause(g: &mut DepGraph) {
         }
         g.remove_edge(p, n, "nsubj");
         g.add_edge(n, p, "acl");
-        for r in g.roots.iter_mut().filter(|r| **r == p) {
-            *r = n;
-        }
+        reroot(g, p, n);
     }
 }
 
@@ -723,7 +718,7 @@ fn is_colour(g: &DepGraph, i: usize) -> bool {
 /// "wearing") is an adjective: "A woman dressed in green is playing ..." gives no object "green".
 /// See the module doc for the evidence.
 fn colour_complement_adjective(g: &mut DepGraph) {
-    let mut retag = Vec::new();
+    let mut adjectives = Vec::new();
     for e in &g.edges {
         let c = e.dep;
         if !is_colour(g, c) || !g.is_noun(c) || e.gov >= c {
@@ -753,16 +748,16 @@ fn colour_complement_adjective(g: &mut DepGraph) {
             .iter()
             .all(|m| matches!(m.rel.as_str(), "case" | "cc" | "conj" | "punct"));
         if complement && bare {
-            retag.push(c);
-            retag.extend(
+            adjectives.push(c);
+            adjectives.extend(
                 g.children(c, "conj")
                     .into_iter()
                     .filter(|&k| is_colour(g, k)),
             );
         }
     }
-    for c in retag {
-        g.tokens[c - 1].tag = "JJ".to_string();
+    for c in adjectives {
+        retag(g, c, "JJ");
     }
 }
 
@@ -789,7 +784,7 @@ fn noun_before_nearby(g: &mut DepGraph) {
             g.remove_edge(e.gov, e.dep, &e.rel);
         }
         g.add_edge(n2, i, "amod");
-        g.tokens[i - 1].tag = "JJ".to_string();
+        retag(g, i, "JJ");
         take_place_of(g, n1, n2);
     }
 }
@@ -823,8 +818,7 @@ fn noun_before_close_to(g: &mut DepGraph) {
         }
         g.add_edge(object, to, "case");
         g.add_edge(i, object, "nmod:to");
-        g.tokens[i - 1].tag = "NN".to_string();
-        g.tokens[i - 1].lemma = "close".to_string();
+        retag(g, i, "NN");
         take_place_of(g, n1, i);
     }
 }
@@ -846,9 +840,7 @@ fn take_place_of(g: &mut DepGraph, noun: usize, head: usize) {
             g.add_edge(e.gov, head, e.rel);
         }
     }
-    for r in g.roots.iter_mut().filter(|r| **r == noun) {
-        *r = head;
-    }
+    reroot(g, noun, head);
     g.add_edge(head, noun, "compound");
 }
 
@@ -892,9 +884,7 @@ fn participle_root_fragment(g: &mut DepGraph) {
             g.add_edge(n, p, "punct");
         }
         g.add_edge(host, root, "acl");
-        for r in g.roots.iter_mut().filter(|r| **r == root) {
-            *r = n;
-        }
+        reroot(g, root, n);
     }
 }
 
@@ -973,10 +963,7 @@ fn while_gerund_noun_phrase(g: &mut DepGraph) {
             g.remove_edge(participle, dep, &rel);
             g.add_edge(object, dep, rel);
         }
-        let word = g.word(participle).to_lowercase();
-        let token = &mut g.tokens[participle - 1];
-        token.tag = "NN".into();
-        token.lemma = crate::lemmatize::lemma(&word, "NN");
+        retag(g, participle, "NN");
         g.add_edge(head, object, "nmod");
         g.add_edge(object, participle, "compound");
         g.add_edge(object, marker, "case");
@@ -1014,6 +1001,21 @@ fn comma_noun_phrase_appositive(g: &mut DepGraph) {
     for (verb, object, host) in moves {
         g.remove_edge(verb, object, "dobj");
         g.add_edge(host, object, "appos");
+    }
+}
+
+/// Gives token `i` a new tag and the lemma CoreNLP's Morphology gives the word with that tag.
+fn retag(g: &mut DepGraph, i: usize, tag: &str) {
+    let lemma = crate::lemmatize::lemma(g.word(i), tag);
+    let token = &mut g.tokens[i - 1];
+    token.tag = tag.to_string();
+    token.lemma = lemma;
+}
+
+/// `to` takes `from`'s place among the roots.
+fn reroot(g: &mut DepGraph, from: usize, to: usize) {
+    for r in g.roots.iter_mut().filter(|r| **r == from) {
+        *r = to;
     }
 }
 
