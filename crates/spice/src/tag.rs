@@ -13,6 +13,7 @@
 
 use std::sync::OnceLock;
 
+use crate::depgraph::is_noun_tag;
 use crate::perceptron::{
     self, feat, hash_lower, hash_str, put_str, put_varint, IdMap, ModelError, Reader, Trainer,
     Weights,
@@ -384,9 +385,15 @@ impl Tagger {
                 };
                 scored[i] = Some((scores[chosen] - scores[verb], verb));
             };
+        // Greedy tagging with some classes forced, and the verb gap of every noun it chose (forced
+        // tokens have none).
+        let decode_scored = |forced: &[(usize, usize)]| {
+            let mut scored: Vec<Option<(i32, usize)>> = vec![None; words.len()];
+            let classes = self.decode(words, forced, |i, c, s| score_nouns(&mut scored, i, c, s));
+            (classes, scored)
+        };
         let mut forced = Vec::new();
-        let mut scored: Vec<Option<(i32, usize)>> = vec![None; words.len()];
-        let mut classes = self.decode(words, &forced, |i, c, s| score_nouns(&mut scored, i, c, s));
+        let (mut classes, mut scored) = decode_scored(&forced);
         // A capitalised first word read as an interjection ("Boy in pajamas ...", `UH` as in "Boy,
         // that hurts") is the head noun of the caption for the PCFG.
         let next_is_word = words
@@ -395,16 +402,14 @@ impl Tagger {
         if let (Some(&first), Some(nn)) = (classes.first(), class("NN")) {
             if name(first) == "UH" && next_is_word {
                 forced.push((0, nn));
-                scored = vec![None; words.len()];
-                classes = self.decode(words, &forced, |i, c, s| score_nouns(&mut scored, i, c, s));
+                (classes, scored) = decode_scored(&forced);
             }
         }
         // Verbs the PCFG reads as nouns after a noun ("A dog races along the grassy track .").
         if let (Some(nn), Some(nns)) = (class("NN"), class("NNS")) {
             let nouns: Vec<(usize, usize)> = (1..words.len())
                 .filter(|&i| {
-                    let noun_before = matches!(name(classes[i - 1]), "NN" | "NNS" | "NNP" | "NNPS");
-                    noun_before
+                    is_noun_tag(name(classes[i - 1]))
                         && NOUN_LIKE_VERBS
                             .iter()
                             .any(|w| w.eq_ignore_ascii_case(words[i]))
@@ -414,11 +419,7 @@ impl Tagger {
                 .collect();
             if !nouns.is_empty() {
                 forced.extend(nouns);
-                scored = vec![None; words.len()];
-                classes = self.decode(words, &forced, |i, c, s| score_nouns(&mut scored, i, c, s));
-                for &(i, _) in &forced {
-                    scored[i] = None;
-                }
+                (classes, scored) = decode_scored(&forced);
             }
         }
         // A finite verb right after a conjunction is the second of two ("A small child squats and
@@ -450,7 +451,7 @@ impl Tagger {
                 if worn(&classes, i).is_some() {
                     return (gap <= max_gap).then_some((gap, i, verb));
                 }
-                let after_noun = matches!(name(classes[i - 1]), "NN" | "NNS" | "NNP" | "NNPS");
+                let after_noun = is_noun_tag(name(classes[i - 1]));
                 let limit = if i < first_preposition {
                     max_gap
                 } else if i < last_word {
@@ -511,7 +512,7 @@ fn worn_colours<'a>(
         k -= 1;
     }
     let before = words[k].to_lowercase();
-    let noun_in = before == "in" && k > 0 && matches!(tag(k - 1), "NN" | "NNS" | "NNP" | "NNPS");
+    let noun_in = before == "in" && k > 0 && is_noun_tag(tag(k - 1));
     (noun_in || before == "wearing").then_some(colours)
 }
 
