@@ -125,9 +125,13 @@ impl Engine {
                 CLAUSE_GAP_FRAGMENT
             };
             let tags = tagger.tag_clause(&words, max_gap, CLAUSE_GAP_AFTER_PREPOSITION);
-            let mut g = parser.graph(&words, &parser_tags(&words, &tags));
-            for (t, tag) in g.tokens.iter_mut().zip(&tags) {
-                t.tag = tag.to_string();
+            let shown = parser_tags(&words, &tags);
+            let mut g = parser.graph(&words, &shown);
+            // The graph keeps the tagger's tags where the parser was shown another.
+            for ((t, tag), seen) in g.tokens.iter_mut().zip(&tags).zip(&shown) {
+                if tag != seen {
+                    t.tag = tag.to_string();
+                }
             }
             for t in &mut g.tokens {
                 t.lemma = lemmatize::lemma(&t.word, &t.tag);
