@@ -209,7 +209,7 @@
 //! wearing dark sunglasses smiling": 4; "a woman enjoying her reading at a coffee shop": 5), the
 //! noun's `acl` the participle: CoreNLP's PCFG builds no clause without an auxiliary, so an
 //! intransitive participle gives no `(noun, verb)` tuple, and a lowercase fragment without final
-//! punctuation then falls to [`fragment_participles`]. A comma between noun and participle keeps
+//! punctuation then falls to `fragment_participles`. A comma between noun and participle keeps
 //! the clause that "a noun fragment , participle" gets on purpose (moving it broke "A dog in a
 //! grassy field , looking up ." and "an old man , with a grey beard , riding his bike"). From
 //! 1,660 exact (after the appositive habit below), it raises the Flickr8K raw exact agreement to

@@ -361,8 +361,8 @@ impl Tagger {
     /// "Boys in life jackets on a watercraft" and "... looking at her finger nails ." keep their
     /// nouns), and the tokens after it are tagged again. A first word read as an interjection
     /// before another word ("Boy in pajamas ...") is a noun, and so is a word of
-    /// [`NOUN_LIKE_VERBS`] after a noun. A noun right after worn colours ("A
-    /// man in red pushes ...", see [`worn_colours`]) can become the verb within `max_gap`, even as
+    /// `NOUN_LIKE_VERBS` after a noun. A noun right after worn colours ("A
+    /// man in red pushes ...", see `worn_colours`) can become the verb within `max_gap`, even as
     /// the last word, and colours before a finite verb there are nouns (the PCFG's `NN`, which
     /// SPICE proposes as objects; see the colour habit in [`crate::habits`] for the evidence).
     pub fn tag_clause(
