@@ -5,10 +5,11 @@
 //! (default: `../shared/fidelity` next to the repository). `scripts/fidelity-report` runs it;
 //! with `FIDELITY_DIFFS=1` it also lists the graphs we do not reproduce, on standard error.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use spice::{fidelity, Engine, EngineOptions};
+use spice::fidelity::{self, Half};
+use spice::{Engine, EngineOptions};
 
 fn main() -> ExitCode {
     match run() {
@@ -61,5 +62,44 @@ fn run() -> Result<(), String> {
         g.precision,
         g.recall
     );
+    parser_cache_table(&engine, &dir)
+}
+
+/// The official parser's own proposals on COCO-form captions (`official-parser-cache/`), per
+/// file and per half of the committed hash split.
+fn parser_cache_table(engine: &Engine, dir: &Path) -> Result<(), String> {
+    println!(
+        "\nofficial parser proposals (official-parser-cache/; P / R = tuple precision / recall)\n"
+    );
+    println!("| file | half | captions | exact proposal set | objects P / R | attributes P / R | relations P / R | all P / R |");
+    println!("|---|---|---|---|---|---|---|---|");
+    for file in ["captions-a.jsonl", "captions-b.jsonl"] {
+        let entries = fidelity::read_parser_cache(&dir.join("official-parser-cache").join(file))?;
+        for half in [Half::Tuning, Half::HeldOut] {
+            let a = fidelity::parser_cache(engine, &entries, half);
+            let pr =
+                |k: fidelity::KindAgreement| format!("{:.3} / {:.3}", k.precision(), k.recall());
+            println!(
+                "| {file} | {} | {} | {:.1} % | {} | {} | {} | {} |",
+                half.name(),
+                a.captions,
+                100.0 * a.exact_share(),
+                pr(a.kinds[0]),
+                pr(a.kinds[1]),
+                pr(a.kinds[2]),
+                pr(a.total())
+            );
+            // Differences of the tuning half only: the held-out half is not for looking at.
+            if half == Half::Tuning && std::env::var_os("FIDELITY_DIFFS").is_some() {
+                for (caption, ours, theirs) in &a.differences {
+                    eprintln!(
+                        "[{file}] {caption}\n  ours only:   {}\n  theirs only: {}",
+                        ours.join(" "),
+                        theirs.join(" ")
+                    );
+                }
+            }
+        }
+    }
     Ok(())
 }

@@ -191,3 +191,161 @@ pub fn parser_graphs(engine: &Engine, dir: &Path) -> Result<GraphAgreement, Stri
     g.recall = common as f64 / theirs_n.max(1) as f64;
     Ok(g)
 }
+
+/// Which half of an evidence file a caption belongs to: a fixed hash of its text (FNV-1a, 64
+/// bits) decides, so every measurement, now and later, uses the same halves. Habits and training
+/// may look at [`Half::Tuning`] only; [`Half::HeldOut`] is for reporting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Half {
+    Tuning,
+    HeldOut,
+}
+
+impl Half {
+    pub fn of(text: &str) -> Half {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in text.bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        // The top bit: FNV-1a's low bits follow the last byte too closely.
+        if h >> 63 == 0 {
+            Half::Tuning
+        } else {
+            Half::HeldOut
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Half::Tuning => "tuning",
+            Half::HeldOut => "held-out",
+        }
+    }
+}
+
+/// A proposal as the official parser cache writes it: `[object]`, `[object, attribute]`,
+/// `[subject, relation, object]`.
+pub fn printed_proposal(p: &crate::Proposal) -> Vec<String> {
+    match p.0.as_slice() {
+        [s, o, r] => vec![s.clone(), r.clone(), o.clone()],
+        other => other.to_vec(),
+    }
+}
+
+/// Agreement of tuples of one kind (objects, attributes or relations).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct KindAgreement {
+    pub common: usize,
+    pub ours: usize,
+    pub theirs: usize,
+}
+
+impl KindAgreement {
+    pub fn precision(&self) -> f64 {
+        self.common as f64 / self.ours.max(1) as f64
+    }
+    pub fn recall(&self) -> f64 {
+        self.common as f64 / self.theirs.max(1) as f64
+    }
+}
+
+/// Agreement with the official parser's proposals on one half of a parser-cache file.
+#[derive(Debug, Clone, Default)]
+pub struct CacheAgreement {
+    pub captions: usize,
+    /// Captions whose proposal set equals the official one.
+    pub exact: usize,
+    /// Objects, attributes, relations (proposal sets, duplicates removed).
+    pub kinds: [KindAgreement; 3],
+    /// For each caption we do not reproduce: (caption, tuples only we give, tuples only they give).
+    pub differences: Vec<(String, Vec<String>, Vec<String>)>,
+}
+
+impl CacheAgreement {
+    pub fn exact_share(&self) -> f64 {
+        self.exact as f64 / self.captions.max(1) as f64
+    }
+    /// Over all kinds.
+    pub fn total(&self) -> KindAgreement {
+        let mut t = KindAgreement::default();
+        for k in &self.kinds {
+            t.common += k.common;
+            t.ours += k.ours;
+            t.theirs += k.theirs;
+        }
+        t
+    }
+}
+
+/// One line of an `official-parser-cache/*.jsonl` file.
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct CacheEntry {
+    pub caption: String,
+    pub tuples: Vec<Vec<String>>,
+}
+
+/// Reads an `official-parser-cache/*.jsonl` file.
+pub fn read_parser_cache(path: &Path) -> Result<Vec<CacheEntry>, String> {
+    read(path)?
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(n, l)| {
+            serde_json::from_str(l).map_err(|e| format!("{}:{}: {e}", path.display(), n + 1))
+        })
+        .collect()
+}
+
+/// Our proposals for one caption as a set of printed tuples.
+pub fn proposal_set(engine: &Engine, caption: &str) -> Result<TupleSet, String> {
+    Ok(engine
+        .caption_proposals(caption)
+        .map_err(|e| e.to_string())?
+        .iter()
+        .map(printed_proposal)
+        .collect())
+}
+
+/// Compares our proposals with the official parser's on the captions of `entries` that fall in
+/// `half`, in parallel.
+pub fn parser_cache(engine: &Engine, entries: &[CacheEntry], half: Half) -> CacheAgreement {
+    use rayon::prelude::*;
+    let rows: Vec<(String, TupleSet, TupleSet)> = entries
+        .par_iter()
+        .filter(|e| Half::of(&e.caption) == half)
+        .map(|e| {
+            let ours = proposal_set(engine, &e.caption).unwrap_or_default();
+            let theirs: TupleSet = e.tuples.iter().cloned().collect();
+            (e.caption.clone(), ours, theirs)
+        })
+        .collect();
+    let mut a = CacheAgreement::default();
+    let fmt = |s: &TupleSet| {
+        s.iter()
+            .map(|t| format!("({})", t.join(", ")))
+            .collect::<Vec<_>>()
+    };
+    for (caption, ours, theirs) in rows {
+        a.captions += 1;
+        for kind in 0..3 {
+            let of_kind = |s: &TupleSet| s.iter().filter(|t| t.len() == kind + 1).count();
+            let k = &mut a.kinds[kind];
+            k.common += ours
+                .intersection(&theirs)
+                .filter(|t| t.len() == kind + 1)
+                .count();
+            k.ours += of_kind(&ours);
+            k.theirs += of_kind(&theirs);
+        }
+        if ours == theirs {
+            a.exact += 1;
+        } else {
+            let only_ours: TupleSet = ours.difference(&theirs).cloned().collect();
+            let only_theirs: TupleSet = theirs.difference(&ours).cloned().collect();
+            a.differences
+                .push((caption, fmt(&only_ours), fmt(&only_theirs)));
+        }
+    }
+    a
+}

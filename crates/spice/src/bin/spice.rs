@@ -84,15 +84,26 @@ enum Command {
         #[arg(long = "noSynsets", alias = "no-synsets")]
         no_synsets: bool,
     },
-    /// Print the tuples of each sentence of a CoNLL-U file as JSON lines.
+    /// Print the parser's proposals of each caption, or the tuples of each sentence of a CoNLL-U
+    /// file, as JSON lines.
     ///
-    /// The DEPS column holds the collapsed, CC-processed relations (HEAD:DEPREL|HEAD:DEPREL), XPOS
-    /// the Penn Treebank tag and LEMMA the lemma. Output: one line per sentence,
-    /// {"sentence": n, "tuples": [["girl"], ["girl","young"], ["girl","stand on","court"]]}.
+    /// With --captions FILE (one caption a line): the proposals our parser makes before scene-graph
+    /// merging, as the official jar's parse cache holds them, one line per caption:
+    /// {"caption": "...", "tuples": [["girl"], ["girl","young"], ["girl","stand on","court"]]}
+    /// (objects, attributes, then (subject, relation, object), lemmas as the official parser
+    /// writes them, duplicates removed).
+    ///
+    /// With --conllu FILE: the DEPS column holds the collapsed, CC-processed relations
+    /// (HEAD:DEPREL|HEAD:DEPREL), XPOS the Penn Treebank tag and LEMMA the lemma. Output: one line
+    /// per sentence, the tuples of its scene graph, {"sentence": n, "tuples": [...]}.
+    #[command(group(clap::ArgGroup::new("input").required(true).args(["captions", "conllu"])))]
     Tuples {
+        /// Captions, one a line ("-" reads standard input).
+        #[arg(long, value_name = "FILE")]
+        captions: Option<String>,
         /// The CoNLL-U file ("-" reads standard input).
         #[arg(long, value_name = "FILE")]
-        conllu: String,
+        conllu: Option<String>,
         /// Disable synonym merging.
         #[arg(long = "noSynsets", alias = "no-synsets")]
         no_synsets: bool,
@@ -227,10 +238,15 @@ fn run(cmd: Command) -> Result<(), Failure> {
             no_synsets,
         } => parse(&captions, no_synsets),
         Command::Tuples {
+            captions: Some(path),
+            ..
+        } => caption_tuples(&path),
+        Command::Tuples {
             conllu,
             no_synsets,
             basic,
-        } => tuples(&conllu, no_synsets, basic),
+            ..
+        } => tuples(conllu.as_deref().unwrap_or("-"), no_synsets, basic),
         Command::Tokenize { coco, file } => tokenize(coco, file.as_deref().unwrap_or("-")),
         Command::Eval(a) => eval(a),
     }
@@ -311,14 +327,57 @@ fn indent(s: &str) -> String {
         .join("\n")
 }
 
-fn tuples(path: &str, no_synsets: bool, basic: bool) -> Result<(), Failure> {
-    let mut text = String::new();
+/// Reads a whole input file as text ("-" is standard input).
+fn read_text(path: &str) -> Result<String, Failure> {
+    let mut bytes = Vec::new();
     let read = if path == "-" {
-        std::io::stdin().read_to_string(&mut text)
+        std::io::stdin().read_to_end(&mut bytes)
     } else {
-        std::fs::File::open(path).and_then(|mut f| f.read_to_string(&mut text))
+        std::fs::File::open(path).and_then(|mut f| f.read_to_end(&mut bytes))
     };
     read.map_err(|e| Failure::input(format!("{path}: cannot read: {e}")))?;
+    String::from_utf8(bytes).map_err(|e| {
+        Failure::input(format!(
+            "{path}: not UTF-8 (byte {})",
+            e.utf8_error().valid_up_to()
+        ))
+    })
+}
+
+/// `spice tuples --captions FILE`: each caption's proposals, as the official parser cache holds
+/// them. Captions are parsed in parallel; lines come out in input order.
+fn caption_tuples(path: &str) -> Result<(), Failure> {
+    use rayon::prelude::*;
+    let text = read_text(path)?;
+    let engine = engine(false);
+    let captions: Vec<&str> = text.lines().collect();
+    let lines = captions
+        .par_iter()
+        .map(|caption| {
+            let mut seen = std::collections::HashSet::new();
+            let mut tuples: Vec<Vec<String>> = engine
+                .caption_proposals(caption)
+                .map_err(Failure::input)?
+                .iter()
+                .map(spice::fidelity::printed_proposal)
+                .filter(|t| seen.insert(t.clone()))
+                .collect();
+            // Objects, then attributes, then relations; the rules' order within each.
+            tuples.sort_by_key(Vec::len);
+            Ok(serde_json::json!({ "caption": caption, "tuples": tuples }).to_string())
+        })
+        .collect::<Result<Vec<String>, Failure>>()?;
+    let stdout = std::io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    for line in lines {
+        writeln!(out, "{line}").map_err(|e| Failure::input(format!("cannot write output: {e}")))?;
+    }
+    out.flush()
+        .map_err(|e| Failure::input(format!("cannot write output: {e}")))
+}
+
+fn tuples(path: &str, no_synsets: bool, basic: bool) -> Result<(), Failure> {
+    let text = read_text(path)?;
     let mut graphs =
         DepGraph::from_conllu_str(&text).map_err(|e| Failure::input(format!("{path}: {e}")))?;
     if basic {
