@@ -427,10 +427,7 @@ pub async fn rescore(
 ) -> Result<usize, ActionError> {
     let mut tx = pool.begin().await?;
     // Force the rebuild of reference graphs by clearing the recorded engine version.
-    sqlx::query("UPDATE splits SET engine_version = '' WHERE id = $1")
-        .bind(split.id)
-        .execute(&mut *tx)
-        .await?;
+    splits::forget_engine_version(&mut *tx, split.id).await?;
     let subs = submissions::ids_of_split(&mut *tx, split.id).await?;
     for (id, kind) in &subs {
         let job = if kind == "human" {

@@ -20,6 +20,12 @@ pub use view::Layout;
 use crate::auth::{self as session, MaybeUser};
 use crate::storage::accounts::User;
 
+/// A form that carries nothing but its CSRF token (logout, revoke, choose, organizer buttons).
+#[derive(serde::Deserialize)]
+pub struct CsrfForm {
+    csrf: String,
+}
+
 /// A form post by a logged-in user: the CSRF token must match (checked first, so a stale form is
 /// reported as such), then someone must be logged in.
 fn member_posting<'a>(

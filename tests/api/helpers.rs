@@ -141,7 +141,13 @@ pub async fn spawn_app_with(workers: usize, configure: impl FnOnce(&mut Settings
     let (_, url) = fresh_database().await;
     let mut settings = test_settings();
     configure(&mut settings);
-    settings.database.url = Some(url.clone());
+    settings.database.url = Some(url);
+    spawn_app_on(settings, workers).await
+}
+
+/// An app on the (migrated) database `settings.database.url` names.
+pub async fn spawn_app_on(settings: Settings, workers: usize) -> TestApp {
+    let url = settings.database.url.clone().expect("a database URL");
     let pool = startup::connect(&url, &settings.database)
         .await
         .expect("connect to the test database");

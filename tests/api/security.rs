@@ -845,34 +845,15 @@ async fn a_stopped_database_is_answered_503_within_a_second_and_recovers() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// An app on an existing database (migrated), no workers.
+/// An app on an existing database (migrated), no workers, with production's short wait for a
+/// connection: the point of the test.
 async fn spawn_app_on(url: &str) -> TestApp {
     let mut settings = crate::helpers::test_settings();
-    // Production's short wait for a connection: the point of the test.
     settings.database.acquire_timeout_ms = spiceboard::configuration::Settings::defaults()
         .database
         .acquire_timeout_ms;
     settings.database.url = Some(secrecy::SecretString::from(url.to_string()));
-    let pool = spiceboard::startup::connect(
-        &secrecy::SecretString::from(url.to_string()),
-        &settings.database,
-    )
-    .await
-    .expect("connect");
-    let engine = spiceboard::scoring::new_engine();
-    let app =
-        spiceboard::startup::Application::build(settings.clone(), pool.clone(), engine.clone(), 0)
-            .await
-            .expect("build");
-    let address = format!("http://127.0.0.1:{}", app.port());
-    tokio::spawn(app.run_until_stopped());
-    TestApp {
-        address,
-        pool,
-        engine,
-        settings,
-        client: client(),
-    }
+    crate::helpers::spawn_app_on(settings, 0).await
 }
 
 /// `spiceboard ARGS` on the embedded cluster under `dir`, its output piped.

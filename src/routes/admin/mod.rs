@@ -358,18 +358,13 @@ pub async fn add_baseline(
     ))
 }
 
-#[derive(Deserialize)]
-pub struct CsrfForm {
-    csrf: String,
-}
-
 pub async fn compute_human(
     req: HttpRequest,
     pool: web::Data<PgPool>,
     config: web::Data<AppConfig>,
     user: MaybeUser,
     path: web::Path<(String, String)>,
-    form: web::Form<CsrfForm>,
+    form: web::Form<super::CsrfForm>,
 ) -> Result<HttpResponse, PageError> {
     organizer_posting(user, &req, &form.csrf)?;
     let (challenge, split) = split_of(&pool, &path.0, &path.1).await?;
@@ -386,7 +381,7 @@ pub async fn rescore(
     config: web::Data<AppConfig>,
     user: MaybeUser,
     path: web::Path<(String, String)>,
-    form: web::Form<CsrfForm>,
+    form: web::Form<super::CsrfForm>,
 ) -> Result<HttpResponse, PageError> {
     organizer_posting(user, &req, &form.csrf)?;
     let (challenge, split) = split_of(&pool, &path.0, &path.1).await?;
@@ -402,7 +397,7 @@ pub async fn delete_submission(
     pool: web::Data<PgPool>,
     user: MaybeUser,
     id: web::Path<i64>,
-    form: web::Form<CsrfForm>,
+    form: web::Form<super::CsrfForm>,
 ) -> Result<HttpResponse, PageError> {
     organizer_posting(user, &req, &form.csrf)?;
     let s = submissions::by_id(pool.get_ref(), *id)

@@ -171,17 +171,12 @@ pub async fn login(
     }
 }
 
-#[derive(Deserialize)]
-pub struct CsrfOnly {
-    csrf: String,
-}
-
 pub async fn logout(
     req: HttpRequest,
     pool: web::Data<PgPool>,
     policy: web::Data<CookiePolicy>,
     user: MaybeUser,
-    form: web::Form<CsrfOnly>,
+    form: web::Form<super::CsrfForm>,
 ) -> Result<HttpResponse, PageError> {
     if !auth::csrf_ok(&req, &form.csrf) {
         return Err(PageError::Csrf);

@@ -128,18 +128,13 @@ pub async fn create_token(
     render_overview(&req, &pool, user, &slug, Some(token)).await
 }
 
-#[derive(Deserialize)]
-pub struct CsrfOnly {
-    csrf: String,
-}
-
 /// Revokes one of the team's API tokens: it stops working at once.
 pub async fn revoke_token(
     req: HttpRequest,
     pool: web::Data<PgPool>,
     user: MaybeUser,
     path: web::Path<(String, i64)>,
-    form: web::Form<CsrfOnly>,
+    form: web::Form<super::CsrfForm>,
 ) -> Result<HttpResponse, PageError> {
     let u = member_posting(&user, &req, &form.csrf)?;
     let (slug, token_id) = path.into_inner();

@@ -453,18 +453,13 @@ pub async fn image(
     Ok(html(page.render()?))
 }
 
-#[derive(Deserialize)]
-pub struct ChooseForm {
-    csrf: String,
-}
-
 /// Makes this submission the team's leaderboard entry for its split.
 pub async fn choose(
     req: HttpRequest,
     pool: web::Data<PgPool>,
     user: MaybeUser,
     id: web::Path<i64>,
-    form: web::Form<ChooseForm>,
+    form: web::Form<super::CsrfForm>,
 ) -> Result<HttpResponse, PageError> {
     let u = member_posting(&user, &req, &form.csrf)?;
     let (submission, split, challenge) = load_visible(&pool, *id, Some(u)).await?;
