@@ -40,7 +40,14 @@ async fn main() -> anyhow::Result<()> {
 async fn run(c: &Cluster) -> anyhow::Result<()> {
     cluster::create_database_if_missing(c, "bench").await?;
     let url = c.url("bench");
-    let pool = startup::connect(&url, 32).await?;
+    let db = spiceboard::configuration::DatabaseSettings {
+        url: None,
+        data_dir: None,
+        max_connections: 32,
+        // The benchmark saturates the pool on purpose: wait rather than answer 503.
+        acquire_timeout_ms: 30_000,
+    };
+    let pool = startup::connect(&url, &db).await?;
     storage::migrate(&pool).await?;
     let engine = scoring::new_engine();
     let parses = engine.scene_graph(&["a dog"]).is_ok();
@@ -96,7 +103,7 @@ async fn run(c: &Cluster) -> anyhow::Result<()> {
     settings.database.url = Some(url.clone());
     settings.worker.poll_interval_ms = 50;
     // Workers run only while step 2 needs them.
-    let app = Application::build(settings.clone(), pool.clone(), engine.clone(), 0)?;
+    let app = Application::build(settings.clone(), pool.clone(), engine.clone(), 0).await?;
     let base = format!("http://127.0.0.1:{}", app.port());
     tokio::spawn(app.run_until_stopped());
     let http = reqwest::Client::new();
@@ -200,6 +207,7 @@ async fn run(c: &Cluster) -> anyhow::Result<()> {
     let limits = SubmitLimits {
         max_caption_chars: 1000,
         max_attempts: 3,
+        disk_floor: None,
     };
     let mut tokens = Vec::new();
     for i in 0..1000 {
@@ -218,8 +226,8 @@ async fn run(c: &Cluster) -> anyhow::Result<()> {
                 user_id: None,
             },
             "",
-            &results,
-            limits,
+            results.clone(),
+            limits.clone(),
         )
         .await?;
         let f = f64::from(i % 97) / 100.0;

@@ -12,8 +12,8 @@ use crate::domain::leaderboard::{rank, RankedEntry, SortKey};
 use crate::domain::references::ReferenceError;
 use crate::domain::results_file::Bounds;
 use crate::domain::{
-    CaptionMode, ChallengeSlug, ReferenceFormat, ReferenceSet, ResultsFile, SplitName, TeamName,
-    Title, UploadError,
+    CaptionMode, ChallengeSlug, Description, ReferenceFormat, ReferenceSet, ResultsFile, SplitName,
+    TeamName, Title, UploadError,
 };
 use crate::jobs;
 use crate::scoring::{self, SharedEngine};
@@ -32,6 +32,14 @@ pub enum ActionError {
     ChallengeExists(String),
     #[error("a team named {0:?} already exists in this challenge")]
     TeamExists(String),
+    #[error("you are already in a team of this challenge")]
+    AlreadyInTeam,
+    #[error("no API token {0} of your team")]
+    NoToken(i64),
+    #[error("{0}")]
+    DiskFull(String),
+    #[error("too many attempts; wait a few minutes and try again")]
+    TooManyAttempts,
     #[error("no submission {0}")]
     NoSubmission(i64),
     #[error(transparent)]
@@ -64,10 +72,12 @@ pub async fn create_challenge(
     title: &Title,
     description: &str,
 ) -> Result<Challenge, ActionError> {
+    let description =
+        Description::parse(description, 10_000).map_err(|e| ActionError::Invalid(e.to_string()))?;
     if challenges::by_slug(pool, slug.as_str()).await?.is_some() {
         return Err(ActionError::ChallengeExists(slug.as_str().to_string()));
     }
-    Ok(challenges::create(pool, slug, title, description).await?)
+    Ok(challenges::create(pool, slug, title, description.as_str()).await?)
 }
 
 /// What an import did.
@@ -144,7 +154,9 @@ pub async fn import_references(
     })
 }
 
-/// Creates a team and its first API token (returned in clear, shown once).
+/// Creates a team and its first API token (returned in clear, shown once), all or nothing: a user
+/// already in a team of the challenge gets no second one (the schema's one-team-per-user
+/// constraint decides, so parallel requests cannot race past a check).
 pub async fn create_team(
     pool: &PgPool,
     challenge: &Challenge,
@@ -152,11 +164,22 @@ pub async fn create_team(
     member: Option<i64>,
 ) -> Result<(accounts::Team, String), ActionError> {
     let mut tx = pool.begin().await?;
+    if let Some(user) = member {
+        if accounts::team_of_user(&mut *tx, challenge.id, user)
+            .await?
+            .is_some()
+        {
+            return Err(ActionError::AlreadyInTeam);
+        }
+    }
     let team = accounts::create_team(&mut *tx, challenge.id, name.as_str())
         .await?
         .ok_or_else(|| ActionError::TeamExists(name.as_str().to_string()))?;
     if let Some(user) = member {
-        accounts::add_member(&mut *tx, team.id, user).await?;
+        if !accounts::add_member(&mut *tx, team.id, user).await? {
+            // Dropping the transaction rolls the team back.
+            return Err(ActionError::AlreadyInTeam);
+        }
     }
     let token = auth::new_token();
     accounts::create_api_token(
@@ -168,6 +191,68 @@ pub async fn create_team(
     .await?;
     tx.commit().await?;
     Ok((team, token))
+}
+
+/// Revokes one of a team's API tokens (`team_id` None: any team's, for organizers and the CLI).
+pub async fn revoke_token(
+    pool: &PgPool,
+    team_id: Option<i64>,
+    token_id: i64,
+) -> Result<(), ActionError> {
+    if accounts::revoke_api_token(pool, team_id, token_id).await? {
+        Ok(())
+    } else {
+        Err(ActionError::NoToken(token_id))
+    }
+}
+
+/// Failed logins allowed per address, and per account, in `THROTTLE_WINDOW_SECONDS`.
+pub const LOGIN_FAILURES_PER_ADDRESS: i64 = 30;
+pub const LOGIN_FAILURES_PER_ACCOUNT: i64 = 10;
+/// Sign-ups allowed per address in the window.
+pub const SIGNUPS_PER_ADDRESS: i64 = 10;
+pub const THROTTLE_WINDOW_SECONDS: i64 = 15 * 60;
+
+async fn over(pool: &PgPool, key: &str, limit: i64) -> Result<bool, ActionError> {
+    Ok(accounts::recent_attempts(pool, key, THROTTLE_WINDOW_SECONDS).await? >= limit)
+}
+
+/// May this address try to log in to this account now? Counted in the database, so that every
+/// instance throttles alike; checked before the password is, so a guess past the limit learns nothing.
+pub async fn login_allowed(pool: &PgPool, address: &str, email: &str) -> Result<(), ActionError> {
+    if over(
+        pool,
+        &format!("login-ip:{address}"),
+        LOGIN_FAILURES_PER_ADDRESS,
+    )
+    .await?
+        || over(
+            pool,
+            &format!("login-account:{email}"),
+            LOGIN_FAILURES_PER_ACCOUNT,
+        )
+        .await?
+    {
+        return Err(ActionError::TooManyAttempts);
+    }
+    Ok(())
+}
+
+pub async fn login_failed(pool: &PgPool, address: &str, email: &str) -> Result<(), ActionError> {
+    let keys = [
+        format!("login-ip:{address}"),
+        format!("login-account:{email}"),
+    ];
+    Ok(accounts::record_attempt(pool, &keys).await?)
+}
+
+/// Counts a sign-up from this address, refusing it past the limit.
+pub async fn signup_allowed(pool: &PgPool, address: &str) -> Result<(), ActionError> {
+    let key = format!("signup-ip:{address}");
+    if over(pool, &key, SIGNUPS_PER_ADDRESS).await? {
+        return Err(ActionError::TooManyAttempts);
+    }
+    Ok(accounts::record_attempt(pool, &[key]).await?)
 }
 
 /// Who uploads: a team (quota applies) or an organizer adding a baseline row.
@@ -183,10 +268,12 @@ pub enum Uploader<'a> {
 }
 
 /// Server-wide bounds on uploads and their jobs (from the configuration).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct SubmitLimits {
     pub max_caption_chars: usize,
     pub max_attempts: i32,
+    /// Uploads are refused below this much free disk.
+    pub disk_floor: Option<crate::disk::DiskFloor>,
 }
 
 impl SubmitLimits {
@@ -194,8 +281,39 @@ impl SubmitLimits {
         SubmitLimits {
             max_caption_chars: s.limits.max_caption_chars,
             max_attempts: s.worker.max_attempts,
+            disk_floor: s.disk_floor(),
         }
     }
+}
+
+/// Refuses to take more data while the disk is below its free-space floor.
+pub fn check_disk(floor: Option<&crate::disk::DiskFloor>) -> Result<(), ActionError> {
+    match floor {
+        Some(f) => f.check().map_err(ActionError::DiskFull),
+        None => Ok(()),
+    }
+}
+
+/// Validates a results file off the async threads (a large file is seconds of CPU).
+async fn validate(
+    bytes: Vec<u8>,
+    split_name: String,
+    ids: HashSet<i64>,
+    max_bytes: u64,
+    max_caption_chars: usize,
+) -> Result<Vec<u8>, ActionError> {
+    tokio::task::spawn_blocking(move || {
+        let bounds = Bounds {
+            split_name: &split_name,
+            split_images: &ids,
+            max_bytes,
+            max_caption_chars,
+        };
+        ResultsFile::parse(&bytes, bounds).map(|_| bytes)
+    })
+    .await
+    .map_err(|e| ActionError::Invalid(format!("validation crashed: {e}")))?
+    .map_err(ActionError::Upload)
 }
 
 /// Validates a results file against the split and the challenge's limits; if it passes, stores it
@@ -206,23 +324,27 @@ pub async fn submit(
     split: &Split,
     uploader: Uploader<'_>,
     description: &str,
-    bytes: &[u8],
+    bytes: Vec<u8>,
     limits: SubmitLimits,
 ) -> Result<Submission, ActionError> {
     let SubmitLimits {
         max_caption_chars,
         max_attempts,
+        disk_floor,
     } = limits;
+    check_disk(disk_floor.as_ref())?;
+    let description =
+        Description::parse(description, 500).map_err(|e| ActionError::Invalid(e.to_string()))?;
     let ids: HashSet<i64> = splits::image_ids(pool, split.id).await?;
-    let bounds = Bounds {
-        split_name: &split.name,
-        split_images: &ids,
-        max_bytes: challenge.max_file_bytes.max(0) as u64,
+    let bytes = validate(
+        bytes,
+        split.name.clone(),
+        ids,
+        challenge.max_file_bytes.max(0) as u64,
         max_caption_chars,
-    };
-    ResultsFile::parse(bytes, bounds)?;
-    let description: String = description.trim().chars().take(500).collect();
-    let sha = hex::encode(Sha256::digest(bytes));
+    )
+    .await?;
+    let sha = hex::encode(Sha256::digest(&bytes));
     let mut tx = pool.begin().await?;
     let (kind, team_id, label, user) = match uploader {
         Uploader::Team { team_id, user_id } => {
@@ -242,6 +364,15 @@ pub async fn submit(
                     )));
                 }
             }
+            if let Some(cap) = challenge.max_team_bytes {
+                let stored = submissions::bytes_stored(&mut *tx, team_id).await?;
+                if stored + bytes.len() as i64 > cap {
+                    return Err(ActionError::Quota(format!(
+                        "your team's files would take {} bytes; this challenge keeps at most {cap} bytes per team",
+                        stored + bytes.len() as i64
+                    )));
+                }
+            }
             ("team", Some(team_id), None, user_id)
         }
         Uploader::Baseline { label, user_id } => ("baseline", None, Some(label), user_id),
@@ -251,8 +382,8 @@ pub async fn submit(
         kind,
         team_id,
         label,
-        description: &description,
-        raw_file: Some(bytes),
+        description: description.as_str(),
+        raw_file: Some(&bytes),
         sha256: Some(&sha),
         submitted_by: user,
     };
@@ -296,10 +427,7 @@ pub async fn rescore(
 ) -> Result<usize, ActionError> {
     let mut tx = pool.begin().await?;
     // Force the rebuild of reference graphs by clearing the recorded engine version.
-    sqlx::query("UPDATE splits SET engine_version = '' WHERE id = $1")
-        .bind(split.id)
-        .execute(&mut *tx)
-        .await?;
+    splits::forget_engine_version(&mut *tx, split.id).await?;
     let subs = submissions::ids_of_split(&mut *tx, split.id).await?;
     for (id, kind) in &subs {
         let job = if kind == "human" {
@@ -311,6 +439,14 @@ pub async fn rescore(
     }
     tx.commit().await?;
     Ok(subs.len())
+}
+
+/// May this viewer see a submission's per-image results (per-image scores, the candidate and
+/// reference tuples, the reference captions)? A hidden split is a test set (DESIGN, "Challenge
+/// rules"): until the organizers reveal it, a team sees only its aggregate and per-category
+/// scores, because per-image results give the references away or let a team probe them.
+pub fn shows_per_image(split: &Split, organizer: bool) -> bool {
+    organizer || !split.hidden
 }
 
 /// Who is looking at a leaderboard.
@@ -353,6 +489,17 @@ pub const CSV_COLUMNS: [&str; 16] = [
     "scored_at",
 ];
 
+/// A cell that a spreadsheet would run as a formula (it starts with `=`, `+`, `-`, `@`, a tab or a
+/// carriage return) gets a leading `'`, OWASP's rule against CSV injection; team and baseline
+/// names are chosen by others, so every text cell goes through here.
+pub fn csv_cell(text: &str) -> String {
+    if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{text}")
+    } else {
+        text.to_string()
+    }
+}
+
 /// Writes a ranked leaderboard as CSV (empty cells for missing values).
 pub fn leaderboard_csv(rows: &[RankedEntry]) -> Result<String, csv::Error> {
     let mut w = csv::Writer::from_writer(Vec::new());
@@ -362,8 +509,8 @@ pub fn leaderboard_csv(rows: &[RankedEntry]) -> Result<String, csv::Error> {
         let e = &r.entry;
         w.write_record([
             r.rank.to_string(),
-            e.kind.clone(),
-            e.name.clone(),
+            csv_cell(&e.kind),
+            csv_cell(&e.name),
             e.submission_id.to_string(),
             num(e.spice),
             num(e.object),

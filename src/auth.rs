@@ -1,6 +1,7 @@
 //! Passwords (argon2id), browser sessions (a random cookie; the database keeps its SHA-256), CSRF
-//! tokens (double submit: a random `sb_csrf` cookie whose value every form repeats in a hidden
-//! field) and API tokens (random, shown once, stored as SHA-256).
+//! tokens (every form repeats an HMAC, under a server key kept in the database, of this browser's
+//! random `sb_csrf` cookie and its session cookie: a value the attacker chose or copied from another
+//! browser or session does not verify) and API tokens (random, shown once, stored as SHA-256).
 
 use actix_web::cookie::{Cookie, SameSite};
 use actix_web::dev::Payload;
@@ -10,6 +11,7 @@ use argon2::password_hash::{
 };
 use argon2::Argon2;
 use futures_util::future::LocalBoxFuture;
+use hmac::{Hmac, Mac};
 use rand::RngCore;
 use sha2::{Digest, Sha256};
 use sqlx::PgPool;
@@ -86,10 +88,38 @@ impl CookiePolicy {
     }
 }
 
-/// The CSRF token of this browser: its cookie, or a fresh one that the `csrf_cookie` middleware
-/// sets on the response.
+/// The server's key for CSRF tokens (shared by every instance through the database).
+#[derive(Clone)]
+pub struct CsrfKey(pub Vec<u8>);
+
+impl CsrfKey {
+    /// The form token of a browser: HMAC-SHA256 over its CSRF cookie and its session cookie.
+    pub fn token(&self, csrf_cookie: &str, session_cookie: &str) -> String {
+        let Ok(mut mac) = Hmac::<Sha256>::new_from_slice(&self.0) else {
+            return String::new();
+        };
+        mac.update(b"spiceboard csrf\0");
+        mac.update(csrf_cookie.as_bytes());
+        mac.update(b"\0");
+        mac.update(session_cookie.as_bytes());
+        hex::encode(mac.finalize().into_bytes())
+    }
+}
+
+/// The CSRF token forms of this request repeat (set by the `csrf_cookie` middleware).
 #[derive(Debug, Clone)]
 pub struct CsrfToken(pub String);
+
+fn csrf_key(req: &HttpRequest) -> Option<CsrfKey> {
+    req.app_data::<web::Data<CsrfKey>>()
+        .map(|k| k.get_ref().clone())
+}
+
+fn session_cookie(req: &HttpRequest) -> String {
+    req.cookie(SESSION_COOKIE)
+        .map(|c| c.value().to_string())
+        .unwrap_or_default()
+}
 
 /// Middleware: makes sure every response to a browser without a CSRF cookie sets one, and makes the
 /// token available to handlers as a request extension.
@@ -102,15 +132,19 @@ pub async fn csrf_cookie(
         .map(|c| c.value().to_string())
         .filter(|v| v.len() == 64);
     let fresh = existing.is_none();
-    let token = existing.unwrap_or_else(new_token);
-    req.extensions_mut().insert(CsrfToken(token.clone()));
+    let cookie = existing.unwrap_or_else(new_token);
+    let form_token = match csrf_key(req.request()) {
+        Some(key) => key.token(&cookie, &session_cookie(req.request())),
+        None => String::new(),
+    };
+    req.extensions_mut().insert(CsrfToken(form_token));
     let policy = req
         .app_data::<web::Data<CookiePolicy>>()
         .map(|p| *p.get_ref())
         .unwrap_or(CookiePolicy { secure: true });
     let mut res = next.call(req).await?;
     if fresh {
-        res.response_mut().add_cookie(&policy.csrf(token))?;
+        res.response_mut().add_cookie(&policy.csrf(cookie))?;
     }
     Ok(res)
 }
@@ -123,17 +157,20 @@ pub fn csrf_token(req: &HttpRequest) -> String {
         .unwrap_or_default()
 }
 
-/// True if `submitted` equals this browser's CSRF cookie.
+/// True if `submitted` is the token of this browser's CSRF cookie and session (compared in
+/// constant time).
 pub fn csrf_ok(req: &HttpRequest, submitted: &str) -> bool {
-    match req.cookie(CSRF_COOKIE) {
-        Some(c) => {
-            let (a, b) = (c.value().as_bytes(), submitted.as_bytes());
-            a.len() == 64
-                && a.len() == b.len()
-                && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-        }
-        None => false,
+    let (Some(cookie), Some(key)) = (req.cookie(CSRF_COOKIE), csrf_key(req)) else {
+        return false;
+    };
+    if cookie.value().len() != 64 {
+        return false;
     }
+    let expected = key.token(cookie.value(), &session_cookie(req));
+    let (a, b) = (expected.as_bytes(), submitted.as_bytes());
+    a.len() == 64
+        && a.len() == b.len()
+        && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 /// The logged-in user, if any (from the session cookie).
@@ -152,7 +189,7 @@ impl FromRequest for MaybeUser {
             };
             let user = accounts::user_by_session(pool.get_ref(), &token_hash(&token))
                 .await
-                .map_err(actix_web::error::ErrorInternalServerError)?;
+                .map_err(crate::routes::PageError::from)?;
             Ok(MaybeUser(user))
         })
     }

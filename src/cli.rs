@@ -169,6 +169,11 @@ pub enum TeamCommand {
         #[arg(long)]
         name: String,
     },
+    /// Revoke an API token (its number is shown on the team's challenge page): it stops working at once.
+    RevokeToken {
+        #[arg(long)]
+        id: i64,
+    },
 }
 
 /// A database connection and, for the embedded cluster, the cluster to stop when done.
@@ -178,13 +183,14 @@ pub struct Database {
 }
 
 impl Database {
+    /// Closes the pool and leaves the embedded cluster, which stops if no other process uses it.
     pub async fn close(self) {
         self.pool.close().await;
         if let Some(c) = self.cluster {
-            if c.started_here {
-                if let Err(e) = c.stop() {
-                    tracing::warn!(error = %e, "could not stop the embedded cluster");
-                }
+            match tokio::task::spawn_blocking(move || c.release()).await {
+                Ok(Ok(_)) => {}
+                Ok(Err(e)) => tracing::warn!(error = %e, "could not stop the embedded cluster"),
+                Err(e) => tracing::warn!(error = %e, "could not stop the embedded cluster"),
             }
         }
     }
@@ -211,7 +217,7 @@ pub async fn open_database(settings: &Settings) -> anyhow::Result<Database> {
             (c.url(cluster::DATABASE), Some(c))
         }
     };
-    let pool = startup::connect(&url, settings.database.max_connections)
+    let pool = startup::connect(&url, &settings.database)
         .await
         .context("connecting to PostgreSQL")?;
     storage::migrate(&pool)
@@ -226,6 +232,17 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
     if let Some(dir) = cli.data_dir {
         settings.database.data_dir = Some(dir);
     }
+    // One `serve` per data directory: a second one is refused before it touches the cluster.
+    let _serve_lock = match (&cli.command, &settings.database.url) {
+        (Command::Serve { .. }, None) => Some(cluster::ServeLock::acquire(
+            &settings
+                .database
+                .data_dir
+                .clone()
+                .unwrap_or_else(default_data_dir),
+        )?),
+        _ => None,
+    };
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
     runtime.block_on(async move {
         let db = open_database(&settings).await?;
@@ -267,6 +284,7 @@ async fn dispatch(command: Command, settings: &Settings, db: &Database) -> anyho
             }
             let workers = workers.unwrap_or(settings.worker.concurrency);
             let app = Application::build(settings.clone(), pool.clone(), engine, workers)
+                .await
                 .with_context(|| {
                     format!(
                         "binding {}:{}",
@@ -314,6 +332,10 @@ async fn dispatch(command: Command, settings: &Settings, db: &Database) -> anyho
                 team.name, c.slug, team.id
             );
             println!("{token}");
+        }
+        Command::Team(TeamCommand::RevokeToken { id }) => {
+            actions::revoke_token(pool, None, id).await?;
+            println!("API token {id} revoked");
         }
     }
     Ok(())
@@ -422,7 +444,7 @@ async fn challenge_command(
                     user_id: None,
                 },
                 "",
-                &bytes,
+                bytes,
                 actions::SubmitLimits::from_settings(settings),
             )
             .await?;

@@ -3,8 +3,12 @@
 //! Layout of the data directory (`--data-dir`, `APP_DATA_DIR`):
 //! - `pgdata/`: the cluster, made by `initdb`, run by `pg_ctl`;
 //! - `password`: the generated password of the `spiceboard` role (mode 0600);
-//! - `lock`: held (flock) while a process checks, creates or starts the cluster, so that `serve` and
-//!   a `team create` beside it never race.
+//! - `lock`: held (flock) while a process checks, creates, starts or stops the cluster, so that
+//!   `serve` and a `team create` beside it never race;
+//! - `users`: every process using the cluster holds a shared flock on it; a process stops the
+//!   cluster on exit only if it is the last user (it then owns the cluster), so that a process
+//!   leaving never takes the database from under another one, such as a newer `serve`;
+//! - `serve.lock`: held by the one `serve` of this data directory; a second `serve` is refused.
 //!
 //! The server listens on 127.0.0.1 only, on a port chosen free at start and read back from
 //! `postmaster.pid`, with password (SCRAM) authentication. A process that finds the cluster running
@@ -47,6 +51,8 @@ pub enum ClusterError {
     Unreachable { user: String, path: PathBuf },
     #[error("the cluster in {0} is running but its postmaster.pid names no port")]
     NoPort(PathBuf),
+    #[error("another `spiceboard serve`{pid} already uses the data directory {dir}; stop it first, or give this one its own --data-dir")]
+    AlreadyServing { dir: PathBuf, pid: String },
 }
 
 fn io(what: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> ClusterError {
@@ -70,8 +76,11 @@ pub struct Cluster {
     run_as: Option<ServerUser>,
     port: u16,
     password: SecretString,
-    /// True if this process started the server (and so should stop it when done).
+    /// True if this process started the server.
     pub started_here: bool,
+    /// Our shared lock on `users` (see the module's documentation); `None` for a cluster we do not
+    /// share (tests).
+    user_lock: Option<fs::File>,
 }
 
 /// Options for [`Cluster::ensure_running`].
@@ -79,6 +88,8 @@ pub struct Cluster {
 pub struct ClusterOptions {
     /// Trade durability for speed (tests): `fsync=off` and friends.
     pub ephemeral: bool,
+    /// Start on this port rather than a free one (restarting where clients expect it).
+    pub port: Option<u16>,
 }
 
 impl Cluster {
@@ -102,6 +113,7 @@ impl Cluster {
         }
         let _lock = DirLock::acquire(&data_dir.join("lock"))?;
         let password = read_or_create_password(&data_dir)?;
+        let user_lock = Some(flock_file(&data_dir.join("users"), libc::LOCK_SH)?);
         let mut cluster = Cluster {
             data_dir,
             bin_dir,
@@ -109,6 +121,7 @@ impl Cluster {
             port: 0,
             password,
             started_here: false,
+            user_lock,
         };
         if !cluster.pgdata().join("PG_VERSION").exists() {
             cluster.initdb()?;
@@ -219,7 +232,10 @@ impl Cluster {
     }
 
     fn start(&mut self, options: &ClusterOptions) -> Result<(), ClusterError> {
-        let port = free_port().map_err(io("cannot find a free port", &self.data_dir))?;
+        let port = match options.port {
+            Some(p) => p,
+            None => free_port().map_err(io("cannot find a free port", &self.data_dir))?,
+        };
         let mut server_opts = format!(
             "-p {port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=200"
         );
@@ -271,6 +287,30 @@ impl Cluster {
             .args(["-m", "fast", "-w"]);
         self.run(cmd, format!("pg_ctl stop -D {}", self.pgdata().display()))
             .map(|_| ())
+    }
+
+    /// Leaves the cluster: stops it if no other process uses it any more (we are its last user, so
+    /// its owner), otherwise leaves it running for them. Returns whether it was stopped.
+    pub fn release(mut self) -> Result<bool, ClusterError> {
+        let _lock = DirLock::acquire(&self.data_dir.join("lock"))?;
+        let Some(ours) = self.user_lock.take() else {
+            return Ok(false);
+        };
+        drop(ours);
+        let users = self.data_dir.join("users");
+        match try_flock_file(&users, libc::LOCK_EX | libc::LOCK_NB)? {
+            Some(_alone) => {
+                if self.running_port()?.is_some() {
+                    self.stop()?;
+                    return Ok(true);
+                }
+                Ok(false)
+            }
+            None => {
+                tracing::info!(data_dir = %self.data_dir.display(), "another process still uses the embedded cluster; leaving it running");
+                Ok(false)
+            }
+        }
     }
 
     /// The shell command that stops this cluster, for watchdogs outliving this process.
@@ -426,6 +466,75 @@ fn write_private(path: &Path, contents: &str) -> Result<(), ClusterError> {
 fn free_port() -> std::io::Result<u16> {
     let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
     Ok(listener.local_addr()?.port())
+}
+
+/// Opens `path` and takes `flock(op)` on it, waiting if need be.
+fn flock_file(path: &Path, op: i32) -> Result<fs::File, ClusterError> {
+    match try_flock_file(path, op)? {
+        Some(f) => Ok(f),
+        None => Err(ClusterError::Io {
+            what: "cannot lock",
+            path: path.to_path_buf(),
+            source: std::io::Error::from(std::io::ErrorKind::WouldBlock),
+        }),
+    }
+}
+
+/// Opens `path` and tries `flock(op)`; `Ok(None)` if `op` has `LOCK_NB` and the lock is taken.
+fn try_flock_file(path: &Path, op: i32) -> Result<Option<fs::File>, ClusterError> {
+    use std::os::fd::AsRawFd;
+    let file = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .read(true)
+        .write(true)
+        .open(path)
+        .map_err(io("cannot open the lock file", path))?;
+    // SAFETY: the descriptor is valid for the lifetime of `file`.
+    if unsafe { libc::flock(file.as_raw_fd(), op) } != 0 {
+        let e = std::io::Error::last_os_error();
+        if e.kind() == std::io::ErrorKind::WouldBlock {
+            return Ok(None);
+        }
+        return Err(ClusterError::Io {
+            what: "cannot lock",
+            path: path.to_path_buf(),
+            source: e,
+        });
+    }
+    Ok(Some(file))
+}
+
+/// The one `serve` of a data directory: an exclusive lock on `serve.lock` (holding our pid), held
+/// until the process ends.
+pub struct ServeLock(#[allow(dead_code)] fs::File);
+
+impl ServeLock {
+    pub fn acquire(data_dir: &Path) -> Result<ServeLock, ClusterError> {
+        fs::create_dir_all(data_dir).map_err(io("cannot create the data directory", data_dir))?;
+        let path = data_dir.join("serve.lock");
+        match try_flock_file(&path, libc::LOCK_EX | libc::LOCK_NB)? {
+            Some(mut file) => {
+                use std::io::Seek;
+                let _ = file.set_len(0);
+                let _ = file.seek(std::io::SeekFrom::Start(0));
+                let _ = write!(file, "{}", std::process::id());
+                Ok(ServeLock(file))
+            }
+            None => {
+                let pid = fs::read_to_string(&path)
+                    .ok()
+                    .map(|p| p.trim().to_string())
+                    .filter(|p| !p.is_empty())
+                    .map(|p| format!(" (pid {p})"))
+                    .unwrap_or_default();
+                Err(ClusterError::AlreadyServing {
+                    dir: data_dir.to_path_buf(),
+                    pid,
+                })
+            }
+        }
+    }
 }
 
 /// An exclusive `flock` on a file, released when dropped (or when the process dies).

@@ -24,6 +24,10 @@ pub struct ApplicationSettings {
     pub secure_cookies: bool,
     /// Seed the demo challenge when `serve` starts on an empty embedded database.
     pub seed_demo: bool,
+    /// Behind a reverse proxy: take the client's address from `X-Forwarded-For` / `Forwarded`
+    /// (for login throttling). Off by default, since a direct client could forge the header.
+    #[serde(default)]
+    pub behind_proxy: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -33,6 +37,9 @@ pub struct DatabaseSettings {
     /// Where the embedded cluster lives (`--data-dir`, `APP_DATA_DIR`).
     pub data_dir: Option<PathBuf>,
     pub max_connections: u32,
+    /// How long a request waits for a database connection before it is answered 503; short, so
+    /// that a lost database gives a fast, clear answer instead of a hang.
+    pub acquire_timeout_ms: u64,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -55,6 +62,11 @@ pub struct LimitSettings {
     pub max_caption_chars: usize,
     /// Hard cap on any request body, whatever a challenge allows.
     pub max_request_bytes: usize,
+    /// Uploads are refused while less than this is free on the database's disk.
+    pub min_free_disk_bytes: u64,
+    /// The directory whose file system is checked; by default the embedded cluster's data
+    /// directory, and nothing (no check) with a `DATABASE_URL` unless set.
+    pub disk_path: Option<PathBuf>,
 }
 
 impl Settings {
@@ -67,13 +79,15 @@ impl Settings {
             .set_default("application.secure_cookies", true)?
             .set_default("application.seed_demo", true)?
             .set_default("database.max_connections", 16)?
+            .set_default("database.acquire_timeout_ms", 500)?
             .set_default("worker.concurrency", 1)?
             .set_default("worker.lease_seconds", 60)?
             .set_default("worker.poll_interval_ms", 2000)?
             .set_default("worker.max_attempts", 3)?
             .set_default("worker.retry_backoff_seconds", 5)?
             .set_default("limits.max_caption_chars", 1000)?
-            .set_default("limits.max_request_bytes", 256 * 1024 * 1024)?;
+            .set_default("limits.max_request_bytes", 256 * 1024 * 1024)?
+            .set_default("limits.min_free_disk_bytes", 1024 * 1024 * 1024)?;
         match config_file {
             Some(path) => builder = builder.add_source(config::File::from(path).required(true)),
             None => {
@@ -107,11 +121,13 @@ impl Settings {
                 port: 8000,
                 secure_cookies: true,
                 seed_demo: true,
+                behind_proxy: false,
             },
             database: DatabaseSettings {
                 url: None,
                 data_dir: None,
                 max_connections: 16,
+                acquire_timeout_ms: 500,
             },
             worker: WorkerSettings {
                 concurrency: 1,
@@ -123,8 +139,29 @@ impl Settings {
             limits: LimitSettings {
                 max_caption_chars: 1000,
                 max_request_bytes: 256 * 1024 * 1024,
+                min_free_disk_bytes: 1024 * 1024 * 1024,
+                disk_path: None,
             },
         }
+    }
+}
+
+impl Settings {
+    /// The free-space floor under uploads, if there is a disk to watch (see `disk_path`).
+    pub fn disk_floor(&self) -> Option<crate::disk::DiskFloor> {
+        let path = match (&self.limits.disk_path, &self.database.url) {
+            (Some(p), _) => p.clone(),
+            (None, None) => self
+                .database
+                .data_dir
+                .clone()
+                .unwrap_or_else(default_data_dir),
+            (None, Some(_)) => return None,
+        };
+        Some(crate::disk::DiskFloor {
+            path,
+            min_free_bytes: self.limits.min_free_disk_bytes,
+        })
     }
 }
 

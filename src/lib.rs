@@ -3,6 +3,7 @@
 //! Where things live:
 //! - [`cli`]: the `spiceboard` subcommands; [`startup`] builds the HTTP app and the pool;
 //! - [`configuration`]: settings layered from defaults, a file and `APP_*` variables;
+//! - [`disk`]: the free-space floor under uploads;
 //! - [`cluster`]: the private PostgreSQL cluster used when no `DATABASE_URL` is given;
 //! - [`domain`]: validated newtypes and the parsing of uploaded files ("parse, don't validate");
 //! - [`storage`]: every SQL statement; [`jobs`]: the job queue's workers;
@@ -15,6 +16,7 @@ pub mod auth;
 pub mod cli;
 pub mod cluster;
 pub mod configuration;
+pub mod disk;
 pub mod domain;
 pub mod jobs;
 pub mod routes;

@@ -245,6 +245,7 @@ pub async fn seed_demo(
     let limits = actions::SubmitLimits {
         max_caption_chars: 1000,
         max_attempts,
+        disk_floor: None,
     };
     for (label, careful) in [("Careful baseline", true), ("Vague baseline", false)] {
         let bytes = demo_results(careful).into_bytes();
@@ -258,8 +259,8 @@ pub async fn seed_demo(
             &split,
             uploader,
             "seeded demo baseline",
-            &bytes,
-            limits,
+            bytes,
+            limits.clone(),
         )
         .await?;
     }

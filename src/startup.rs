@@ -14,7 +14,7 @@ use sqlx::PgPool;
 use tokio::sync::watch;
 
 use crate::auth::{self, CookiePolicy};
-use crate::configuration::Settings;
+use crate::configuration::{DatabaseSettings, Settings};
 use crate::routes;
 use crate::scoring::SharedEngine;
 
@@ -23,13 +23,15 @@ pub struct AppConfig {
     pub settings: Settings,
 }
 
+/// The pool: a request waits at most `acquire_timeout_ms` for a connection, so that a lost
+/// database is answered by a quick 503 instead of a hang.
 pub async fn connect(
     url: &secrecy::SecretString,
-    max_connections: u32,
+    settings: &DatabaseSettings,
 ) -> Result<PgPool, sqlx::Error> {
     PgPoolOptions::new()
-        .max_connections(max_connections)
-        .acquire_timeout(Duration::from_secs(30))
+        .max_connections(settings.max_connections)
+        .acquire_timeout(Duration::from_millis(settings.acquire_timeout_ms.max(1)))
         .connect(url.expose_secret())
         .await
 }
@@ -43,12 +45,15 @@ pub struct Application {
 
 impl Application {
     /// Binds `host:port` (port 0 picks a free one) and starts `workers` job workers.
-    pub fn build(
+    pub async fn build(
         settings: Settings,
         pool: PgPool,
         engine: SharedEngine,
         workers: usize,
     ) -> std::io::Result<Application> {
+        let csrf_key = crate::storage::accounts::csrf_key(&pool)
+            .await
+            .map_err(std::io::Error::other)?;
         let listener = TcpListener::bind((
             settings.application.host.as_str(),
             settings.application.port,
@@ -62,7 +67,7 @@ impl Application {
             settings.worker.clone(),
             rx,
         );
-        let server = run(listener, settings, pool, engine)?;
+        let server = run(listener, settings, pool, engine, auth::CsrfKey(csrf_key))?;
         Ok(Application {
             port,
             server,
@@ -91,7 +96,9 @@ pub fn run(
     settings: Settings,
     pool: PgPool,
     engine: SharedEngine,
+    csrf_key: auth::CsrfKey,
 ) -> std::io::Result<Server> {
+    let csrf_key = web::Data::new(csrf_key);
     let policy = web::Data::new(CookiePolicy {
         secure: settings.application.secure_cookies,
     });
@@ -117,6 +124,7 @@ pub fn run(
             .app_data(engine.clone())
             .app_data(config.clone())
             .app_data(policy.clone())
+            .app_data(csrf_key.clone())
             .app_data(web::FormConfig::default().limit(64 * 1024))
             .configure(routes::configure)
     })

@@ -6,7 +6,9 @@ mod names;
 pub mod references;
 pub mod results_file;
 
-pub use names::{ChallengeSlug, Email, Password, SplitName, TeamName, Title};
+pub use names::{
+    ChallengeSlug, Description, Email, LocalPath, Password, SplitName, TeamName, Title,
+};
 pub use references::{ReferenceFormat, ReferenceImage, ReferenceSet};
 pub use results_file::{Candidate, ResultsFile, UploadError};
 

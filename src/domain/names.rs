@@ -102,6 +102,64 @@ impl TeamName {
     }
 }
 
+/// A free-text description (of a challenge or a submission): trimmed, at most `max` characters,
+/// possibly empty; line breaks and tabs allowed, other control characters (NUL above all, which
+/// PostgreSQL cannot store in text) refused.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Description(String);
+
+impl Description {
+    pub fn parse(s: &str, max: usize) -> Result<Description, InvalidValue> {
+        let t = s.trim();
+        if t.chars().count() > max {
+            return Err(invalid(
+                "description",
+                format!("must be at most {max} characters"),
+            ));
+        }
+        if let Some(c) = t
+            .chars()
+            .find(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t'))
+        {
+            return Err(invalid(
+                "description",
+                format!(
+                    "must not contain control characters (it holds U+{:04X})",
+                    c as u32
+                ),
+            ));
+        }
+        Ok(Description(t.to_string()))
+    }
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// Where to send a browser after login: a path on this site. Browsers drop tabs and line breaks
+/// anywhere in a URL and read `\` as `/` (the WHATWG URL standard), so `/\t/evil.example` and
+/// `/\evil.example` are `//evil.example` to them, another site. The path is judged as a browser
+/// will read it, and anything that is not plainly local becomes `/`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocalPath(String);
+
+impl LocalPath {
+    pub fn parse(s: &str) -> LocalPath {
+        let read: String = s
+            .chars()
+            .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+            .map(|c| if c == '\\' { '/' } else { c })
+            .collect();
+        let local = read.starts_with('/')
+            && !read.starts_with("//")
+            && !read.chars().any(|c| c.is_control() || c == ' ');
+        LocalPath(if local { read } else { "/".to_string() })
+    }
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
 /// An e-mail address, lowercased; checked for shape only (one `@`, something on both sides).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Email(String);
@@ -149,6 +207,25 @@ impl Password {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_local_paths_are_redirected_to() {
+        for (next, to) in [
+            ("/c/demo/submit", "/c/demo/submit"),
+            ("/s/4?page=2", "/s/4?page=2"),
+            ("//evil.example", "/"),
+            ("/\\evil.example", "/"),
+            ("\\\\evil.example", "/"),
+            ("/\t/evil.example", "/"),
+            ("/\r\n/evil.example", "/"),
+            ("\t//evil.example", "/"),
+            ("https://evil.example", "/"),
+            ("/ok\r\nSet-Cookie: x=1", "/"),
+            ("", "/"),
+        ] {
+            assert_eq!(LocalPath::parse(next).as_str(), to, "{next:?}");
+        }
+    }
 
     #[test]
     fn slugs_are_url_safe() {

@@ -35,6 +35,14 @@ pub enum UploadError {
     NotAnArray(&'static str),
     #[error("{count} malformed entries, first: {}", .examples.join("; "))]
     BadEntries { count: usize, examples: Vec<String> },
+    #[error("{count} entries have keys other than \"image_id\" and \"caption\" ({}); remove them, first: {}", .keys.join(", "), .examples.join("; "))]
+    UnknownKeys {
+        count: usize,
+        keys: Vec<String>,
+        examples: Vec<String>,
+    },
+    #[error("{count} captions hold control characters (such as NUL), first: {}", .examples.join("; "))]
+    ControlCharacters { count: usize, examples: Vec<String> },
     #[error("{count} captions are longer than {limit} characters, first: {}", .examples.join("; "))]
     CaptionTooLong {
         count: usize,
@@ -77,8 +85,161 @@ fn json_kind(v: &serde_json::Value) -> &'static str {
     }
 }
 
+/// The offending entries of one kind: how many, and the first few (the message names those; the
+/// rest are only counted, so a file of a million bad entries costs no more than one of five).
+#[derive(Debug, Default)]
+struct Offenders {
+    count: usize,
+    examples: Vec<String>,
+}
+
+impl Offenders {
+    fn add(&mut self, example: impl FnOnce() -> String) {
+        self.count += 1;
+        if self.examples.len() < EXAMPLES {
+            self.examples.push(example());
+        }
+    }
+}
+
+/// The keys an entry may have.
+const KEYS: [&str; 2] = ["image_id", "caption"];
+
+/// A key as an error message names it: quoted, and cut short.
+fn key_name(k: &str) -> String {
+    let short: String = k.chars().take(40).collect();
+    if short.len() < k.len() {
+        format!("{short:?}…")
+    } else {
+        format!("{short:?}")
+    }
+}
+
+/// A control character a caption may not hold: everything but the whitespace ones (NUL above all,
+/// which PostgreSQL cannot store and the scorer would choke on).
+fn forbidden_control(c: char) -> bool {
+    c.is_control() && !matches!(c, '\t' | '\n' | '\r')
+}
+
+/// Checks entries one at a time as the JSON parser hands them over, so that the whole array never
+/// exists as a tree in memory.
+struct Checker<'a> {
+    bounds: Bounds<'a>,
+    bad: Offenders,
+    unknown_keys: Offenders,
+    key_names: BTreeSet<String>,
+    control: Offenders,
+    too_long: Offenders,
+    parsed: Vec<(usize, i64, String)>,
+}
+
+impl Checker<'_> {
+    fn entry(&mut self, i: usize, entry: serde_json::Value) {
+        let serde_json::Value::Object(mut obj) = entry else {
+            self.bad
+                .add(|| format!("entry {i} is {}, not an object", json_kind(&entry)));
+            return;
+        };
+        let id = match obj.get("image_id") {
+            Some(serde_json::Value::Number(n)) => n.as_i64(),
+            _ => None,
+        };
+        let Some(id) = id else {
+            let what = obj.get("image_id").map_or("missing", json_kind);
+            self.bad
+                .add(|| format!("entry {i}: \"image_id\" must be an integer (it is {what})"));
+            return;
+        };
+        let caption = match obj.remove("caption") {
+            Some(serde_json::Value::String(s)) => s,
+            other => {
+                let what = other.as_ref().map_or("missing", json_kind);
+                self.bad.add(|| {
+                    format!(
+                        "entry {i} (image_id {id}): \"caption\" must be a string (it is {what})"
+                    )
+                });
+                return;
+            }
+        };
+        let extra: Vec<&String> = obj.keys().filter(|k| !KEYS.contains(&k.as_str())).collect();
+        if !extra.is_empty() {
+            for k in &extra {
+                if self.key_names.len() < EXAMPLES {
+                    self.key_names.insert(key_name(k));
+                }
+            }
+            let names: Vec<String> = extra.iter().take(EXAMPLES).map(|k| key_name(k)).collect();
+            self.unknown_keys
+                .add(|| format!("entry {i} (image_id {id}): {}", names.join(", ")));
+            return;
+        }
+        if let Some(c) = caption.chars().find(|c| forbidden_control(*c)) {
+            self.control
+                .add(|| format!("entry {i} (image_id {id}) holds U+{:04X}", c as u32));
+            return;
+        }
+        let n = caption.chars().count();
+        if n > self.bounds.max_caption_chars {
+            self.too_long
+                .add(|| format!("entry {i} (image_id {id}) has {n} characters"));
+            return;
+        }
+        self.parsed.push((i, id, caption));
+    }
+}
+
+/// The top-level JSON value: an array is checked entry by entry, anything else named.
+struct TopLevel<'c, 'a>(&'c mut Checker<'a>);
+
+impl<'de> serde::de::Visitor<'de> for TopLevel<'_, '_> {
+    type Value = Option<&'static str>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON array")
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut i = 0;
+        while let Some(entry) = seq.next_element::<serde_json::Value>()? {
+            self.0.entry(i, entry);
+            i += 1;
+        }
+        Ok(None)
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        while map
+            .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+            .is_some()
+        {}
+        Ok(Some("an object"))
+    }
+
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(Some("null"))
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(Some("a boolean"))
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(Some("a number"))
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(Some("a number"))
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(Some("a number"))
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(Some("a string"))
+    }
+}
+
 impl ResultsFile {
+    /// Validates an upload. CPU-bound on large files: call it off the async threads.
     pub fn parse(bytes: &[u8], bounds: Bounds<'_>) -> Result<ResultsFile, UploadError> {
+        use serde::Deserializer as _;
         if bytes.len() as u64 > bounds.max_bytes {
             return Err(UploadError::TooLarge {
                 size: bytes.len() as u64,
@@ -88,86 +249,84 @@ impl ResultsFile {
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return Err(UploadError::Empty);
         }
-        let value: serde_json::Value =
-            serde_json::from_slice(bytes).map_err(|e| UploadError::MalformedJson(e.to_string()))?;
-        let serde_json::Value::Array(entries) = value else {
-            return Err(UploadError::NotAnArray(json_kind(&value)));
+        let mut checker = Checker {
+            bounds,
+            bad: Offenders::default(),
+            unknown_keys: Offenders::default(),
+            key_names: BTreeSet::new(),
+            control: Offenders::default(),
+            too_long: Offenders::default(),
+            parsed: Vec::new(),
         };
-
-        let mut bad = Vec::new();
-        let mut too_long = Vec::new();
-        let mut parsed: Vec<(usize, i64, String)> = Vec::with_capacity(entries.len());
-        for (i, entry) in entries.into_iter().enumerate() {
-            let serde_json::Value::Object(mut obj) = entry else {
-                bad.push(format!("entry {i} is {}, not an object", json_kind(&entry)));
-                continue;
-            };
-            let id = match obj.get("image_id") {
-                Some(serde_json::Value::Number(n)) => n.as_i64(),
-                _ => None,
-            };
-            let Some(id) = id else {
-                let what = obj.get("image_id").map_or("missing", json_kind);
-                bad.push(format!(
-                    "entry {i}: \"image_id\" must be an integer (it is {what})"
-                ));
-                continue;
-            };
-            let caption = match obj.remove("caption") {
-                Some(serde_json::Value::String(s)) => s,
-                other => {
-                    let what = other.as_ref().map_or("missing", json_kind);
-                    bad.push(format!(
-                        "entry {i} (image_id {id}): \"caption\" must be a string (it is {what})"
-                    ));
-                    continue;
-                }
-            };
-            let n = caption.chars().count();
-            if n > bounds.max_caption_chars {
-                too_long.push(format!("entry {i} (image_id {id}) has {n} characters"));
-                continue;
-            }
-            parsed.push((i, id, caption));
+        let mut de = serde_json::Deserializer::from_slice(bytes);
+        let not_an_array = de
+            .deserialize_any(TopLevel(&mut checker))
+            .and_then(|kind| de.end().map(|()| kind))
+            .map_err(|e| UploadError::MalformedJson(e.to_string()))?;
+        if let Some(kind) = not_an_array {
+            return Err(UploadError::NotAnArray(kind));
         }
-        if !bad.is_empty() {
+        let Checker {
+            bad,
+            unknown_keys,
+            key_names,
+            control,
+            too_long,
+            parsed,
+            ..
+        } = checker;
+        if bad.count > 0 {
             return Err(UploadError::BadEntries {
-                count: bad.len(),
-                examples: first(bad),
+                count: bad.count,
+                examples: bad.examples,
             });
         }
-        if !too_long.is_empty() {
+        if unknown_keys.count > 0 {
+            return Err(UploadError::UnknownKeys {
+                count: unknown_keys.count,
+                keys: key_names.into_iter().collect(),
+                examples: unknown_keys.examples,
+            });
+        }
+        if control.count > 0 {
+            return Err(UploadError::ControlCharacters {
+                count: control.count,
+                examples: control.examples,
+            });
+        }
+        if too_long.count > 0 {
             return Err(UploadError::CaptionTooLong {
-                count: too_long.len(),
+                count: too_long.count,
                 limit: bounds.max_caption_chars,
-                examples: first(too_long),
+                examples: too_long.examples,
             });
         }
 
-        let unknown: Vec<String> = parsed
-            .iter()
-            .filter(|(_, id, _)| !bounds.split_images.contains(id))
-            .map(|(i, id, _)| format!("{id} (entry {i})"))
-            .collect();
-        if !unknown.is_empty() {
+        let mut unknown = Offenders::default();
+        for (i, id, _) in &parsed {
+            if !bounds.split_images.contains(id) {
+                unknown.add(|| format!("{id} (entry {i})"));
+            }
+        }
+        if unknown.count > 0 {
             return Err(UploadError::UnknownImages {
-                count: unknown.len(),
+                count: unknown.count,
                 split: bounds.split_name.to_string(),
-                examples: first(unknown),
+                examples: unknown.examples,
             });
         }
 
         let mut seen: HashMap<i64, usize> = HashMap::with_capacity(parsed.len());
-        let mut duplicates = Vec::new();
+        let mut duplicates = Offenders::default();
         for (i, id, _) in &parsed {
             if let Some(prev) = seen.insert(*id, *i) {
-                duplicates.push(format!("{id} (entries {prev} and {i})"));
+                duplicates.add(|| format!("{id} (entries {prev} and {i})"));
             }
         }
-        if !duplicates.is_empty() {
+        if duplicates.count > 0 {
             return Err(UploadError::Duplicates {
-                count: duplicates.len(),
-                examples: first(duplicates),
+                count: duplicates.count,
+                examples: duplicates.examples,
             });
         }
 
@@ -200,11 +359,6 @@ impl ResultsFile {
     pub fn into_candidates(self) -> Vec<Candidate> {
         self.candidates
     }
-}
-
-fn first(mut v: Vec<String>) -> Vec<String> {
-    v.truncate(EXAMPLES);
-    v
 }
 
 #[cfg(test)]
@@ -273,6 +427,12 @@ mod tests {
             "x".repeat(51)
         ))
         .contains("longer than 50"));
+        assert!(
+            err(r#"[{"image_id": 1, "caption": "a", "score": 0.9, "padding": "xxxx"}]"#)
+                .contains("1 entries have keys other than \"image_id\" and \"caption\" (\"padding\", \"score\")")
+        );
+        assert!(err(r#"[{"image_id": 2, "caption": "a\u0000dog"}]"#)
+            .contains("entry 0 (image_id 2) holds U+0000"));
         assert!(err(&" ".repeat(10_001)).contains("at most 10000 bytes"));
     }
 }

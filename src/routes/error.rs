@@ -19,13 +19,38 @@ pub enum PageError {
     Csrf,
     #[error("{0}")]
     BadRequest(String),
+    #[error("{0}")]
+    TooLarge(String),
+    #[error("too many attempts; wait a few minutes and try again")]
+    TooManyAttempts,
+    /// The database is unreachable or out of space, or the disk below its floor.
+    #[error("{0}")]
+    Unavailable(String),
     #[error("something went wrong on our side")]
     Internal(#[source] anyhow::Error),
 }
 
+/// What people see while the database is away.
+pub const DATABASE_UNAVAILABLE: &str =
+    "the database is unavailable at the moment; please try again in a minute";
+
 impl From<sqlx::Error> for PageError {
     fn from(e: sqlx::Error) -> Self {
-        PageError::Internal(e.into())
+        if crate::storage::unavailable(&e) {
+            tracing::warn!(error = %e, "database unavailable");
+            PageError::Unavailable(DATABASE_UNAVAILABLE.into())
+        } else {
+            PageError::Internal(e.into())
+        }
+    }
+}
+
+impl From<super::multipart::FormError> for PageError {
+    fn from(e: super::multipart::FormError) -> Self {
+        match e {
+            super::multipart::FormError::BodyTooLarge(_) => PageError::TooLarge(e.to_string()),
+            other => PageError::BadRequest(other.to_string()),
+        }
     }
 }
 
@@ -40,8 +65,11 @@ impl From<ActionError> for PageError {
         match e {
             ActionError::NoChallenge(_)
             | ActionError::NoSplit(..)
-            | ActionError::NoSubmission(_) => PageError::NotFound,
-            ActionError::Database(db) => PageError::Internal(db.into()),
+            | ActionError::NoSubmission(_)
+            | ActionError::NoToken(_) => PageError::NotFound,
+            ActionError::Database(db) => db.into(),
+            ActionError::DiskFull(m) => PageError::Unavailable(m),
+            ActionError::TooManyAttempts => PageError::TooManyAttempts,
             other => PageError::BadRequest(other.to_string()),
         }
     }
@@ -62,6 +90,9 @@ impl ResponseError for PageError {
             PageError::LoginRequired => StatusCode::UNAUTHORIZED,
             PageError::Forbidden | PageError::Csrf => StatusCode::FORBIDDEN,
             PageError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            PageError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            PageError::TooManyAttempts => StatusCode::TOO_MANY_REQUESTS,
+            PageError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             PageError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -78,8 +109,10 @@ impl ResponseError for PageError {
             message: &message,
         };
         let body = page.render().unwrap_or(message.clone());
-        HttpResponse::build(status)
-            .content_type("text/html; charset=utf-8")
-            .body(body)
+        let mut res = HttpResponse::build(status);
+        if matches!(self, PageError::Unavailable(_) | PageError::TooManyAttempts) {
+            res.insert_header(("Retry-After", "60"));
+        }
+        res.content_type("text/html; charset=utf-8").body(body)
     }
 }

@@ -27,10 +27,34 @@ pub async fn index(
     Ok(html(page.render()?))
 }
 
-pub async fn health(pool: web::Data<PgPool>) -> HttpResponse {
-    match sqlx::query("SELECT 1").execute(pool.get_ref()).await {
-        Ok(_) => HttpResponse::Ok().body("ok"),
-        Err(_) => HttpResponse::ServiceUnavailable().body("database unavailable"),
+/// `{"status": "ok" | "unavailable", "database": "up" | "down", "disk": "ok" | "low"}`: 200 when
+/// the database answers, 503 (within the pool's short acquire timeout) when it does not. A disk below
+/// the upload floor is reported but keeps the status 200: pages still work, uploads wait.
+pub async fn health(
+    pool: web::Data<PgPool>,
+    config: web::Data<crate::startup::AppConfig>,
+) -> HttpResponse {
+    let database = crate::storage::ping(pool.get_ref()).await;
+    let disk = match config.settings.disk_floor() {
+        Some(floor) => match floor.check() {
+            Ok(()) => "ok",
+            Err(_) => "low",
+        },
+        None => "unchecked",
+    };
+    let body = serde_json::json!({
+        "status": if database.is_ok() { "ok" } else { "unavailable" },
+        "database": if database.is_ok() { "up" } else { "down" },
+        "disk": disk,
+    });
+    match database {
+        Ok(()) => HttpResponse::Ok().json(body),
+        Err(e) => {
+            tracing::warn!(error = %e, "health check: database unavailable");
+            HttpResponse::ServiceUnavailable()
+                .insert_header(("Retry-After", "10"))
+                .json(body)
+        }
     }
 }
 

@@ -20,6 +20,12 @@ pub use view::Layout;
 use crate::auth::{self as session, MaybeUser};
 use crate::storage::accounts::User;
 
+/// A form that carries nothing but its CSRF token (logout, revoke, choose, organizer buttons).
+#[derive(serde::Deserialize)]
+pub struct CsrfForm {
+    csrf: String,
+}
+
 /// A form post by a logged-in user: the CSRF token must match (checked first, so a stale form is
 /// reported as such), then someone must be logged in.
 fn member_posting<'a>(
@@ -31,6 +37,29 @@ fn member_posting<'a>(
         return Err(PageError::Csrf);
     }
     user.0.as_ref().ok_or(PageError::LoginRequired)
+}
+
+/// Reads a browser's multipart form within `limits`. Before the first byte of the file is read, the
+/// CSRF token (a field the form sends before the file) must match, and then `ready` (what the
+/// handler found out before reading, such as "you have no team") must be `Ok`.
+async fn browser_form(
+    req: &actix_web::HttpRequest,
+    payload: actix_multipart::Multipart,
+    limits: multipart::Limits,
+    ready: Result<(), PageError>,
+) -> Result<multipart::Form, PageError> {
+    multipart::read(req, payload, limits, |fields| {
+        let token = fields.get("csrf").map_or("", String::as_str);
+        if !session::csrf_ok(req, token) {
+            return Err(PageError::Csrf);
+        }
+        ready
+    })
+    .await
+    .map_err(|e| match e {
+        multipart::ReadError::Form(f) => f.into(),
+        multipart::ReadError::Gate(g) => g,
+    })
 }
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -51,6 +80,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/c/{slug}", web::get().to(challenges::overview))
         .route("/c/{slug}/team", web::post().to(challenges::create_team))
         .route("/c/{slug}/tokens", web::post().to(challenges::create_token))
+        .route(
+            "/c/{slug}/tokens/{id}/revoke",
+            web::post().to(challenges::revoke_token),
+        )
         .route(
             "/c/{slug}/leaderboard",
             web::get().to(challenges::leaderboard),

@@ -1,10 +1,22 @@
-//! Reading multipart forms with a byte limit: the bytes of a file larger than the limit are
-//! discarded as they arrive (never buffered), and the form reports it.
+//! The one reader of multipart forms (the team's upload, the API upload, the organizer's imports).
+//!
+//! Everything is bounded while the body streams in, so a hostile form costs at most its limits in
+//! memory: a few text fields (`MAX_FIELDS`, `MAX_TEXT_BYTES` in total), one file of at most
+//! `file_limit` bytes (bytes beyond it are discarded as they arrive, so that the client still reads
+//! our answer), and `body_limit` bytes on the wire, after which we stop reading. The caller's
+//! `gate` runs before the first byte of the file is read: that is where the CSRF token (a text field
+//! sent before the file, as browsers send fields in document order) and the team are checked.
 
 use std::collections::HashMap;
 
 use actix_multipart::Multipart;
+use actix_web::HttpRequest;
 use futures_util::StreamExt;
+
+/// Most text fields and files a form may have in all.
+pub const MAX_FIELDS: usize = 16;
+/// Most bytes all text fields together may have.
+pub const MAX_TEXT_BYTES: usize = 64 * 1024;
 
 /// Text fields and at most one file field (`file`).
 #[derive(Debug, Default)]
@@ -21,50 +33,119 @@ impl Form {
     }
 }
 
-#[derive(Debug, thiserror::Error)]
-#[error("could not read the multipart form: {0}")]
-pub struct FormError(String);
+/// Limits of one form.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// The file's limit (the challenge's, or the server's for organizers).
+    pub file: u64,
+    /// The whole body on the wire (`limits.max_request_bytes`).
+    pub body: u64,
+}
 
-/// Reads the form; text fields are capped at 64 KiB each, the file at `file_limit` bytes.
-pub async fn read(mut payload: Multipart, file_limit: u64) -> Result<Form, FormError> {
+#[derive(Debug, thiserror::Error)]
+pub enum FormError {
+    #[error("could not read the multipart form: {0}")]
+    Malformed(String),
+    #[error("the form has more than {MAX_FIELDS} fields")]
+    TooManyFields,
+    #[error("the form's text fields are larger than {MAX_TEXT_BYTES} bytes")]
+    TextTooLarge,
+    #[error("the request is larger than the server accepts ({0} bytes)")]
+    BodyTooLarge(u64),
+    #[error("the form has more than one file")]
+    TwoFiles,
+}
+
+/// Why a form was not read: its shape, or the caller's gate.
+#[derive(Debug)]
+pub enum ReadError<G> {
+    Form(FormError),
+    Gate(G),
+}
+
+impl<G> From<FormError> for ReadError<G> {
+    fn from(e: FormError) -> Self {
+        ReadError::Form(e)
+    }
+}
+
+/// Refuses a body whose declared length is over the limit before reading any of it.
+pub fn check_declared_length(req: &HttpRequest, limits: Limits) -> Result<(), FormError> {
+    let declared = req
+        .headers()
+        .get(actix_web::http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    match declared {
+        Some(n) if n > limits.body => Err(FormError::BodyTooLarge(limits.body)),
+        _ => Ok(()),
+    }
+}
+
+/// Reads the form within `limits`; `gate` sees the text fields read so far and runs once, before the
+/// file's bytes are read (or at the end if there is no file).
+pub async fn read<G>(
+    req: &HttpRequest,
+    mut payload: Multipart,
+    limits: Limits,
+    gate: impl FnOnce(&HashMap<String, String>) -> Result<(), G>,
+) -> Result<Form, ReadError<G>> {
+    check_declared_length(req, limits)?;
+    let mut gate = Some(gate);
     let mut form = Form::default();
+    let (mut fields, mut text_bytes, mut body) = (0usize, 0usize, 0u64);
     while let Some(field) = payload.next().await {
-        let mut field = field.map_err(|e| FormError(e.to_string()))?;
+        let mut field = field.map_err(|e| FormError::Malformed(e.to_string()))?;
+        fields += 1;
+        if fields > MAX_FIELDS {
+            return Err(FormError::TooManyFields.into());
+        }
         let name = field.name().unwrap_or("").to_string();
-        let is_file = name == "file";
-        let limit = if is_file { file_limit } else { 64 * 1024 };
-        let mut buf: Vec<u8> = Vec::new();
-        let mut too_large = false;
-        let mut total: u64 = 0;
-        while let Some(chunk) = field.next().await {
-            let chunk = chunk.map_err(|e| FormError(e.to_string()))?;
-            total += chunk.len() as u64;
-            if too_large {
-                continue;
+        if name == "file" {
+            if form.file.is_some() || form.file_too_large.is_some() {
+                return Err(FormError::TwoFiles.into());
             }
-            if buf.len() as u64 + chunk.len() as u64 > limit {
-                // Keep draining (and discarding) so that the client can read our answer.
-                too_large = true;
-                buf = Vec::new();
-                continue;
+            if let Some(g) = gate.take() {
+                g(&form.fields).map_err(ReadError::Gate)?;
+            }
+            let mut buf: Vec<u8> = Vec::new();
+            let mut size: u64 = 0;
+            while let Some(chunk) = field.next().await {
+                let chunk = chunk.map_err(|e| FormError::Malformed(e.to_string()))?;
+                size += chunk.len() as u64;
+                body += chunk.len() as u64;
+                if body > limits.body {
+                    return Err(FormError::BodyTooLarge(limits.body).into());
+                }
+                if size > limits.file {
+                    // Keep draining (and discarding) so that the client can read our answer.
+                    buf = Vec::new();
+                    continue;
+                }
+                buf.extend_from_slice(&chunk);
+            }
+            if size > limits.file {
+                form.file_too_large = Some(size);
+            } else {
+                form.file = Some(buf);
+            }
+            continue;
+        }
+        let mut buf: Vec<u8> = Vec::new();
+        while let Some(chunk) = field.next().await {
+            let chunk = chunk.map_err(|e| FormError::Malformed(e.to_string()))?;
+            text_bytes += chunk.len();
+            body += chunk.len() as u64;
+            if text_bytes > MAX_TEXT_BYTES {
+                return Err(FormError::TextTooLarge.into());
             }
             buf.extend_from_slice(&chunk);
         }
-        if too_large {
-            if is_file {
-                form.file_too_large = Some(total);
-                continue;
-            }
-            return Err(FormError(format!(
-                "field {name:?} is larger than {limit} bytes"
-            )));
-        }
-        if is_file {
-            form.file = Some(buf);
-        } else {
-            form.fields
-                .insert(name, String::from_utf8_lossy(&buf).into_owned());
-        }
+        form.fields
+            .insert(name, String::from_utf8_lossy(&buf).into_owned());
+    }
+    if let Some(g) = gate.take() {
+        g(&form.fields).map_err(ReadError::Gate)?;
     }
     Ok(form)
 }

@@ -99,19 +99,23 @@ pub async fn create_team(
     .await
 }
 
+/// Adds a member to a team; `Ok(false)` if the user already is in a team of this challenge (the
+/// schema allows one team per user per challenge).
 pub async fn add_member(
     db: impl PgExecutor<'_>,
     team_id: i64,
     user_id: i64,
-) -> Result<(), sqlx::Error> {
-    sqlx::query(
-        "INSERT INTO team_members (team_id, user_id) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+) -> Result<bool, sqlx::Error> {
+    let added: Option<i64> = sqlx::query_scalar(
+        "INSERT INTO team_members (team_id, user_id, challenge_id)
+         SELECT id, $2, challenge_id FROM teams WHERE id = $1
+         ON CONFLICT DO NOTHING RETURNING team_id",
     )
     .bind(team_id)
     .bind(user_id)
-    .execute(db)
-    .await
-    .map(|_| ())
+    .fetch_optional(db)
+    .await?;
+    Ok(added.is_some())
 }
 
 /// The user's team in a challenge, if any.
@@ -184,6 +188,64 @@ pub struct TokenInfo {
     pub id: i64,
     pub label: String,
     pub created_at: DateTime<Utc>,
+}
+
+/// Revokes one of a team's API tokens; `Ok(false)` if the team has no such live token.
+pub async fn revoke_api_token(
+    db: impl PgExecutor<'_>,
+    team_id: Option<i64>,
+    token_id: i64,
+) -> Result<bool, sqlx::Error> {
+    let r = sqlx::query(
+        "UPDATE api_tokens SET revoked_at = now()
+         WHERE id = $1 AND ($2::BIGINT IS NULL OR team_id = $2) AND revoked_at IS NULL",
+    )
+    .bind(token_id)
+    .bind(team_id)
+    .execute(db)
+    .await?;
+    Ok(r.rows_affected() == 1)
+}
+
+/// Records a failed login or a sign-up under each of `keys`.
+pub async fn record_attempt(db: impl PgExecutor<'_>, keys: &[String]) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "WITH gone AS (DELETE FROM auth_attempts WHERE at < now() - interval '1 day')
+         INSERT INTO auth_attempts (key) SELECT unnest($1::TEXT[])",
+    )
+    .bind(keys)
+    .execute(db)
+    .await
+    .map(|_| ())
+}
+
+/// Attempts recorded under `key` in the last `seconds`.
+pub async fn recent_attempts(
+    db: impl PgExecutor<'_>,
+    key: &str,
+    seconds: i64,
+) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT COUNT(*) FROM auth_attempts WHERE key = $1 AND at > now() - make_interval(secs => $2)",
+    )
+    .bind(key)
+    .bind(seconds as f64)
+    .fetch_one(db)
+    .await
+}
+
+/// The key of CSRF tokens, made on first use and shared by every instance.
+pub async fn csrf_key(db: &sqlx::PgPool) -> Result<Vec<u8>, sqlx::Error> {
+    let fresh = crate::auth::new_token();
+    sqlx::query(
+        "INSERT INTO server_secrets (name, value) VALUES ('csrf', $1) ON CONFLICT DO NOTHING",
+    )
+    .bind(fresh.as_bytes())
+    .execute(db)
+    .await?;
+    sqlx::query_scalar("SELECT value FROM server_secrets WHERE name = 'csrf'")
+        .fetch_one(db)
+        .await
 }
 
 pub async fn tokens_of_team(

@@ -13,10 +13,13 @@ pub struct Challenge {
     pub daily_submission_limit: Option<i32>,
     pub total_submission_limit: Option<i32>,
     pub max_file_bytes: i64,
+    /// Most bytes of uploaded files a team may keep stored; `None` = no cap.
+    pub max_team_bytes: Option<i64>,
 }
 
 const COLUMNS: &str =
-    "id, slug, title, description, daily_submission_limit, total_submission_limit, max_file_bytes";
+    "id, slug, title, description, daily_submission_limit, total_submission_limit, max_file_bytes,
+     max_team_bytes";
 
 pub async fn create(
     db: impl PgExecutor<'_>,
@@ -71,6 +74,20 @@ pub async fn set_limits(
     .execute(db)
     .await
     .map(|_| ())
+}
+
+/// The cap on the bytes a team keeps stored; `None` = no cap.
+pub async fn set_max_team_bytes(
+    db: impl PgExecutor<'_>,
+    challenge_id: i64,
+    max_team_bytes: Option<i64>,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE challenges SET max_team_bytes = $2 WHERE id = $1")
+        .bind(challenge_id)
+        .bind(max_team_bytes)
+        .execute(db)
+        .await
+        .map(|_| ())
 }
 
 pub async fn by_id(db: impl PgExecutor<'_>, id: i64) -> Result<Option<Challenge>, sqlx::Error> {

@@ -131,6 +131,19 @@ pub async fn list_current(
     .await
 }
 
+/// Clears the engine version that built a split's reference graphs, so that the next job rebuilds
+/// them (re-scoring after an engine upgrade).
+pub async fn forget_engine_version(
+    db: impl PgExecutor<'_>,
+    split_id: i64,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE splits SET engine_version = '' WHERE id = $1")
+        .bind(split_id)
+        .execute(db)
+        .await
+        .map(|_| ())
+}
+
 pub async fn set_hidden(
     db: impl PgExecutor<'_>,
     split_id: i64,

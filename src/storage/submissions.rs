@@ -104,6 +104,16 @@ pub async fn quota_used(db: impl PgExecutor<'_>, team_id: i64) -> Result<(i64, i
     .await
 }
 
+/// Bytes of uploaded files a team keeps stored (deleted submissions included: they stay stored).
+pub async fn bytes_stored(db: impl PgExecutor<'_>, team_id: i64) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT COALESCE(SUM(byte_size), 0)::BIGINT FROM submissions WHERE team_id = $1",
+    )
+    .bind(team_id)
+    .fetch_one(db)
+    .await
+}
+
 /// Locks the team row so that concurrent uploads cannot both pass the quota check.
 pub async fn lock_team(
     tx: &mut Transaction<'_, Postgres>,

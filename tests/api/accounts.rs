@@ -151,13 +151,19 @@ async fn session_cookies_are_http_only_and_secure_when_configured() {
         csrf.contains("HttpOnly") && csrf.contains("Secure") && csrf.contains("SameSite=Strict"),
         "{csrf}"
     );
-    let token = &csrf["sb_csrf=".len().."sb_csrf=".len() + 64];
+    let cookie = &csrf["sb_csrf=".len().."sb_csrf=".len() + 64];
+    // The form's token is the HMAC of the cookie, not the cookie.
+    let html = page.text().await.expect("body");
+    let marker = "name=\"csrf\" value=\"";
+    let start = html.find(marker).expect("a CSRF field") + marker.len();
+    let token = &html[start..start + 64];
+    assert_ne!(token, cookie);
     let r = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()
         .expect("client")
         .post(app.url("/signup"))
-        .header("Cookie", format!("sb_csrf={token}"))
+        .header("Cookie", format!("sb_csrf={cookie}"))
         .form(&[
             ("email", "bo@example.org"),
             ("password", "a long password"),

@@ -6,16 +6,11 @@ use crate::helpers::spawn_app;
 async fn health_assets_and_not_found() {
     let app = spawn_app().await;
     let c = reqwest::Client::new();
-    assert_eq!(
-        c.get(app.url("/health"))
-            .send()
-            .await
-            .expect("GET")
-            .text()
-            .await
-            .expect("body"),
-        "ok"
-    );
+    let health = c.get(app.url("/health")).send().await.expect("GET");
+    assert_eq!(health.status(), 200);
+    let health: serde_json::Value = health.json().await.expect("JSON");
+    assert_eq!(health["status"], "ok");
+    assert_eq!(health["database"], "up");
     let css = c
         .get(app.url("/static/style.css"))
         .send()

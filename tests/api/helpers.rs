@@ -62,7 +62,7 @@ fn cluster() -> &'static TestCluster {
     CLUSTER.get_or_init(|| {
         // Under /tmp so that the postgres user can reach it when the tests run as root.
         let dir = std::env::temp_dir().join(format!("spiceboard-test-{}", std::process::id()));
-        let cluster = Cluster::ensure_running(&dir, &ClusterOptions { ephemeral: true })
+        let cluster = Cluster::ensure_running(&dir, &ClusterOptions { ephemeral: true, ..Default::default() })
             .unwrap_or_else(|e| panic!("the tests need PostgreSQL's initdb/pg_ctl (scripts/install-test-deps installs them): {e}"));
         // SAFETY: registering a plain extern "C" function with atexit is sound.
         unsafe { libc::atexit(stop_cluster_at_exit) };
@@ -117,6 +117,8 @@ pub fn test_settings() -> Settings {
     s.application.port = 0;
     s.application.secure_cookies = false;
     s.database.max_connections = 8;
+    // Tests run many apps at once on two cores: wait longer for a connection than production does.
+    s.database.acquire_timeout_ms = 10_000;
     s.worker.lease_seconds = 30;
     s.worker.poll_interval_ms = 100;
     s.worker.retry_backoff_seconds = 0;
@@ -139,12 +141,19 @@ pub async fn spawn_app_with(workers: usize, configure: impl FnOnce(&mut Settings
     let (_, url) = fresh_database().await;
     let mut settings = test_settings();
     configure(&mut settings);
-    settings.database.url = Some(url.clone());
-    let pool = startup::connect(&url, settings.database.max_connections)
+    settings.database.url = Some(url);
+    spawn_app_on(settings, workers).await
+}
+
+/// An app on the (migrated) database `settings.database.url` names.
+pub async fn spawn_app_on(settings: Settings, workers: usize) -> TestApp {
+    let url = settings.database.url.clone().expect("a database URL");
+    let pool = startup::connect(&url, &settings.database)
         .await
         .expect("connect to the test database");
     let engine = scoring::new_engine();
     let app = Application::build(settings.clone(), pool.clone(), engine.clone(), workers)
+        .await
         .expect("build the app");
     let address = format!("http://127.0.0.1:{}", app.port());
     tokio::spawn(app.run_until_stopped());
@@ -287,8 +296,12 @@ impl TestApp {
 
     /// The CSRF token embedded in a page's forms (fetching it sets the cookie).
     pub async fn csrf(&self, path: &str) -> String {
-        let html = self
-            .client
+        self.csrf_of(&self.client, path).await
+    }
+
+    /// The CSRF token of `browser` on a page (fetching it sets the cookie).
+    pub async fn csrf_of(&self, browser: &reqwest::Client, path: &str) -> String {
+        let html = browser
             .get(self.url(path))
             .send()
             .await

@@ -230,10 +230,11 @@ async fn baseline_and_human_rows_are_marked() {
             user_id: None,
         },
         "",
-        &demo_results(false),
+        demo_results(false),
         actions::SubmitLimits {
             max_caption_chars: 1000,
             max_attempts: 3,
+            disk_floor: None,
         },
     )
     .await

@@ -13,4 +13,5 @@ mod organizer;
 mod pages;
 mod queue;
 mod references;
+mod security;
 mod uploads;

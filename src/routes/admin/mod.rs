@@ -10,7 +10,7 @@ use serde::Deserialize;
 use sqlx::PgPool;
 
 use super::home::html;
-use super::{multipart, Layout, PageError};
+use super::{browser_form, multipart, Layout, PageError};
 use crate::actions::{self, Uploader, Viewer};
 use crate::auth::{self, MaybeUser};
 use crate::domain::leaderboard::SortKey;
@@ -37,6 +37,15 @@ fn organizer_posting(user: MaybeUser, req: &HttpRequest, csrf: &str) -> Result<U
         return Err(PageError::Csrf);
     }
     Ok(u)
+}
+
+/// The organizer's forms: files up to the server's own request limit.
+fn server_limits(config: &AppConfig) -> multipart::Limits {
+    let max = config.settings.limits.max_request_bytes as u64;
+    multipart::Limits {
+        file: max,
+        body: max,
+    }
 }
 
 fn back(slug: &str, msg: &str) -> HttpResponse {
@@ -118,6 +127,7 @@ struct AdminChallenge {
     message: Option<String>,
     daily: String,
     total: String,
+    team_bytes: String,
 }
 
 #[derive(Deserialize)]
@@ -153,6 +163,10 @@ pub async fn challenge(
             .total_submission_limit
             .map(|v| v.to_string())
             .unwrap_or_default(),
+        team_bytes: challenge
+            .max_team_bytes
+            .map(|v| v.to_string())
+            .unwrap_or_default(),
         submissions: submissions::recent_of_challenge(pool.get_ref(), challenge.id, 100).await?,
         challenge,
         splits: rows,
@@ -171,13 +185,9 @@ pub async fn import_references(
     payload: Multipart,
 ) -> Result<HttpResponse, PageError> {
     let _ = organizer(user)?;
-    let form = multipart::read(payload, config.settings.limits.max_request_bytes as u64)
-        .await
-        .map_err(|e| PageError::BadRequest(e.to_string()))?;
-    if !auth::csrf_ok(&req, form.field("csrf")) {
-        return Err(PageError::Csrf);
-    }
+    let form = browser_form(&req, payload, server_limits(&config), Ok(())).await?;
     let challenge = actions::challenge(&pool, &slug).await?;
+    actions::check_disk(config.settings.disk_floor().as_ref())?;
     let split =
         SplitName::parse(form.field("split")).map_err(|e| PageError::BadRequest(e.to_string()))?;
     if form.file_too_large.is_some() {
@@ -222,6 +232,8 @@ pub struct LimitsForm {
     #[serde(default)]
     total: String,
     max_bytes: String,
+    /// Absent: unchanged; empty: no cap.
+    max_team_bytes: Option<String>,
 }
 
 fn optional_count(s: &str, what: &str) -> Result<Option<i32>, PageError> {
@@ -257,6 +269,17 @@ pub async fn set_limits(
             PageError::BadRequest("maximum file size must be a positive number of bytes".into())
         })?;
     challenges::set_limits(pool.get_ref(), challenge.id, daily, total, max_bytes).await?;
+    if let Some(cap) = &form.max_team_bytes {
+        let cap = match cap.trim() {
+            "" => None,
+            t => Some(t.parse::<i64>().ok().filter(|v| *v > 0).ok_or_else(|| {
+                PageError::BadRequest(
+                    "stored bytes per team must be a positive number or empty".into(),
+                )
+            })?),
+        };
+        challenges::set_max_team_bytes(pool.get_ref(), challenge.id, cap).await?;
+    }
     Ok(back(&challenge.slug, "limits saved"))
 }
 
@@ -302,18 +325,13 @@ pub async fn add_baseline(
     payload: Multipart,
 ) -> Result<HttpResponse, PageError> {
     let user = organizer(user)?;
-    let form = multipart::read(payload, config.settings.limits.max_request_bytes as u64)
-        .await
-        .map_err(|e| PageError::BadRequest(e.to_string()))?;
-    if !auth::csrf_ok(&req, form.field("csrf")) {
-        return Err(PageError::Csrf);
-    }
+    let form = browser_form(&req, payload, server_limits(&config), Ok(())).await?;
     let (challenge, split) = split_of(&pool, &path.0, &path.1).await?;
     let label = crate::domain::TeamName::parse(form.field("label"))
         .map_err(|e| PageError::BadRequest(format!("baseline label: {e}")))?;
+    let description = form.field("description").to_string();
     let file = form
         .file
-        .clone()
         .ok_or_else(|| PageError::BadRequest("choose a results file".into()))?;
     let settings = &config.settings;
     let uploader = Uploader::Baseline {
@@ -325,8 +343,8 @@ pub async fn add_baseline(
         &challenge,
         &split,
         uploader,
-        form.field("description"),
-        &file,
+        &description,
+        file,
         actions::SubmitLimits::from_settings(settings),
     )
     .await?;
@@ -340,18 +358,13 @@ pub async fn add_baseline(
     ))
 }
 
-#[derive(Deserialize)]
-pub struct CsrfForm {
-    csrf: String,
-}
-
 pub async fn compute_human(
     req: HttpRequest,
     pool: web::Data<PgPool>,
     config: web::Data<AppConfig>,
     user: MaybeUser,
     path: web::Path<(String, String)>,
-    form: web::Form<CsrfForm>,
+    form: web::Form<super::CsrfForm>,
 ) -> Result<HttpResponse, PageError> {
     organizer_posting(user, &req, &form.csrf)?;
     let (challenge, split) = split_of(&pool, &path.0, &path.1).await?;
@@ -368,7 +381,7 @@ pub async fn rescore(
     config: web::Data<AppConfig>,
     user: MaybeUser,
     path: web::Path<(String, String)>,
-    form: web::Form<CsrfForm>,
+    form: web::Form<super::CsrfForm>,
 ) -> Result<HttpResponse, PageError> {
     organizer_posting(user, &req, &form.csrf)?;
     let (challenge, split) = split_of(&pool, &path.0, &path.1).await?;
@@ -384,7 +397,7 @@ pub async fn delete_submission(
     pool: web::Data<PgPool>,
     user: MaybeUser,
     id: web::Path<i64>,
-    form: web::Form<CsrfForm>,
+    form: web::Form<super::CsrfForm>,
 ) -> Result<HttpResponse, PageError> {
     organizer_posting(user, &req, &form.csrf)?;
     let s = submissions::by_id(pool.get_ref(), *id)

@@ -32,13 +32,28 @@ pub enum ApiError {
     TooLarge(String),
     #[error("{0}")]
     Quota(String),
+    #[error("{0}")]
+    Unavailable(String),
     #[error("internal error")]
     Internal(#[source] anyhow::Error),
 }
 
 impl From<sqlx::Error> for ApiError {
     fn from(e: sqlx::Error) -> Self {
-        ApiError::Internal(e.into())
+        if crate::storage::unavailable(&e) {
+            ApiError::Unavailable(super::error::DATABASE_UNAVAILABLE.into())
+        } else {
+            ApiError::Internal(e.into())
+        }
+    }
+}
+
+impl From<multipart::FormError> for ApiError {
+    fn from(e: multipart::FormError) -> Self {
+        match e {
+            multipart::FormError::BodyTooLarge(_) => ApiError::TooLarge(e.to_string()),
+            other => ApiError::Rejected(other.to_string()),
+        }
     }
 }
 
@@ -50,10 +65,16 @@ impl From<ActionError> for ApiError {
                 ApiError::TooLarge(u.to_string())
             }
             ActionError::Quota(q) => ApiError::Quota(q),
-            ActionError::Database(db) => ApiError::Internal(db.into()),
+            ActionError::Database(db) => db.into(),
+            ActionError::DiskFull(m) => ApiError::Unavailable(m),
+            ActionError::TooManyAttempts => ApiError::Quota(e_text_too_many()),
             other => ApiError::Rejected(other.to_string()),
         }
     }
+}
+
+fn e_text_too_many() -> String {
+    ActionError::TooManyAttempts.to_string()
 }
 
 impl ResponseError for ApiError {
@@ -65,6 +86,7 @@ impl ResponseError for ApiError {
             ApiError::Rejected(_) => StatusCode::BAD_REQUEST,
             ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::Quota(_) => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -92,9 +114,17 @@ pub async fn upload(
     if team.challenge_id != challenge.id {
         return Err(ApiError::WrongChallenge);
     }
-    let form = multipart::read(payload, challenge.max_file_bytes.max(0) as u64)
+    let limits = multipart::Limits {
+        file: challenge.max_file_bytes.max(0) as u64,
+        body: config.settings.limits.max_request_bytes as u64,
+    };
+    // The token and the challenge are checked; the form has nothing more to show before the file.
+    let form = multipart::read(&req, payload, limits, |_| Ok::<(), ApiError>(()))
         .await
-        .map_err(|e| ApiError::Rejected(e.to_string()))?;
+        .map_err(|e| match e {
+            multipart::ReadError::Form(f) => f.into(),
+            multipart::ReadError::Gate(g) => g,
+        })?;
     if let Some(size) = form.file_too_large {
         return Err(ApiError::TooLarge(
             UploadError::TooLarge {
@@ -124,7 +154,6 @@ pub async fn upload(
         .map_err(|e| ApiError::Rejected(e.to_string()))?;
     let file = form
         .file
-        .as_deref()
         .ok_or_else(|| ApiError::Rejected("the multipart field `file` is missing".into()))?;
     let settings = &config.settings;
     let s = actions::submit(
@@ -135,7 +164,7 @@ pub async fn upload(
             team_id: team.id,
             user_id: None,
         },
-        form.field("description"),
+        form.fields.get("description").map_or("", String::as_str),
         file,
         actions::SubmitLimits::from_settings(settings),
     )

@@ -8,8 +8,10 @@ use sqlx::PgPool;
 
 use super::home::html;
 use super::{Layout, PageError};
+use crate::actions;
 use crate::auth::{self, CookiePolicy, MaybeUser};
-use crate::domain::{Email, Password};
+use crate::domain::{Email, LocalPath, Password};
+use crate::startup::AppConfig;
 use crate::storage::accounts;
 
 #[derive(Template)]
@@ -36,13 +38,15 @@ pub struct Credentials {
     next: String,
 }
 
-/// Only local paths may be redirected to after login.
-fn safe_next(next: &str) -> &str {
-    if next.starts_with('/') && !next.starts_with("//") && !next.contains('\\') {
-        next
+/// The address throttling counts by: the peer, or the client a trusted proxy names.
+fn client_address(req: &HttpRequest, config: &AppConfig) -> String {
+    let info = req.connection_info();
+    let addr = if config.settings.application.behind_proxy {
+        info.realip_remote_addr()
     } else {
-        "/"
-    }
+        info.peer_addr()
+    };
+    addr.unwrap_or("unknown").to_string()
 }
 
 fn render(
@@ -52,12 +56,13 @@ fn render(
     error: Option<String>,
     next: &str,
 ) -> Result<HttpResponse, PageError> {
+    let next = LocalPath::parse(next);
     let page = AuthPage {
         layout: Layout::new(req, None),
         signup,
         email,
         error: error.clone(),
-        next: safe_next(next),
+        next: next.as_str(),
     };
     let body = page.render()?;
     Ok(if error.is_some() {
@@ -87,17 +92,20 @@ pub async fn signup(
     req: HttpRequest,
     pool: web::Data<PgPool>,
     policy: web::Data<CookiePolicy>,
+    config: web::Data<AppConfig>,
     form: web::Form<Credentials>,
 ) -> Result<HttpResponse, PageError> {
     if !auth::csrf_ok(&req, &form.csrf) {
         return Err(PageError::Csrf);
     }
+    let next = LocalPath::parse(&form.next);
     let parsed =
         Email::parse(&form.email).and_then(|e| Password::parse(&form.password).map(|p| (e, p)));
     let (email, password) = match parsed {
         Ok(v) => v,
         Err(e) => return render(&req, true, &form.email, Some(e.to_string()), &form.next),
     };
+    actions::signup_allowed(&pool, &client_address(&req, &config)).await?;
     let pw = password.expose().to_string();
     let hash = web::block(move || auth::hash_password(&pw))
         .await
@@ -115,7 +123,7 @@ pub async fn signup(
     };
     let cookie = auth::start_session(pool.get_ref(), &policy, user.id).await?;
     Ok(HttpResponse::SeeOther()
-        .insert_header((LOCATION, safe_next(&form.next).to_string()))
+        .insert_header((LOCATION, next.as_str()))
         .cookie(cookie)
         .finish())
 }
@@ -124,12 +132,16 @@ pub async fn login(
     req: HttpRequest,
     pool: web::Data<PgPool>,
     policy: web::Data<CookiePolicy>,
+    config: web::Data<AppConfig>,
     form: web::Form<Credentials>,
 ) -> Result<HttpResponse, PageError> {
     if !auth::csrf_ok(&req, &form.csrf) {
         return Err(PageError::Csrf);
     }
+    let next = LocalPath::parse(&form.next);
     let email = form.email.trim().to_lowercase();
+    let address = client_address(&req, &config);
+    actions::login_allowed(&pool, &address, &email).await?;
     let user = accounts::user_by_email(pool.get_ref(), &email).await?;
     let (pw, hash) = (
         form.password.clone(),
@@ -142,23 +154,21 @@ pub async fn login(
         Some(user) if ok => {
             let cookie = auth::start_session(pool.get_ref(), &policy, user.id).await?;
             Ok(HttpResponse::SeeOther()
-                .insert_header((LOCATION, safe_next(&form.next).to_string()))
+                .insert_header((LOCATION, next.as_str()))
                 .cookie(cookie)
                 .finish())
         }
-        _ => render(
-            &req,
-            false,
-            &form.email,
-            Some("wrong e-mail address or password".into()),
-            &form.next,
-        ),
+        _ => {
+            actions::login_failed(&pool, &address, &email).await?;
+            render(
+                &req,
+                false,
+                &form.email,
+                Some("wrong e-mail address or password".into()),
+                &form.next,
+            )
+        }
     }
-}
-
-#[derive(Deserialize)]
-pub struct CsrfOnly {
-    csrf: String,
 }
 
 pub async fn logout(
@@ -166,7 +176,7 @@ pub async fn logout(
     pool: web::Data<PgPool>,
     policy: web::Data<CookiePolicy>,
     user: MaybeUser,
-    form: web::Form<CsrfOnly>,
+    form: web::Form<super::CsrfForm>,
 ) -> Result<HttpResponse, PageError> {
     if !auth::csrf_ok(&req, &form.csrf) {
         return Err(PageError::Csrf);

@@ -98,14 +98,6 @@ pub async fn create_team(
 ) -> Result<HttpResponse, PageError> {
     let u = member_posting(&user, &req, &form.csrf)?;
     let challenge = actions::challenge(&pool, &slug).await?;
-    if accounts::team_of_user(pool.get_ref(), challenge.id, u.id)
-        .await?
-        .is_some()
-    {
-        return Err(PageError::BadRequest(
-            "you are already in a team of this challenge".into(),
-        ));
-    }
     let name = TeamName::parse(&form.name).map_err(|e| PageError::BadRequest(e.to_string()))?;
     let (_, token) = actions::create_team(&pool, &challenge, &name, Some(u.id)).await?;
     render_overview(&req, &pool, user, &slug, Some(token)).await
@@ -134,6 +126,24 @@ pub async fn create_token(
     let label: String = form.label.trim().chars().take(80).collect();
     accounts::create_api_token(pool.get_ref(), team.id, &auth::token_hash(&token), &label).await?;
     render_overview(&req, &pool, user, &slug, Some(token)).await
+}
+
+/// Revokes one of the team's API tokens: it stops working at once.
+pub async fn revoke_token(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    user: MaybeUser,
+    path: web::Path<(String, i64)>,
+    form: web::Form<super::CsrfForm>,
+) -> Result<HttpResponse, PageError> {
+    let u = member_posting(&user, &req, &form.csrf)?;
+    let (slug, token_id) = path.into_inner();
+    let challenge = actions::challenge(&pool, &slug).await?;
+    let team = accounts::team_of_user(pool.get_ref(), challenge.id, u.id)
+        .await?
+        .ok_or(PageError::Forbidden)?;
+    actions::revoke_token(&pool, Some(team.id), token_id).await?;
+    render_overview(&req, &pool, user, &slug, None).await
 }
 
 #[derive(Deserialize)]
@@ -305,9 +315,53 @@ pub async fn leaderboard_csv(
         .body(body))
 }
 
+/// One entry of `leaderboard.json`: public fields only (a team's description and ids stay private).
+#[derive(serde::Serialize)]
+struct PublicEntry<'a> {
+    rank: usize,
+    kind: &'a str,
+    name: &'a str,
+    submission_id: i64,
+    scored_at: Option<chrono::DateTime<chrono::Utc>>,
+    spice: Option<f64>,
+    object: Option<f64>,
+    relation: Option<f64>,
+    attribute: Option<f64>,
+    color: Option<f64>,
+    count: Option<f64>,
+    size: Option<f64>,
+    bleu_4: Option<f64>,
+    meteor: Option<f64>,
+    rouge_l: Option<f64>,
+    cider_d: Option<f64>,
+}
+
+impl<'a> From<&'a RankedEntry> for PublicEntry<'a> {
+    fn from(r: &'a RankedEntry) -> Self {
+        let e = &r.entry;
+        PublicEntry {
+            rank: r.rank,
+            kind: &e.kind,
+            name: &e.name,
+            submission_id: e.submission_id,
+            scored_at: e.scored_at,
+            spice: e.spice,
+            object: e.object,
+            relation: e.relation,
+            attribute: e.attribute,
+            color: e.color,
+            count: e.count,
+            size: e.size,
+            bleu_4: e.bleu_4,
+            meteor: e.meteor,
+            rouge_l: e.rouge_l,
+            cider_d: e.cider_d,
+        }
+    }
+}
+
 /// `leaderboard.json`: `{"challenge", "split", "hidden", "sort", "columns", "entries": [{rank, kind,
-/// name, submission_id, team_id, description, scored_at, spice, object, ...}]}`; a missing
-/// score is `null`.
+/// name, submission_id, scored_at, spice, object, ...}]}`; a missing score is `null`.
 pub async fn leaderboard_json(
     req: HttpRequest,
     pool: web::Data<PgPool>,
@@ -323,6 +377,6 @@ pub async fn leaderboard_json(
         "hidden": split.hidden,
         "sort": sort.name(),
         "columns": actions::CSV_COLUMNS,
-        "entries": entries,
+        "entries": entries.iter().map(PublicEntry::from).collect::<Vec<_>>(),
     })))
 }

@@ -10,9 +10,9 @@ use sqlx::PgPool;
 
 use super::home::html;
 use super::view::score;
-use super::{member_posting, multipart, Layout, PageError};
+use super::{browser_form, member_posting, multipart, Layout, PageError};
 use crate::actions::{self, Uploader};
-use crate::auth::{self, MaybeUser};
+use crate::auth::MaybeUser;
 use crate::domain::UploadError;
 use crate::scoring::ImageDetails;
 use crate::startup::AppConfig;
@@ -94,17 +94,21 @@ pub async fn upload(
         return Err(PageError::LoginRequired);
     };
     let challenge = actions::challenge(&pool, &slug).await?;
-    let form = multipart::read(payload, challenge.max_file_bytes.max(0) as u64)
-        .await
-        .map_err(|e| PageError::BadRequest(e.to_string()))?;
-    if !auth::csrf_ok(&req, form.field("csrf")) {
-        return Err(PageError::Csrf);
-    }
-    let team = accounts::team_of_user(pool.get_ref(), challenge.id, user.id)
-        .await?
-        .ok_or_else(|| {
-            PageError::BadRequest("join or create a team on the challenge page first".into())
-        })?;
+    let team = accounts::team_of_user(pool.get_ref(), challenge.id, user.id).await?;
+    let ready = match &team {
+        Some(_) => Ok(()),
+        None => Err(PageError::BadRequest(
+            "join or create a team on the challenge page first".into(),
+        )),
+    };
+    let limits = multipart::Limits {
+        file: challenge.max_file_bytes.max(0) as u64,
+        body: config.settings.limits.max_request_bytes as u64,
+    };
+    let form = browser_form(&req, payload, limits, ready).await?;
+    let Some(team) = team else {
+        return Err(PageError::Forbidden);
+    };
     let split = match actions::split(&pool, &challenge, form.field("split")).await {
         Ok(s) => s,
         Err(e) => return submit_page(&req, &pool, &user, &slug, Some(e.to_string())).await,
@@ -116,7 +120,8 @@ pub async fn upload(
         };
         return submit_page(&req, &pool, &user, &slug, Some(e.to_string())).await;
     }
-    let file = form.file.clone().unwrap_or_default();
+    let description = form.field("description").to_string();
+    let file = form.file.unwrap_or_default();
     let settings = &config.settings;
     let uploader = Uploader::Team {
         team_id: team.id,
@@ -127,8 +132,8 @@ pub async fn upload(
         &challenge,
         &split,
         uploader,
-        form.field("description"),
-        &file,
+        &description,
+        file,
         actions::SubmitLimits::from_settings(settings),
     )
     .await
@@ -136,7 +141,9 @@ pub async fn upload(
         Ok(s) => Ok(HttpResponse::SeeOther()
             .insert_header((LOCATION, format!("/s/{}", s.id)))
             .finish()),
-        Err(actions::ActionError::Database(e)) => Err(e.into()),
+        Err(e @ (actions::ActionError::Database(_) | actions::ActionError::DiskFull(_))) => {
+            Err(e.into())
+        }
         Err(e) => submit_page(&req, &pool, &user, &slug, Some(e.to_string())).await,
     }
 }
@@ -167,6 +174,10 @@ pub async fn can_view(
             Ok(mine.is_some_and(|t| t.id == team))
         }
     }
+}
+
+fn is_organizer(user: Option<&User>) -> bool {
+    user.is_some_and(|u| u.is_admin)
 }
 
 async fn load_visible(
@@ -286,6 +297,8 @@ struct SubmissionPage {
     page: i64,
     pages: i64,
     own_team: bool,
+    /// False on a hidden split for anyone but an organizer: no per-image table then.
+    per_image: bool,
 }
 
 #[derive(Deserialize)]
@@ -311,23 +324,29 @@ pub async fn page(
         }
         _ => Vec::new(),
     };
-    let image_total = scores::image_count(pool.get_ref(), submission.id).await?;
-    let pages = ((image_total + PER_PAGE - 1) / PER_PAGE).max(1);
-    let page = q.page.unwrap_or(1).clamp(1, pages);
-    let images = scores::images_worst_first(
-        pool.get_ref(),
-        submission.id,
-        PER_PAGE,
-        (page - 1) * PER_PAGE,
-    )
-    .await?
-    .into_iter()
-    .map(|r| ImageLine {
-        image_id: r.image_id,
-        caption: r.caption,
-        spice: score(Some(r.spice_f)),
-    })
-    .collect();
+    let per_image = actions::shows_per_image(&split, is_organizer(user.0.as_ref()));
+    let (image_total, pages, page, images) = if per_image {
+        let image_total = scores::image_count(pool.get_ref(), submission.id).await?;
+        let pages = ((image_total + PER_PAGE - 1) / PER_PAGE).max(1);
+        let page = q.page.unwrap_or(1).clamp(1, pages);
+        let images = scores::images_worst_first(
+            pool.get_ref(),
+            submission.id,
+            PER_PAGE,
+            (page - 1) * PER_PAGE,
+        )
+        .await?
+        .into_iter()
+        .map(|r| ImageLine {
+            image_id: r.image_id,
+            caption: r.caption,
+            spice: score(Some(r.spice_f)),
+        })
+        .collect();
+        (image_total, pages, page, images)
+    } else {
+        (0, 1, 1, Vec::new())
+    };
     let own_team = match (&user.0, submission.team_id) {
         (Some(u), Some(team)) => accounts::team_of_user(pool.get_ref(), challenge.id, u.id)
             .await?
@@ -355,6 +374,7 @@ pub async fn page(
         page,
         pages,
         own_team,
+        per_image,
     };
     Ok(html(page.render()?))
 }
@@ -405,6 +425,9 @@ pub async fn image(
 ) -> Result<HttpResponse, PageError> {
     let (id, image_id) = path.into_inner();
     let (submission, split, _) = load_visible(&pool, id, user.0.as_ref()).await?;
+    if !actions::shows_per_image(&split, is_organizer(user.0.as_ref())) {
+        return Err(PageError::NotFound);
+    }
     let (row, details, cats) = scores::image(pool.get_ref(), submission.id, image_id)
         .await?
         .ok_or(PageError::NotFound)?;
@@ -430,18 +453,13 @@ pub async fn image(
     Ok(html(page.render()?))
 }
 
-#[derive(Deserialize)]
-pub struct ChooseForm {
-    csrf: String,
-}
-
 /// Makes this submission the team's leaderboard entry for its split.
 pub async fn choose(
     req: HttpRequest,
     pool: web::Data<PgPool>,
     user: MaybeUser,
     id: web::Path<i64>,
-    form: web::Form<ChooseForm>,
+    form: web::Form<super::CsrfForm>,
 ) -> Result<HttpResponse, PageError> {
     let u = member_posting(&user, &req, &form.csrf)?;
     let (submission, split, challenge) = load_visible(&pool, *id, Some(u)).await?;
