@@ -73,8 +73,32 @@ fn parser_cache_table(engine: &Engine, dir: &Path) -> Result<(), String> {
     );
     println!("| file | half | captions | exact proposal set | objects P / R | attributes P / R | relations P / R | all P / R |");
     println!("|---|---|---|---|---|---|---|---|");
+    // FIDELITY_FOLD=K: only fold K of the tuning half (settings chosen on the other fold).
+    let fold: Option<usize> = std::env::var("FIDELITY_FOLD").ok().and_then(|v| v.parse().ok());
     for file in ["captions-a.jsonl", "captions-b.jsonl"] {
         let entries = fidelity::read_parser_cache(&dir.join("official-parser-cache").join(file))?;
+        if let Some(k) = fold {
+            let a = fidelity::parser_cache_where(engine, &entries, |c| {
+                Half::of(c) == Half::Tuning && Half::fold(c) == k
+            });
+            println!(
+                "| {file} | tuning fold {k} | {} | {:.1} % | | | | {:.3} / {:.3} |",
+                a.captions,
+                100.0 * a.exact_share(),
+                a.total().precision(),
+                a.total().recall()
+            );
+            if std::env::var_os("FIDELITY_DIFFS").is_some() {
+                for (caption, ours, theirs) in &a.differences {
+                    eprintln!(
+                        "[{file}] {caption}\n  ours only:   {}\n  theirs only: {}",
+                        ours.join(" "),
+                        theirs.join(" ")
+                    );
+                }
+            }
+            continue;
+        }
         for half in [Half::Tuning, Half::HeldOut] {
             let a = fidelity::parser_cache(engine, &entries, half);
             let pr =

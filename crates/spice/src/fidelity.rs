@@ -203,17 +203,18 @@ pub enum Half {
 
 impl Half {
     pub fn of(text: &str) -> Half {
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        for b in text.bytes() {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0000_0100_0000_01b3);
-        }
         // The top bit: FNV-1a's low bits follow the last byte too closely.
-        if h >> 63 == 0 {
+        if fnv1a(text) >> 63 == 0 {
             Half::Tuning
         } else {
             Half::HeldOut
         }
+    }
+
+    /// Which of two folds of the tuning half a caption is in (another bit of the same hash), for
+    /// choosing settings on one fold and checking them on the other without the held-out half.
+    pub fn fold(text: &str) -> usize {
+        (fnv1a(text) >> 62 & 1) as usize
     }
 
     pub fn name(self) -> &'static str {
@@ -222,6 +223,16 @@ impl Half {
             Half::HeldOut => "held-out",
         }
     }
+}
+
+/// FNV-1a, 64 bits.
+fn fnv1a(text: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
 }
 
 /// A proposal as the official parser cache writes it: `[object]`, `[object, attribute]`,
@@ -310,10 +321,19 @@ pub fn proposal_set(engine: &Engine, caption: &str) -> Result<TupleSet, String> 
 /// Compares our proposals with the official parser's on the captions of `entries` that fall in
 /// `half`, in parallel.
 pub fn parser_cache(engine: &Engine, entries: &[CacheEntry], half: Half) -> CacheAgreement {
+    parser_cache_where(engine, entries, |c| Half::of(c) == half)
+}
+
+/// [`parser_cache`] on the captions `keep` accepts.
+pub fn parser_cache_where(
+    engine: &Engine,
+    entries: &[CacheEntry],
+    keep: impl Fn(&str) -> bool + Sync,
+) -> CacheAgreement {
     use rayon::prelude::*;
     let rows: Vec<(String, TupleSet, TupleSet)> = entries
         .par_iter()
-        .filter(|e| Half::of(&e.caption) == half)
+        .filter(|e| keep(&e.caption))
         .map(|e| {
             let ours = proposal_set(engine, &e.caption).unwrap_or_default();
             let theirs: TupleSet = e.tuples.iter().cloned().collect();

@@ -118,28 +118,11 @@ impl Engine {
             if words.is_empty() {
                 continue;
             }
-            let ends_sentence = words.last().is_some_and(|w| matches!(*w, "." | "!" | "?"));
-            let max_gap = if ends_sentence {
-                CLAUSE_GAP_SENTENCE
-            } else {
-                CLAUSE_GAP_FRAGMENT
-            };
-            let tags = tagger.tag_clause(&words, max_gap, CLAUSE_GAP_AFTER_PREPOSITION);
+            let form = tokenize::Form::of(&words);
+            let tags = tag_sentence(tagger, &words);
             let shown = parser_tags(&words, &tags);
-            let mut g = parser.graph(&words, &shown);
-            // The graph keeps the tagger's tags where the parser was shown another.
-            for ((t, tag), seen) in g.tokens.iter_mut().zip(&tags).zip(&shown) {
-                if tag != seen {
-                    t.tag = tag.to_string();
-                }
-            }
-            for t in &mut g.tokens {
-                t.lemma = lemmatize::lemma(&t.word, &t.tag);
-            }
-            habits::apply_basic(&mut g);
-            enhance::enhance(&mut g);
-            habits::apply(&mut g);
-            out.push(g);
+            let arcs = parser.parse_form(&words, &shown, form);
+            out.push(finish_basic(&words, &tags, &arcs));
         }
         Ok(out)
     }
@@ -187,6 +170,18 @@ impl Engine {
     }
 }
 
+/// The tags of one sentence: the tagger's, with the verb search of [`tag::Tagger::tag_clause`]
+/// for captions without a finite verb.
+pub fn tag_sentence(tagger: &tag::Tagger, words: &[&str]) -> Vec<&'static str> {
+    let ends_sentence = words.last().is_some_and(|w| matches!(*w, "." | "!" | "?"));
+    let max_gap = if ends_sentence {
+        CLAUSE_GAP_SENTENCE
+    } else {
+        CLAUSE_GAP_FRAGMENT
+    };
+    tagger.tag_clause(words, max_gap, CLAUSE_GAP_AFTER_PREPOSITION)
+}
+
 /// The tags the parser sees: the tagger's, except that "while" is shown to it as an adverb (`RB`)
 /// rather than a preposition (`IN`); the graph keeps `IN`. This is not a CoreNLP habit but a way
 /// to steer our parser: with `IN` it often hangs the clause after "while" on the wrong word or
@@ -200,7 +195,7 @@ impl Engine {
 /// reference count 1,967 -> 1,964, same tp unchanged (5,458), MAE of F unchanged (0.00499);
 /// official graphs unchanged (70.7 %); PTB-tokenized input: exact 17.4 % unchanged, MAE 0.0066
 /// -> 0.0067.
-fn parser_tags<'a>(words: &[&str], tags: &[&'a str]) -> Vec<&'a str> {
+pub fn parser_tags<'a>(words: &[&str], tags: &[&'a str]) -> Vec<&'a str> {
     words
         .iter()
         .zip(tags)
@@ -212,6 +207,25 @@ fn parser_tags<'a>(words: &[&str], tags: &[&'a str]) -> Vec<&'a str> {
             }
         })
         .collect()
+}
+
+/// The stages after the parser: a basic tree (the tagger's tags, the parser's arcs) to the
+/// collapsed, CC-processed graph the rules read: lemmas, the basic-tree habits, enhancement, the
+/// enhanced-graph habits.
+pub fn finish_basic(words: &[&str], tags: &[&str], arcs: &[(usize, parse::Label)]) -> DepGraph {
+    let mut g = parse::to_graph(words, tags, arcs);
+    for t in &mut g.tokens {
+        t.lemma = lemmatize::lemma(&t.word, &t.tag);
+    }
+    habits::apply_basic(&mut g);
+    enhance::enhance(&mut g);
+    habits::apply(&mut g);
+    g
+}
+
+/// Proposals of one sentence's collapsed graph: clean-up then rules.
+pub fn proposals_of(g: DepGraph) -> Vec<Proposal> {
+    sentence_proposals(g)
 }
 
 /// Clean-up then rules on one sentence's graph.

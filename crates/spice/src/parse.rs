@@ -20,6 +20,7 @@ use std::sync::OnceLock;
 use crate::depgraph::{DepGraph, Token};
 use crate::perceptron::{self, feat, hash_str, ModelError, Trainer, Weights};
 use crate::tag::{shuffle, word_key, Tagger};
+use crate::tokenize::Form;
 
 /// Every dependency label a model may use: the basic UD v1 relations CoreNLP 3.6.0 produces.
 pub const LABELS: &[&str] = &[
@@ -101,11 +102,19 @@ impl std::fmt::Display for Label {
 
 /// The embedded parser model (built by `scripts/train-parser`).
 static EMBEDDED: &[u8] = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/models/parser.bin"));
+/// The embedded COCO-form corrections of the parser (built by `train_parser delta`).
+static EMBEDDED_COCO: &[u8] =
+    include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/models/parser-coco.bin"));
 
 /// A trained parser. Immutable and `Sync`: share one across threads.
 #[derive(Debug, Clone)]
 pub struct Parser {
     weights: Weights,
+    /// What one unit of a quantised weight is worth (the corrections share the base's units).
+    scale: f32,
+    /// Corrections added to the scores of [`Form::Coco`] sentences: learned from trees that
+    /// reproduce the official parser's proposals on that form (see `train_delta`).
+    coco: Option<Weights>,
     /// Labels of the model, in class order: class 0 is SHIFT, `1 + i` is LEFT-`labels[i]`,
     /// `1 + n + i` is RIGHT-`labels[i]`.
     labels: Vec<Label>,
@@ -441,6 +450,10 @@ thread_local! {
     });
 }
 
+/// How many of the features [`features`] writes come first and read no word: the features of an
+/// unlexicalised grammar, such as CoreNLP's PCFG.
+const UNLEXICALISED: usize = 55;
+
 /// Writes the features of the configuration into `out`.
 fn features(st: &State, sn: &Sentence, out: &mut Vec<u64>) {
     let w = |i: u32| if i == NONE { V_NONE } else { sn.w[i as usize] };
@@ -501,38 +514,18 @@ fn features(st: &State, sn: &Sentence, out: &mut Vec<u64>) {
     use t::*;
     out.clear();
     out.extend_from_slice(&[
+        // Unlexicalised features (tags, labels, distances, valencies) first: the COCO-form
+        // corrections use only these (`UNLEXICALISED`).
         feat(0, 0, 0, 0),
-        feat(S0W, s0w, 0, 0),
         feat(S0T, s0t, 0, 0),
-        feat(S0WT, s0wt, 0, 0),
-        feat(S1W, s1w, 0, 0),
         feat(S1T, s1t, 0, 0),
-        feat(S1WT, s1wt, 0, 0),
-        feat(B0W, b0w, 0, 0),
         feat(B0T, b0t, 0, 0),
-        feat(B0WT, b0wt, 0, 0),
-        feat(B1W, b1w, 0, 0),
         feat(B1T, b1t, 0, 0),
-        feat(B1WT, b1wt, 0, 0),
-        feat(B2W, b2w, 0, 0),
         feat(B2T, b2t, 0, 0),
         feat(S2T, s2t, 0, 0),
-        feat(S2W, s2w, 0, 0),
-        feat(S0WT_B0WT, s0wt, b0wt, 0),
-        feat(S0WT_B0W, s0wt, b0w, 0),
-        feat(S0W_B0WT, s0w, b0wt, 0),
-        feat(S0WT_B0T, s0wt, b0t, 0),
-        feat(S0T_B0WT, s0t, b0wt, 0),
-        feat(S0W_B0W, s0w, b0w, 0),
         feat(S0T_B0T, s0t, b0t, 0),
         feat(B0T_B1T, b0t, b1t, 0),
-        feat(S1WT_S0WT, s1wt, s0wt, 0),
-        feat(S1W_S0W, s1w, s0w, 0),
         feat(S1T_S0T, s1t, s0t, 0),
-        feat(S1WT_S0T, s1wt, s0t, 0),
-        feat(S1T_S0WT, s1t, s0wt, 0),
-        feat(S1W_S0T, s1w, s0t, 0),
-        feat(S1T_S0W, s1t, s0w, 0),
         feat(B0T_B1T_B2T, b0t, b1t, b2t),
         feat(S0T_B0T_B1T, s0t, b0t, b1t),
         feat(S1T_S0T_B0T, s1t, s0t, b0t),
@@ -545,63 +538,85 @@ fn features(st: &State, sn: &Sentence, out: &mut Vec<u64>) {
         feat(S1T_S1LT_S0T, s1t, tg(s1l), s0t),
         feat(S2T_S1T_S0T, s2t, s1t, s0t),
         feat(S1T_S0T_B1T, s1t, s0t, b1t),
-        feat(S0W_B0T_B1T, s0w, b0t, b1t),
-        feat(S1W_S0T_B0T, s1w, s0t, b0t),
-        feat(S0W_D, s0w, d, 0),
         feat(S0T_D, s0t, d, 0),
-        feat(B0W_D, b0w, d, 0),
         feat(B0T_D, b0t, d, 0),
-        feat(S0W_B0W_D, s0w, b0w, d),
         feat(S0T_B0T_D, s0t, b0t, d),
         feat(S1T_S0T_D2, s1t, s0t, d2),
-        feat(S1W_S0W_D2, s1w, s0w, d2),
-        feat(S1W_D2, s1w, d2, 0),
-        feat(S0W_D2, s0w, d2, 0),
-        feat(S0W_VR, s0w, s0vr, 0),
         feat(S0T_VR, s0t, s0vr, 0),
-        feat(S0W_VL, s0w, s0vl, 0),
         feat(S0T_VL, s0t, s0vl, 0),
-        feat(B0W_VL, b0w, b0vl, 0),
         feat(B0T_VL, b0t, b0vl, 0),
-        feat(S1W_VR, s1w, s1vr, 0),
         feat(S1T_VR, s1t, s1vr, 0),
-        feat(S0LW, w(s0l), 0, 0),
         feat(S0LT, tg(s0l), 0, 0),
         feat(S0LL, lab(s0l), 0, 0),
-        feat(S0RW, w(s0r), 0, 0),
         feat(S0RT, tg(s0r), 0, 0),
         feat(S0RL, lab(s0r), 0, 0),
-        feat(B0LW, w(b0l), 0, 0),
         feat(B0LT, tg(b0l), 0, 0),
         feat(B0LL, lab(b0l), 0, 0),
-        feat(S1LW, w(s1l), 0, 0),
         feat(S1LT, tg(s1l), 0, 0),
         feat(S1LL, lab(s1l), 0, 0),
-        feat(S1RW, w(s1r), 0, 0),
         feat(S1RT, tg(s1r), 0, 0),
         feat(S1RL, lab(s1r), 0, 0),
-        feat(S0L2W, w(s0l2), 0, 0),
         feat(S0L2T, tg(s0l2), 0, 0),
         feat(S0L2L, lab(s0l2), 0, 0),
-        feat(S0R2W, w(s0r2), 0, 0),
         feat(S0R2T, tg(s0r2), 0, 0),
         feat(S0R2L, lab(s0r2), 0, 0),
-        feat(B0L2W, w(b0l2), 0, 0),
         feat(B0L2T, tg(b0l2), 0, 0),
         feat(B0L2L, lab(b0l2), 0, 0),
         feat(S0T_S0LT_S0L2T, s0t, tg(s0l), tg(s0l2)),
         feat(S0T_S0RT_S0R2T, s0t, tg(s0r), tg(s0r2)),
         feat(B0T_B0LT_B0L2T, b0t, tg(b0l), tg(b0l2)),
-        feat(S0W_SR, s0w, s0sr, 0),
         feat(S0T_SR, s0t, s0sr, 0),
-        feat(S0W_SL, s0w, s0sl, 0),
         feat(S0T_SL, s0t, s0sl, 0),
-        feat(B0W_SL, b0w, b0sl, 0),
         feat(B0T_SL, b0t, b0sl, 0),
         feat(S1T_SR, s1t, s1sr, 0),
         feat(S0T_S0LL_S0RL, s0t, lab(s0l), lab(s0r)),
-        feat(S0W_S0RL, s0w, lab(s0r), 0),
         feat(S1T_S1RL_S0T, s1t, lab(s1r), s0t),
+        feat(S0W, s0w, 0, 0),
+        feat(S0WT, s0wt, 0, 0),
+        feat(S1W, s1w, 0, 0),
+        feat(S1WT, s1wt, 0, 0),
+        feat(B0W, b0w, 0, 0),
+        feat(B0WT, b0wt, 0, 0),
+        feat(B1W, b1w, 0, 0),
+        feat(B1WT, b1wt, 0, 0),
+        feat(B2W, b2w, 0, 0),
+        feat(S2W, s2w, 0, 0),
+        feat(S0WT_B0WT, s0wt, b0wt, 0),
+        feat(S0WT_B0W, s0wt, b0w, 0),
+        feat(S0W_B0WT, s0w, b0wt, 0),
+        feat(S0WT_B0T, s0wt, b0t, 0),
+        feat(S0T_B0WT, s0t, b0wt, 0),
+        feat(S0W_B0W, s0w, b0w, 0),
+        feat(S1WT_S0WT, s1wt, s0wt, 0),
+        feat(S1W_S0W, s1w, s0w, 0),
+        feat(S1WT_S0T, s1wt, s0t, 0),
+        feat(S1T_S0WT, s1t, s0wt, 0),
+        feat(S1W_S0T, s1w, s0t, 0),
+        feat(S1T_S0W, s1t, s0w, 0),
+        feat(S0W_B0T_B1T, s0w, b0t, b1t),
+        feat(S1W_S0T_B0T, s1w, s0t, b0t),
+        feat(S0W_D, s0w, d, 0),
+        feat(B0W_D, b0w, d, 0),
+        feat(S0W_B0W_D, s0w, b0w, d),
+        feat(S1W_S0W_D2, s1w, s0w, d2),
+        feat(S1W_D2, s1w, d2, 0),
+        feat(S0W_D2, s0w, d2, 0),
+        feat(S0W_VR, s0w, s0vr, 0),
+        feat(S0W_VL, s0w, s0vl, 0),
+        feat(B0W_VL, b0w, b0vl, 0),
+        feat(S1W_VR, s1w, s1vr, 0),
+        feat(S0LW, w(s0l), 0, 0),
+        feat(S0RW, w(s0r), 0, 0),
+        feat(B0LW, w(b0l), 0, 0),
+        feat(S1LW, w(s1l), 0, 0),
+        feat(S1RW, w(s1r), 0, 0),
+        feat(S0L2W, w(s0l2), 0, 0),
+        feat(S0R2W, w(s0r2), 0, 0),
+        feat(B0L2W, w(b0l2), 0, 0),
+        feat(S0W_SR, s0w, s0sr, 0),
+        feat(S0W_SL, s0w, s0sl, 0),
+        feat(B0W_SL, b0w, b0sl, 0),
+        feat(S0W_S0RL, s0w, lab(s0r), 0),
         feat(B0W_B0LL, b0w, lab(b0l), 0),
     ]);
 }
@@ -610,9 +625,39 @@ impl Parser {
     /// The model embedded in the binary, loaded once per process.
     pub fn embedded() -> Result<&'static Parser, ModelError> {
         static CELL: OnceLock<Result<Parser, ModelError>> = OnceLock::new();
-        CELL.get_or_init(|| Parser::from_bytes(EMBEDDED, "embedded parser model"))
-            .as_ref()
-            .map_err(Clone::clone)
+        CELL.get_or_init(|| {
+            Parser::from_bytes(EMBEDDED, "embedded parser model")?
+                .with_coco(EMBEDDED_COCO, "embedded COCO-form parser corrections")
+        })
+        .as_ref()
+        .map_err(Clone::clone)
+    }
+
+    /// The parser with COCO-form corrections read from `bytes` (a `parser-delta` model written by
+    /// [`Parser::train_delta`] for this parser's classes and scale).
+    /// An empty `bytes` means no corrections.
+    pub fn with_coco(mut self, bytes: &[u8], what: &str) -> Result<Parser, ModelError> {
+        if bytes.is_empty() {
+            self.coco = None;
+            return Ok(self);
+        }
+        let m = perceptron::read_model(bytes, what, "parser-delta")?;
+        if m.classes != class_names(&self.labels) || m.scale != self.scale {
+            return Err(ModelError::Corrupt {
+                what: what.into(),
+                detail: "corrections made for another parser model".into(),
+            });
+        }
+        self.coco = Some(m.weights);
+        Ok(self)
+    }
+
+    /// The parser without its COCO-form corrections.
+    pub fn without_coco(&self) -> Parser {
+        Parser {
+            coco: None,
+            ..self.clone()
+        }
     }
 
     /// Reads a parser model file (as `train_parser` writes it). `what` names it in errors.
@@ -643,6 +688,8 @@ impl Parser {
             .ok_or_else(|| corrupt("no root label".into()))?;
         Ok(Parser {
             weights: m.weights,
+            scale: m.scale,
+            coco: None,
             labels,
             root_label,
         })
@@ -672,12 +719,23 @@ impl Parser {
     /// label. Exactly one token has head 0, with label `root`. `tags[i]` is the tag of
     /// `words[i]`; missing tags count as unknown. Any input is fine; time is linear in length.
     pub fn parse(&self, words: &[&str], tags: &[&str]) -> Vec<(usize, Label)> {
+        self.parse_form(words, tags, Form::AsWritten)
+    }
+
+    /// [`Parser::parse`] for a sentence of the given form: [`Form::Coco`] sentences get the
+    /// COCO-form corrections.
+    pub fn parse_form(&self, words: &[&str], tags: &[&str], form: Form) -> Vec<(usize, Label)> {
+        let coco = match form {
+            Form::Coco => self.coco.as_ref(),
+            Form::AsWritten => None,
+        };
         SCRATCH.with(|cell| match cell.try_borrow_mut() {
-            Ok(mut scratch) => self.parse_with(words, tags, &mut scratch),
+            Ok(mut scratch) => self.parse_with(words, tags, coco, &mut scratch),
             // Only reachable if parse were re-entered on this thread; fresh buffers then.
             Err(_) => self.parse_with(
                 words,
                 tags,
+                coco,
                 &mut Scratch {
                     st: State::new(0),
                     sn: Sentence::new(&[], &[]),
@@ -692,6 +750,7 @@ impl Parser {
         &self,
         words: &[&str],
         tags: &[&str],
+        coco: Option<&Weights>,
         scratch: &mut Scratch,
     ) -> Vec<(usize, Label)> {
         let Scratch {
@@ -708,6 +767,9 @@ impl Parser {
             features(st, sn, feats);
             scores.iter_mut().for_each(|s| *s = 0);
             self.weights.score(feats, scores);
+            if let Some(c) = coco {
+                c.score(feats, scores);
+            }
             let m = self.best_move(st, scores, |_| true);
             st.apply(m);
         }
@@ -1025,6 +1087,8 @@ pub fn train(
     ));
     let p = Parser {
         weights: Weights::empty(n_classes),
+        scale: 1.0,
+        coco: None,
         labels,
         root_label,
     };
@@ -1109,6 +1173,137 @@ pub fn train(
     ))
 }
 
+/// Settings for [`Parser::train_delta`].
+#[derive(Debug, Clone)]
+pub struct DeltaOptions {
+    pub epochs: usize,
+    pub seed: u64,
+    /// Averaged weights smaller than this (in perceptron units) are dropped.
+    pub prune: f32,
+    /// Learn from the unlexicalised features only (tags, labels, distances): corrections that
+    /// generalise from structure, as an unlexicalised grammar does, rather than memorise words.
+    pub unlexicalised: bool,
+}
+
+impl Default for DeltaOptions {
+    fn default() -> Self {
+        DeltaOptions {
+            epochs: 8,
+            seed: 7,
+            prune: 0.05,
+            unlexicalised: true,
+        }
+    }
+}
+
+impl Parser {
+    /// Trains corrections to this parser: a second perceptron whose weights are added to the
+    /// parser's scores, so that, together, they build the trees of `sents` (each given with the
+    /// number of times it counts). The parser's own weights stay as they are; the corrections
+    /// learn only where the parser goes wrong on these trees. Sentences the parser already
+    /// parses right (its own parses, for instance) keep the corrections from changing what
+    /// nobody asked to change. Training follows the gold moves (a static oracle among the
+    /// zero-cost moves of the dynamic one); non-projective trees are skipped.
+    /// Returns the corrections' model file (for [`Parser::with_coco`]).
+    pub fn train_delta(
+        &self,
+        sents: &[(TreeSentence, usize)],
+        opts: &DeltaOptions,
+        log: &mut dyn FnMut(String),
+    ) -> Result<Vec<u8>, String> {
+        let nc = 1 + 2 * self.labels.len();
+        let class_of_label = |name: &str| -> Result<usize, String> {
+            let l = Label::from_name(name).ok_or_else(|| format!("unknown label {name:?}"))?;
+            self.labels
+                .iter()
+                .position(|&x| x == l)
+                .ok_or_else(|| format!("label {name:?} is not one of the parser's"))
+        };
+        let mut usable = Vec::new();
+        for (k, (s, weight)) in sents.iter().enumerate() {
+            if check_tree(&s.heads).is_err() || s.words.len() != s.heads.len() {
+                continue;
+            }
+            let mut h = vec![usize::MAX];
+            h.extend_from_slice(&s.heads);
+            let mut l = vec![0];
+            for x in &s.labels {
+                l.push(class_of_label(x).map_err(|e| format!("training sentence {k}: {e}"))?);
+            }
+            for _ in 0..*weight {
+                usable.push((k, h.clone(), l.clone()));
+            }
+        }
+        log(format!(
+            "parser corrections: {} sentences, {} usable with repeats",
+            sents.len(),
+            usable.len()
+        ));
+        let mut model = Trainer::new(nc);
+        let mut rng = perceptron::mix64(opts.seed ^ 0xDE17A);
+        let mut order: Vec<usize> = (0..usable.len()).collect();
+        let mut feats = Vec::with_capacity(128);
+        let mut base = vec![0i32; self.weights.score_len()];
+        let mut scores = vec![0f32; nc];
+        let mut cost = vec![0i32; nc];
+        for epoch in 0..opts.epochs {
+            shuffle(&mut order, &mut rng);
+            let (mut right, mut total, mut trees) = (0usize, 0usize, 0usize);
+            for &u in &order {
+                let (k, gh, gl) = &usable[u];
+                let s = &sents[*k].0;
+                let words: Vec<&str> = s.words.iter().map(String::as_str).collect();
+                let tags: Vec<&str> = s.tags.iter().map(String::as_str).collect();
+                let sn = Sentence::new(&words, &tags);
+                let mut st = State::new(words.len());
+                let mut all_right = true;
+                while !st.terminal() {
+                    features(&st, &sn, &mut feats);
+                    base.iter_mut().for_each(|x| *x = 0);
+                    self.weights.score(&feats, &mut base);
+                    for (x, b) in scores.iter_mut().zip(&base) {
+                        *x = *b as f32 * self.scale;
+                    }
+                    if opts.unlexicalised {
+                        feats.truncate(UNLEXICALISED);
+                    }
+                    model.score(&feats, &mut scores);
+                    oracle_costs(&st, gh, gl, self, &mut cost);
+                    let guess = self.best_move(&st, &scores, |_| true);
+                    let min = cost.iter().copied().min().unwrap_or(0);
+                    let gold = self.best_move(&st, &scores, |m| cost[self.class_of(m)] == min);
+                    let (gc, bc) = (self.class_of(guess), self.class_of(gold));
+                    model.tick();
+                    if cost[gc] == min {
+                        right += 1;
+                    } else {
+                        all_right = false;
+                        model.update(&feats, bc, gc);
+                    }
+                    total += 1;
+                    st.apply(gold);
+                }
+                trees += usize::from(all_right);
+            }
+            log(format!(
+                "parser corrections epoch {}: {:.2}% of transitions and {:.2}% of trees right while training, {} features",
+                epoch + 1,
+                100.0 * right as f64 / total.max(1) as f64,
+                100.0 * trees as f64 / order.len().max(1) as f64,
+                model.n_features()
+            ));
+        }
+        let rows = model.averaged(opts.prune, usize::MAX);
+        Ok(perceptron::write_model_scaled(
+            "parser-delta",
+            &class_names(&self.labels),
+            &[],
+            &rows,
+            Some(self.scale),
+        ))
+    }
+}
+
 /// Follows the static (zero-cost, leftmost-first) oracle on a gold tree and returns the tree the
 /// transitions build: the gold tree itself when it is projective. Exposed for tests.
 pub fn oracle_parse(heads: &[usize], labels: &[Label]) -> Vec<(usize, Label)> {
@@ -1121,6 +1316,8 @@ pub fn oracle_parse(heads: &[usize], labels: &[Label]) -> Vec<(usize, Label)> {
     let n_classes = 1 + 2 * ls.len();
     let p = Parser {
         weights: Weights::empty(n_classes),
+        scale: 1.0,
+        coco: None,
         labels: ls.clone(),
         root_label: 0,
     };
@@ -1310,6 +1507,8 @@ mod tests {
     fn untrained_parser_still_returns_one_rooted_tree() {
         let p = Parser {
             weights: Weights::empty(5),
+            scale: 1.0,
+            coco: None,
             labels: vec![Label::ROOT, Label::DEP],
             root_label: 0,
         };

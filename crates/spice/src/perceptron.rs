@@ -481,6 +481,8 @@ fn key48(f: u64) -> u64 {
 pub(crate) struct ModelFile {
     pub classes: Vec<String>,
     pub extra: Vec<u8>,
+    /// What one unit of a quantised weight is worth in perceptron units.
+    pub scale: f32,
     pub weights: Weights,
 }
 
@@ -490,6 +492,19 @@ pub(crate) fn write_model(
     classes: &[String],
     extra: &[u8],
     rows: &[(u64, Vec<(u8, f32)>)],
+) -> Vec<u8> {
+    write_model_scaled(kind, classes, extra, rows, None)
+}
+
+/// [`write_model`] with a given quantisation scale (a correction model is quantised in its base
+/// model's units, so that their integer scores add up); `None` maps the largest weight to
+/// `i16::MAX`.
+pub(crate) fn write_model_scaled(
+    kind: &str,
+    classes: &[String],
+    extra: &[u8],
+    rows: &[(u64, Vec<(u8, f32)>)],
+    scale: Option<f32>,
 ) -> Vec<u8> {
     // Keys are stored as 48 bits (see KEY_MASK); should two features share them, the heavier
     // keeps the key.
@@ -510,7 +525,7 @@ pub(crate) fn write_model(
         .iter()
         .flat_map(|r| r.1.iter().map(|e| e.1.abs()))
         .fold(0f32, f32::max);
-    let scale = if max > 0.0 { max / 32767.0 } else { 1.0 };
+    let scale = scale.unwrap_or(if max > 0.0 { max / 32767.0 } else { 1.0 });
     p.extend_from_slice(&scale.to_le_bytes());
     put_varint(&mut p, rows.len() as u64);
     let mut prev = 0u64;
@@ -555,6 +570,7 @@ pub(crate) fn read_model(
     Ok(ModelFile {
         classes: d.classes,
         extra: d.extra,
+        scale: d.scale,
         weights,
     })
 }

@@ -28,6 +28,11 @@ pub const TAGS: &[&str] = &[
     "-RRB-", "-LCB-", "-RCB-", "HYPH", "NFP", "ADD", "AFX", "XX", "_SP", "GW",
 ];
 
+/// The tag called `name` as a `&'static str`, if it is one of [`TAGS`].
+pub fn static_tag(name: &str) -> Option<&'static str> {
+    TAGS.iter().copied().find(|t| *t == name)
+}
+
 /// The tag of a token a model cannot say anything about (only with an empty model).
 const FALLBACK_TAG: &str = "NN";
 

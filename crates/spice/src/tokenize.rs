@@ -238,6 +238,30 @@ pub fn tokenize_coco_batch<S: AsRef<str>>(captions: &[S]) -> Vec<String> {
     lex_batch(captions, CHUNK_CHARS, |_| CocoLines::new(), |c| c.lines)
 }
 
+/// The two forms SPICE meets captions in, which the official parser reads differently: as
+/// written, and as pycocoevalcap feeds them (lowercased, its punctuation removed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Form {
+    AsWritten,
+    Coco,
+}
+
+impl Form {
+    /// The form of one sentence's tokens: [`Form::Coco`] when no token has an upper-case letter
+    /// and none is a punctuation token pycocoevalcap removes.
+    pub fn of<S: AsRef<str>>(words: &[S]) -> Form {
+        let coco = words.iter().all(|w| {
+            let w = w.as_ref();
+            !w.chars().any(char::is_uppercase) && !COCO_PUNCTUATIONS.contains(&w)
+        });
+        if coco {
+            Form::Coco
+        } else {
+            Form::AsWritten
+        }
+    }
+}
+
 /// pycocoevalcap's `PUNCTUATIONS`: tokens dropped after lowercasing. `-LRB-` and friends are in
 /// the list in upper case, so their lowercased forms (`-lrb-`) survive, as in pycocoevalcap.
 const COCO_PUNCTUATIONS: [&str; 17] = [

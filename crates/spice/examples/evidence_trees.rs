@@ -1,0 +1,229 @@
+//! Evidence trees: for each caption of the official parser cache's *tuning* half, searches the
+//! basic trees near ours (a few head, label and tag changes) for one whose proposals, after every
+//! later stage (lemmas, habits, enhancement, clean-up, rules), equal the official parser's. Those
+//! trees are training data for the COCO-form corrections (`train_parser delta`).
+//!
+//! Usage: `cargo run --release -p spice --example evidence_trees -- OUT.conllu [CACHE.jsonl ...]`
+//! (default: both files of `../shared/fidelity/official-parser-cache`). Prints, per file, how
+//! many captions our parser already reproduces, how many the search reproduces and with how many
+//! changes. Only [`Half::Tuning`] captions are read; the held-out half stays unseen.
+//!
+//! The search is a beam search over edit sequences: every state is a tree; an edit moves one
+//! token to another head, gives it another label, or another tag (which changes its lemma); the
+//! beam keeps the trees whose proposal sets differ least from the official set (fewest edits on
+//! ties). Only projective trees are kept, as the parser can only learn those.
+
+use std::collections::{BTreeSet, HashSet};
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use rayon::prelude::*;
+use spice::fidelity::{self, Half};
+use spice::parse::{self, check_tree, Label};
+use spice::{finish_basic, parser_tags, proposals_of, tag, tag_sentence, tokenize};
+
+/// Labels an edit may give (the ones the rules and habits read, and their usual confusions).
+const EDIT_LABELS: &[&str] = &[
+    "dep", "nmod", "acl", "acl:relcl", "amod", "compound", "conj", "dobj", "nsubj", "advcl",
+    "xcomp", "appos", "nummod", "advmod", "ccomp", "case", "nmod:npmod", "nmod:poss", "det", "cc",
+];
+/// Tags an edit may give.
+const EDIT_TAGS: &[&str] = &[
+    "NN", "NNS", "JJ", "VB", "VBZ", "VBP", "VBG", "VBN", "VBD", "IN", "RB", "RP", "CD",
+];
+const BEAM: usize = 6;
+const MAX_EDITS: usize = 3;
+
+type TupleSet = BTreeSet<Vec<String>>;
+
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct Tree {
+    tags: Vec<&'static str>,
+    heads: Vec<usize>,
+    labels: Vec<Label>,
+}
+
+fn proposals(words: &[&str], t: &Tree) -> TupleSet {
+    let arcs: Vec<(usize, Label)> = t.heads.iter().copied().zip(t.labels.iter().copied()).collect();
+    proposals_of(finish_basic(words, &t.tags, &arcs))
+        .iter()
+        .map(fidelity::printed_proposal)
+        .collect()
+}
+
+fn distance(a: &TupleSet, b: &TupleSet) -> usize {
+    a.symmetric_difference(b).count()
+}
+
+/// Whether `d` is `anc` or below it.
+fn descends(heads: &[usize], mut d: usize, anc: usize) -> bool {
+    for _ in 0..=heads.len() {
+        if d == anc {
+            return true;
+        }
+        if d == 0 {
+            return false;
+        }
+        d = heads[d - 1];
+    }
+    true
+}
+
+/// Every tree one edit away from `t`.
+fn neighbours(t: &Tree, static_tag: impl Fn(&str) -> &'static str) -> Vec<Tree> {
+    let n = t.heads.len();
+    let mut out = Vec::new();
+    for i in 1..=n {
+        if t.heads[i - 1] != 0 {
+            for j in 1..=n {
+                if j != i && j != t.heads[i - 1] && !descends(&t.heads, j, i) {
+                    let mut x = t.clone();
+                    x.heads[i - 1] = j;
+                    out.push(x);
+                }
+            }
+            for l in EDIT_LABELS {
+                let l = Label::from_name(l).expect("edit labels are parser labels");
+                if l != t.labels[i - 1] {
+                    let mut x = t.clone();
+                    x.labels[i - 1] = l;
+                    out.push(x);
+                }
+            }
+        }
+        for tag in EDIT_TAGS {
+            if *tag != t.tags[i - 1] {
+                let mut x = t.clone();
+                x.tags[i - 1] = static_tag(tag);
+                out.push(x);
+            }
+        }
+    }
+    out.retain(|x| check_tree(&x.heads).is_ok());
+    out
+}
+
+/// The closest tree within [`MAX_EDITS`] edits whose proposals equal `target`, with its number of
+/// edits.
+fn search(words: &[&str], start: Tree, target: &TupleSet) -> Option<(Tree, usize)> {
+    let d0 = distance(&proposals(words, &start), target);
+    if d0 == 0 {
+        return Some((start, 0));
+    }
+    let static_tag = |t: &str| tag::static_tag(t).expect("edit tags are tagger tags");
+    let mut seen: HashSet<Tree> = HashSet::from([start.clone()]);
+    let mut beam = vec![(d0, start)];
+    for depth in 1..=MAX_EDITS {
+        let mut next: Vec<(usize, Tree)> = Vec::new();
+        for (_, t) in &beam {
+            for x in neighbours(t, static_tag) {
+                if !seen.insert(x.clone()) {
+                    continue;
+                }
+                let d = distance(&proposals(words, &x), target);
+                if d == 0 {
+                    return Some((x, depth));
+                }
+                next.push((d, x));
+            }
+        }
+        next.sort_by_key(|(d, _)| *d);
+        next.truncate(BEAM);
+        beam = next;
+    }
+    None
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(out_path) = args.first() else {
+        eprintln!("usage: evidence_trees OUT.conllu [CACHE.jsonl ...]");
+        return ExitCode::from(2);
+    };
+    let files: Vec<PathBuf> = if args.len() > 1 {
+        args[1..].iter().map(PathBuf::from).collect()
+    } else {
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../../shared/fidelity/official-parser-cache");
+        vec![dir.join("captions-a.jsonl"), dir.join("captions-b.jsonl")]
+    };
+    let (tagger, parser) = match parse::embedded_models() {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("evidence_trees: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut conllu = String::new();
+    for file in &files {
+        let entries = match fidelity::read_parser_cache(file) {
+            Ok(e) => e,
+            Err(e) => {
+                eprintln!("evidence_trees: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        let tuning: Vec<_> = entries
+            .iter()
+            .filter(|e| Half::of(&e.caption) == Half::Tuning)
+            .collect();
+        let found: Vec<Option<(Vec<String>, Tree, usize)>> = tuning
+            .par_iter()
+            .map(|e| {
+                let tokens = tokenize::tokenize(&e.caption);
+                let ranges = tokenize::split_sentences(&tokens);
+                if ranges.len() != 1 {
+                    return None;
+                }
+                let words: Vec<&str> = tokens.iter().map(|t| t.text.as_str()).collect();
+                let tags = tag_sentence(tagger, &words);
+                let arcs = parser.parse_form(&words, &parser_tags(&words, &tags), tokenize::Form::of(&words));
+                let start = Tree {
+                    tags,
+                    heads: arcs.iter().map(|a| a.0).collect(),
+                    labels: arcs.iter().map(|a| a.1).collect(),
+                };
+                let target: TupleSet = e.tuples.iter().cloned().collect();
+                search(&words, start, &target)
+                    .map(|(t, k)| (words.iter().map(|w| w.to_string()).collect(), t, k))
+            })
+            .collect();
+        let mut by_edits = [0usize; MAX_EDITS + 1];
+        for (e, (words, t, k)) in tuning
+            .iter()
+            .zip(&found)
+            .filter_map(|(e, f)| f.as_ref().map(|f| (e, f)))
+        {
+            by_edits[*k] += 1;
+            let _ = writeln!(conllu, "# text = {}\n# edits = {k}", e.caption);
+            for (i, w) in words.iter().enumerate() {
+                let _ = writeln!(
+                    conllu,
+                    "{}\t{w}\t_\t_\t{}\t_\t{}\t{}\t_\t_",
+                    i + 1,
+                    t.tags[i],
+                    t.heads[i],
+                    t.labels[i]
+                );
+            }
+            conllu.push('\n');
+        }
+        let total = tuning.len();
+        let pct = |x: usize| 100.0 * x as f64 / total.max(1) as f64;
+        println!(
+            "{}: {total} tuning captions; as parsed {:.1} %; found with 1 / 2 / 3 edits {:.1} / {:.1} / {:.1} %; none {:.1} %",
+            file.display(),
+            pct(by_edits[0]),
+            pct(by_edits[1]),
+            pct(by_edits[2]),
+            pct(by_edits[3]),
+            pct(total - by_edits.iter().sum::<usize>())
+        );
+    }
+    if let Err(e) = std::fs::write(out_path, conllu) {
+        eprintln!("evidence_trees: {out_path}: {e}");
+        return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
+}

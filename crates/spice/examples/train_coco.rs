@@ -1,0 +1,179 @@
+//! Trains the parser's COCO-form corrections (`models/parser-coco.bin`) from evidence trees.
+//!
+//! ```text
+//! cargo run --release -p spice --example train_coco -- EVIDENCE.conllu [--weight W]
+//!     [--own N] [--epochs E] [--train-fold K] [--out crates/spice/models/parser-coco.bin]
+//! ```
+//!
+//! EVIDENCE.conllu holds trees whose proposals equal the official parser's (written by the
+//! `evidence_trees` example from the tuning halves of `official-parser-cache`); each counts `W`
+//! times (default 2). Beside them, the first `N` (default 30,000) COCO train2014 captions in
+//! pycocoevalcap's form (`$SPICEBOARD_DATA/coco/captions_train2014.json`), parsed by the
+//! committed parser without corrections: they keep the corrections from changing what the
+//! evidence says nothing about. Deterministic: the same inputs give the same bytes.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use spice::parse::{self, DeltaOptions, TreeSentence};
+use spice::{parser_tags, tag_sentence, tokenize};
+
+struct Args {
+    evidence: PathBuf,
+    weight: usize,
+    own: usize,
+    epochs: usize,
+    out: PathBuf,
+    fold: Option<usize>,
+    lexicalised: bool,
+}
+
+fn args() -> Result<Args, String> {
+    let mut it = std::env::args().skip(1);
+    let mut a = Args {
+        evidence: PathBuf::new(),
+        weight: 2,
+        own: 30_000,
+        epochs: DeltaOptions::default().epochs,
+        out: PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/models/parser-coco.bin")),
+        fold: None,
+        lexicalised: false,
+    };
+    let mut evidence = None;
+    while let Some(x) = it.next() {
+        let mut val = || it.next().ok_or(format!("{x} needs a value"));
+        let num = |v: String| v.parse::<usize>().map_err(|_| format!("not a number: {v}"));
+        match x.as_str() {
+            "--weight" => a.weight = num(val()?)?,
+            "--own" => a.own = num(val()?)?,
+            "--epochs" => a.epochs = num(val()?)?,
+            "--out" => a.out = PathBuf::from(val()?),
+            "--train-fold" => a.fold = Some(num(val()?)?),
+            "--lexicalised" => a.lexicalised = true,
+            _ if !x.starts_with('-') && evidence.is_none() => evidence = Some(PathBuf::from(x)),
+            _ => return Err(format!("unknown argument {x}")),
+        }
+    }
+    a.evidence = evidence.ok_or("usage: train_coco EVIDENCE.conllu [options]")?;
+    Ok(a)
+}
+
+/// Sentences of a CoNLL-U file (FORM, XPOS, HEAD, DEPREL).
+fn read_conllu(path: &PathBuf) -> Result<Vec<(String, TreeSentence)>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut out = Vec::new();
+    for block in text.split("\n\n") {
+        let mut s = TreeSentence {
+            words: vec![],
+            tags: vec![],
+            heads: vec![],
+            labels: vec![],
+        };
+        let text = block
+            .lines()
+            .find_map(|l| l.strip_prefix("# text = "))
+            .unwrap_or_default()
+            .to_string();
+        for line in block.lines().filter(|l| !l.starts_with('#') && !l.is_empty()) {
+            let c: Vec<&str> = line.split('\t').collect();
+            if c.len() < 8 {
+                return Err(format!("{}: short line {line:?}", path.display()));
+            }
+            s.words.push(c[1].to_string());
+            s.tags.push(c[4].to_string());
+            s.heads.push(
+                c[6].parse()
+                    .map_err(|_| format!("{}: bad head in {line:?}", path.display()))?,
+            );
+            s.labels.push(c[7].to_string());
+        }
+        if !s.words.is_empty() {
+            out.push((text, s));
+        }
+    }
+    Ok(out)
+}
+
+/// The first `n` COCO train captions in pycocoevalcap's form, parsed by `parser` as they come.
+fn own_parses(parser: &parse::Parser, n: usize) -> Result<Vec<TreeSentence>, String> {
+    let data = std::env::var("SPICEBOARD_DATA").map(PathBuf::from).unwrap_or_else(|_| {
+        PathBuf::from(std::env::var("HOME").unwrap_or_else(|_| ".".into()))
+            .join(".cache/spiceboard/data")
+    });
+    let path = data.join("coco/captions_train2014.json");
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| format!("{}: {e} (run scripts/fetch-data)", path.display()))?;
+    let v: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let captions: Vec<&str> = v["annotations"]
+        .as_array()
+        .ok_or("no annotations")?
+        .iter()
+        .filter_map(|a| a["caption"].as_str())
+        .take(n)
+        .collect();
+    let (tagger, _) = parse::embedded_models().map_err(|e| e.to_string())?;
+    let coco = tokenize::tokenize_coco_batch(&captions);
+    Ok(coco
+        .iter()
+        .filter_map(|c| {
+            let words: Vec<&str> = c.split_whitespace().collect();
+            if words.is_empty() {
+                return None;
+            }
+            let tags = parser_tags(&words, &tag_sentence(tagger, &words));
+            let arcs = parser.parse(&words, &tags);
+            Some(TreeSentence {
+                words: words.iter().map(|w| w.to_string()).collect(),
+                tags: tags.iter().map(|t| t.to_string()).collect(),
+                heads: arcs.iter().map(|a| a.0).collect(),
+                labels: arcs.iter().map(|a| a.1.to_string()).collect(),
+            })
+        })
+        .collect())
+}
+
+fn run() -> Result<(), String> {
+    let a = args()?;
+    let (_, embedded) = parse::embedded_models().map_err(|e| e.to_string())?;
+    let base = embedded.without_coco();
+    let mut sents: Vec<(TreeSentence, usize)> = Vec::new();
+    for (text, mut s) in read_conllu(&a.evidence)? {
+        // --train-fold K: only the evidence of fold K of the tuning half (FIDELITY_FOLD of the
+        // other fold then measures what the settings do on captions they never saw).
+        if a.fold.is_some_and(|k| spice::fidelity::Half::fold(&text) != k) {
+            continue;
+        }
+        // The parser is shown the tags `Engine::parse` shows it.
+        let words: Vec<&str> = s.words.iter().map(String::as_str).collect();
+        let tags: Vec<&str> = s.tags.iter().map(String::as_str).collect();
+        s.tags = parser_tags(&words, &tags).iter().map(|t| t.to_string()).collect();
+        sents.push((s, a.weight));
+    }
+    let evidence = sents.len();
+    sents.extend(own_parses(&base, a.own)?.into_iter().map(|s| (s, 1)));
+    eprintln!(
+        "{evidence} evidence trees (x{}), {} own parses",
+        a.weight,
+        sents.len() - evidence
+    );
+    let opts = DeltaOptions {
+        epochs: a.epochs,
+        unlexicalised: !a.lexicalised,
+        ..DeltaOptions::default()
+    };
+    let bytes = base.train_delta(&sents, &opts, &mut |l| eprintln!("{l}"))?;
+    std::fs::write(&a.out, &bytes).map_err(|e| format!("{}: {e}", a.out.display()))?;
+    eprintln!("wrote {} ({} bytes)", a.out.display(), bytes.len());
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("train_coco: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
