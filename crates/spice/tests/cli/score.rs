@@ -1,39 +1,6 @@
-//! The `spice` command as users drive it: the jar's interface, exit codes and error messages.
+//! `spice INPUT.json` as users drive it: the jar's interface, exit codes and error messages.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn spice(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_spice"))
-        .args(args)
-        .output()
-        .expect("spice runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let p = std::env::temp_dir().join(format!("spice-cli-{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&p).expect("temp dir");
-        TempDir(p)
-    }
-    fn file(&self, name: &str, contents: &[u8]) -> String {
-        let p = self.0.join(name);
-        std::fs::write(&p, contents).expect("write");
-        p.to_string_lossy().into_owned()
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use super::helpers::{spice, stderr, TestDir};
 
 #[test]
 fn help_on_every_command() {
@@ -66,7 +33,7 @@ fn bad_usage_exits_2() {
 
 #[test]
 fn bad_input_exits_1_naming_the_item_and_field() {
-    let d = TempDir::new("bad");
+    let d = TestDir::new();
     let cases: [(&[u8], &str); 5] = [
         (b"{\"image_id\": 1}", "a JSON array"),
         (
@@ -103,8 +70,8 @@ fn bad_input_exits_1_naming_the_item_and_field() {
 
 #[test]
 fn a_one_gigabyte_file_of_garbage_fails_fast() {
-    let d = TempDir::new("huge");
-    let path = d.0.join("huge.json");
+    let d = TestDir::new();
+    let path = d.join("huge.json");
     // A sparse file: 1 GiB of NUL bytes costs no disk and no time to create.
     let f = std::fs::File::create(&path).expect("create");
     f.set_len(1 << 30).expect("set_len");
@@ -117,7 +84,7 @@ fn a_one_gigabyte_file_of_garbage_fails_fast() {
 fn tuples_basic_collapses_basic_ud_first() {
     // "a bear next to a fence" as a parser gives it in basic UD: "next" heads "to a fence". With
     // --basic, enhance folds it into nmod:next_to, as the official graph has (bear, next to, fence).
-    let dir = TempDir::new("basic");
+    let dir = TestDir::new();
     let rows = [
         "1\ta\ta\t_\tDT\t_\t2\tdet\t_\t_",
         "2\tbear\tbear\t_\tNN\t_\t0\troot\t_\t_",
