@@ -16,7 +16,8 @@ const ABOUT: &str =
 
 const USAGE: &str = "\
 Usage:
-  spice INPUT.json [-out OUT.json] [-subset] [-detailed] [-noSynsets] [-threads N] [-silent] [-cache DIR]
+  spice INPUT.json [-out OUT.json] [-subset] [-detailed] [-noSynsets] [-threads N] [-silent] [-verbose]
+                   [-cache DIR]
   spice score INPUT.json [same options]     the same, as a subcommand
   spice parse \"a caption\" [...]             print the dependency graph and the tuples of captions
   spice tuples --conllu FILE                print the tuples of each sentence of a CoNLL-U file
@@ -25,7 +26,8 @@ Usage:
                                             COCO-format evaluation as pycocoevalcap's COCOEvalCap
   spice help | --help                       this text; `spice COMMAND --help` for each command
 
-INPUT.json is the jar's input: [{\"image_id\": ..., \"test\": \"candidate\", \"refs\": [\"ref\", ...]}, ...].
+INPUT.json is the jar's input: [{\"image_id\": ..., \"test\": \"candidate\", \"refs\": [\"ref\", ...]}, ...];
+other fields of the items are ignored, as the jar ignores them (-verbose lists them).
 Options are accepted with one dash (the jar's spelling) or two.
 Exit codes: 0 ok, 1 bad input, 2 bad usage.";
 
@@ -59,6 +61,9 @@ struct ScoreArgs {
     /// Do not print the summary.
     #[arg(long)]
     silent: bool,
+    /// Say what was read and what was ignored (fields of the input items other than the jar's).
+    #[arg(long)]
+    verbose: bool,
     /// Accepted for compatibility with the jar; parsing is fast enough that no cache is kept.
     #[arg(long, value_name = "DIR")]
     cache: Option<String>,
@@ -158,13 +163,14 @@ impl Failure {
 
 /// The jar spells long options with one dash; clap wants two.
 fn normalize(args: impl Iterator<Item = String>) -> Vec<String> {
-    const LONG: [&str; 8] = [
+    const LONG: [&str; 9] = [
         "-out",
         "-subset",
         "-detailed",
         "-noSynsets",
         "-threads",
         "-silent",
+        "-verbose",
         "-cache",
         "-help",
     ];
@@ -252,7 +258,17 @@ fn score(a: ScoreArgs) -> Result<(), Failure> {
     }
     let file = std::fs::File::open(&a.input)
         .map_err(|e| Failure::input(format!("{}: cannot open: {e}", a.input)))?;
-    let items = batch::read_input(file, &a.input).map_err(Failure::input)?;
+    let input = batch::read_input(file, &a.input).map_err(Failure::input)?;
+    if a.verbose {
+        eprintln!("{}: {} items", a.input, input.items.len());
+        for f in &input.ignored {
+            eprintln!(
+                "{}: ignored field {:?} (not the jar's) in {} item(s), first in item {}",
+                a.input, f.name, f.items, f.first_item
+            );
+        }
+    }
+    let items = input.items;
     let engine = engine(a.no_synsets);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(a.threads.unwrap_or(0))

@@ -24,7 +24,7 @@ fn annotations() -> String {
 }
 
 fn eval(dir: &TestDir, results: &str, extra: &[&str]) -> Output {
-    let a = dir.file("annotations.json", &annotations());
+    let a = dir.file("annotations.json", annotations());
     let r = dir.file("results.json", results);
     let mut args = vec!["eval", "--annotations", &a, "--results", &r];
     args.extend_from_slice(extra);

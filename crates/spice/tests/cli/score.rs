@@ -1,6 +1,8 @@
 //! `spice INPUT.json` as users drive it: the jar's interface, exit codes and error messages.
 
-use super::helpers::{spice, stderr, TestDir};
+use serde_json::{json, Value};
+
+use super::helpers::{spice, stderr, stdout, TestDir};
 
 #[test]
 fn help_on_every_command() {
@@ -41,8 +43,8 @@ fn bad_input_exits_1_naming_the_item_and_field() {
             "item 0 (image_id 3): field \"test\": expected a string, found an array",
         ),
         (
-            b"[{\"image_id\": 3, \"test\": \"a\", \"refs\": []}]",
-            "item 0 (image_id 3): field \"refs\": needs at least one reference",
+            b"[{\"image_id\": 3, \"test\": \"a\", \"refs\": \"b\"}]",
+            "item 0 (image_id 3): field \"refs\": expected an array of strings, found a string",
         ),
         (
             b"[{\"test\": \"a\", \"refs\": [\"b\"]}]",
@@ -66,6 +68,77 @@ fn bad_input_exits_1_naming_the_item_and_field() {
     let o = spice(&["/nonexistent/input.json"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("/nonexistent/input.json: cannot open"));
+}
+
+#[test]
+fn jar_input_with_extra_fields_is_scored_as_without_them() {
+    // Other tools write more than the jar reads; the jar ignores the rest, and so do we.
+    let d = TestDir::new();
+    let plain = json!([
+        {"image_id": 7, "test": "a brown dog on the grass", "refs": ["a dog runs on green grass"]},
+        {"image_id": "kitchen-2", "test": "a red kettle", "refs": ["a kettle on a stove"]},
+    ]);
+    let extra = json!([
+        {"image_id": 7, "file_name": "7.jpg", "test": "a brown dog on the grass",
+         "refs": ["a dog runs on green grass"], "score": 0.7},
+        {"image_id": "kitchen-2", "test": "a red kettle", "refs": ["a kettle on a stove"],
+         "meta": {"source": "model-b", "beam": [1, 2]}},
+    ]);
+    let run = |name: &str, input: &Value, extra_args: &[&str]| {
+        let input = d.file(name, input.to_string());
+        let out = d.path(&format!("{name}.out"));
+        let mut args = vec![input.as_str(), "-out", &out, "-subset", "-detailed"];
+        args.extend_from_slice(extra_args);
+        let o = spice(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        (
+            std::fs::read_to_string(&out).expect("output written"),
+            stdout(&o),
+            stderr(&o),
+        )
+    };
+    let (plain_json, plain_summary, _) = run("plain.json", &plain, &[]);
+    let (json, summary, quiet) = run("extra.json", &extra, &[]);
+    assert_eq!(json, plain_json);
+    assert_eq!(summary, plain_summary);
+    assert!(!quiet.contains("ignored"), "{quiet}");
+    let (_, _, verbose) = run("extra.json", &extra, &["-verbose"]);
+    for field in ["file_name", "score", "meta"] {
+        assert!(
+            verbose.contains(&format!("ignored field \"{field}\"")),
+            "{verbose}"
+        );
+    }
+}
+
+#[test]
+fn empty_refs_and_numeric_ids_are_read_as_the_jar_reads_them() {
+    let d = TestDir::new();
+    let input = d.file(
+        "in.json",
+        json!([
+            {"image_id": 3.0, "test": "a dog on the grass", "refs": []},
+            {"image_id": 12, "test": "a cat", "refs": ["a cat on a mat"]},
+        ])
+        .to_string(),
+    );
+    let out = d.path("out.json");
+    let o = spice(&[&input, "-out", &out, "-subset", "-silent"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("written")).expect("JSON");
+    // The jar's JavaScript pretty-printer writes 3.0 as 3.
+    assert_eq!(v[0]["image_id"].to_string(), "3");
+    assert_eq!(v[1]["image_id"], json!(12));
+    // No reference: the candidate's tuples are all false positives and `All` scores 0 (the jar's
+    // Evaluation without NaN); a category has no reference tuple, so it is undefined (null).
+    let all = &v[0]["scores"]["All"];
+    assert!(all["fp"].as_u64() > Some(0), "{all}");
+    assert_eq!(
+        (&all["tp"], &all["fn"], &all["f"], &all["pr"], &all["re"]),
+        (&json!(0), &json!(0), &json!(0), &json!(0), &json!(0))
+    );
+    assert_eq!(v[0]["scores"]["Object"]["f"], Value::Null);
 }
 
 #[test]
