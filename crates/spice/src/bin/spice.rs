@@ -144,6 +144,36 @@ struct EvalArgs {
     /// Write {"eval", "evalImgs"} as JSON here.
     #[arg(long, value_name = "FILE")]
     out: Option<String>,
+    /// Print the time each step took (reading, tokenizing, scoring, writing) to stderr.
+    #[arg(long)]
+    timings: bool,
+}
+
+/// Times the steps of a command, for `--timings`.
+struct Steps {
+    print: bool,
+    last: Instant,
+}
+
+impl Steps {
+    fn new(print: bool) -> Steps {
+        Steps {
+            print,
+            last: Instant::now(),
+        }
+    }
+
+    /// Ends the step `name`.
+    fn done(&mut self, name: &str) {
+        let now = Instant::now();
+        if self.print {
+            eprintln!(
+                "{name:>24}: {:7.1} ms",
+                (now - self.last).as_secs_f64() * 1000.0
+            );
+        }
+        self.last = now;
+    }
 }
 
 /// A failure with its exit code.
@@ -399,7 +429,8 @@ fn tokenize(coco: bool, path: &str) -> Result<(), Failure> {
 }
 
 fn eval(a: EvalArgs) -> Result<(), Failure> {
-    use spice::cocoeval::{self, Annotations, CocoImages, Scorer};
+    use spice::cocoeval::{self, Annotations, CocoImages, ImageId, Scorer};
+    use std::collections::HashSet;
     let started = Instant::now();
     let scorers = Scorer::parse_list(&a.metrics).map_err(|e| Failure {
         code: 2,
@@ -408,14 +439,27 @@ fn eval(a: EvalArgs) -> Result<(), Failure> {
     let read = |path: &str| {
         std::fs::read(path).map_err(|e| Failure::input(format!("{path}: cannot read: {e}")))
     };
-    let annotations = Annotations::from_json_slice(&read(&a.annotations)?, &a.annotations)
-        .map_err(Failure::input)?;
+    let mut steps = Steps::new(a.timings);
+    // The results first: of the 32 MB of COCO annotations, only their images' captions are kept.
     let results = cocoeval::read_results(&read(&a.results)?, &a.results).map_err(Failure::input)?;
+    steps.done("read results");
+    let wanted: HashSet<&ImageId> = results.iter().map(|r| &r.image_id).collect();
+    let bytes = read(&a.annotations)?;
+    steps.done("read annotation file");
+    let annotations =
+        Annotations::from_json_slice_keeping(&bytes, &a.annotations, |id| wanted.contains(id))
+            .map_err(Failure::input)?;
+    drop(bytes);
+    steps.done("parse annotations");
     let images = CocoImages::new(&annotations, &results, &a.results).map_err(Failure::input)?;
     drop(annotations);
+    steps.done("pair results, references");
     let tokenized = images.tokenize().map_err(Failure::input)?;
+    steps.done("tokenize");
+    // Engine::new is cheap: the lexicon and models load when SPICE first needs them.
     let evaluation =
         cocoeval::evaluate(&tokenized, &scorers, &engine(false), None).map_err(Failure::input)?;
+    steps.done("score");
     if let Some(out) = &a.out {
         let write = || -> std::io::Result<()> {
             let mut w = BufWriter::new(std::fs::File::create(out)?);
@@ -423,6 +467,7 @@ fn eval(a: EvalArgs) -> Result<(), Failure> {
             w.flush()
         };
         write().map_err(|e| Failure::input(format!("{out}: cannot write: {e}")))?;
+        steps.done("write");
     }
     print!("{}", evaluation.summary());
     eprintln!(
