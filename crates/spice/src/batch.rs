@@ -3,6 +3,13 @@
 //! In: a JSON array of `{"image_id", "test", "refs"}` items. Out: per-image scores and the macro
 //! averages, written as the jar writes them (`-out` JSON, printed summary).
 //!
+//! The input is read as the jar reads it (`SpiceScorer.scoreBatch`, json-simple): fields it does
+//! not know are ignored (and listed in [`BatchInput::ignored`]), `image_id` may be a string or a
+//! number and is echoed back, and empty `refs` give an empty reference graph (`All` scores 0,
+//! each category is undefined). Where the jar would fail on an item (a missing or non-string
+//! `test`, missing `refs`) or write a useless result (a missing, null, boolean or structured
+//! `image_id`, which the jar echoes as such), we refuse it, naming the item and the field.
+//!
 //! Captions are parsed once each (references repeat across images in some inputs), in parallel;
 //! everything after parsing is independent per image. Results are collected in input order and
 //! averaged sequentially, so the output bytes do not depend on the number of threads.
@@ -27,6 +34,24 @@ pub struct BatchItem {
     pub image_id: Value,
     pub test: String,
     pub refs: Vec<String>,
+}
+
+/// The jar's input as read: the items, and the fields that were ignored.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct BatchInput {
+    pub items: Vec<BatchItem>,
+    /// Fields other than `image_id`, `test` and `refs`, in order of first appearance.
+    pub ignored: Vec<IgnoredField>,
+}
+
+/// A field of the input items that is not the jar's, ignored as the jar ignores it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IgnoredField {
+    pub name: String,
+    /// How many items have it.
+    pub items: usize,
+    /// The index of the first item that has it.
+    pub first_item: usize,
 }
 
 /// Bad input: what was wrong and where.
@@ -55,13 +80,15 @@ pub enum InputError {
 
 /// Reads and validates the jar's input format from a reader, one item at a time (so memory
 /// follows the captions, not a whole JSON tree).
-pub fn read_input(reader: impl Read, path: &str) -> Result<Vec<BatchItem>, InputError> {
+pub fn read_input(reader: impl Read, path: &str) -> Result<BatchInput, InputError> {
     let mut de =
         serde_json::Deserializer::from_reader(std::io::BufReader::with_capacity(1 << 16, reader));
     let mut problem: Option<InputError> = None;
+    let mut ignored = Vec::new();
     let items = ItemsSeed {
         path,
         problem: &mut problem,
+        ignored: &mut ignored,
     }
     .deserialize(&mut de);
     if let Some(p) = problem {
@@ -75,12 +102,13 @@ pub fn read_input(reader: impl Read, path: &str) -> Result<Vec<BatchItem>, Input
         path: path.to_string(),
         source,
     })?;
-    Ok(items)
+    Ok(BatchInput { items, ignored })
 }
 
 struct ItemsSeed<'a> {
     path: &'a str,
     problem: &'a mut Option<InputError>,
+    ignored: &'a mut Vec<IgnoredField>,
 }
 
 impl<'de> DeserializeSeed<'de> for ItemsSeed<'_> {
@@ -100,7 +128,7 @@ impl<'de> Visitor<'de> for ItemsSeed<'_> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         let mut items = Vec::new();
         while let Some(v) = seq.next_element::<Value>()? {
-            match validate_item(v, items.len(), self.path) {
+            match validate_item(v, items.len(), self.path, self.ignored) {
                 Ok(item) => items.push(item),
                 Err(e) => {
                     *self.problem = Some(e);
@@ -112,7 +140,12 @@ impl<'de> Visitor<'de> for ItemsSeed<'_> {
     }
 }
 
-fn validate_item(v: Value, index: usize, path: &str) -> Result<BatchItem, InputError> {
+fn validate_item(
+    v: Value,
+    index: usize,
+    path: &str,
+    ignored: &mut Vec<IgnoredField>,
+) -> Result<BatchItem, InputError> {
     let err = |id: &str, problem: String| InputError::Item {
         path: path.to_string(),
         index,
@@ -141,14 +174,18 @@ fn validate_item(v: Value, index: usize, path: &str) -> Result<BatchItem, InputE
         }
         None => return Err(err("", "missing field \"image_id\"".into())),
     };
-    if let Some(extra) = obj
+    for extra in obj
         .keys()
-        .find(|k| !matches!(k.as_str(), "image_id" | "test" | "refs"))
+        .filter(|k| !matches!(k.as_str(), "image_id" | "test" | "refs"))
     {
-        return Err(err(
-            &id,
-            format!("unexpected field {extra:?} (expected only \"image_id\", \"test\", \"refs\")"),
-        ));
+        match ignored.iter_mut().find(|f| f.name == *extra) {
+            Some(f) => f.items += 1,
+            None => ignored.push(IgnoredField {
+                name: extra.clone(),
+                items: 1,
+                first_item: index,
+            }),
+        }
     }
     let test = match obj.remove("test") {
         Some(Value::String(s)) => s,
@@ -162,12 +199,6 @@ fn validate_item(v: Value, index: usize, path: &str) -> Result<BatchItem, InputE
     };
     let refs = match obj.remove("refs") {
         Some(Value::Array(a)) => {
-            if a.is_empty() {
-                return Err(err(
-                    &id,
-                    "field \"refs\": needs at least one reference caption".into(),
-                ));
-            }
             let mut refs = Vec::with_capacity(a.len());
             for (k, r) in a.into_iter().enumerate() {
                 match r {
@@ -196,7 +227,14 @@ fn validate_item(v: Value, index: usize, path: &str) -> Result<BatchItem, InputE
         }
         None => return Err(err(&id, "missing field \"refs\"".into())),
     };
-    let image_id = obj.remove("image_id").unwrap_or(Value::Null);
+    let image_id = match obj.remove("image_id") {
+        // The jar's output goes through JavaScript's JSON.stringify, which writes 42.0 as 42.
+        Some(Value::Number(n)) if !n.is_i64() && !n.is_u64() => {
+            n.as_f64().map_or(Value::Null, number)
+        }
+        Some(v) => v,
+        None => Value::Null,
+    };
     Ok(BatchItem {
         image_id,
         test,
@@ -406,7 +444,7 @@ mod tests {
     use super::*;
 
     fn read(s: &str) -> Result<Vec<BatchItem>, InputError> {
-        read_input(s.as_bytes(), "in.json")
+        read_input(s.as_bytes(), "in.json").map(|input| input.items)
     }
 
     #[test]
@@ -416,6 +454,36 @@ mod tests {
         assert_eq!(items.len(), 2);
         assert_eq!(items[0].image_id, Value::from(7));
         assert_eq!(items[1].image_id, Value::from("x"));
+    }
+
+    #[test]
+    fn reads_what_the_jar_reads() {
+        // Extra fields are ignored as the jar ignores them, and listed; empty refs are allowed.
+        let input = read_input(
+            r#"[{"image_id": 1, "test": "a", "refs": ["b"], "score": 0.5},
+                {"image_id": 2.0, "test": "a", "refs": [], "file": "x.jpg", "score": 1}]"#
+                .as_bytes(),
+            "in.json",
+        )
+        .expect("valid");
+        assert_eq!(input.items[1].refs, Vec::<String>::new());
+        // Written back as the jar's JavaScript pretty-printer writes 2.0.
+        assert_eq!(input.items[1].image_id.to_string(), "2");
+        assert_eq!(
+            input.ignored,
+            [
+                IgnoredField {
+                    name: "score".into(),
+                    items: 2,
+                    first_item: 0
+                },
+                IgnoredField {
+                    name: "file".into(),
+                    items: 1,
+                    first_item: 1
+                }
+            ]
+        );
     }
 
     #[test]
@@ -443,10 +511,13 @@ mod tests {
             e.contains("\"refs\"[1]: expected a string, found null"),
             "{e}"
         );
-        let e = read(r#"[{"image_id": 1, "test": "a", "refs": ["a"], "extra": 1}]"#)
-            .expect_err("extra")
+        let e = read(r#"[{"image_id": null, "test": "a", "refs": ["a"]}]"#)
+            .expect_err("null id")
             .to_string();
-        assert!(e.contains("unexpected field \"extra\""), "{e}");
+        assert!(
+            e.contains("expected a string or a number, found null"),
+            "{e}"
+        );
         let bytes: &[u8] = b"[{\"image_id\": 1, \"test\": \"a\xff\"}]";
         let e = read_input(bytes, "in.json")
             .expect_err("not utf-8")

@@ -81,7 +81,9 @@ pub fn flickr8k(engine: &Engine, dir: &Path, input: &str) -> Result<CountAgreeme
     }
     let path = dir.join("flickr8k").join(input);
     let file = std::fs::File::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let items = batch::read_input(file, &path.display().to_string()).map_err(|e| e.to_string())?;
+    let items = batch::read_input(file, &path.display().to_string())
+        .map_err(|e| e.to_string())?
+        .items;
     let result = batch::evaluate(engine, &items, false).map_err(|e| e.to_string())?;
     let mut a = CountAgreement::default();
     for r in &result.items {

@@ -74,19 +74,16 @@ impl Default for EngineOptions {
     }
 }
 
-/// The scoring engine: cheap to create, `Send + Sync`, shareable across threads.
+/// The scoring engine: cheap to create, `Send + Sync`, shareable across threads. The models and
+/// the lexicon are loaded on first use, once per process.
 #[derive(Debug, Clone, Copy)]
 pub struct Engine {
     options: EngineOptions,
-    lexicon: &'static Lexicon,
 }
 
 impl Engine {
     pub fn new(options: EngineOptions) -> Engine {
-        Engine {
-            options,
-            lexicon: Lexicon::embedded(),
-        }
+        Engine { options }
     }
 
     pub fn options(&self) -> EngineOptions {
@@ -94,7 +91,7 @@ impl Engine {
     }
 
     pub fn lexicon(&self) -> &'static Lexicon {
-        self.lexicon
+        Lexicon::embedded()
     }
 
     /// Proposals of one caption given as parsed sentences (collapsed, CC-processed UD graphs):
@@ -144,7 +141,7 @@ impl Engine {
     ) -> SceneGraph {
         SceneGraph::from_proposals(
             captions.into_iter().flatten(),
-            self.lexicon,
+            self.lexicon(),
             self.options.use_synsets,
         )
     }

@@ -1,6 +1,7 @@
 //! Keeps the engine's agreement with the official SPICE from falling back: the measures of the
 //! README's fidelity table, on `../shared/fidelity` (beside the repository, as in CI), must stay at
-//! or above the levels reached so far. Raise the floors when the engine improves.
+//! or above the levels reached so far. Raise the floors when the engine improves. Without
+//! `../shared` the tests say they are skipped and pass, unless `CI` is set (`common::fidelity_dir`).
 
 use spice::{fidelity, Engine, EngineOptions};
 
@@ -8,11 +9,10 @@ mod common;
 
 #[test]
 fn official_parser_graphs_do_not_fall_back() {
-    let g = fidelity::parser_graphs(
-        &Engine::new(EngineOptions::default()),
-        &common::fidelity_dir(),
-    )
-    .expect("graphs");
+    let Some(dir) = common::fidelity_dir() else {
+        return;
+    };
+    let g = fidelity::parser_graphs(&Engine::new(EngineOptions::default()), &dir).expect("graphs");
     assert_eq!(g.captions, 1743);
     assert!(
         g.exact_share() >= 0.715,
@@ -23,9 +23,12 @@ fn official_parser_graphs_do_not_fall_back() {
 
 #[test]
 fn flickr8k_counts_do_not_fall_back() {
+    let Some(dir) = common::fidelity_dir() else {
+        return;
+    };
     let a = fidelity::flickr8k(
         &Engine::new(EngineOptions::default()),
-        &common::fidelity_dir(),
+        &dir,
         "input_raw.json",
     )
     .expect("flickr8k");

@@ -2,8 +2,9 @@
 //! `TupleSet` and `Evaluation` classes, run through the machine's Java on the jars that
 //! `scripts/fetch-data` unpacks (SPICEBOARD_DATA). Both sides get the same proposals, those our
 //! front end makes for the 5,664 Flickr8K candidates and their references in `../shared/fidelity`
-//! (beside the repository, as in CI), so any difference is one of graph semantics alone: the
-//! greedy node and attribute merging, duplicate and similar relations, the similarity matching.
+//! (beside the repository, as in CI; skipped loudly without it unless `CI` is set), so any
+//! difference is one of graph semantics alone: the greedy node and attribute merging, duplicate
+//! and similar relations, the similarity matching.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -15,8 +16,7 @@ use spice::{Engine, EngineOptions};
 
 mod common;
 
-fn flickr_items() -> Vec<Value> {
-    let dir = common::fidelity_dir();
+fn flickr_items(dir: &std::path::Path) -> Vec<Value> {
     let path = dir.join("flickr8k/input_raw.json");
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("{}: {e} (../shared beside the repository)", path.display()));
@@ -25,6 +25,9 @@ fn flickr_items() -> Vec<Value> {
 
 /// Our proposals and counts for every item, and the jar's counts for the same proposals.
 fn compare(use_synsets: bool) {
+    let Some(dir) = common::fidelity_dir() else {
+        return;
+    };
     let engine = Engine::new(EngineOptions { use_synsets });
     // Each caption is parsed once: references are shared by several candidates.
     let mut parsed: HashMap<String, Vec<Proposal>> = HashMap::new();
@@ -37,7 +40,7 @@ fn compare(use_synsets: bool) {
     };
     let mut lines = String::new();
     let mut ours = Vec::new();
-    for item in flickr_items() {
+    for item in flickr_items(&dir) {
         let test = proposals(&item["test"]);
         let refs: Vec<Vec<Proposal>> = item["refs"]
             .as_array()

@@ -16,7 +16,8 @@ const ABOUT: &str =
 
 const USAGE: &str = "\
 Usage:
-  spice INPUT.json [-out OUT.json] [-subset] [-detailed] [-noSynsets] [-threads N] [-silent] [-cache DIR]
+  spice INPUT.json [-out OUT.json] [-subset] [-detailed] [-noSynsets] [-threads N] [-silent] [-verbose]
+                   [-cache DIR]
   spice score INPUT.json [same options]     the same, as a subcommand
   spice parse \"a caption\" [...]             print the dependency graph and the tuples of captions
   spice tuples --conllu FILE                print the tuples of each sentence of a CoNLL-U file
@@ -25,7 +26,8 @@ Usage:
                                             COCO-format evaluation as pycocoevalcap's COCOEvalCap
   spice help | --help                       this text; `spice COMMAND --help` for each command
 
-INPUT.json is the jar's input: [{\"image_id\": ..., \"test\": \"candidate\", \"refs\": [\"ref\", ...]}, ...].
+INPUT.json is the jar's input: [{\"image_id\": ..., \"test\": \"candidate\", \"refs\": [\"ref\", ...]}, ...];
+other fields of the items are ignored, as the jar ignores them (-verbose lists them).
 Options are accepted with one dash (the jar's spelling) or two.
 Exit codes: 0 ok, 1 bad input, 2 bad usage.";
 
@@ -59,6 +61,9 @@ struct ScoreArgs {
     /// Do not print the summary.
     #[arg(long)]
     silent: bool,
+    /// Say what was read and what was ignored (fields of the input items other than the jar's).
+    #[arg(long)]
+    verbose: bool,
     /// Accepted for compatibility with the jar; parsing is fast enough that no cache is kept.
     #[arg(long, value_name = "DIR")]
     cache: Option<String>,
@@ -150,6 +155,36 @@ struct EvalArgs {
     /// Write {"eval", "evalImgs"} as JSON here.
     #[arg(long, value_name = "FILE")]
     out: Option<String>,
+    /// Print the time each step took (reading, tokenizing, scoring, writing) to stderr.
+    #[arg(long)]
+    timings: bool,
+}
+
+/// Times the steps of a command, for `--timings`.
+struct Steps {
+    print: bool,
+    last: Instant,
+}
+
+impl Steps {
+    fn new(print: bool) -> Steps {
+        Steps {
+            print,
+            last: Instant::now(),
+        }
+    }
+
+    /// Ends the step `name`.
+    fn done(&mut self, name: &str) {
+        let now = Instant::now();
+        if self.print {
+            eprintln!(
+                "{name:>24}: {:7.1} ms",
+                (now - self.last).as_secs_f64() * 1000.0
+            );
+        }
+        self.last = now;
+    }
 }
 
 /// A failure with its exit code.
@@ -169,13 +204,14 @@ impl Failure {
 
 /// The jar spells long options with one dash; clap wants two.
 fn normalize(args: impl Iterator<Item = String>) -> Vec<String> {
-    const LONG: [&str; 8] = [
+    const LONG: [&str; 9] = [
         "-out",
         "-subset",
         "-detailed",
         "-noSynsets",
         "-threads",
         "-silent",
+        "-verbose",
         "-cache",
         "-help",
     ];
@@ -268,7 +304,17 @@ fn score(a: ScoreArgs) -> Result<(), Failure> {
     }
     let file = std::fs::File::open(&a.input)
         .map_err(|e| Failure::input(format!("{}: cannot open: {e}", a.input)))?;
-    let items = batch::read_input(file, &a.input).map_err(Failure::input)?;
+    let input = batch::read_input(file, &a.input).map_err(Failure::input)?;
+    if a.verbose {
+        eprintln!("{}: {} items", a.input, input.items.len());
+        for f in &input.ignored {
+            eprintln!(
+                "{}: ignored field {:?} (not the jar's) in {} item(s), first in item {}",
+                a.input, f.name, f.items, f.first_item
+            );
+        }
+    }
+    let items = input.items;
     let engine = engine(a.no_synsets);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(a.threads.unwrap_or(0))
@@ -442,7 +488,8 @@ fn tokenize(coco: bool, path: &str) -> Result<(), Failure> {
 }
 
 fn eval(a: EvalArgs) -> Result<(), Failure> {
-    use spice::cocoeval::{self, Annotations, CocoImages, Scorer};
+    use spice::cocoeval::{self, Annotations, CocoImages, ImageId, Scorer};
+    use std::collections::HashSet;
     let started = Instant::now();
     let scorers = Scorer::parse_list(&a.metrics).map_err(|e| Failure {
         code: 2,
@@ -451,14 +498,27 @@ fn eval(a: EvalArgs) -> Result<(), Failure> {
     let read = |path: &str| {
         std::fs::read(path).map_err(|e| Failure::input(format!("{path}: cannot read: {e}")))
     };
-    let annotations = Annotations::from_json_slice(&read(&a.annotations)?, &a.annotations)
-        .map_err(Failure::input)?;
+    let mut steps = Steps::new(a.timings);
+    // The results first: of the 32 MB of COCO annotations, only their images' captions are kept.
     let results = cocoeval::read_results(&read(&a.results)?, &a.results).map_err(Failure::input)?;
+    steps.done("read results");
+    let wanted: HashSet<&ImageId> = results.iter().map(|r| &r.image_id).collect();
+    let bytes = read(&a.annotations)?;
+    steps.done("read annotation file");
+    let annotations =
+        Annotations::from_json_slice_keeping(&bytes, &a.annotations, |id| wanted.contains(id))
+            .map_err(Failure::input)?;
+    drop(bytes);
+    steps.done("parse annotations");
     let images = CocoImages::new(&annotations, &results, &a.results).map_err(Failure::input)?;
     drop(annotations);
+    steps.done("pair results, references");
     let tokenized = images.tokenize().map_err(Failure::input)?;
+    steps.done("tokenize");
+    // Engine::new is cheap: the lexicon and models load when SPICE first needs them.
     let evaluation =
         cocoeval::evaluate(&tokenized, &scorers, &engine(false), None).map_err(Failure::input)?;
+    steps.done("score");
     if let Some(out) = &a.out {
         let write = || -> std::io::Result<()> {
             let mut w = BufWriter::new(std::fs::File::create(out)?);
@@ -466,6 +526,7 @@ fn eval(a: EvalArgs) -> Result<(), Failure> {
             w.flush()
         };
         write().map_err(|e| Failure::input(format!("{out}: cannot write: {e}")))?;
+        steps.done("write");
     }
     print!("{}", evaluation.summary());
     eprintln!(

@@ -2,45 +2,11 @@
 //! error messages. The captions are the project's own. (Parity with pycocoevalcap is pinned by
 //! `cocoeval_parity.rs`.)
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::{json, Value};
 
-fn spice(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_spice"))
-        .args(args)
-        .output()
-        .expect("spice runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let p = std::env::temp_dir().join(format!("spice-eval-{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&p).expect("temp dir");
-        TempDir(p)
-    }
-    fn file(&self, name: &str, contents: &str) -> String {
-        let p = self.0.join(name);
-        std::fs::write(&p, contents).expect("write");
-        p.to_string_lossy().into_owned()
-    }
-    fn path(&self, name: &str) -> String {
-        self.0.join(name).to_string_lossy().into_owned()
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use super::helpers::{spice, stderr, TestDir};
 
 /// Images 7, 3, 5 in this order; image 5 has no caption.
 fn annotations() -> String {
@@ -57,8 +23,8 @@ fn annotations() -> String {
     .to_string()
 }
 
-fn eval(dir: &TempDir, results: &str, extra: &[&str]) -> Output {
-    let a = dir.file("annotations.json", &annotations());
+fn eval(dir: &TestDir, results: &str, extra: &[&str]) -> Output {
+    let a = dir.file("annotations.json", annotations());
     let r = dir.file("results.json", results);
     let mut args = vec!["eval", "--annotations", &a, "--results", &r];
     args.extend_from_slice(extra);
@@ -67,7 +33,7 @@ fn eval(dir: &TempDir, results: &str, extra: &[&str]) -> Output {
 
 #[test]
 fn writes_eval_and_eval_imgs_in_pycocoevalcap_shape_and_prints_the_summary() {
-    let dir = TempDir::new("shape");
+    let dir = TestDir::new();
     let out = dir.path("eval.json");
     let results = r#"[{"image_id": 3, "caption": "A brown dog running on grass."},
                       {"image_id": 7, "caption": "Two men riding bikes."}]"#;
@@ -129,7 +95,7 @@ fn writes_eval_and_eval_imgs_in_pycocoevalcap_shape_and_prints_the_summary() {
 
 #[test]
 fn metrics_can_be_chosen_and_meteor_is_a_usage_error() {
-    let dir = TempDir::new("metrics");
+    let dir = TestDir::new();
     let results = r#"[{"image_id": 3, "caption": "a dog"}]"#;
     let o = eval(&dir, results, &["--metrics", "cider,rouge"]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -177,7 +143,7 @@ fn usage_and_help() {
 
 #[test]
 fn bad_input_exits_1_naming_the_file_and_the_entry() {
-    let dir = TempDir::new("bad");
+    let dir = TestDir::new();
     let cases = [
         (
             r#"[{"image_id": 3, "caption": "a"}, {"image_id": 4, "caption": "b"}]"#,

@@ -34,6 +34,10 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
+mod files;
+
+pub use files::read_results;
+
 use crate::batch::{self, BatchItem, OutputOptions};
 use crate::metrics::{self, CiderDf, EvalSet, ImageCaptions, Metric, MetricsError, Scores};
 use crate::score::ImageScores;
@@ -138,55 +142,6 @@ impl Annotations {
         }
     }
 
-    /// Reads a COCO caption annotation file (`path` only names it in errors). Only `images[].id`,
-    /// `annotations[].image_id` and `annotations[].caption` are read; other fields may be anything.
-    pub fn from_json_slice(bytes: &[u8], path: &str) -> Result<Annotations, CocoEvalError> {
-        let value: Value = serde_json::from_slice(bytes).map_err(|source| CocoEvalError::Json {
-            path: path.to_string(),
-            source,
-        })?;
-        let field = |location: String, problem: String| CocoEvalError::Field {
-            path: path.to_string(),
-            location,
-            problem,
-        };
-        let Value::Object(mut top) = value else {
-            return Err(field(
-                "top level".into(),
-                format!(
-                    "expected a COCO annotation object with \"images\" and \"annotations\", found {}",
-                    kind(&value)
-                ),
-            ));
-        };
-        let mut list = |name: &str| match top.remove(name) {
-            Some(Value::Array(a)) => Ok(a),
-            Some(other) => Err(field(
-                name.into(),
-                format!("expected an array, found {}", kind(&other)),
-            )),
-            None => Err(field(
-                "top level".into(),
-                format!("missing field \"{name}\" (is this a COCO annotation file?)"),
-            )),
-        };
-        let image_list = list("images")?;
-        let annotation_list = list("annotations")?;
-        let mut images = Vec::with_capacity(image_list.len());
-        for (k, img) in image_list.iter().enumerate() {
-            let at = || format!("images[{k}]");
-            images.push(id_field(img, "id", &at).map_err(|p| field(p.0, p.1))?);
-        }
-        let mut captions = Vec::with_capacity(annotation_list.len());
-        for (k, ann) in annotation_list.into_iter().enumerate() {
-            let at = || format!("annotations[{k}]");
-            let id = id_field(&ann, "image_id", &at).map_err(|p| field(p.0, p.1))?;
-            let caption = string_field(ann, "caption", &at, &id).map_err(|p| field(p.0, p.1))?;
-            captions.push((id, caption));
-        }
-        Ok(Annotations::new(images, captions))
-    }
-
     /// Image ids in the order of the file's `images` list.
     pub fn images(&self) -> &[ImageId] {
         &self.images
@@ -203,98 +158,6 @@ impl Annotations {
 pub struct CaptionResult {
     pub image_id: ImageId,
     pub caption: String,
-}
-
-/// Reads a COCO result file: a JSON array of `{"image_id", "caption"}` objects (other fields are
-/// ignored, as `loadRes` ignores them).
-pub fn read_results(bytes: &[u8], path: &str) -> Result<Vec<CaptionResult>, CocoEvalError> {
-    let value: Value = serde_json::from_slice(bytes).map_err(|source| CocoEvalError::Json {
-        path: path.to_string(),
-        source,
-    })?;
-    let field = |location: String, problem: String| CocoEvalError::Field {
-        path: path.to_string(),
-        location,
-        problem,
-    };
-    let Value::Array(items) = value else {
-        return Err(field(
-            "top level".into(),
-            format!(
-                "expected an array of {{\"image_id\", \"caption\"}} objects, found {}",
-                kind(&value)
-            ),
-        ));
-    };
-    let mut out = Vec::with_capacity(items.len());
-    for (k, item) in items.into_iter().enumerate() {
-        let at = || format!("[{k}]");
-        let image_id = id_field(&item, "image_id", &at).map_err(|p| field(p.0, p.1))?;
-        let caption = string_field(item, "caption", &at, &image_id).map_err(|p| field(p.0, p.1))?;
-        out.push(CaptionResult { image_id, caption });
-    }
-    Ok(out)
-}
-
-/// A location and a problem, before the file path is attached.
-type Problem = (String, String);
-
-/// The id in field `name` of the object `v`.
-fn id_field(v: &Value, name: &str, at: &dyn Fn() -> String) -> Result<ImageId, Problem> {
-    let Value::Object(obj) = v else {
-        return Err((at(), format!("expected an object, found {}", kind(v))));
-    };
-    match obj.get(name) {
-        Some(id) => ImageId::from_json(id).ok_or_else(|| {
-            (
-                format!("{}.{name}", at()),
-                format!("expected an integer or a string, found {}", describe(id)),
-            )
-        }),
-        None => Err((at(), format!("missing field \"{name}\""))),
-    }
-}
-
-/// The string in field `name` of the object `v` (already known to be an object with image `id`).
-fn string_field(
-    v: Value,
-    name: &str,
-    at: &dyn Fn() -> String,
-    id: &ImageId,
-) -> Result<String, Problem> {
-    let Value::Object(mut obj) = v else {
-        return Err((at(), format!("expected an object, found {}", kind(&v))));
-    };
-    match obj.remove(name) {
-        Some(Value::String(s)) => Ok(s),
-        Some(other) => Err((
-            format!("{}.{name}", at()),
-            format!(
-                "expected a string, found {} (image_id {id})",
-                describe(&other)
-            ),
-        )),
-        None => Err((at(), format!("missing field \"{name}\" (image_id {id})"))),
-    }
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
-/// The kind of a value, with the value itself when it is short.
-fn describe(v: &Value) -> String {
-    match v {
-        Value::Number(_) | Value::Bool(_) => format!("{} ({v})", kind(v)),
-        _ => kind(v).to_string(),
-    }
 }
 
 /// How many offending entries an error message lists.

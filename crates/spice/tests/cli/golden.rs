@@ -3,10 +3,11 @@
 //! -detailed`) must stay byte-identical, and must not depend on the number of threads.
 //!
 //! The expected files change when the parser model or the rules change on purpose; regenerate them
-//! with `SPICE_UPDATE_GOLDEN=1 cargo test -p spice --test golden` and review the diff.
+//! with `SPICE_UPDATE_GOLDEN=1 cargo test -p spice --test cli golden` and review the diff.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+
+use super::helpers::{spice, stderr, stdout, TestDir};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
@@ -14,28 +15,21 @@ fn fixtures() -> PathBuf {
 
 /// Runs `spice` on the golden input; returns (stdout, out-file JSON).
 fn run(threads: &str, extra: &[&str]) -> (String, String) {
-    let out = std::env::temp_dir().join(format!(
-        "spice-golden-{}-{threads}-{}.json",
-        std::process::id(),
-        extra.len()
-    ));
+    let dir = TestDir::new();
+    let out = dir.path("out.json");
     let input = fixtures().join("golden_input.json");
-    let o = Command::new(env!("CARGO_BIN_EXE_spice"))
-        .arg(&input)
-        .arg("-out")
-        .arg(&out)
-        .args(["-threads", threads])
-        .args(extra)
-        .output()
-        .expect("spice runs");
-    assert!(
-        o.status.success(),
-        "spice failed: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let mut args = vec![
+        input.to_str().expect("UTF-8 path"),
+        "-out",
+        &out,
+        "-threads",
+        threads,
+    ];
+    args.extend_from_slice(extra);
+    let o = spice(&args);
+    assert!(o.status.success(), "spice failed: {}", stderr(&o));
     let json = std::fs::read_to_string(&out).expect("output written");
-    let _ = std::fs::remove_file(&out);
-    (String::from_utf8_lossy(&o.stdout).into_owned(), json)
+    (stdout(&o), json)
 }
 
 fn check(name: &str, actual: &str) {
@@ -102,13 +96,8 @@ fn a_ten_thousand_word_caption_is_scored() {
     .copied()
     .collect();
     let input = serde_json::json!([{ "image_id": 1, "test": words.join(" "), "refs": ["a dog on the grass"] }]);
-    let path = std::env::temp_dir().join(format!("spice-long-{}.json", std::process::id()));
-    std::fs::write(&path, input.to_string()).expect("write");
-    let o = Command::new(env!("CARGO_BIN_EXE_spice"))
-        .arg(&path)
-        .arg("-silent")
-        .output()
-        .expect("runs");
-    let _ = std::fs::remove_file(&path);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let dir = TestDir::new();
+    let path = dir.file("long.json", input.to_string());
+    let o = spice(&[&path, "-silent"]);
+    assert!(o.status.success(), "{}", stderr(&o));
 }

@@ -1,0 +1,179 @@
+//! `spice INPUT.json` as users drive it: the jar's interface, exit codes and error messages.
+
+use serde_json::{json, Value};
+
+use super::helpers::{spice, stderr, stdout, TestDir};
+
+#[test]
+fn help_on_every_command() {
+    for args in [
+        &["--help"][..],
+        &["help"],
+        &["score", "--help"],
+        &["parse", "--help"],
+        &["tuples", "--help"],
+    ] {
+        let o = spice(args);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        assert!(
+            String::from_utf8_lossy(&o.stdout).contains("Usage"),
+            "{args:?}"
+        );
+    }
+}
+
+#[test]
+fn bad_usage_exits_2() {
+    assert_eq!(spice(&[]).status.code(), Some(2));
+    assert_eq!(spice(&["in.json", "-bogus"]).status.code(), Some(2));
+    assert_eq!(
+        spice(&["in.json", "-threads", "many"]).status.code(),
+        Some(2)
+    );
+    assert_eq!(spice(&["tuples"]).status.code(), Some(2));
+}
+
+#[test]
+fn bad_input_exits_1_naming_the_item_and_field() {
+    let d = TestDir::new();
+    let cases: [(&[u8], &str); 5] = [
+        (b"{\"image_id\": 1}", "a JSON array"),
+        (
+            b"[{\"image_id\": 3, \"test\": [\"a\"], \"refs\": [\"b\"]}]",
+            "item 0 (image_id 3): field \"test\": expected a string, found an array",
+        ),
+        (
+            b"[{\"image_id\": 3, \"test\": \"a\", \"refs\": \"b\"}]",
+            "item 0 (image_id 3): field \"refs\": expected an array of strings, found a string",
+        ),
+        (
+            b"[{\"test\": \"a\", \"refs\": [\"b\"]}]",
+            "item 0: missing field \"image_id\"",
+        ),
+        (
+            b"[{\"image_id\": 1, \"test\": \"caf\xe9\", \"refs\": [\"b\"]}]",
+            "not valid JSON",
+        ),
+    ];
+    for (i, (json, expect)) in cases.iter().enumerate() {
+        let f = d.file(&format!("in{i}.json"), json);
+        let o = spice(&[&f, "-silent"]);
+        assert_eq!(o.status.code(), Some(1), "{expect}");
+        assert!(
+            stderr(&o).contains(expect),
+            "expected {expect:?} in {:?}",
+            stderr(&o)
+        );
+    }
+    let o = spice(&["/nonexistent/input.json"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("/nonexistent/input.json: cannot open"));
+}
+
+#[test]
+fn jar_input_with_extra_fields_is_scored_as_without_them() {
+    // Other tools write more than the jar reads; the jar ignores the rest, and so do we.
+    let d = TestDir::new();
+    let plain = json!([
+        {"image_id": 7, "test": "a brown dog on the grass", "refs": ["a dog runs on green grass"]},
+        {"image_id": "kitchen-2", "test": "a red kettle", "refs": ["a kettle on a stove"]},
+    ]);
+    let extra = json!([
+        {"image_id": 7, "file_name": "7.jpg", "test": "a brown dog on the grass",
+         "refs": ["a dog runs on green grass"], "score": 0.7},
+        {"image_id": "kitchen-2", "test": "a red kettle", "refs": ["a kettle on a stove"],
+         "meta": {"source": "model-b", "beam": [1, 2]}},
+    ]);
+    let run = |name: &str, input: &Value, extra_args: &[&str]| {
+        let input = d.file(name, input.to_string());
+        let out = d.path(&format!("{name}.out"));
+        let mut args = vec![input.as_str(), "-out", &out, "-subset", "-detailed"];
+        args.extend_from_slice(extra_args);
+        let o = spice(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        (
+            std::fs::read_to_string(&out).expect("output written"),
+            stdout(&o),
+            stderr(&o),
+        )
+    };
+    let (plain_json, plain_summary, _) = run("plain.json", &plain, &[]);
+    let (json, summary, quiet) = run("extra.json", &extra, &[]);
+    assert_eq!(json, plain_json);
+    assert_eq!(summary, plain_summary);
+    assert!(!quiet.contains("ignored"), "{quiet}");
+    let (_, _, verbose) = run("extra.json", &extra, &["-verbose"]);
+    for field in ["file_name", "score", "meta"] {
+        assert!(
+            verbose.contains(&format!("ignored field \"{field}\"")),
+            "{verbose}"
+        );
+    }
+}
+
+#[test]
+fn empty_refs_and_numeric_ids_are_read_as_the_jar_reads_them() {
+    let d = TestDir::new();
+    let input = d.file(
+        "in.json",
+        json!([
+            {"image_id": 3.0, "test": "a dog on the grass", "refs": []},
+            {"image_id": 12, "test": "a cat", "refs": ["a cat on a mat"]},
+        ])
+        .to_string(),
+    );
+    let out = d.path("out.json");
+    let o = spice(&[&input, "-out", &out, "-subset", "-silent"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("written")).expect("JSON");
+    // The jar's JavaScript pretty-printer writes 3.0 as 3.
+    assert_eq!(v[0]["image_id"].to_string(), "3");
+    assert_eq!(v[1]["image_id"], json!(12));
+    // No reference: the candidate's tuples are all false positives and `All` scores 0 (the jar's
+    // Evaluation without NaN); a category has no reference tuple, so it is undefined (null).
+    let all = &v[0]["scores"]["All"];
+    assert!(all["fp"].as_u64() > Some(0), "{all}");
+    assert_eq!(
+        (&all["tp"], &all["fn"], &all["f"], &all["pr"], &all["re"]),
+        (&json!(0), &json!(0), &json!(0), &json!(0), &json!(0))
+    );
+    assert_eq!(v[0]["scores"]["Object"]["f"], Value::Null);
+}
+
+#[test]
+fn a_one_gigabyte_file_of_garbage_fails_fast() {
+    let d = TestDir::new();
+    let path = d.join("huge.json");
+    // A sparse file: 1 GiB of NUL bytes costs no disk and no time to create.
+    let f = std::fs::File::create(&path).expect("create");
+    f.set_len(1 << 30).expect("set_len");
+    let o = spice(&[path.to_str().expect("utf-8 path"), "-silent"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("not valid JSON"), "{}", stderr(&o));
+}
+
+#[test]
+fn tuples_basic_collapses_basic_ud_first() {
+    // "a bear next to a fence" as a parser gives it in basic UD: "next" heads "to a fence". With
+    // --basic, enhance folds it into nmod:next_to, as the official graph has (bear, next to, fence).
+    let dir = TestDir::new();
+    let rows = [
+        "1\ta\ta\t_\tDT\t_\t2\tdet\t_\t_",
+        "2\tbear\tbear\t_\tNN\t_\t0\troot\t_\t_",
+        "3\tnext\tnext\t_\tJJ\t_\t2\tnmod\t_\t_",
+        "4\tto\tto\t_\tTO\t_\t6\tcase\t_\t_",
+        "5\ta\ta\t_\tDT\t_\t6\tdet\t_\t_",
+        "6\tfence\tfence\t_\tNN\t_\t3\tnmod\t_\t_",
+    ];
+    let file = dir.file("bear.conllu", format!("{}\n\n", rows.join("\n")).as_bytes());
+    let out = spice(&["tuples", "--conllu", &file, "--basic"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "{\"sentence\":1,\"tuples\":[[\"bear\"],[\"bear\",\"next to\",\"fence\"],[\"fence\"]]}\n"
+    );
+    // Without --basic the same file is read as already collapsed: plain nmod gives no relation.
+    let out = spice(&["tuples", "--conllu", &file]);
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("next to"));
+}
