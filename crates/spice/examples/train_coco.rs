@@ -2,12 +2,13 @@
 //!
 //! ```text
 //! cargo run --release -p spice --example train_coco -- EVIDENCE.conllu [--weight W]
-//!     [--own N] [--epochs E] [--train-fold K] [--out crates/spice/models/parser-coco.bin]
+//!     [--own N] [--epochs E] [--train-fold K] [--unlexicalised]
+//!     [--out crates/spice/models/parser-coco.bin]
 //! ```
 //!
 //! EVIDENCE.conllu holds trees whose proposals equal the official parser's (written by the
 //! `evidence_trees` example from the tuning halves of `official-parser-cache`); each counts `W`
-//! times (default 2). Beside them, the first `N` (default 30,000) COCO train2014 captions in
+//! times (default 10). Beside them, the first `N` (default 30,000) COCO train2014 captions in
 //! pycocoevalcap's form (`$SPICEBOARD_DATA/coco/captions_train2014.json`), parsed by the
 //! committed parser without corrections: they keep the corrections from changing what the
 //! evidence says nothing about. Deterministic: the same inputs give the same bytes.
@@ -25,19 +26,19 @@ struct Args {
     epochs: usize,
     out: PathBuf,
     fold: Option<usize>,
-    lexicalised: bool,
+    unlexicalised: bool,
 }
 
 fn args() -> Result<Args, String> {
     let mut it = std::env::args().skip(1);
     let mut a = Args {
         evidence: PathBuf::new(),
-        weight: 2,
+        weight: 10,
         own: 30_000,
         epochs: DeltaOptions::default().epochs,
         out: PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/models/parser-coco.bin")),
         fold: None,
-        lexicalised: false,
+        unlexicalised: false,
     };
     let mut evidence = None;
     while let Some(x) = it.next() {
@@ -49,7 +50,7 @@ fn args() -> Result<Args, String> {
             "--epochs" => a.epochs = num(val()?)?,
             "--out" => a.out = PathBuf::from(val()?),
             "--train-fold" => a.fold = Some(num(val()?)?),
-            "--lexicalised" => a.lexicalised = true,
+            "--unlexicalised" => a.unlexicalised = true,
             _ if !x.starts_with('-') && evidence.is_none() => evidence = Some(PathBuf::from(x)),
             _ => return Err(format!("unknown argument {x}")),
         }
@@ -159,7 +160,7 @@ fn run() -> Result<(), String> {
     );
     let opts = DeltaOptions {
         epochs: a.epochs,
-        unlexicalised: !a.lexicalised,
+        unlexicalised: a.unlexicalised,
         ..DeltaOptions::default()
     };
     let bytes = base.train_delta(&sents, &opts, &mut |l| eprintln!("{l}"))?;

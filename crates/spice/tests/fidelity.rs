@@ -44,3 +44,36 @@ fn flickr8k_counts_do_not_fall_back() {
         a.mean_abs_error_f
     );
 }
+
+/// The official parser's proposals on COCO-form captions, held-out halves: proposal sets
+/// reproduced exactly, and how far the pseudo-image SPICE reads from the official one.
+#[test]
+fn official_parser_cache_does_not_fall_back() {
+    let Some(dir) = common::fidelity_dir() else {
+        return;
+    };
+    let engine = Engine::new(EngineOptions::default());
+    // (file, held-out captions, exact share floor, largest relative SPICE offset)
+    for (file, captions, exact, offset) in [
+        ("captions-a.jsonl", 746, 0.42, 0.060),
+        ("captions-b.jsonl", 3348, 0.355, 0.035),
+    ] {
+        let entries = fidelity::read_parser_cache(&dir.join("official-parser-cache").join(file))
+            .expect("parser cache");
+        let a = fidelity::parser_cache(&engine, &entries, fidelity::Half::HeldOut);
+        assert_eq!(a.captions, captions, "{file}");
+        assert!(
+            a.exact_share() >= exact,
+            "{file}: {:.1} % of held-out proposal sets reproduced exactly",
+            100.0 * a.exact_share()
+        );
+        let off = a.mean_f / a.official_mean_f - 1.0;
+        assert!(
+            off.abs() <= offset,
+            "{file}: pseudo-image SPICE {:.4} against the official {:.4} ({:+.1} %)",
+            a.mean_f,
+            a.official_mean_f,
+            100.0 * off
+        );
+    }
+}
