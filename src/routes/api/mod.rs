@@ -200,7 +200,7 @@ pub async fn status(
     let challenge = challenges::by_id(pool.get_ref(), split.challenge_id)
         .await?
         .ok_or(ApiError::NotFound)?;
-    let info = super::submissions::status_info(&pool, &s).await?;
+    let info = actions::submission_status(&pool, &s).await?;
     let mut scores_json = serde_json::Map::new();
     for c in scores::aggregates(pool.get_ref(), s.id).await? {
         scores_json.insert(

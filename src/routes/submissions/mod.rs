@@ -17,11 +17,11 @@ use crate::domain::UploadError;
 use crate::scoring::ImageDetails;
 use crate::startup::AppConfig;
 use crate::storage::accounts::{self, User};
+use crate::storage::challenges;
 use crate::storage::challenges::Challenge;
 use crate::storage::scores::{self, CategoryScore};
 use crate::storage::splits::{self, Split};
 use crate::storage::submissions::{self, Submission};
-use crate::storage::{challenges, queue};
 
 #[derive(Template)]
 #[template(path = "submit.html")]
@@ -200,44 +200,6 @@ async fn load_visible(
     Ok((s, split, challenge))
 }
 
-/// The status line of a submission, as the page and `status_fragment` show it.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct StatusInfo {
-    pub status: String,
-    pub queue_position: Option<i64>,
-    pub attempts: i32,
-    pub error: Option<String>,
-}
-
-pub async fn status_info(pool: &PgPool, s: &Submission) -> Result<StatusInfo, sqlx::Error> {
-    let job = queue::latest_of_submission(pool, s.id).await?;
-    let (queue_position, attempts, job_error) = match &job {
-        Some(j) if j.state == "queued" => (
-            Some(queue::position(pool, j.id).await?),
-            j.attempts,
-            j.last_error.clone(),
-        ),
-        Some(j) => (None, j.attempts, j.last_error.clone()),
-        None => (None, 0, None),
-    };
-    // A re-score in progress shows as such even though the old scores stay visible.
-    let status = match &job {
-        Some(j) if s.status == "scored" && (j.state == "queued" || j.state == "running") => {
-            format!("re-scoring ({})", j.state)
-        }
-        _ => s.status.clone(),
-    };
-    Ok(StatusInfo {
-        status,
-        queue_position,
-        attempts,
-        error: s
-            .error
-            .clone()
-            .or(job_error.filter(|_| s.status == "failed")),
-    })
-}
-
 struct CatRow {
     name: &'static str,
     precision: String,
@@ -289,7 +251,7 @@ struct SubmissionPage {
     split: Split,
     submission: Submission,
     title: String,
-    status: StatusInfo,
+    status: actions::StatusInfo,
     categories: Vec<CatRow>,
     classic: Vec<(String, String)>,
     images: Vec<ImageLine>,
@@ -316,7 +278,7 @@ pub async fn page(
     q: web::Query<PageQuery>,
 ) -> Result<HttpResponse, PageError> {
     let (submission, split, challenge) = load_visible(&pool, *id, user.0.as_ref()).await?;
-    let status = status_info(&pool, &submission).await?;
+    let status = actions::submission_status(&pool, &submission).await?;
     let categories = cat_rows(&scores::aggregates(pool.get_ref(), submission.id).await?);
     let classic = match scores::classic(pool.get_ref(), submission.id).await? {
         Some(serde_json::Value::Object(m)) => {
@@ -386,7 +348,7 @@ pub async fn status_fragment(
     id: web::Path<i64>,
 ) -> Result<HttpResponse, PageError> {
     let (submission, _, _) = load_visible(&pool, *id, user.0.as_ref()).await?;
-    Ok(HttpResponse::Ok().json(status_info(&pool, &submission).await?))
+    Ok(HttpResponse::Ok().json(actions::submission_status(&pool, &submission).await?))
 }
 
 struct TupleLine {
@@ -467,7 +429,7 @@ pub async fn choose(
     let (Some(team), Some(owner)) = (team, submission.team_id) else {
         return Err(PageError::Forbidden);
     };
-    if team.id != owner || submission.status != "scored" {
+    if team.id != owner || !submission.status.is_scored() {
         return Err(PageError::Forbidden);
     }
     submissions::choose_for_leaderboard(pool.get_ref(), team.id, split.id, submission.id).await?;
