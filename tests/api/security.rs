@@ -660,6 +660,157 @@ async fn password_guessing_is_throttled_per_account() {
     assert_eq!(r.status(), 429);
 }
 
+/// A browser at its own loopback address that opens a new connection (a new source port) for every
+/// request, so that throttling has to count the address, not the connection.
+fn client_at(ip: &str) -> reqwest::Client {
+    reqwest::Client::builder()
+        .cookie_store(true)
+        .redirect(reqwest::redirect::Policy::none())
+        .local_address(ip.parse::<std::net::IpAddr>().expect("an address"))
+        .pool_max_idle_per_host(0)
+        .build()
+        .expect("a reqwest client")
+}
+
+/// Posts the login or sign-up form from `browser`, with an `X-Forwarded-For` header if given.
+async fn post_credentials(
+    app: &TestApp,
+    browser: &reqwest::Client,
+    path: &str,
+    email: &str,
+    password: &str,
+    forwarded_for: Option<&str>,
+) -> u16 {
+    let csrf = app.csrf_of(browser, path).await;
+    let mut request = browser.post(app.url(path)).form(&[
+        ("email", email),
+        ("password", password),
+        ("csrf", &csrf),
+    ]);
+    if let Some(f) = forwarded_for {
+        request = request.header("X-Forwarded-For", f);
+    }
+    request.send().await.expect("POST").status().as_u16()
+}
+
+#[tokio::test]
+async fn logins_and_sign_ups_are_throttled_per_address() {
+    use spiceboard::actions::{LOGIN_FAILURES_PER_ADDRESS, SIGNUPS_PER_ADDRESS};
+    let app = spawn_app_with(0, |_| {}).await;
+    assert_eq!(
+        app.sign_up("ann@example.org", "the right password")
+            .await
+            .status(),
+        303
+    );
+
+    // One address guessing one password for many accounts: each account sees one failure only, so
+    // the per-account limit never bites; the address's does. A forged X-Forwarded-For does not
+    // make a new address (the server is not behind a proxy).
+    let guesser = client_at("127.0.0.2");
+    let mut statuses = Vec::new();
+    for i in 0..LOGIN_FAILURES_PER_ADDRESS + 1 {
+        let email = format!("user{i}@example.org");
+        let forged = format!("198.51.100.{i}");
+        statuses.push(
+            post_credentials(
+                &app,
+                &guesser,
+                "/login",
+                &email,
+                "Summer2025!",
+                Some(&forged),
+            )
+            .await,
+        );
+    }
+    let limit = LOGIN_FAILURES_PER_ADDRESS as usize;
+    assert!(statuses[..limit].iter().all(|&s| s == 400), "{statuses:?}");
+    assert_eq!(statuses[limit], 429);
+    // From that address not even the right password is checked now...
+    let right = post_credentials(
+        &app,
+        &guesser,
+        "/login",
+        "ann@example.org",
+        "the right password",
+        None,
+    )
+    .await;
+    assert_eq!(right, 429);
+    // ...while the account's owner, elsewhere, logs in as usual.
+    assert_eq!(
+        app.log_in("ann@example.org", "the right password")
+            .await
+            .status(),
+        303
+    );
+
+    // Sign-ups: one address makes SIGNUPS_PER_ADDRESS accounts, then no more; another still may.
+    let farm = client_at("127.0.0.3");
+    let mut statuses = Vec::new();
+    for i in 0..SIGNUPS_PER_ADDRESS + 1 {
+        let email = format!("bot{i}@example.org");
+        statuses
+            .push(post_credentials(&app, &farm, "/signup", &email, "a long password", None).await);
+    }
+    let limit = SIGNUPS_PER_ADDRESS as usize;
+    assert!(statuses[..limit].iter().all(|&s| s == 303), "{statuses:?}");
+    assert_eq!(statuses[limit], 429);
+    let bots: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM users WHERE email LIKE 'bot%'")
+        .fetch_one(&app.pool)
+        .await
+        .expect("count");
+    assert_eq!(bots, SIGNUPS_PER_ADDRESS);
+    let other = client_at("127.0.0.4");
+    assert_eq!(
+        post_credentials(
+            &app,
+            &other,
+            "/signup",
+            "bea@example.org",
+            "a long password",
+            None
+        )
+        .await,
+        303
+    );
+}
+
+#[tokio::test]
+async fn behind_a_proxy_the_forwarded_address_is_the_one_throttled() {
+    use spiceboard::actions::LOGIN_FAILURES_PER_ADDRESS;
+    let app = spawn_app_with(0, |s| s.application.behind_proxy = true).await;
+    // Every request comes from the proxy (one peer address); the clients differ by forwarded address.
+    let proxy = client_at("127.0.0.5");
+    for i in 0..LOGIN_FAILURES_PER_ADDRESS {
+        let email = format!("user{i}@example.org");
+        let s =
+            post_credentials(&app, &proxy, "/login", &email, "guess", Some("203.0.113.7")).await;
+        assert_eq!(s, 400, "attempt {i}");
+    }
+    let login = |forwarded: &'static str| {
+        post_credentials(
+            &app,
+            &proxy,
+            "/login",
+            "x@example.org",
+            "guess",
+            Some(forwarded),
+        )
+    };
+    assert_eq!(
+        login("203.0.113.7").await,
+        429,
+        "the guessing client is stopped"
+    );
+    assert_eq!(
+        login("203.0.113.8").await,
+        400,
+        "another client behind the same proxy is not"
+    );
+}
+
 #[tokio::test]
 async fn a_revoked_api_token_stops_working() {
     let app = spawn_app_with(0, |_| {}).await;
