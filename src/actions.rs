@@ -45,6 +45,8 @@ pub enum ActionError {
     WrongCredentials,
     #[error("no submission {0}")]
     NoSubmission(i64),
+    #[error("{0}")]
+    Forbidden(&'static str),
     #[error(transparent)]
     References(#[from] ReferenceError),
     #[error(transparent)]
@@ -514,6 +516,79 @@ pub async fn submission_status(pool: &PgPool, s: &Submission) -> Result<StatusIn
             .clone()
             .or(job_error.filter(|_| s.status == SubmissionStatus::Failed)),
     })
+}
+
+/// May this reader see this submission? Organizers everything (deleted ones too); a team its own,
+/// through a member's session or its API token; everyone the baseline and Human rows of a
+/// revealed split. Anything else is "no such submission", so that ids reveal nothing.
+async fn may_read(
+    pool: &PgPool,
+    s: &Submission,
+    split: &Split,
+    user: Option<&accounts::User>,
+    bearer_team: Option<i64>,
+) -> Result<bool, ActionError> {
+    if user.is_some_and(|u| u.is_admin) {
+        return Ok(true);
+    }
+    if s.deleted_at.is_some() {
+        return Ok(false);
+    }
+    match s.team_id {
+        None => Ok(!split.hidden),
+        Some(team) if bearer_team == Some(team) => Ok(true),
+        Some(team) => {
+            let Some(u) = user else { return Ok(false) };
+            let mine = accounts::team_of_user(pool, split.challenge_id, u.id).await?;
+            Ok(mine.is_some_and(|t| t.id == team))
+        }
+    }
+}
+
+/// A submission with its split and challenge, if `user` (or the team whose API token was shown,
+/// `bearer_team`) may see it (see `may_read`); otherwise `NoSubmission`.
+pub async fn visible_submission(
+    pool: &PgPool,
+    id: i64,
+    user: Option<&accounts::User>,
+    bearer_team: Option<i64>,
+) -> Result<(Submission, Split, Challenge), ActionError> {
+    let gone = || ActionError::NoSubmission(id);
+    let s = submissions::by_id(pool, id).await?.ok_or_else(gone)?;
+    let split = splits::by_id(pool, s.split_id).await?.ok_or_else(gone)?;
+    if !may_read(pool, &s, &split, user, bearer_team).await? {
+        return Err(gone());
+    }
+    let challenge = challenges::by_id(pool, split.challenge_id)
+        .await?
+        .ok_or_else(gone)?;
+    Ok((s, split, challenge))
+}
+
+/// Makes a scored submission of the user's team that team's leaderboard entry for its split.
+pub async fn choose_for_leaderboard(
+    pool: &PgPool,
+    user: &accounts::User,
+    submission_id: i64,
+) -> Result<(Split, Challenge), ActionError> {
+    let (submission, split, challenge) =
+        visible_submission(pool, submission_id, Some(user), None).await?;
+    let team = accounts::team_of_user(pool, challenge.id, user.id).await?;
+    let team_id = match (team, submission.team_id) {
+        (Some(team), Some(owner)) if team.id == owner => owner,
+        _ => {
+            return Err(ActionError::Forbidden(
+                "only its team chooses a leaderboard entry",
+            ))
+        }
+    };
+    if !submission.status.is_scored() {
+        return Err(ActionError::Forbidden(
+            "only a scored submission can be chosen",
+        ));
+    }
+    submissions::choose_for_leaderboard(pool, team_id, split.id, submission.id).await?;
+    Ok((split, challenge))
 }
 
 /// May this viewer see a submission's per-image results (per-image scores, the candidate and

@@ -17,7 +17,6 @@ use crate::domain::UploadError;
 use crate::scoring::ImageDetails;
 use crate::startup::AppConfig;
 use crate::storage::accounts::{self, User};
-use crate::storage::challenges;
 use crate::storage::challenges::Challenge;
 use crate::storage::scores::{self, CategoryScore};
 use crate::storage::splits::{self, Split};
@@ -148,34 +147,6 @@ pub async fn upload(
     }
 }
 
-/// May this user see this submission? Its team and organizers always; baseline and Human rows
-/// everyone once the split is revealed. Others get "not found", so ids reveal nothing.
-pub async fn can_view(
-    pool: &PgPool,
-    s: &Submission,
-    split: &Split,
-    user: Option<&User>,
-    bearer_team: Option<i64>,
-) -> Result<bool, sqlx::Error> {
-    if s.deleted_at.is_some() && !user.is_some_and(|u| u.is_admin) {
-        return Ok(false);
-    }
-    if user.is_some_and(|u| u.is_admin) {
-        return Ok(true);
-    }
-    match s.team_id {
-        None => Ok(!split.hidden),
-        Some(team) => {
-            if bearer_team == Some(team) {
-                return Ok(true);
-            }
-            let Some(u) = user else { return Ok(false) };
-            let mine = accounts::team_of_user(pool, split.challenge_id, u.id).await?;
-            Ok(mine.is_some_and(|t| t.id == team))
-        }
-    }
-}
-
 fn is_organizer(user: Option<&User>) -> bool {
     user.is_some_and(|u| u.is_admin)
 }
@@ -185,19 +156,7 @@ async fn load_visible(
     id: i64,
     user: Option<&User>,
 ) -> Result<(Submission, Split, Challenge), PageError> {
-    let s = submissions::by_id(pool, id)
-        .await?
-        .ok_or(PageError::NotFound)?;
-    let split = splits::by_id(pool, s.split_id)
-        .await?
-        .ok_or(PageError::NotFound)?;
-    if !can_view(pool, &s, &split, user, None).await? {
-        return Err(PageError::NotFound);
-    }
-    let challenge = challenges::by_id(pool, split.challenge_id)
-        .await?
-        .ok_or(PageError::NotFound)?;
-    Ok((s, split, challenge))
+    Ok(actions::visible_submission(pool, id, user, None).await?)
 }
 
 struct CatRow {
@@ -424,15 +383,7 @@ pub async fn choose(
     form: web::Form<super::CsrfForm>,
 ) -> Result<HttpResponse, PageError> {
     let u = member_posting(&user, &req, &form.csrf)?;
-    let (submission, split, challenge) = load_visible(&pool, *id, Some(u)).await?;
-    let team = accounts::team_of_user(pool.get_ref(), challenge.id, u.id).await?;
-    let (Some(team), Some(owner)) = (team, submission.team_id) else {
-        return Err(PageError::Forbidden);
-    };
-    if team.id != owner || !submission.status.is_scored() {
-        return Err(PageError::Forbidden);
-    }
-    submissions::choose_for_leaderboard(pool.get_ref(), team.id, split.id, submission.id).await?;
+    let (split, challenge) = actions::choose_for_leaderboard(&pool, u, *id).await?;
     Ok(HttpResponse::SeeOther()
         .insert_header((
             LOCATION,
