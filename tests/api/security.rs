@@ -1091,3 +1091,53 @@ async fn the_embedded_cluster_is_stopped_by_its_last_user_and_served_once() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[tokio::test]
+async fn only_a_teams_member_chooses_its_entry_and_only_a_scored_one() {
+    let app = spawn_app_with(0, |_| {}).await;
+    app.challenge_with_split("pick", "val", false).await;
+    let (owls, foxes) = (client(), client());
+    member_with_team(&app, &owls, "pick", "ann@example.org", "Owls").await;
+    member_with_team(&app, &foxes, "pick", "bea@example.org", "Foxes").await;
+    let mut ids = Vec::new();
+    for careful in [true, false] {
+        let r = form_upload(&app, &owls, "pick", "val", demo_results(careful)).await;
+        assert_eq!(r.status(), 303);
+        let location = r.headers()["location"].to_str().expect("location");
+        ids.push(
+            location
+                .trim_start_matches("/s/")
+                .parse::<i64>()
+                .expect("id"),
+        );
+    }
+    let choose = |browser: reqwest::Client, id: i64| {
+        let app = &app;
+        async move {
+            let csrf = app.csrf_of(&browser, "/c/pick").await;
+            browser
+                .post(app.url(&format!("/s/{id}/choose")))
+                .form(&[("csrf", csrf.as_str())])
+                .send()
+                .await
+                .expect("POST choose")
+                .status()
+                .as_u16()
+        }
+    };
+    assert_eq!(choose(owls.clone(), ids[0]).await, 403, "still queued");
+    crate::helpers::fake_aggregates(&app.pool, ids[0], [Some(0.3); 7]).await;
+    crate::helpers::fake_aggregates(&app.pool, ids[1], [Some(0.1); 7]).await;
+    assert_eq!(
+        choose(foxes.clone(), ids[0]).await,
+        404,
+        "another team's submission does not exist for it"
+    );
+    assert_eq!(choose(owls.clone(), ids[0]).await, 303);
+    let (_, body) = get(&client(), app.url("/c/pick/leaderboard.json?split=val")).await;
+    let board: serde_json::Value = serde_json::from_str(&body).expect("json");
+    assert_eq!(
+        board["entries"][0]["submission_id"], ids[0],
+        "the chosen, not the latest"
+    );
+}
