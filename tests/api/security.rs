@@ -693,6 +693,35 @@ async fn post_credentials(
     request.send().await.expect("POST").status().as_u16()
 }
 
+/// `limit + 1` posts of `path` from `browser`, each for another account (`{prefix}{i}@example.org`)
+/// and each with another forged X-Forwarded-For.
+async fn one_account_each(
+    app: &TestApp,
+    browser: &reqwest::Client,
+    path: &str,
+    prefix: &str,
+    limit: i64,
+) -> Vec<u16> {
+    let mut statuses = Vec::new();
+    for i in 0..=limit {
+        let email = format!("{prefix}{i}@example.org");
+        let forged = format!("198.51.100.{i}");
+        let password = "a long password";
+        statuses.push(post_credentials(app, browser, path, &email, password, Some(&forged)).await);
+    }
+    statuses
+}
+
+/// The first `limit` answers are `status`, the one after is 429.
+fn assert_stopped_after(statuses: &[u16], status: u16, limit: i64) {
+    let limit = limit as usize;
+    assert!(
+        statuses[..limit].iter().all(|&s| s == status),
+        "{statuses:?}"
+    );
+    assert_eq!(statuses[limit], 429, "{statuses:?}");
+}
+
 #[tokio::test]
 async fn logins_and_sign_ups_are_throttled_per_address() {
     use spiceboard::actions::{LOGIN_FAILURES_PER_ADDRESS, SIGNUPS_PER_ADDRESS};
@@ -708,25 +737,9 @@ async fn logins_and_sign_ups_are_throttled_per_address() {
     // the per-account limit never bites; the address's does. A forged X-Forwarded-For does not
     // make a new address (the server is not behind a proxy).
     let guesser = client_at("127.0.0.2");
-    let mut statuses = Vec::new();
-    for i in 0..LOGIN_FAILURES_PER_ADDRESS + 1 {
-        let email = format!("user{i}@example.org");
-        let forged = format!("198.51.100.{i}");
-        statuses.push(
-            post_credentials(
-                &app,
-                &guesser,
-                "/login",
-                &email,
-                "Summer2025!",
-                Some(&forged),
-            )
-            .await,
-        );
-    }
-    let limit = LOGIN_FAILURES_PER_ADDRESS as usize;
-    assert!(statuses[..limit].iter().all(|&s| s == 400), "{statuses:?}");
-    assert_eq!(statuses[limit], 429);
+    let statuses =
+        one_account_each(&app, &guesser, "/login", "user", LOGIN_FAILURES_PER_ADDRESS).await;
+    assert_stopped_after(&statuses, 400, LOGIN_FAILURES_PER_ADDRESS);
     // From that address not even the right password is checked now...
     let right = post_credentials(
         &app,
@@ -748,15 +761,8 @@ async fn logins_and_sign_ups_are_throttled_per_address() {
 
     // Sign-ups: one address makes SIGNUPS_PER_ADDRESS accounts, then no more; another still may.
     let farm = client_at("127.0.0.3");
-    let mut statuses = Vec::new();
-    for i in 0..SIGNUPS_PER_ADDRESS + 1 {
-        let email = format!("bot{i}@example.org");
-        statuses
-            .push(post_credentials(&app, &farm, "/signup", &email, "a long password", None).await);
-    }
-    let limit = SIGNUPS_PER_ADDRESS as usize;
-    assert!(statuses[..limit].iter().all(|&s| s == 303), "{statuses:?}");
-    assert_eq!(statuses[limit], 429);
+    let statuses = one_account_each(&app, &farm, "/signup", "bot", SIGNUPS_PER_ADDRESS).await;
+    assert_stopped_after(&statuses, 303, SIGNUPS_PER_ADDRESS);
     let bots: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM users WHERE email LIKE 'bot%'")
         .fetch_one(&app.pool)
         .await
