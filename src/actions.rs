@@ -12,15 +12,14 @@ use crate::domain::leaderboard::{rank, RankedEntry, SortKey};
 use crate::domain::references::ReferenceError;
 use crate::domain::results_file::Bounds;
 use crate::domain::{
-    CaptionMode, ChallengeSlug, Description, ReferenceFormat, ReferenceSet, ResultsFile, SplitName,
-    TeamName, Title, UploadError,
+    CaptionMode, ChallengeSlug, Description, Email, JobState, Password, ReferenceSet, ResultsFile,
+    SplitName, SubmissionKind, SubmissionStatus, TeamName, Title, UploadError,
 };
-use crate::jobs;
 use crate::scoring::{self, SharedEngine};
 use crate::storage::challenges::Challenge;
 use crate::storage::splits::Split;
 use crate::storage::submissions::{NewSubmission, Submission};
-use crate::storage::{accounts, challenges, leaderboard, splits, submissions};
+use crate::storage::{accounts, challenges, leaderboard, queue, splits, submissions};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ActionError {
@@ -40,8 +39,14 @@ pub enum ActionError {
     DiskFull(String),
     #[error("too many attempts; wait a few minutes and try again")]
     TooManyAttempts,
+    #[error("that e-mail address already has an account; log in instead")]
+    AccountExists,
+    #[error("wrong e-mail address or password")]
+    WrongCredentials,
     #[error("no submission {0}")]
     NoSubmission(i64),
+    #[error("{0}")]
+    Forbidden(&'static str),
     #[error(transparent)]
     References(#[from] ReferenceError),
     #[error(transparent)]
@@ -109,11 +114,7 @@ pub async fn import_references(
     let engine = engine.clone();
     let (set, stored, df) = tokio::task::spawn_blocking(move || -> Result<_, ReferenceError> {
         let set = ReferenceSet::parse(&bytes)?;
-        let mode = match set.format {
-            ReferenceFormat::Coco => CaptionMode::Coco,
-            ReferenceFormat::Spice => CaptionMode::Raw,
-        };
-        let stored = scoring::reference_graphs(&engine, &set.images, mode);
+        let stored = scoring::reference_graphs(&engine, &set.images, CaptionMode::of(set.format));
         let captions: Vec<&[String]> = set.images.iter().map(|i| i.captions.as_slice()).collect();
         let df = scoring::cider_df_json(&scoring::cider_df(&captions));
         Ok((set, stored, df))
@@ -121,18 +122,14 @@ pub async fn import_references(
     .await
     .map_err(|e| ActionError::Invalid(format!("reference import crashed: {e}")))??;
     let df = df.map_err(|e| ActionError::Invalid(e.to_string()))?;
-    let mode = match set.format {
-        ReferenceFormat::Coco => CaptionMode::Coco,
-        ReferenceFormat::Spice => CaptionMode::Raw,
-    };
     let mut tx = pool.begin().await?;
     let split = splits::create_version(
         &mut tx,
         challenge.id,
         split_name.as_str(),
         hidden,
-        mode.as_str(),
-        set.format.as_str(),
+        CaptionMode::of(set.format),
+        set.format,
         scoring::ENGINE_VERSION,
     )
     .await?;
@@ -213,13 +210,58 @@ pub const LOGIN_FAILURES_PER_ACCOUNT: i64 = 10;
 pub const SIGNUPS_PER_ADDRESS: i64 = 10;
 pub const THROTTLE_WINDOW_SECONDS: i64 = 15 * 60;
 
+/// Creates an account, at most `SIGNUPS_PER_ADDRESS` per address in the window.
+pub async fn sign_up(
+    pool: &PgPool,
+    address: &str,
+    email: &Email,
+    password: &Password,
+) -> Result<accounts::User, ActionError> {
+    signup_allowed(pool, address).await?;
+    let pw = password.expose().to_string();
+    let hash = tokio::task::spawn_blocking(move || auth::hash_password(&pw))
+        .await
+        .map_err(|e| ActionError::Invalid(format!("password hashing crashed: {e}")))?
+        .map_err(|e| ActionError::Invalid(format!("password hashing failed: {e}")))?;
+    accounts::create_user(pool, email.as_str(), &hash, false)
+        .await?
+        .ok_or(ActionError::AccountExists)
+}
+
+/// Checks a login, throttled per address and per account: past the limits no password is
+/// checked at all, the right one included, until the window has passed.
+pub async fn log_in(
+    pool: &PgPool,
+    address: &str,
+    email: &str,
+    password: &str,
+) -> Result<accounts::User, ActionError> {
+    let email = email.trim().to_lowercase();
+    login_allowed(pool, address, &email).await?;
+    let user = accounts::user_by_email(pool, &email).await?;
+    let (pw, hash) = (
+        password.to_string(),
+        user.as_ref().map(|u| u.password_hash.clone()),
+    );
+    let ok = tokio::task::spawn_blocking(move || auth::verify_password(&pw, hash.as_deref()))
+        .await
+        .map_err(|e| ActionError::Invalid(format!("password check crashed: {e}")))?;
+    match user {
+        Some(user) if ok => Ok(user),
+        _ => {
+            login_failed(pool, address, &email).await?;
+            Err(ActionError::WrongCredentials)
+        }
+    }
+}
+
 async fn over(pool: &PgPool, key: &str, limit: i64) -> Result<bool, ActionError> {
     Ok(accounts::recent_attempts(pool, key, THROTTLE_WINDOW_SECONDS).await? >= limit)
 }
 
 /// May this address try to log in to this account now? Counted in the database, so that every
 /// instance throttles alike; checked before the password is, so a guess past the limit learns nothing.
-pub async fn login_allowed(pool: &PgPool, address: &str, email: &str) -> Result<(), ActionError> {
+async fn login_allowed(pool: &PgPool, address: &str, email: &str) -> Result<(), ActionError> {
     if over(
         pool,
         &format!("login-ip:{address}"),
@@ -238,7 +280,7 @@ pub async fn login_allowed(pool: &PgPool, address: &str, email: &str) -> Result<
     Ok(())
 }
 
-pub async fn login_failed(pool: &PgPool, address: &str, email: &str) -> Result<(), ActionError> {
+async fn login_failed(pool: &PgPool, address: &str, email: &str) -> Result<(), ActionError> {
     let keys = [
         format!("login-ip:{address}"),
         format!("login-account:{email}"),
@@ -247,7 +289,7 @@ pub async fn login_failed(pool: &PgPool, address: &str, email: &str) -> Result<(
 }
 
 /// Counts a sign-up from this address, refusing it past the limit.
-pub async fn signup_allowed(pool: &PgPool, address: &str) -> Result<(), ActionError> {
+async fn signup_allowed(pool: &PgPool, address: &str) -> Result<(), ActionError> {
     let key = format!("signup-ip:{address}");
     if over(pool, &key, SIGNUPS_PER_ADDRESS).await? {
         return Err(ActionError::TooManyAttempts);
@@ -373,9 +415,11 @@ pub async fn submit(
                     )));
                 }
             }
-            ("team", Some(team_id), None, user_id)
+            (SubmissionKind::Team, Some(team_id), None, user_id)
         }
-        Uploader::Baseline { label, user_id } => ("baseline", None, Some(label), user_id),
+        Uploader::Baseline { label, user_id } => {
+            (SubmissionKind::Baseline, None, Some(label), user_id)
+        }
     };
     let new = NewSubmission {
         split_id: split.id,
@@ -387,8 +431,7 @@ pub async fn submit(
         sha256: Some(&sha),
         submitted_by: user,
     };
-    let submission =
-        submissions::create_with_job(&mut tx, &new, jobs::SCORE_SUBMISSION, max_attempts).await?;
+    let submission = submissions::create_with_job(&mut tx, &new, max_attempts).await?;
     tx.commit().await?;
     Ok(submission)
 }
@@ -405,7 +448,7 @@ pub async fn compute_human(
     }
     let new = NewSubmission {
         split_id: split.id,
-        kind: "human",
+        kind: SubmissionKind::Human,
         team_id: None,
         label: Some("Human"),
         description: "leave-one-out: each image's first reference scored against the others",
@@ -413,7 +456,7 @@ pub async fn compute_human(
         sha256: None,
         submitted_by: None,
     };
-    let s = submissions::create_with_job(&mut tx, &new, jobs::HUMAN_BASELINE, max_attempts).await?;
+    let s = submissions::create_with_job(&mut tx, &new, max_attempts).await?;
     tx.commit().await?;
     Ok(s)
 }
@@ -430,15 +473,122 @@ pub async fn rescore(
     splits::forget_engine_version(&mut *tx, split.id).await?;
     let subs = submissions::ids_of_split(&mut *tx, split.id).await?;
     for (id, kind) in &subs {
-        let job = if kind == "human" {
-            jobs::HUMAN_BASELINE
-        } else {
-            jobs::SCORE_SUBMISSION
-        };
-        crate::storage::queue::enqueue(&mut *tx, job, *id, max_attempts).await?;
+        queue::enqueue(&mut *tx, kind.job(), *id, max_attempts).await?;
     }
     tx.commit().await?;
     Ok(subs.len())
+}
+
+/// The status line of a submission, as its page, its JSON and the API show it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct StatusInfo {
+    /// The submission's status, or "re-scoring (queued)" while a scored submission waits for
+    /// its new scores (the old ones stay visible meanwhile).
+    pub status: String,
+    pub queue_position: Option<i64>,
+    pub attempts: i32,
+    pub error: Option<String>,
+}
+
+pub async fn submission_status(pool: &PgPool, s: &Submission) -> Result<StatusInfo, ActionError> {
+    let job = queue::latest_of_submission(pool, s.id).await?;
+    let (queue_position, attempts, job_error) = match &job {
+        Some(j) if j.state == JobState::Queued => (
+            Some(queue::position(pool, j.id).await?),
+            j.attempts,
+            j.last_error.clone(),
+        ),
+        Some(j) => (None, j.attempts, j.last_error.clone()),
+        None => (None, 0, None),
+    };
+    let status = match &job {
+        Some(j) if s.status.is_scored() && j.state.is_pending() => {
+            format!("re-scoring ({})", j.state)
+        }
+        _ => s.status.to_string(),
+    };
+    Ok(StatusInfo {
+        status,
+        queue_position,
+        attempts,
+        error: s
+            .error
+            .clone()
+            .or(job_error.filter(|_| s.status == SubmissionStatus::Failed)),
+    })
+}
+
+/// May this reader see this submission? Organizers everything (deleted ones too); a team its own,
+/// through a member's session or its API token; everyone the baseline and Human rows of a
+/// revealed split. Anything else is "no such submission", so that ids reveal nothing.
+async fn may_read(
+    pool: &PgPool,
+    s: &Submission,
+    split: &Split,
+    user: Option<&accounts::User>,
+    bearer_team: Option<i64>,
+) -> Result<bool, ActionError> {
+    if user.is_some_and(|u| u.is_admin) {
+        return Ok(true);
+    }
+    if s.deleted_at.is_some() {
+        return Ok(false);
+    }
+    match s.team_id {
+        None => Ok(!split.hidden),
+        Some(team) if bearer_team == Some(team) => Ok(true),
+        Some(team) => {
+            let Some(u) = user else { return Ok(false) };
+            let mine = accounts::team_of_user(pool, split.challenge_id, u.id).await?;
+            Ok(mine.is_some_and(|t| t.id == team))
+        }
+    }
+}
+
+/// A submission with its split and challenge, if `user` (or the team whose API token was shown,
+/// `bearer_team`) may see it (see `may_read`); otherwise `NoSubmission`.
+pub async fn visible_submission(
+    pool: &PgPool,
+    id: i64,
+    user: Option<&accounts::User>,
+    bearer_team: Option<i64>,
+) -> Result<(Submission, Split, Challenge), ActionError> {
+    let gone = || ActionError::NoSubmission(id);
+    let s = submissions::by_id(pool, id).await?.ok_or_else(gone)?;
+    let split = splits::by_id(pool, s.split_id).await?.ok_or_else(gone)?;
+    if !may_read(pool, &s, &split, user, bearer_team).await? {
+        return Err(gone());
+    }
+    let challenge = challenges::by_id(pool, split.challenge_id)
+        .await?
+        .ok_or_else(gone)?;
+    Ok((s, split, challenge))
+}
+
+/// Makes a scored submission of the user's team that team's leaderboard entry for its split.
+pub async fn choose_for_leaderboard(
+    pool: &PgPool,
+    user: &accounts::User,
+    submission_id: i64,
+) -> Result<(Split, Challenge), ActionError> {
+    let (submission, split, challenge) =
+        visible_submission(pool, submission_id, Some(user), None).await?;
+    let team = accounts::team_of_user(pool, challenge.id, user.id).await?;
+    let team_id = match (team, submission.team_id) {
+        (Some(team), Some(owner)) if team.id == owner => owner,
+        _ => {
+            return Err(ActionError::Forbidden(
+                "only its team chooses a leaderboard entry",
+            ))
+        }
+    };
+    if !submission.status.is_scored() {
+        return Err(ActionError::Forbidden(
+            "only a scored submission can be chosen",
+        ));
+    }
+    submissions::choose_for_leaderboard(pool, team_id, split.id, submission.id).await?;
+    Ok((split, challenge))
 }
 
 /// May this viewer see a submission's per-image results (per-image scores, the candidate and
@@ -509,7 +659,7 @@ pub fn leaderboard_csv(rows: &[RankedEntry]) -> Result<String, csv::Error> {
         let e = &r.entry;
         w.write_record([
             r.rank.to_string(),
-            csv_cell(&e.kind),
+            e.kind.to_string(),
             csv_cell(&e.name),
             e.submission_id.to_string(),
             num(e.spice),

@@ -70,6 +70,7 @@ impl From<ActionError> for PageError {
             ActionError::Database(db) => db.into(),
             ActionError::DiskFull(m) => PageError::Unavailable(m),
             ActionError::TooManyAttempts => PageError::TooManyAttempts,
+            ActionError::Forbidden(_) => PageError::Forbidden,
             other => PageError::BadRequest(other.to_string()),
         }
     }

@@ -16,7 +16,7 @@ use crate::actions::{self, ActionError, Uploader};
 use crate::auth::{self, MaybeUser};
 use crate::domain::UploadError;
 use crate::startup::AppConfig;
-use crate::storage::{challenges, scores, splits, submissions};
+use crate::storage::{scores, splits};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
@@ -186,21 +186,9 @@ pub async fn status(
     if user.0.is_none() && bearer.is_none() {
         return Err(ApiError::Unauthorized);
     }
-    let s = submissions::by_id(pool.get_ref(), *id)
-        .await?
-        .ok_or(ApiError::NotFound)?;
-    let split = splits::by_id(pool.get_ref(), s.split_id)
-        .await?
-        .ok_or(ApiError::NotFound)?;
-    if !super::submissions::can_view(&pool, &s, &split, user.0.as_ref(), bearer.map(|t| t.id))
-        .await?
-    {
-        return Err(ApiError::NotFound);
-    }
-    let challenge = challenges::by_id(pool.get_ref(), split.challenge_id)
-        .await?
-        .ok_or(ApiError::NotFound)?;
-    let info = super::submissions::status_info(&pool, &s).await?;
+    let (s, split, challenge) =
+        actions::visible_submission(&pool, *id, user.0.as_ref(), bearer.map(|t| t.id)).await?;
+    let info = actions::submission_status(&pool, &s).await?;
     let mut scores_json = serde_json::Map::new();
     for c in scores::aggregates(pool.get_ref(), s.id).await? {
         scores_json.insert(

@@ -11,7 +11,7 @@ use super::{member_posting, Layout, PageError};
 use crate::actions::{self, Viewer};
 use crate::auth::{self, MaybeUser};
 use crate::domain::leaderboard::{RankedEntry, SortKey};
-use crate::domain::TeamName;
+use crate::domain::{CaptionMode, SubmissionKind, TeamName};
 use crate::storage::accounts::{self, TokenInfo};
 use crate::storage::challenges::Challenge;
 use crate::storage::splits::{self, Split};
@@ -70,7 +70,7 @@ async fn render_overview(
         Some(t) => accounts::tokens_of_team(pool, t.id).await?,
         None => Vec::new(),
     };
-    let coco_mode = splits.iter().any(|s| s.caption_mode == "coco");
+    let coco_mode = splits.iter().any(|s| s.caption_mode == CaptionMode::Coco);
     let page = Overview {
         layout: Layout::new(req, user.0.as_ref()),
         challenge,
@@ -177,7 +177,7 @@ async fn pick_split(
 
 struct Row {
     rank: usize,
-    kind: String,
+    kind: SubmissionKind,
     name: String,
     link: Option<String>,
     cells: Vec<String>,
@@ -264,9 +264,9 @@ pub async fn leaderboard(
                 || (r.entry.team_id.is_some() && r.entry.team_id == viewer.team_id);
             Row {
                 rank: r.rank,
-                kind: r.entry.kind.clone(),
+                kind: r.entry.kind,
                 name: r.entry.name.clone(),
-                link: (own || r.entry.kind != "team")
+                link: (own || r.entry.kind != SubmissionKind::Team)
                     .then(|| format!("/s/{}", r.entry.submission_id)),
                 cells: keys.iter().map(|k| score(k.value(&r.entry))).collect(),
             }
@@ -319,7 +319,7 @@ pub async fn leaderboard_csv(
 #[derive(serde::Serialize)]
 struct PublicEntry<'a> {
     rank: usize,
-    kind: &'a str,
+    kind: SubmissionKind,
     name: &'a str,
     submission_id: i64,
     scored_at: Option<chrono::DateTime<chrono::Utc>>,
@@ -341,7 +341,7 @@ impl<'a> From<&'a RankedEntry> for PublicEntry<'a> {
         let e = &r.entry;
         PublicEntry {
             rank: r.rank,
-            kind: &e.kind,
+            kind: e.kind,
             name: &e.name,
             submission_id: e.submission_id,
             scored_at: e.scored_at,

@@ -21,7 +21,6 @@ use crate::storage::challenges::Challenge;
 use crate::storage::scores::{self, CategoryScore};
 use crate::storage::splits::{self, Split};
 use crate::storage::submissions::{self, Submission};
-use crate::storage::{challenges, queue};
 
 #[derive(Template)]
 #[template(path = "submit.html")]
@@ -148,34 +147,6 @@ pub async fn upload(
     }
 }
 
-/// May this user see this submission? Its team and organizers always; baseline and Human rows
-/// everyone once the split is revealed. Others get "not found", so ids reveal nothing.
-pub async fn can_view(
-    pool: &PgPool,
-    s: &Submission,
-    split: &Split,
-    user: Option<&User>,
-    bearer_team: Option<i64>,
-) -> Result<bool, sqlx::Error> {
-    if s.deleted_at.is_some() && !user.is_some_and(|u| u.is_admin) {
-        return Ok(false);
-    }
-    if user.is_some_and(|u| u.is_admin) {
-        return Ok(true);
-    }
-    match s.team_id {
-        None => Ok(!split.hidden),
-        Some(team) => {
-            if bearer_team == Some(team) {
-                return Ok(true);
-            }
-            let Some(u) = user else { return Ok(false) };
-            let mine = accounts::team_of_user(pool, split.challenge_id, u.id).await?;
-            Ok(mine.is_some_and(|t| t.id == team))
-        }
-    }
-}
-
 fn is_organizer(user: Option<&User>) -> bool {
     user.is_some_and(|u| u.is_admin)
 }
@@ -185,57 +156,7 @@ async fn load_visible(
     id: i64,
     user: Option<&User>,
 ) -> Result<(Submission, Split, Challenge), PageError> {
-    let s = submissions::by_id(pool, id)
-        .await?
-        .ok_or(PageError::NotFound)?;
-    let split = splits::by_id(pool, s.split_id)
-        .await?
-        .ok_or(PageError::NotFound)?;
-    if !can_view(pool, &s, &split, user, None).await? {
-        return Err(PageError::NotFound);
-    }
-    let challenge = challenges::by_id(pool, split.challenge_id)
-        .await?
-        .ok_or(PageError::NotFound)?;
-    Ok((s, split, challenge))
-}
-
-/// The status line of a submission, as the page and `status_fragment` show it.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct StatusInfo {
-    pub status: String,
-    pub queue_position: Option<i64>,
-    pub attempts: i32,
-    pub error: Option<String>,
-}
-
-pub async fn status_info(pool: &PgPool, s: &Submission) -> Result<StatusInfo, sqlx::Error> {
-    let job = queue::latest_of_submission(pool, s.id).await?;
-    let (queue_position, attempts, job_error) = match &job {
-        Some(j) if j.state == "queued" => (
-            Some(queue::position(pool, j.id).await?),
-            j.attempts,
-            j.last_error.clone(),
-        ),
-        Some(j) => (None, j.attempts, j.last_error.clone()),
-        None => (None, 0, None),
-    };
-    // A re-score in progress shows as such even though the old scores stay visible.
-    let status = match &job {
-        Some(j) if s.status == "scored" && (j.state == "queued" || j.state == "running") => {
-            format!("re-scoring ({})", j.state)
-        }
-        _ => s.status.clone(),
-    };
-    Ok(StatusInfo {
-        status,
-        queue_position,
-        attempts,
-        error: s
-            .error
-            .clone()
-            .or(job_error.filter(|_| s.status == "failed")),
-    })
+    Ok(actions::visible_submission(pool, id, user, None).await?)
 }
 
 struct CatRow {
@@ -289,7 +210,7 @@ struct SubmissionPage {
     split: Split,
     submission: Submission,
     title: String,
-    status: StatusInfo,
+    status: actions::StatusInfo,
     categories: Vec<CatRow>,
     classic: Vec<(String, String)>,
     images: Vec<ImageLine>,
@@ -316,7 +237,7 @@ pub async fn page(
     q: web::Query<PageQuery>,
 ) -> Result<HttpResponse, PageError> {
     let (submission, split, challenge) = load_visible(&pool, *id, user.0.as_ref()).await?;
-    let status = status_info(&pool, &submission).await?;
+    let status = actions::submission_status(&pool, &submission).await?;
     let categories = cat_rows(&scores::aggregates(pool.get_ref(), submission.id).await?);
     let classic = match scores::classic(pool.get_ref(), submission.id).await? {
         Some(serde_json::Value::Object(m)) => {
@@ -386,7 +307,7 @@ pub async fn status_fragment(
     id: web::Path<i64>,
 ) -> Result<HttpResponse, PageError> {
     let (submission, _, _) = load_visible(&pool, *id, user.0.as_ref()).await?;
-    Ok(HttpResponse::Ok().json(status_info(&pool, &submission).await?))
+    Ok(HttpResponse::Ok().json(actions::submission_status(&pool, &submission).await?))
 }
 
 struct TupleLine {
@@ -462,15 +383,7 @@ pub async fn choose(
     form: web::Form<super::CsrfForm>,
 ) -> Result<HttpResponse, PageError> {
     let u = member_posting(&user, &req, &form.csrf)?;
-    let (submission, split, challenge) = load_visible(&pool, *id, Some(u)).await?;
-    let team = accounts::team_of_user(pool.get_ref(), challenge.id, u.id).await?;
-    let (Some(team), Some(owner)) = (team, submission.team_id) else {
-        return Err(PageError::Forbidden);
-    };
-    if team.id != owner || submission.status != "scored" {
-        return Err(PageError::Forbidden);
-    }
-    submissions::choose_for_leaderboard(pool.get_ref(), team.id, split.id, submission.id).await?;
+    let (split, challenge) = actions::choose_for_leaderboard(&pool, u, *id).await?;
     Ok(HttpResponse::SeeOther()
         .insert_header((
             LOCATION,
