@@ -43,10 +43,6 @@ pub struct GraphAgreement {
     pub recall: f64,
     /// For each caption we do not reproduce: (caption, tuples only we give, tuples only they give).
     pub differences: Vec<(String, Vec<String>, Vec<String>)>,
-    /// Mean SPICE F over pseudo-images, with our proposals and with the official ones: what a
-    /// leaderboard built on these captions would read (see [`pseudo_image_f`]).
-    pub mean_f: f64,
-    pub official_mean_f: f64,
 }
 
 impl GraphAgreement {
@@ -67,8 +63,14 @@ fn id_key(v: &Value) -> String {
 }
 
 /// Scores `flickr8k/<input>` (`input_raw.json` or `input_ptb_tokenized.json`) and compares each
-/// caption with `flickr8k/official_per_caption.jsonl`.
-pub fn flickr8k(engine: &Engine, dir: &Path, input: &str) -> Result<CountAgreement, String> {
+/// caption with `flickr8k/official_per_caption.jsonl`; with `half`, only the items whose
+/// candidate caption falls in it.
+pub fn flickr8k(
+    engine: &Engine,
+    dir: &Path,
+    input: &str,
+    half: Option<Half>,
+) -> Result<CountAgreement, String> {
     let official_path = dir.join("flickr8k/official_per_caption.jsonl");
     let mut official: HashMap<String, (u64, u64, u64, f64)> = HashMap::new();
     for (n, line) in read(&official_path)?.lines().enumerate() {
@@ -85,9 +87,10 @@ pub fn flickr8k(engine: &Engine, dir: &Path, input: &str) -> Result<CountAgreeme
     }
     let path = dir.join("flickr8k").join(input);
     let file = std::fs::File::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let items = batch::read_input(file, &path.display().to_string())
+    let mut items = batch::read_input(file, &path.display().to_string())
         .map_err(|e| e.to_string())?
         .items;
+    items.retain(|item| half.is_none_or(|h| Half::of(&item.test) == h));
     let result = batch::evaluate(engine, &items, false).map_err(|e| e.to_string())?;
     let mut a = CountAgreement::default();
     for r in &result.items {
@@ -149,9 +152,13 @@ fn printed(set: TupleSet) -> TupleSet {
     }
 }
 
-/// Parses each caption of `spice-parser-graphs/SPICE_parsing_outputs.txt` and compares our merged
-/// scene graph with the official one, in the file's printed form.
-pub fn parser_graphs(engine: &Engine, dir: &Path) -> Result<GraphAgreement, String> {
+/// Parses each caption of `spice-parser-graphs/SPICE_parsing_outputs.txt` (of `half`, if given)
+/// and compares our merged scene graph with the official one, in the file's printed form.
+pub fn parser_graphs(
+    engine: &Engine,
+    dir: &Path,
+    half: Option<Half>,
+) -> Result<GraphAgreement, String> {
     let text = read(&dir.join("spice-parser-graphs/SPICE_parsing_outputs.txt"))?;
     let mut g = GraphAgreement::default();
     let (mut common, mut ours_n, mut theirs_n) = (0usize, 0usize, 0usize);
@@ -164,6 +171,9 @@ pub fn parser_graphs(engine: &Engine, dir: &Path) -> Result<GraphAgreement, Stri
         let Some((caption, graph)) = line.split_once('\t') else {
             continue;
         };
+        if half.is_some_and(|h| Half::of(caption) != h) {
+            continue;
+        }
         let theirs = official_tuples(graph);
         let props = engine
             .caption_proposals(caption)

@@ -12,7 +12,7 @@ fn official_parser_graphs_do_not_fall_back() {
     let Some(dir) = common::fidelity_dir() else {
         return;
     };
-    let g = fidelity::parser_graphs(&Engine::new(EngineOptions::default()), &dir).expect("graphs");
+    let g = fidelity::parser_graphs(&Engine::new(EngineOptions::default()), &dir, None).expect("graphs");
     assert_eq!(g.captions, 1743);
     assert!(
         g.exact_share() >= 0.715,
@@ -30,6 +30,7 @@ fn flickr8k_counts_do_not_fall_back() {
         &Engine::new(EngineOptions::default()),
         &dir,
         "input_raw.json",
+        None,
     )
     .expect("flickr8k");
     assert_eq!(a.captions, 5664);
