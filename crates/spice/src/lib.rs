@@ -176,7 +176,12 @@ pub fn tag_sentence(tagger: &tag::Tagger, words: &[&str]) -> Vec<&'static str> {
     } else {
         CLAUSE_GAP_FRAGMENT
     };
-    tagger.tag_clause(words, max_gap, CLAUSE_GAP_AFTER_PREPOSITION)
+    tagger.tag_clause_form(
+        words,
+        max_gap,
+        CLAUSE_GAP_AFTER_PREPOSITION,
+        tokenize::Form::of(words),
+    )
 }
 
 /// The tags the parser sees: the tagger's, except that "while" is shown to it as an adverb (`RB`)

@@ -34,8 +34,10 @@ fn flickr8k_counts_do_not_fall_back() {
     )
     .expect("flickr8k");
     assert_eq!(a.captions, 5664);
+    // 30.2 % before the COCO-form corrections, which also apply to the few Flickr8K captions
+    // written in lowercase without punctuation: 30.0 % with them (1,699 captions).
     assert!(
-        a.exact_share() >= 0.30,
+        a.exact_share() >= 0.2995,
         "{:.1} % of captions with the official tp/fp/fn",
         100.0 * a.exact_share()
     );
@@ -57,7 +59,7 @@ fn official_parser_cache_does_not_fall_back() {
     // (file, held-out captions, exact share floor, largest relative SPICE offset)
     for (file, captions, exact, offset) in [
         ("captions-a.jsonl", 746, 0.42, 0.060),
-        ("captions-b.jsonl", 3348, 0.355, 0.035),
+        ("captions-b.jsonl", 3348, 0.42, 0.035),
     ] {
         let entries = fidelity::read_parser_cache(&dir.join("official-parser-cache").join(file))
             .expect("parser cache");
