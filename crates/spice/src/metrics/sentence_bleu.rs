@@ -57,11 +57,7 @@ fn run(images: &[ImageCaptions], f: fn(&str, &[String]) -> f64) -> SentenceBleuS
 
 /// Sentence BLEU-4 with add-one smoothing for n > 1 and the brevity penalty.
 pub fn bleu_smoothed_image(candidate: &str, references: &[String]) -> f64 {
-    let cand: Vec<&str> = candidate.split_whitespace().collect();
-    let refs: Vec<Vec<&str>> = references
-        .iter()
-        .map(|r| r.split_whitespace().collect())
-        .collect();
+    let (cand, refs) = words(candidate, references);
     let (matches, totals) = clipped_counts(&cand, &refs);
     if cand.is_empty() || matches[0] == 0 {
         return 0.0;
@@ -86,17 +82,22 @@ pub fn bleu_smoothed_image(candidate: &str, references: &[String]) -> f64 {
 
 /// Clipped unigram precision.
 pub fn bleu_unigram_image(candidate: &str, references: &[String]) -> f64 {
-    let cand: Vec<&str> = candidate.split_whitespace().collect();
-    let refs: Vec<Vec<&str>> = references
-        .iter()
-        .map(|r| r.split_whitespace().collect())
-        .collect();
+    let (cand, refs) = words(candidate, references);
     let (matches, totals) = clipped_counts(&cand, &refs);
     if totals[0] == 0 {
         0.0
     } else {
         matches[0] as f64 / totals[0] as f64
     }
+}
+
+/// The whitespace-separated words of a candidate and of its references.
+fn words<'a>(candidate: &'a str, references: &'a [String]) -> (Vec<&'a str>, Vec<Vec<&'a str>>) {
+    let refs = references
+        .iter()
+        .map(|r| r.split_whitespace().collect())
+        .collect();
+    (candidate.split_whitespace().collect(), refs)
 }
 
 /// Per order n = 1..4: candidate n-grams matched (each clipped at its largest count in one
