@@ -157,6 +157,7 @@ fn run() -> Result<(), String> {
                 Metric::Bleu => "Bleu",
                 Metric::RougeL => "Rouge",
                 Metric::CiderD => "CIDEr",
+                other => other.score_names()[0],
             };
             runs.push((name, std::slice::from_ref(m)));
         }

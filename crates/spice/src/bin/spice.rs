@@ -24,6 +24,8 @@ Usage:
   spice tokenize [--coco] [FILE]            print the PTB tokens of each line (stdin by default)
   spice eval --annotations A.json --results R.json [--metrics bleu,rouge,cider,spice] [--out OUT.json]
                                             COCO-format evaluation as pycocoevalcap's COCOEvalCap
+  spice meta-eval --judgments J.jsonl [--metrics LIST] [--out OUT.json] [--resamples N] [--seed S]
+                                            how well each metric agrees with human judgments
   spice help | --help                       this text; `spice COMMAND --help` for each command
 
 INPUT.json is the jar's input: [{\"image_id\": ..., \"test\": \"candidate\", \"refs\": [\"ref\", ...]}, ...];
@@ -138,6 +140,38 @@ enum Command {
     /// {"eval": {name: score}, "evalImgs": [{"image_id", name: score, ..., "SPICE": {category:
     /// {"pr", "re", "f", "tp", "fp", "fn", "numImages"}}}]} (NaN as null).
     Eval(EvalArgs),
+    /// How well each metric agrees with human judgments of captions.
+    ///
+    /// J.jsonl has one judged candidate a line: {"candidate": "...", "references": ["...", ...],
+    /// "ratings": [3, 4, ...]} and, for system-level correlation, "system": "name" on every line.
+    /// Candidates are scored as pycocoevalcap scores them (its tokenization; SPICE included).
+    /// Prints a Markdown table: per metric, caption-level Kendall tau-c and tau-b and Spearman rho
+    /// over (candidate, rating) pairs (each score paired with each rating of its candidate), and
+    /// system-level Pearson r when systems are given, each with a 95 % bootstrap interval
+    /// (candidates resampled, fixed seed). --out writes {"metrics": {"Bleu_1": {"tau_c",
+    /// "tau_c_ci": [lo, hi], "tau_b", "tau_b_ci", "spearman", "spearman_ci", "pearson_system",
+    /// "pearson_system_ci", ...}, ...}, "bootstrap": {...}}.
+    MetaEval(MetaEvalArgs),
+}
+
+/// `spice meta-eval`.
+#[derive(Args, Debug)]
+struct MetaEvalArgs {
+    /// Judgments, one JSON object a line.
+    #[arg(long, value_name = "FILE")]
+    judgments: String,
+    /// Comma-separated metrics (as for `spice eval`); default: every metric we have.
+    #[arg(long, value_name = "LIST")]
+    metrics: Option<String>,
+    /// Write the correlations as JSON here.
+    #[arg(long, value_name = "FILE")]
+    out: Option<String>,
+    /// Bootstrap resamples.
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    resamples: usize,
+    /// Seed of the bootstrap's generator.
+    #[arg(long, value_name = "S", default_value_t = 2014)]
+    seed: u64,
 }
 
 /// `spice eval`.
@@ -149,7 +183,8 @@ struct EvalArgs {
     /// Results: [{"image_id", "caption"}], one caption per image.
     #[arg(long, value_name = "FILE")]
     results: String,
-    /// Comma-separated metrics among bleu, rouge, cider, spice (METEOR is not implemented yet).
+    /// Comma-separated metrics among bleu, rouge, cider, spice, and the seed paper's rouge_su4,
+    /// bleu_smoothed, bleu_unigram, ter (METEOR is not implemented yet).
     #[arg(long, value_name = "LIST", default_value = "bleu,rouge,cider,spice")]
     metrics: String,
     /// Write {"eval", "evalImgs"} as JSON here.
@@ -241,7 +276,7 @@ fn main() -> ExitCode {
             println!("spice {}", env!("CARGO_PKG_VERSION"));
             return ExitCode::SUCCESS;
         }
-        Some("score" | "parse" | "tuples" | "tokenize" | "eval") => {
+        Some("score" | "parse" | "tuples" | "tokenize" | "eval" | "meta-eval") => {
             match Cli::try_parse_from(&args) {
                 Ok(cli) => run(cli.command),
                 Err(e) => return clap_exit(e),
@@ -285,6 +320,7 @@ fn run(cmd: Command) -> Result<(), Failure> {
         } => tuples(conllu.as_deref().unwrap_or("-"), no_synsets, basic),
         Command::Tokenize { coco, file } => tokenize(coco, file.as_deref().unwrap_or("-")),
         Command::Eval(a) => eval(a),
+        Command::MetaEval(a) => meta_eval(a),
     }
 }
 
@@ -532,6 +568,50 @@ fn eval(a: EvalArgs) -> Result<(), Failure> {
     eprintln!(
         "evaluated {} images in {:.3} s",
         evaluation.ids().len(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+fn meta_eval(a: MetaEvalArgs) -> Result<(), Failure> {
+    use spice::cocoeval::Scorer;
+    use spice::metaeval::{self, Bootstrap};
+    let started = Instant::now();
+    let scorers = match &a.metrics {
+        Some(list) => Scorer::parse_list(list).map_err(|e| Failure {
+            code: 2,
+            message: format!("--metrics: {e}"),
+        })?,
+        None => Scorer::ALL.to_vec(),
+    };
+    if a.resamples == 0 {
+        return Err(Failure {
+            code: 2,
+            message: "--resamples must be at least 1".into(),
+        });
+    }
+    let text = read_text(&a.judgments)?;
+    let judgments = metaeval::read_judgments(&text, &a.judgments).map_err(Failure::input)?;
+    let scores = metaeval::score(&judgments, &scorers, &engine(false)).map_err(Failure::input)?;
+    let bootstrap = Bootstrap {
+        resamples: a.resamples,
+        seed: a.seed,
+    };
+    let results = metaeval::agreement(&judgments, &scores, bootstrap);
+    if let Some(out) = &a.out {
+        let write = || -> std::io::Result<()> {
+            let mut w = BufWriter::new(std::fs::File::create(out)?);
+            serde_json::to_writer_pretty(&mut w, &metaeval::to_json(&results, bootstrap))?;
+            w.flush()
+        };
+        write().map_err(|e| Failure::input(format!("{out}: cannot write: {e}")))?;
+    }
+    print!("{}", metaeval::markdown(&results));
+    eprintln!(
+        "{} judged candidates, {} metrics, {} resamples in {:.1} s",
+        judgments.len(),
+        results.len(),
+        a.resamples,
         started.elapsed().as_secs_f64()
     );
     Ok(())
