@@ -1,16 +1,16 @@
 //! Uploading through the form, and the pages of a submission: status (updating itself), scores,
 //! per-category P/R/F, per-image table worst first, and one image's tuples.
 
-use actix_multipart::Multipart;
 use actix_web::http::header::LOCATION;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 use serde::Deserialize;
 use sqlx::PgPool;
 
+use super::forms::{Member, Posted, Upload};
 use super::home::html;
 use super::view::score;
-use super::{browser_form, member_posting, multipart, Layout, PageError};
+use super::{multipart, Layout, PageError};
 use crate::actions::{self, Uploader};
 use crate::auth::MaybeUser;
 use crate::domain::UploadError;
@@ -85,13 +85,12 @@ pub async fn upload(
     req: HttpRequest,
     pool: web::Data<PgPool>,
     config: web::Data<AppConfig>,
-    user: MaybeUser,
     slug: web::Path<String>,
-    payload: Multipart,
+    Upload {
+        by: Member(user),
+        body,
+    }: Upload<Member>,
 ) -> Result<HttpResponse, PageError> {
-    let Some(user) = user.0 else {
-        return Err(PageError::LoginRequired);
-    };
     let challenge = actions::challenge(&pool, &slug).await?;
     let team = accounts::team_of_user(pool.get_ref(), challenge.id, user.id).await?;
     let ready = match &team {
@@ -104,7 +103,7 @@ pub async fn upload(
         file: challenge.max_file_bytes.max(0) as u64,
         body: config.settings.limits.max_request_bytes as u64,
     };
-    let form = browser_form(&req, payload, limits, ready).await?;
+    let form = body.read(limits, ready).await?;
     let Some(team) = team else {
         return Err(PageError::Forbidden);
     };
@@ -376,14 +375,11 @@ pub async fn image(
 
 /// Makes this submission the team's leaderboard entry for its split.
 pub async fn choose(
-    req: HttpRequest,
     pool: web::Data<PgPool>,
-    user: MaybeUser,
     id: web::Path<i64>,
-    form: web::Form<super::CsrfForm>,
+    Posted { by: Member(u), .. }: Posted<Member>,
 ) -> Result<HttpResponse, PageError> {
-    let u = member_posting(&user, &req, &form.csrf)?;
-    let (split, challenge) = actions::choose_for_leaderboard(&pool, u, *id).await?;
+    let (split, challenge) = actions::choose_for_leaderboard(&pool, &u, *id).await?;
     Ok(HttpResponse::SeeOther()
         .insert_header((
             LOCATION,
