@@ -114,10 +114,10 @@ pub async fn upload(
     if team.challenge_id != challenge.id {
         return Err(ApiError::WrongChallenge);
     }
-    let limits = multipart::Limits {
-        file: challenge.max_file_bytes.max(0) as u64,
-        body: config.settings.limits.max_request_bytes as u64,
-    };
+    let limits = multipart::Limits::team_upload(
+        challenge.max_file_bytes,
+        config.settings.limits.max_request_bytes,
+    );
     // The token and the challenge are checked; the form has nothing more to show before the file.
     let form = multipart::read(&req, payload, limits, |_| Ok::<(), ApiError>(()))
         .await

@@ -99,10 +99,10 @@ pub async fn upload(
             "join or create a team on the challenge page first".into(),
         )),
     };
-    let limits = multipart::Limits {
-        file: challenge.max_file_bytes.max(0) as u64,
-        body: config.settings.limits.max_request_bytes as u64,
-    };
+    let limits = multipart::Limits::team_upload(
+        challenge.max_file_bytes,
+        config.settings.limits.max_request_bytes,
+    );
     let form = body.read(limits, ready).await?;
     let Some(team) = team else {
         return Err(PageError::Forbidden);
