@@ -57,6 +57,22 @@ pub enum ActionError {
     Invalid(String),
     #[error("database error")]
     Database(#[from] sqlx::Error),
+    /// Our fault, not the request's (a crash in password hashing or validation, stored data we
+    /// cannot read): a 500, with the cause in the log.
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+/// Runs CPU-heavy work (password hashing, validation, parsing references) off the async threads.
+/// A panic there is a bug of ours, whatever the input: it comes back as `Internal`, never as a
+/// refusal of the request.
+async fn off_the_async_threads<T: Send + 'static>(
+    what: &str,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, ActionError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| ActionError::Internal(format!("{what} crashed: {e}")))
 }
 
 pub async fn challenge(pool: &PgPool, slug: &str) -> Result<Challenge, ActionError> {
@@ -112,16 +128,18 @@ pub async fn import_references(
     hidden: bool,
 ) -> Result<ImportReport, ActionError> {
     let engine = engine.clone();
-    let (set, stored, df) = tokio::task::spawn_blocking(move || -> Result<_, ReferenceError> {
-        let set = ReferenceSet::parse(&bytes)?;
-        let stored = scoring::reference_graphs(&engine, &set.images, CaptionMode::of(set.format));
-        let captions: Vec<&[String]> = set.images.iter().map(|i| i.captions.as_slice()).collect();
-        let df = scoring::cider_df_json(&scoring::cider_df(&captions));
-        Ok((set, stored, df))
-    })
-    .await
-    .map_err(|e| ActionError::Invalid(format!("reference import crashed: {e}")))??;
-    let df = df.map_err(|e| ActionError::Invalid(e.to_string()))?;
+    let (set, stored, df) =
+        off_the_async_threads("reference import", move || -> Result<_, ReferenceError> {
+            let set = ReferenceSet::parse(&bytes)?;
+            let stored =
+                scoring::reference_graphs(&engine, &set.images, CaptionMode::of(set.format));
+            let captions: Vec<&[String]> =
+                set.images.iter().map(|i| i.captions.as_slice()).collect();
+            let df = scoring::cider_df_json(&scoring::cider_df(&captions));
+            Ok((set, stored, df))
+        })
+        .await??;
+    let df = df.map_err(|e| ActionError::Internal(format!("CIDEr-D document frequencies: {e}")))?;
     let mut tx = pool.begin().await?;
     let split = splits::create_version(
         &mut tx,
@@ -219,10 +237,9 @@ pub async fn sign_up(
 ) -> Result<accounts::User, ActionError> {
     signup_allowed(pool, address).await?;
     let pw = password.expose().to_string();
-    let hash = tokio::task::spawn_blocking(move || auth::hash_password(&pw))
-        .await
-        .map_err(|e| ActionError::Invalid(format!("password hashing crashed: {e}")))?
-        .map_err(|e| ActionError::Invalid(format!("password hashing failed: {e}")))?;
+    let hash = off_the_async_threads("password hashing", move || auth::hash_password(&pw))
+        .await?
+        .map_err(|e| ActionError::Internal(format!("password hashing failed: {e}")))?;
     accounts::create_user(pool, email.as_str(), &hash, false)
         .await?
         .ok_or(ActionError::AccountExists)
@@ -243,9 +260,10 @@ pub async fn log_in(
         password.to_string(),
         user.as_ref().map(|u| u.password_hash.clone()),
     );
-    let ok = tokio::task::spawn_blocking(move || auth::verify_password(&pw, hash.as_deref()))
-        .await
-        .map_err(|e| ActionError::Invalid(format!("password check crashed: {e}")))?;
+    let ok = off_the_async_threads("password check", move || {
+        auth::verify_password(&pw, hash.as_deref())
+    })
+    .await?;
     match user {
         Some(user) if ok => Ok(user),
         _ => {
@@ -344,7 +362,7 @@ async fn validate(
     max_bytes: u64,
     max_caption_chars: usize,
 ) -> Result<Vec<u8>, ActionError> {
-    tokio::task::spawn_blocking(move || {
+    off_the_async_threads("validation", move || {
         let bounds = Bounds {
             split_name: &split_name,
             split_images: &ids,
@@ -353,8 +371,7 @@ async fn validate(
         };
         ResultsFile::parse(&bytes, bounds).map(|_| bytes)
     })
-    .await
-    .map_err(|e| ActionError::Invalid(format!("validation crashed: {e}")))?
+    .await?
     .map_err(ActionError::Upload)
 }
 
@@ -678,4 +695,36 @@ pub fn leaderboard_csv(rows: &[RankedEntry]) -> Result<String, csv::Error> {
     }
     let bytes = w.into_inner().map_err(|e| e.into_error())?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use actix_web::ResponseError;
+
+    use super::*;
+
+    /// A panic off the async threads (here on purpose; in real life a bug in hashing or
+    /// validation) is an internal error: a 500 on pages and in the API, never a 400 that blames
+    /// the request.
+    #[tokio::test]
+    async fn a_crash_off_the_async_threads_is_an_internal_error() {
+        let crashed = off_the_async_threads("validation", || -> u8 { panic!("a bug") }).await;
+        let Err(e) = crashed else {
+            panic!("a panic came back as a value");
+        };
+        assert!(matches!(&e, ActionError::Internal(m) if m.starts_with("validation crashed")));
+        assert_eq!(
+            crate::routes::PageError::from(e).status_code().as_u16(),
+            500
+        );
+        let Err(e) = off_the_async_threads("password hashing", || -> u8 { panic!("a bug") }).await
+        else {
+            panic!("a panic came back as a value");
+        };
+        assert_eq!(
+            crate::routes::api::ApiError::from(e).status_code().as_u16(),
+            500
+        );
+        assert!(matches!(off_the_async_threads("work", || 7).await, Ok(7)));
+    }
 }

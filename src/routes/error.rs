@@ -71,6 +71,7 @@ impl From<ActionError> for PageError {
             ActionError::DiskFull(m) => PageError::Unavailable(m),
             ActionError::TooManyAttempts => PageError::TooManyAttempts,
             ActionError::Forbidden(_) => PageError::Forbidden,
+            ActionError::Internal(cause) => PageError::Internal(anyhow::anyhow!(cause)),
             other => PageError::BadRequest(other.to_string()),
         }
     }

@@ -67,6 +67,7 @@ impl From<ActionError> for ApiError {
             ActionError::Quota(q) => ApiError::Quota(q),
             ActionError::Database(db) => db.into(),
             ActionError::DiskFull(m) => ApiError::Unavailable(m),
+            ActionError::Internal(cause) => ApiError::Internal(anyhow::anyhow!(cause)),
             ActionError::TooManyAttempts => ApiError::Quota(e_text_too_many()),
             other => ApiError::Rejected(other.to_string()),
         }

@@ -139,9 +139,11 @@ pub async fn upload(
         Ok(s) => Ok(HttpResponse::SeeOther()
             .insert_header((LOCATION, format!("/s/{}", s.id)))
             .finish()),
-        Err(e @ (actions::ActionError::Database(_) | actions::ActionError::DiskFull(_))) => {
-            Err(e.into())
-        }
+        Err(
+            e @ (actions::ActionError::Database(_)
+            | actions::ActionError::DiskFull(_)
+            | actions::ActionError::Internal(_)),
+        ) => Err(e.into()),
         Err(e) => submit_page(&req, &pool, &user, &slug, Some(e.to_string())).await,
     }
 }
