@@ -19,7 +19,7 @@ use crate::scoring::{self, SharedEngine};
 use crate::storage::challenges::Challenge;
 use crate::storage::splits::Split;
 use crate::storage::submissions::{NewSubmission, Submission};
-use crate::storage::{accounts, challenges, leaderboard, queue, splits, submissions};
+use crate::storage::{accounts, challenges, leaderboard, queue, scores, splits, submissions};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ActionError {
@@ -45,6 +45,8 @@ pub enum ActionError {
     WrongCredentials,
     #[error("no submission {0}")]
     NoSubmission(i64),
+    #[error("submission {0} shows no image {1}")]
+    NoImage(i64, i64),
     #[error("{0}")]
     Forbidden(&'static str),
     #[error(transparent)]
@@ -582,22 +584,104 @@ pub async fn visible_submission(
     Ok((s, split, challenge))
 }
 
+/// A submission as a logged-in user or a visitor may see it.
+pub struct SubmissionView {
+    pub submission: Submission,
+    pub split: Split,
+    pub challenge: Challenge,
+    /// The reader is in the team that made it (and may choose it for the leaderboard).
+    pub own_team: bool,
+    /// Per-image results are shown (see `shows_per_image`).
+    pub per_image: bool,
+}
+
+/// A submission for its pages, if `user` may see it (see `may_read`); otherwise `NoSubmission`.
+pub async fn view_submission(
+    pool: &PgPool,
+    id: i64,
+    user: Option<&accounts::User>,
+) -> Result<SubmissionView, ActionError> {
+    let (submission, split, challenge) = visible_submission(pool, id, user, None).await?;
+    let own_team = match (user, submission.team_id) {
+        (Some(u), Some(owner)) => accounts::team_of_user(pool, challenge.id, u.id)
+            .await?
+            .is_some_and(|t| t.id == owner),
+        _ => false,
+    };
+    let per_image = shows_per_image(&split, user.is_some_and(|u| u.is_admin));
+    Ok(SubmissionView {
+        submission,
+        split,
+        challenge,
+        own_team,
+        per_image,
+    })
+}
+
+/// One image of a submission: its caption, scores, tuples and reference captions.
+pub struct ImageView {
+    pub submission_id: i64,
+    pub image_id: i64,
+    pub caption: String,
+    pub details: scoring::ImageDetails,
+    pub categories: Vec<scores::CategoryScore>,
+    pub references: Vec<String>,
+}
+
+/// One image of a submission, where its reader may see per-image results; otherwise `NoImage`,
+/// the same answer as for an image the submission does not have.
+pub async fn view_image(
+    pool: &PgPool,
+    id: i64,
+    image_id: i64,
+    user: Option<&accounts::User>,
+) -> Result<ImageView, ActionError> {
+    let view = view_submission(pool, id, user).await?;
+    let none = || ActionError::NoImage(id, image_id);
+    if !view.per_image {
+        return Err(none());
+    }
+    let (row, details, categories) = scores::image(pool, view.submission.id, image_id)
+        .await?
+        .ok_or_else(none)?;
+    let details: scoring::ImageDetails = serde_json::from_value(details).map_err(|e| {
+        ActionError::Internal(format!(
+            "stored details of image {image_id} of submission {id}: {e}"
+        ))
+    })?;
+    let references = splits::references(pool, view.split.id)
+        .await?
+        .into_iter()
+        .find(|r| r.image_id == image_id)
+        .and_then(|r| serde_json::from_value::<Vec<String>>(r.captions).ok())
+        .unwrap_or_default();
+    Ok(ImageView {
+        submission_id: view.submission.id,
+        image_id,
+        caption: row.caption,
+        details,
+        categories,
+        references,
+    })
+}
+
 /// Makes a scored submission of the user's team that team's leaderboard entry for its split.
 pub async fn choose_for_leaderboard(
     pool: &PgPool,
     user: &accounts::User,
     submission_id: i64,
 ) -> Result<(Split, Challenge), ActionError> {
-    let (submission, split, challenge) =
-        visible_submission(pool, submission_id, Some(user), None).await?;
-    let team = accounts::team_of_user(pool, challenge.id, user.id).await?;
-    let team_id = match (team, submission.team_id) {
-        (Some(team), Some(owner)) if team.id == owner => owner,
-        _ => {
-            return Err(ActionError::Forbidden(
-                "only its team chooses a leaderboard entry",
-            ))
-        }
+    let SubmissionView {
+        submission,
+        split,
+        challenge,
+        own_team,
+        ..
+    } = view_submission(pool, submission_id, Some(user)).await?;
+    let (true, Some(team_id)) = (own_team, submission.team_id) else {
+        return Err(ActionError::Forbidden(
+            "only its team chooses a leaderboard entry",
+        ));
     };
     if !submission.status.is_scored() {
         return Err(ActionError::Forbidden(

@@ -66,6 +66,7 @@ impl From<ActionError> for PageError {
             ActionError::NoChallenge(_)
             | ActionError::NoSplit(..)
             | ActionError::NoSubmission(_)
+            | ActionError::NoImage(..)
             | ActionError::NoToken(_) => PageError::NotFound,
             ActionError::Database(db) => db.into(),
             ActionError::DiskFull(m) => PageError::Unavailable(m),

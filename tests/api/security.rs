@@ -1270,6 +1270,13 @@ async fn only_a_teams_member_chooses_its_entry_and_only_a_scored_one() {
         404,
         "another team's submission does not exist for it"
     );
+    // The page offers the choice to the team only; an organizer sees the page without it.
+    let button = format!("action=\"/s/{}/choose\"", ids[0]);
+    let (status, page) = get(&owls, app.url(&format!("/s/{}", ids[0]))).await;
+    assert!(status == 200 && page.contains(&button), "{status}");
+    app.log_in_as_organizer().await;
+    let (status, page) = get(&app.client, app.url(&format!("/s/{}", ids[0]))).await;
+    assert!(status == 200 && !page.contains(&button), "{status}");
     assert_eq!(choose(owls.clone(), ids[0]).await, 303);
     let (_, body) = get(&client(), app.url("/c/pick/leaderboard.json?split=val")).await;
     let board: serde_json::Value = serde_json::from_str(&body).expect("json");

@@ -60,7 +60,9 @@ impl From<multipart::FormError> for ApiError {
 impl From<ActionError> for ApiError {
     fn from(e: ActionError) -> Self {
         match e {
-            ActionError::NoChallenge(_) | ActionError::NoSubmission(_) => ApiError::NotFound,
+            ActionError::NoChallenge(_)
+            | ActionError::NoSubmission(_)
+            | ActionError::NoImage(..) => ApiError::NotFound,
             ActionError::Upload(u @ UploadError::TooLarge { .. }) => {
                 ApiError::TooLarge(u.to_string())
             }
