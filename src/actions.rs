@@ -19,7 +19,7 @@ use crate::scoring::{self, SharedEngine};
 use crate::storage::challenges::Challenge;
 use crate::storage::splits::Split;
 use crate::storage::submissions::{NewSubmission, Submission};
-use crate::storage::{accounts, challenges, leaderboard, queue, splits, submissions};
+use crate::storage::{accounts, challenges, leaderboard, queue, scores, splits, submissions};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ActionError {
@@ -45,6 +45,8 @@ pub enum ActionError {
     WrongCredentials,
     #[error("no submission {0}")]
     NoSubmission(i64),
+    #[error("submission {0} shows no image {1}")]
+    NoImage(i64, i64),
     #[error("{0}")]
     Forbidden(&'static str),
     #[error(transparent)]
@@ -57,6 +59,22 @@ pub enum ActionError {
     Invalid(String),
     #[error("database error")]
     Database(#[from] sqlx::Error),
+    /// Our fault, not the request's (a crash in password hashing or validation, stored data we
+    /// cannot read): a 500, with the cause in the log.
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+/// Runs CPU-heavy work (password hashing, validation, parsing references) off the async threads.
+/// A panic there is a bug of ours, whatever the input: it comes back as `Internal`, never as a
+/// refusal of the request.
+async fn off_the_async_threads<T: Send + 'static>(
+    what: &str,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, ActionError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| ActionError::Internal(format!("{what} crashed: {e}")))
 }
 
 pub async fn challenge(pool: &PgPool, slug: &str) -> Result<Challenge, ActionError> {
@@ -112,16 +130,18 @@ pub async fn import_references(
     hidden: bool,
 ) -> Result<ImportReport, ActionError> {
     let engine = engine.clone();
-    let (set, stored, df) = tokio::task::spawn_blocking(move || -> Result<_, ReferenceError> {
-        let set = ReferenceSet::parse(&bytes)?;
-        let stored = scoring::reference_graphs(&engine, &set.images, CaptionMode::of(set.format));
-        let captions: Vec<&[String]> = set.images.iter().map(|i| i.captions.as_slice()).collect();
-        let df = scoring::cider_df_json(&scoring::cider_df(&captions));
-        Ok((set, stored, df))
-    })
-    .await
-    .map_err(|e| ActionError::Invalid(format!("reference import crashed: {e}")))??;
-    let df = df.map_err(|e| ActionError::Invalid(e.to_string()))?;
+    let (set, stored, df) =
+        off_the_async_threads("reference import", move || -> Result<_, ReferenceError> {
+            let set = ReferenceSet::parse(&bytes)?;
+            let stored =
+                scoring::reference_graphs(&engine, &set.images, CaptionMode::of(set.format));
+            let captions: Vec<&[String]> =
+                set.images.iter().map(|i| i.captions.as_slice()).collect();
+            let df = scoring::cider_df_json(&scoring::cider_df(&captions));
+            Ok((set, stored, df))
+        })
+        .await??;
+    let df = df.map_err(|e| ActionError::Internal(format!("CIDEr-D document frequencies: {e}")))?;
     let mut tx = pool.begin().await?;
     let split = splits::create_version(
         &mut tx,
@@ -219,10 +239,9 @@ pub async fn sign_up(
 ) -> Result<accounts::User, ActionError> {
     signup_allowed(pool, address).await?;
     let pw = password.expose().to_string();
-    let hash = tokio::task::spawn_blocking(move || auth::hash_password(&pw))
-        .await
-        .map_err(|e| ActionError::Invalid(format!("password hashing crashed: {e}")))?
-        .map_err(|e| ActionError::Invalid(format!("password hashing failed: {e}")))?;
+    let hash = off_the_async_threads("password hashing", move || auth::hash_password(&pw))
+        .await?
+        .map_err(|e| ActionError::Internal(format!("password hashing failed: {e}")))?;
     accounts::create_user(pool, email.as_str(), &hash, false)
         .await?
         .ok_or(ActionError::AccountExists)
@@ -243,9 +262,10 @@ pub async fn log_in(
         password.to_string(),
         user.as_ref().map(|u| u.password_hash.clone()),
     );
-    let ok = tokio::task::spawn_blocking(move || auth::verify_password(&pw, hash.as_deref()))
-        .await
-        .map_err(|e| ActionError::Invalid(format!("password check crashed: {e}")))?;
+    let ok = off_the_async_threads("password check", move || {
+        auth::verify_password(&pw, hash.as_deref())
+    })
+    .await?;
     match user {
         Some(user) if ok => Ok(user),
         _ => {
@@ -344,7 +364,7 @@ async fn validate(
     max_bytes: u64,
     max_caption_chars: usize,
 ) -> Result<Vec<u8>, ActionError> {
-    tokio::task::spawn_blocking(move || {
+    off_the_async_threads("validation", move || {
         let bounds = Bounds {
             split_name: &split_name,
             split_images: &ids,
@@ -353,8 +373,7 @@ async fn validate(
         };
         ResultsFile::parse(&bytes, bounds).map(|_| bytes)
     })
-    .await
-    .map_err(|e| ActionError::Invalid(format!("validation crashed: {e}")))?
+    .await?
     .map_err(ActionError::Upload)
 }
 
@@ -565,22 +584,104 @@ pub async fn visible_submission(
     Ok((s, split, challenge))
 }
 
+/// A submission as a logged-in user or a visitor may see it.
+pub struct SubmissionView {
+    pub submission: Submission,
+    pub split: Split,
+    pub challenge: Challenge,
+    /// The reader is in the team that made it (and may choose it for the leaderboard).
+    pub own_team: bool,
+    /// Per-image results are shown (see `shows_per_image`).
+    pub per_image: bool,
+}
+
+/// A submission for its pages, if `user` may see it (see `may_read`); otherwise `NoSubmission`.
+pub async fn view_submission(
+    pool: &PgPool,
+    id: i64,
+    user: Option<&accounts::User>,
+) -> Result<SubmissionView, ActionError> {
+    let (submission, split, challenge) = visible_submission(pool, id, user, None).await?;
+    let own_team = match (user, submission.team_id) {
+        (Some(u), Some(owner)) => accounts::team_of_user(pool, challenge.id, u.id)
+            .await?
+            .is_some_and(|t| t.id == owner),
+        _ => false,
+    };
+    let per_image = shows_per_image(&split, user.is_some_and(|u| u.is_admin));
+    Ok(SubmissionView {
+        submission,
+        split,
+        challenge,
+        own_team,
+        per_image,
+    })
+}
+
+/// One image of a submission: its caption, scores, tuples and reference captions.
+pub struct ImageView {
+    pub submission_id: i64,
+    pub image_id: i64,
+    pub caption: String,
+    pub details: scoring::ImageDetails,
+    pub categories: Vec<scores::CategoryScore>,
+    pub references: Vec<String>,
+}
+
+/// One image of a submission, where its reader may see per-image results; otherwise `NoImage`,
+/// the same answer as for an image the submission does not have.
+pub async fn view_image(
+    pool: &PgPool,
+    id: i64,
+    image_id: i64,
+    user: Option<&accounts::User>,
+) -> Result<ImageView, ActionError> {
+    let view = view_submission(pool, id, user).await?;
+    let none = || ActionError::NoImage(id, image_id);
+    if !view.per_image {
+        return Err(none());
+    }
+    let (row, details, categories) = scores::image(pool, view.submission.id, image_id)
+        .await?
+        .ok_or_else(none)?;
+    let details: scoring::ImageDetails = serde_json::from_value(details).map_err(|e| {
+        ActionError::Internal(format!(
+            "stored details of image {image_id} of submission {id}: {e}"
+        ))
+    })?;
+    let references = splits::references(pool, view.split.id)
+        .await?
+        .into_iter()
+        .find(|r| r.image_id == image_id)
+        .and_then(|r| serde_json::from_value::<Vec<String>>(r.captions).ok())
+        .unwrap_or_default();
+    Ok(ImageView {
+        submission_id: view.submission.id,
+        image_id,
+        caption: row.caption,
+        details,
+        categories,
+        references,
+    })
+}
+
 /// Makes a scored submission of the user's team that team's leaderboard entry for its split.
 pub async fn choose_for_leaderboard(
     pool: &PgPool,
     user: &accounts::User,
     submission_id: i64,
 ) -> Result<(Split, Challenge), ActionError> {
-    let (submission, split, challenge) =
-        visible_submission(pool, submission_id, Some(user), None).await?;
-    let team = accounts::team_of_user(pool, challenge.id, user.id).await?;
-    let team_id = match (team, submission.team_id) {
-        (Some(team), Some(owner)) if team.id == owner => owner,
-        _ => {
-            return Err(ActionError::Forbidden(
-                "only its team chooses a leaderboard entry",
-            ))
-        }
+    let SubmissionView {
+        submission,
+        split,
+        challenge,
+        own_team,
+        ..
+    } = view_submission(pool, submission_id, Some(user)).await?;
+    let (true, Some(team_id)) = (own_team, submission.team_id) else {
+        return Err(ActionError::Forbidden(
+            "only its team chooses a leaderboard entry",
+        ));
     };
     if !submission.status.is_scored() {
         return Err(ActionError::Forbidden(
@@ -678,4 +779,36 @@ pub fn leaderboard_csv(rows: &[RankedEntry]) -> Result<String, csv::Error> {
     }
     let bytes = w.into_inner().map_err(|e| e.into_error())?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use actix_web::ResponseError;
+
+    use super::*;
+
+    /// A panic off the async threads (here on purpose; in real life a bug in hashing or
+    /// validation) is an internal error: a 500 on pages and in the API, never a 400 that blames
+    /// the request.
+    #[tokio::test]
+    async fn a_crash_off_the_async_threads_is_an_internal_error() {
+        let crashed = off_the_async_threads("validation", || -> u8 { panic!("a bug") }).await;
+        let Err(e) = crashed else {
+            panic!("a panic came back as a value");
+        };
+        assert!(matches!(&e, ActionError::Internal(m) if m.starts_with("validation crashed")));
+        assert_eq!(
+            crate::routes::PageError::from(e).status_code().as_u16(),
+            500
+        );
+        let Err(e) = off_the_async_threads("password hashing", || -> u8 { panic!("a bug") }).await
+        else {
+            panic!("a panic came back as a value");
+        };
+        assert_eq!(
+            crate::routes::api::ApiError::from(e).status_code().as_u16(),
+            500
+        );
+        assert!(matches!(off_the_async_threads("work", || 7).await, Ok(7)));
+    }
 }

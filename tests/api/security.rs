@@ -349,6 +349,137 @@ async fn a_browser_upload_is_refused_before_its_file_is_read_without_csrf() {
     assert_eq!(r.status(), 403);
 }
 
+/// A hand-written upload refused part way: the answer, how many bytes of file were written before
+/// it began to arrive, and whether the server then closed the connection (instead of reading the
+/// rest of the body to keep it).
+struct Refusal {
+    answer: String,
+    sent_before_answer: usize,
+    closed: bool,
+}
+
+/// Posts a team's upload by hand: `head`, then the start of a file part and up to `total` bytes of
+/// file, while reading the answer; stops writing once the answer begins.
+async fn upload_until_refused(address: &str, head: String, total: usize) -> Refusal {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let chunked = head.contains("Transfer-Encoding: chunked");
+    let stream = tokio::net::TcpStream::connect(address.trim_start_matches("http://"))
+        .await
+        .expect("connect");
+    let (mut from_server, mut to_server) = stream.into_split();
+    let answered = Arc::new(AtomicBool::new(false));
+    let reader = {
+        let answered = answered.clone();
+        tokio::spawn(async move {
+            let mut answer = Vec::new();
+            let mut buf = [0u8; 4096];
+            let read_all = async {
+                loop {
+                    match from_server.read(&mut buf).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => {
+                            answered.store(true, Ordering::SeqCst);
+                            answer.extend_from_slice(&buf[..n]);
+                        }
+                    }
+                }
+            };
+            let closed = tokio::time::timeout(Duration::from_secs(10), read_all)
+                .await
+                .is_ok();
+            (String::from_utf8_lossy(&answer).into_owned(), closed)
+        })
+    };
+    let part =
+        b"--B\r\nContent-Disposition: form-data; name=\"file\"; filename=\"r.json\"\r\n\r\n[";
+    let block = vec![b' '; 64 * 1024];
+    let frame = |data: &[u8]| -> Vec<u8> {
+        if chunked {
+            let mut framed = format!("{:x}\r\n", data.len()).into_bytes();
+            framed.extend_from_slice(data);
+            framed.extend_from_slice(b"\r\n");
+            framed
+        } else {
+            data.to_vec()
+        }
+    };
+    to_server.write_all(head.as_bytes()).await.expect("head");
+    let mut sent = 0;
+    if to_server.write_all(&frame(part)).await.is_ok() {
+        while sent < total && !answered.load(Ordering::SeqCst) {
+            let framed = frame(&block);
+            let write = to_server.write_all(&framed);
+            match tokio::time::timeout(Duration::from_secs(5), write).await {
+                Ok(Ok(())) => sent += block.len(),
+                _ => break,
+            }
+        }
+    }
+    let (answer, closed) = reader.await.expect("reader");
+    Refusal {
+        answer,
+        sent_before_answer: sent,
+        closed,
+    }
+}
+
+#[tokio::test]
+async fn a_team_upload_far_over_the_file_limit_is_cut_off_early() {
+    let app = spawn_app_with(0, |_| {}).await;
+    let c = app.challenge_with_split("big", "val", false).await;
+    spiceboard::storage::challenges::set_limits(&app.pool, c.id, None, None, 100_000)
+        .await
+        .expect("limits");
+    let (_, token) = app.team("big", "Owls").await;
+    let total = 64 * 1024 * 1024;
+    let post = format!(
+        "POST /api/c/big/submissions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n\
+         Content-Type: multipart/form-data; boundary=B\r\n"
+    );
+    // A declared length over the cap (the file limit + 64 KiB, not the server's 256 MiB) is
+    // refused before the body is read; without one, once the bytes pass the cap.
+    for head in [
+        format!("{post}Content-Length: {}\r\n\r\n", total + 200),
+        format!("{post}Transfer-Encoding: chunked\r\n\r\n"),
+    ] {
+        let r = upload_until_refused(&app.address, head.clone(), total).await;
+        eprintln!(
+            "{} bytes of file written before the answer",
+            r.sent_before_answer
+        );
+        assert!(r.answer.starts_with("HTTP/1.1 413"), "{head}: {}", r.answer);
+        assert!(
+            r.answer
+                .contains("this challenge accepts at most 100000 bytes per file"),
+            "{}",
+            r.answer
+        );
+        // The cap plus what the sockets' buffers hold, not the 64 MiB sent by the client.
+        assert!(
+            r.sent_before_answer < 16 * 1024 * 1024,
+            "{} bytes were taken before the refusal",
+            r.sent_before_answer
+        );
+        assert!(
+            r.closed,
+            "the server kept reading the refused body: {}",
+            r.answer
+        );
+    }
+    // A file just over the limit, within the cap, is still read and refused by name.
+    let (status, e) = api_error(&app, "big", &token, vec![b' '; 100_001]).await;
+    assert_eq!(status, 413);
+    assert!(e.contains("the file is 100001 bytes"), "{e}");
+    let stored: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM submissions")
+        .fetch_one(&app.pool)
+        .await
+        .expect("count");
+    assert_eq!(stored, 0);
+    app.submit("big", &token, "val", demo_results(true)).await;
+}
+
 async fn api_error(app: &TestApp, slug: &str, token: &str, file: Vec<u8>) -> (u16, String) {
     let r = app.api_upload(slug, token, Some("val"), file).await;
     let status = r.status().as_u16();
@@ -1139,6 +1270,13 @@ async fn only_a_teams_member_chooses_its_entry_and_only_a_scored_one() {
         404,
         "another team's submission does not exist for it"
     );
+    // The page offers the choice to the team only; an organizer sees the page without it.
+    let button = format!("action=\"/s/{}/choose\"", ids[0]);
+    let (status, page) = get(&owls, app.url(&format!("/s/{}", ids[0]))).await;
+    assert!(status == 200 && page.contains(&button), "{status}");
+    app.log_in_as_organizer().await;
+    let (status, page) = get(&app.client, app.url(&format!("/s/{}", ids[0]))).await;
+    assert!(status == 200 && !page.contains(&button), "{status}");
     assert_eq!(choose(owls.clone(), ids[0]).await, 303);
     let (_, body) = get(&client(), app.url("/c/pick/leaderboard.json?split=val")).await;
     let board: serde_json::Value = serde_json::from_str(&body).expect("json");

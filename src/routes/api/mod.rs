@@ -60,13 +60,16 @@ impl From<multipart::FormError> for ApiError {
 impl From<ActionError> for ApiError {
     fn from(e: ActionError) -> Self {
         match e {
-            ActionError::NoChallenge(_) | ActionError::NoSubmission(_) => ApiError::NotFound,
+            ActionError::NoChallenge(_)
+            | ActionError::NoSubmission(_)
+            | ActionError::NoImage(..) => ApiError::NotFound,
             ActionError::Upload(u @ UploadError::TooLarge { .. }) => {
                 ApiError::TooLarge(u.to_string())
             }
             ActionError::Quota(q) => ApiError::Quota(q),
             ActionError::Database(db) => db.into(),
             ActionError::DiskFull(m) => ApiError::Unavailable(m),
+            ActionError::Internal(cause) => ApiError::Internal(anyhow::anyhow!(cause)),
             ActionError::TooManyAttempts => ApiError::Quota(e_text_too_many()),
             other => ApiError::Rejected(other.to_string()),
         }
@@ -114,10 +117,10 @@ pub async fn upload(
     if team.challenge_id != challenge.id {
         return Err(ApiError::WrongChallenge);
     }
-    let limits = multipart::Limits {
-        file: challenge.max_file_bytes.max(0) as u64,
-        body: config.settings.limits.max_request_bytes as u64,
-    };
+    let limits = multipart::Limits::team_upload(
+        challenge.max_file_bytes,
+        config.settings.limits.max_request_bytes,
+    );
     // The token and the challenge are checked; the form has nothing more to show before the file.
     let form = multipart::read(&req, payload, limits, |_| Ok::<(), ApiError>(()))
         .await

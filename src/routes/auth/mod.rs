@@ -6,10 +6,11 @@ use askama::Template;
 use serde::Deserialize;
 use sqlx::PgPool;
 
+use super::forms::{Anyone, Posted};
 use super::home::html;
 use super::{Layout, PageError};
 use crate::actions;
-use crate::auth::{self, CookiePolicy, MaybeUser};
+use crate::auth::{self, CookiePolicy};
 use crate::domain::{Email, LocalPath, Password};
 use crate::startup::AppConfig;
 use crate::storage::accounts;
@@ -33,7 +34,6 @@ pub struct NextQuery {
 pub struct Credentials {
     email: String,
     password: String,
-    csrf: String,
     #[serde(default)]
     next: String,
 }
@@ -93,11 +93,8 @@ pub async fn signup(
     pool: web::Data<PgPool>,
     policy: web::Data<CookiePolicy>,
     config: web::Data<AppConfig>,
-    form: web::Form<Credentials>,
+    Posted { form, .. }: Posted<Anyone, Credentials>,
 ) -> Result<HttpResponse, PageError> {
-    if !auth::csrf_ok(&req, &form.csrf) {
-        return Err(PageError::Csrf);
-    }
     let next = LocalPath::parse(&form.next);
     let parsed =
         Email::parse(&form.email).and_then(|e| Password::parse(&form.password).map(|p| (e, p)));
@@ -125,11 +122,8 @@ pub async fn login(
     pool: web::Data<PgPool>,
     policy: web::Data<CookiePolicy>,
     config: web::Data<AppConfig>,
-    form: web::Form<Credentials>,
+    Posted { form, .. }: Posted<Anyone, Credentials>,
 ) -> Result<HttpResponse, PageError> {
-    if !auth::csrf_ok(&req, &form.csrf) {
-        return Err(PageError::Csrf);
-    }
     let next = LocalPath::parse(&form.next);
     let address = client_address(&req, &config);
     match actions::log_in(&pool, &address, &form.email, &form.password).await {
@@ -151,13 +145,11 @@ pub async fn logout(
     req: HttpRequest,
     pool: web::Data<PgPool>,
     policy: web::Data<CookiePolicy>,
-    user: MaybeUser,
-    form: web::Form<super::CsrfForm>,
+    Posted {
+        by: Anyone(user), ..
+    }: Posted<Anyone>,
 ) -> Result<HttpResponse, PageError> {
-    if !auth::csrf_ok(&req, &form.csrf) {
-        return Err(PageError::Csrf);
-    }
-    if let (Some(_), Some(c)) = (user.0, req.cookie(auth::SESSION_COOKIE)) {
+    if let (Some(_), Some(c)) = (user, req.cookie(auth::SESSION_COOKIE)) {
         accounts::delete_session(pool.get_ref(), &auth::token_hash(c.value())).await?;
     }
     Ok(HttpResponse::SeeOther()

@@ -1,20 +1,19 @@
 //! Uploading through the form, and the pages of a submission: status (updating itself), scores,
 //! per-category P/R/F, per-image table worst first, and one image's tuples.
 
-use actix_multipart::Multipart;
 use actix_web::http::header::LOCATION;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 use serde::Deserialize;
 use sqlx::PgPool;
 
+use super::forms::{Member, Posted, Upload};
 use super::home::html;
 use super::view::score;
-use super::{browser_form, member_posting, multipart, Layout, PageError};
+use super::{multipart, Layout, PageError};
 use crate::actions::{self, Uploader};
 use crate::auth::MaybeUser;
 use crate::domain::UploadError;
-use crate::scoring::ImageDetails;
 use crate::startup::AppConfig;
 use crate::storage::accounts::{self, User};
 use crate::storage::challenges::Challenge;
@@ -85,13 +84,12 @@ pub async fn upload(
     req: HttpRequest,
     pool: web::Data<PgPool>,
     config: web::Data<AppConfig>,
-    user: MaybeUser,
     slug: web::Path<String>,
-    payload: Multipart,
+    Upload {
+        by: Member(user),
+        body,
+    }: Upload<Member>,
 ) -> Result<HttpResponse, PageError> {
-    let Some(user) = user.0 else {
-        return Err(PageError::LoginRequired);
-    };
     let challenge = actions::challenge(&pool, &slug).await?;
     let team = accounts::team_of_user(pool.get_ref(), challenge.id, user.id).await?;
     let ready = match &team {
@@ -100,11 +98,11 @@ pub async fn upload(
             "join or create a team on the challenge page first".into(),
         )),
     };
-    let limits = multipart::Limits {
-        file: challenge.max_file_bytes.max(0) as u64,
-        body: config.settings.limits.max_request_bytes as u64,
-    };
-    let form = browser_form(&req, payload, limits, ready).await?;
+    let limits = multipart::Limits::team_upload(
+        challenge.max_file_bytes,
+        config.settings.limits.max_request_bytes,
+    );
+    let form = body.read(limits, ready).await?;
     let Some(team) = team else {
         return Err(PageError::Forbidden);
     };
@@ -140,23 +138,13 @@ pub async fn upload(
         Ok(s) => Ok(HttpResponse::SeeOther()
             .insert_header((LOCATION, format!("/s/{}", s.id)))
             .finish()),
-        Err(e @ (actions::ActionError::Database(_) | actions::ActionError::DiskFull(_))) => {
-            Err(e.into())
-        }
+        Err(
+            e @ (actions::ActionError::Database(_)
+            | actions::ActionError::DiskFull(_)
+            | actions::ActionError::Internal(_)),
+        ) => Err(e.into()),
         Err(e) => submit_page(&req, &pool, &user, &slug, Some(e.to_string())).await,
     }
-}
-
-fn is_organizer(user: Option<&User>) -> bool {
-    user.is_some_and(|u| u.is_admin)
-}
-
-async fn load_visible(
-    pool: &PgPool,
-    id: i64,
-    user: Option<&User>,
-) -> Result<(Submission, Split, Challenge), PageError> {
-    Ok(actions::visible_submission(pool, id, user, None).await?)
 }
 
 struct CatRow {
@@ -236,7 +224,13 @@ pub async fn page(
     id: web::Path<i64>,
     q: web::Query<PageQuery>,
 ) -> Result<HttpResponse, PageError> {
-    let (submission, split, challenge) = load_visible(&pool, *id, user.0.as_ref()).await?;
+    let actions::SubmissionView {
+        submission,
+        split,
+        challenge,
+        own_team,
+        per_image,
+    } = actions::view_submission(&pool, *id, user.0.as_ref()).await?;
     let status = actions::submission_status(&pool, &submission).await?;
     let categories = cat_rows(&scores::aggregates(pool.get_ref(), submission.id).await?);
     let classic = match scores::classic(pool.get_ref(), submission.id).await? {
@@ -245,7 +239,6 @@ pub async fn page(
         }
         _ => Vec::new(),
     };
-    let per_image = actions::shows_per_image(&split, is_organizer(user.0.as_ref()));
     let (image_total, pages, page, images) = if per_image {
         let image_total = scores::image_count(pool.get_ref(), submission.id).await?;
         let pages = ((image_total + PER_PAGE - 1) / PER_PAGE).max(1);
@@ -267,12 +260,6 @@ pub async fn page(
         (image_total, pages, page, images)
     } else {
         (0, 1, 1, Vec::new())
-    };
-    let own_team = match (&user.0, submission.team_id) {
-        (Some(u), Some(team)) => accounts::team_of_user(pool.get_ref(), challenge.id, u.id)
-            .await?
-            .is_some_and(|t| t.id == team),
-        _ => false,
     };
     let title = match submission.team_id {
         Some(t) => accounts::team_by_id(pool.get_ref(), t)
@@ -306,7 +293,7 @@ pub async fn status_fragment(
     user: MaybeUser,
     id: web::Path<i64>,
 ) -> Result<HttpResponse, PageError> {
-    let (submission, _, _) = load_visible(&pool, *id, user.0.as_ref()).await?;
+    let (submission, _, _) = actions::visible_submission(&pool, *id, user.0.as_ref(), None).await?;
     Ok(HttpResponse::Ok().json(actions::submission_status(&pool, &submission).await?))
 }
 
@@ -345,45 +332,28 @@ pub async fn image(
     path: web::Path<(i64, i64)>,
 ) -> Result<HttpResponse, PageError> {
     let (id, image_id) = path.into_inner();
-    let (submission, split, _) = load_visible(&pool, id, user.0.as_ref()).await?;
-    if !actions::shows_per_image(&split, is_organizer(user.0.as_ref())) {
-        return Err(PageError::NotFound);
-    }
-    let (row, details, cats) = scores::image(pool.get_ref(), submission.id, image_id)
-        .await?
-        .ok_or(PageError::NotFound)?;
-    let details: ImageDetails =
-        serde_json::from_value(details).map_err(|e| PageError::Internal(e.into()))?;
-    let references = splits::references(pool.get_ref(), split.id)
-        .await?
-        .into_iter()
-        .find(|r| r.image_id == image_id)
-        .and_then(|r| serde_json::from_value::<Vec<String>>(r.captions).ok())
-        .unwrap_or_default();
+    let image = actions::view_image(&pool, id, image_id, user.0.as_ref()).await?;
     let page = ImagePage {
         layout: Layout::new(&req, user.0.as_ref()),
-        submission_id: submission.id,
-        image_id,
-        caption: row.caption,
-        scored_text: details.scored_text,
-        references,
-        categories: cat_rows(&cats),
-        candidate: tuple_lines(&details.candidate_tuples),
-        reference: tuple_lines(&details.reference_tuples),
+        submission_id: image.submission_id,
+        image_id: image.image_id,
+        caption: image.caption,
+        scored_text: image.details.scored_text,
+        references: image.references,
+        categories: cat_rows(&image.categories),
+        candidate: tuple_lines(&image.details.candidate_tuples),
+        reference: tuple_lines(&image.details.reference_tuples),
     };
     Ok(html(page.render()?))
 }
 
 /// Makes this submission the team's leaderboard entry for its split.
 pub async fn choose(
-    req: HttpRequest,
     pool: web::Data<PgPool>,
-    user: MaybeUser,
     id: web::Path<i64>,
-    form: web::Form<super::CsrfForm>,
+    Posted { by: Member(u), .. }: Posted<Member>,
 ) -> Result<HttpResponse, PageError> {
-    let u = member_posting(&user, &req, &form.csrf)?;
-    let (split, challenge) = actions::choose_for_leaderboard(&pool, u, *id).await?;
+    let (split, challenge) = actions::choose_for_leaderboard(&pool, &u, *id).await?;
     Ok(HttpResponse::SeeOther()
         .insert_header((
             LOCATION,
