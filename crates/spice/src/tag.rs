@@ -236,6 +236,40 @@ fn features(toks: &[TokenHashes], i: usize, p1: u64, p2: u64, out: &mut Vec<u64>
 }
 
 /// The hash a previous tag enters features as (class index, or a pad at the sentence start).
+/// Greedy left-to-right tagging: `forced` positions and words of the tag dictionary get their
+/// class; every other token gets what `choose` makes of its position and features (which include
+/// the two classes chosen on its left).
+fn greedy(
+    words: &[impl AsRef<str>],
+    dict: &IdMap<u8>,
+    forced: &[(usize, usize)],
+    mut choose: impl FnMut(usize, &[u64]) -> usize,
+) -> Vec<usize> {
+    let mut buf = String::new();
+    let toks: Vec<TokenHashes> = words
+        .iter()
+        .enumerate()
+        .map(|(i, w)| TokenHashes::new(w.as_ref(), i == 0, &mut buf))
+        .collect();
+    let mut feats = Vec::with_capacity(32);
+    let mut out: Vec<usize> = Vec::with_capacity(words.len());
+    for i in 0..words.len() {
+        if let Some(&(_, c)) = forced.iter().find(|&&(at, _)| at == i) {
+            out.push(c);
+            continue;
+        }
+        if let Some(&c) = dict.get(&toks[i].word) {
+            out.push(c as usize);
+            continue;
+        }
+        let p1 = tag_value(i.checked_sub(1).map(|j| out[j]));
+        let p2 = tag_value(i.checked_sub(2).map(|j| out[j]));
+        features(&toks, i, p1, p2, &mut feats);
+        out.push(choose(i, &feats));
+    }
+    out
+}
+
 fn tag_value(class: Option<usize>) -> u64 {
     match class {
         Some(c) => c as u64 + 1,
@@ -365,38 +399,18 @@ impl Tagger {
         coco: Option<&Weights>,
         mut seen: impl FnMut(usize, usize, &[i32]),
     ) -> Vec<usize> {
-        let mut buf = String::new();
-        let toks: Vec<TokenHashes> = words
-            .iter()
-            .enumerate()
-            .map(|(i, w)| TokenHashes::new(w, i == 0, &mut buf))
-            .collect();
-        let mut feats = Vec::with_capacity(32);
         let mut scores = vec![0i32; self.weights.score_len()];
         let n = self.classes.len().max(1);
-        let mut out: Vec<usize> = Vec::with_capacity(words.len());
-        for i in 0..words.len() {
-            if let Some(&(_, c)) = forced.iter().find(|&&(at, _)| at == i) {
-                out.push(c);
-                continue;
-            }
-            if let Some(&c) = self.dict.get(&toks[i].word) {
-                out.push(c as usize);
-                continue;
-            }
-            let p1 = tag_value(i.checked_sub(1).map(|j| out[j]));
-            let p2 = tag_value(i.checked_sub(2).map(|j| out[j]));
-            features(&toks, i, p1, p2, &mut feats);
+        greedy(words, &self.dict, forced, |i, feats| {
             scores.iter_mut().for_each(|s| *s = 0);
-            self.weights.score(&feats, &mut scores);
+            self.weights.score(feats, &mut scores);
             if let Some(c) = coco {
-                c.score(&feats, &mut scores);
+                c.score(feats, &mut scores);
             }
             let best = argmax(&scores[..n]);
             seen(i, best, &scores[..n]);
-            out.push(best);
-        }
-        out
+            best
+        })
     }
 
     /// Tags a sentence the way CoreNLP's PCFG reads a caption with a finite verb that a tagger
@@ -719,41 +733,25 @@ pub fn train(
     let mut order: Vec<usize> = (0..sents.len()).collect();
     let mut rng = perceptron::mix64(opts.seed);
     let mut model = Trainer::new(classes.len());
-    let mut buf = String::new();
-    let mut feats = Vec::with_capacity(32);
     let mut scores = vec![0f32; classes.len()];
     for epoch in 0..opts.epochs {
         shuffle(&mut order, &mut rng);
         let (mut right, mut total) = (0usize, 0usize);
         for &k in &order {
-            let words = &sents[k].0;
-            let toks: Vec<TokenHashes> = words
-                .iter()
-                .enumerate()
-                .map(|(i, w)| TokenHashes::new(w, i == 0, &mut buf))
-                .collect();
-            let mut out: Vec<usize> = Vec::with_capacity(words.len());
-            for i in 0..words.len() {
+            greedy(&sents[k].0, &dict, &[], |i, feats| {
                 let g = gold[k][i];
-                if let Some(&c) = dict.get(&toks[i].word) {
-                    out.push(c as usize);
-                    continue;
-                }
-                let p1 = tag_value(i.checked_sub(1).map(|j| out[j]));
-                let p2 = tag_value(i.checked_sub(2).map(|j| out[j]));
-                features(&toks, i, p1, p2, &mut feats);
                 scores.iter_mut().for_each(|s| *s = 0.0);
-                model.score(&feats, &mut scores);
+                model.score(feats, &mut scores);
                 let guess = argmax(&scores);
                 if epoch == 0 {
-                    model.observe(&feats);
+                    model.observe(feats);
                 }
                 model.tick();
-                model.update(&feats, g, guess);
+                model.update(feats, g, guess);
                 right += (guess == g) as usize;
                 total += 1;
-                out.push(guess);
-            }
+                guess
+            });
         }
         if epoch == 0 && opts.min_count > 1 {
             model.freeze(opts.min_count);
@@ -810,8 +808,6 @@ impl Tagger {
         let mut model = Trainer::new(n);
         let mut rng = perceptron::mix64(seed ^ 0x7A66);
         let mut order: Vec<usize> = (0..usable.len()).collect();
-        let mut buf = String::new();
-        let mut feats = Vec::with_capacity(32);
         let mut base = vec![0i32; self.weights.score_len()];
         let mut scores = vec![0f32; n];
         for epoch in 0..epochs {
@@ -819,34 +815,20 @@ impl Tagger {
             let (mut right, mut total) = (0usize, 0usize);
             for &u in &order {
                 let (k, gold) = &usable[u];
-                let words = &sents[*k].0 .0;
-                let toks: Vec<TokenHashes> = words
-                    .iter()
-                    .enumerate()
-                    .map(|(i, w)| TokenHashes::new(w, i == 0, &mut buf))
-                    .collect();
-                let mut out: Vec<usize> = Vec::with_capacity(words.len());
-                for i in 0..words.len() {
-                    if let Some(&c) = self.dict.get(&toks[i].word) {
-                        out.push(c as usize);
-                        continue;
-                    }
-                    let p1 = tag_value(i.checked_sub(1).map(|j| out[j]));
-                    let p2 = tag_value(i.checked_sub(2).map(|j| out[j]));
-                    features(&toks, i, p1, p2, &mut feats);
+                greedy(&sents[*k].0 .0, &self.dict, &[], |i, feats| {
                     base.iter_mut().for_each(|s| *s = 0);
-                    self.weights.score(&feats, &mut base);
+                    self.weights.score(feats, &mut base);
                     for (x, b) in scores.iter_mut().zip(&base) {
                         *x = *b as f32 * self.scale;
                     }
-                    model.score(&feats, &mut scores);
+                    model.score(feats, &mut scores);
                     let guess = argmax(&scores);
                     model.tick();
-                    model.update(&feats, gold[i], guess);
+                    model.update(feats, gold[i], guess);
                     right += usize::from(guess == gold[i]);
                     total += 1;
-                    out.push(guess);
-                }
+                    guess
+                });
             }
             log(format!(
                 "tagger corrections epoch {}: {:.2}% of model-tagged tokens right while training, {} features",
