@@ -21,7 +21,9 @@ use std::process::ExitCode;
 use rayon::prelude::*;
 use spice::fidelity::{self, Half};
 use spice::parse::{self, check_tree, Label};
-use spice::{finish_basic, parser_tags, proposals_of, tag, tag_sentence, tokenize};
+use spice::parse::parser_tags;
+use spice::tag::tag_sentence;
+use spice::{finish_basic, proposals_of, tag, tokenize};
 
 /// Labels an edit may give (the ones the rules and habits read, and their usual confusions).
 const EDIT_LABELS: &[&str] = &[

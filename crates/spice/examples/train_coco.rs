@@ -21,7 +21,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use spice::parse::{self, DeltaOptions, TreeSentence};
-use spice::{parser_tags, tag, tag_sentence, tokenize};
+use spice::parse::parser_tags;
+use spice::tag::tag_sentence;
+use spice::{tag, tokenize};
 
 struct Args {
     evidence: PathBuf,

@@ -44,23 +44,6 @@ pub enum EngineError {
     Model(String),
 }
 
-/// How far [`tag::Tagger::tag_clause`] may go to find the verb of a caption that ends like a
-/// sentence ("A dog leaps into the water ."), in the tagger's score units, and of one that does not
-/// ("street sign on a pole"). Measured on `../shared/fidelity` with the committed tagger (re-tune
-/// when it is retrained): on Flickr8K raw captions, exact tp/fp/fn agreement 19.9 % without the
-/// search (with the habits of 2026-11-22 morning), 22.9 % at 30,000, 23.4 % at 50,000 (a plateau from 40,000 to
-/// 55,000), 22.2 % at 70,000, where wrong nouns start to become verbs (since the search stops at
-/// the first preposition: 25.4 % at 50,000, 25.3 % at 80,000 and 120,000); on the 1,743 official graphs
-/// of lowercase fragments without a period, a search above 10,000 turns nouns into verbs the PCFG
-/// leaves alone ("wine bottle on table": 67.9 % of the graphs at 0, 68.1 % at 10,000, 67.4 % at
-/// 40,000).
-const CLAUSE_GAP_SENTENCE: i32 = 50_000;
-const CLAUSE_GAP_FRAGMENT: i32 = 10_000;
-/// The same search after the first preposition ("A man in a suit dances with a young girl ."),
-/// where nouns are more often nouns: raw exact 26.9 % without it, 27.2 % at 12,000 to 30,000 with
-/// the last word excluded (27.0-27.1 % with it), 26.7 % at 50,000; MAE 0.0054 to 0.0052
-/// (2026-11-22, session 3).
-const CLAUSE_GAP_AFTER_PREPOSITION: i32 = 20_000;
 
 /// Options that change scores, as the jar's flags do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -117,8 +100,8 @@ impl Engine {
                 continue;
             }
             let form = tokenize::Form::of(&words);
-            let tags = tag_sentence(tagger, &words);
-            let shown = parser_tags(&words, &tags);
+            let tags = tag::tag_sentence(tagger, &words);
+            let shown = parse::parser_tags(&words, &tags);
             let arcs = parser.parse_form(&words, &shown, form);
             out.push(finish_basic(&words, &tags, &arcs));
         }
@@ -168,50 +151,6 @@ impl Engine {
     }
 }
 
-/// The tags of one sentence: the tagger's, with the verb search of [`tag::Tagger::tag_clause`]
-/// for captions without a finite verb.
-pub fn tag_sentence(tagger: &tag::Tagger, words: &[&str]) -> Vec<&'static str> {
-    let ends_sentence = words.last().is_some_and(|w| matches!(*w, "." | "!" | "?"));
-    let max_gap = if ends_sentence {
-        CLAUSE_GAP_SENTENCE
-    } else {
-        CLAUSE_GAP_FRAGMENT
-    };
-    tagger.tag_clause_form(
-        words,
-        max_gap,
-        CLAUSE_GAP_AFTER_PREPOSITION,
-        tokenize::Form::of(words),
-    )
-}
-
-/// The tags the parser sees: the tagger's, except that "while" is shown to it as an adverb (`RB`)
-/// rather than a preposition (`IN`); the graph keeps `IN`. This is not a CoreNLP habit but a way
-/// to steer our parser: with `IN` it often hangs the clause after "while" on the wrong word or
-/// splits its subject from its verb ("... climbs a large rock while someone casting a shadow takes
-/// her picture": `advcl(rock, casting)`, `conj(climbs, takes)`, no subject for "takes"), where
-/// with `RB` it gives `nsubj(takes, someone)`, `acl(someone, casting)`, the official count (11).
-/// Found by perturbing each Flickr8K candidate's tags one at a time and re-parsing (a one-off
-/// search, not kept): `while IN -> RB` gives the official count for 3 candidates and changes none
-/// that agreed. Measured on Flickr8K raw captions: exact tp/fp/fn
-/// 1,597 -> 1,607 of 5,664 (28.2 -> 28.4 %), same candidate count 4,663 -> 4,684, same
-/// reference count 1,967 -> 1,964, same tp unchanged (5,458), MAE of F unchanged (0.00499);
-/// official graphs unchanged (70.7 %); PTB-tokenized input: exact 17.4 % unchanged, MAE 0.0066
-/// -> 0.0067.
-pub fn parser_tags<'a>(words: &[&str], tags: &[&'a str]) -> Vec<&'a str> {
-    words
-        .iter()
-        .zip(tags)
-        .map(|(w, &t)| {
-            if t == "IN" && w.eq_ignore_ascii_case("while") {
-                "RB"
-            } else {
-                t
-            }
-        })
-        .collect()
-}
-
 /// The stages after the parser: a basic tree (the tagger's tags, the parser's arcs) to the
 /// collapsed, CC-processed graph the rules read: lemmas, the basic-tree habits, enhancement, the
 /// enhanced-graph habits.
@@ -240,6 +179,7 @@ fn sentence_proposals(mut g: DepGraph) -> Vec<Proposal> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::parse::parser_tags;
 
     #[test]
     fn parser_sees_while_as_adverb_and_graph_keeps_preposition() {
