@@ -29,9 +29,9 @@
 //! rejects as not implemented. It will come as a [`crate::metrics::Metric`] variant, run here
 //! through [`Scorer::Classic`] between BLEU and ROUGE-L (its place in `COCOEvalCap`).
 
-use std::collections::HashMap;
 use std::fmt;
 
+use foldhash::{HashMap, HashMapExt};
 use serde_json::{Map, Value};
 
 mod files;
