@@ -255,7 +255,7 @@ fn classic_metrics(
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| ScoringError::Classic(e.to_string()))?;
     let set = EvalSet::new(entries).map_err(|e| ScoringError::Classic(e.to_string()))?;
-    let evaluation = evaluate(&set, &Metric::ALL, df);
+    let evaluation = evaluate(&set, &Metric::ALL, df, None);
     let as_json = |scores: &spice::metrics::Scores| -> serde_json::Value {
         scores
             .iter()

@@ -55,7 +55,8 @@ fn run(path: &str) -> Result<(), String> {
     let bytes = df.to_bytes();
     let (json_ms, from_json) =
         median_ms(|| serde_json::from_str::<CiderDf>(&json).map_err(|e| e.to_string()));
-    let (bytes_ms, from_bytes) = median_ms(|| CiderDf::from_bytes(&bytes).map_err(|e| e.to_string()));
+    let (bytes_ms, from_bytes) =
+        median_ms(|| CiderDf::from_bytes(&bytes).map_err(|e| e.to_string()));
     let (write_ms, _) = median_ms(|| df.to_bytes());
     if from_bytes?.to_bytes() != bytes || from_json?.to_bytes() != bytes {
         return Err("a stored form does not read back to the same frequencies".into());
@@ -69,8 +70,14 @@ fn run(path: &str) -> Result<(), String> {
     println!("| way | size | ms |\n|---|---:|---:|");
     println!("| tokenize the references (as counting needs) | | {tokenize_ms:.0} |");
     println!("| count from tokenized references | | {count_ms:.0} |");
-    println!("| read the JSON form | {:.1} MB | {json_ms:.0} |", json.len() as f64 / 1e6);
-    println!("| read the compact form | {:.1} MB | {bytes_ms:.0} |", bytes.len() as f64 / 1e6);
+    println!(
+        "| read the JSON form | {:.1} MB | {json_ms:.0} |",
+        json.len() as f64 / 1e6
+    );
+    println!(
+        "| read the compact form | {:.1} MB | {bytes_ms:.0} |",
+        bytes.len() as f64 / 1e6
+    );
     println!("| write the compact form | | {write_ms:.0} |");
     Ok(())
 }

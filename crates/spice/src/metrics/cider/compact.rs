@@ -176,7 +176,10 @@ mod tests {
         [
             ("a dog runs", vec!["a dog runs on grass", "a brown dog"]),
             ("a cat", vec!["a cat sleeps", "the cat on a mat"]),
-            ("two men ride bikes", vec!["two men riding bikes down a road"]),
+            (
+                "two men ride bikes",
+                vec!["two men riding bikes down a road"],
+            ),
         ]
         .into_iter()
         .map(|(c, r)| {
@@ -202,7 +205,12 @@ mod tests {
         assert_eq!(reversed.to_bytes(), bytes);
         // Far smaller than the JSON form.
         let json = serde_json::to_string(&df).expect("serializes");
-        assert!(bytes.len() * 2 < json.len(), "{} vs {}", bytes.len(), json.len());
+        assert!(
+            bytes.len() * 2 < json.len(),
+            "{} vs {}",
+            bytes.len(),
+            json.len()
+        );
     }
 
     #[test]
