@@ -85,8 +85,11 @@ pub(super) struct Found {
 
 impl Paraphrases {
     /// The compact form at `cache`, made from `source` (the gzip file) first if it is missing or
-    /// was made from a file of another size. A cache that cannot be written is reported by the
-    /// caller's error only if the table cannot be built at all: it is then built in memory.
+    /// was made from a file of another size. Where the cache cannot be written (a read-only data
+    /// directory), the table is built in memory, every time.
+    ///
+    /// The cache is trusted once its header and section sizes check out: it is this module's own
+    /// output, replaced only by an atomic rename.
     pub(super) fn load(source: &Path, cache: &Path) -> Result<Paraphrases, MeteorError> {
         let source_len = std::fs::metadata(source)
             .map_err(|e| MeteorError::Missing {
