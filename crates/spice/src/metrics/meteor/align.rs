@@ -70,7 +70,9 @@ pub(super) struct Line<'a> {
     paraphrase_ids: Vec<Option<u32>>,
     /// The known words, sorted, without repeats.
     firsts: Vec<u32>,
-    paths: Vec<Vec<Found>>,
+    /// The phrases found at position i are `paths[starts[i]..starts[i + 1]]`.
+    paths: Vec<Found>,
+    starts: Vec<usize>,
 }
 
 impl<'a> Line<'a> {
@@ -79,25 +81,29 @@ impl<'a> Line<'a> {
         let mut firsts: Vec<u32> = paraphrase_ids.iter().flatten().copied().collect();
         firsts.sort_unstable();
         firsts.dedup();
-        let paths = (0..words.len())
-            .map(|i| {
-                let mut found = Vec::new();
-                if let Some(t) = table {
-                    t.paths(&paraphrase_ids, i, &mut found);
-                }
-                found
-            })
-            .collect();
+        let mut paths = Vec::new();
+        let mut starts = vec![0];
+        for i in 0..words.len() {
+            if let Some(t) = table {
+                t.paths(&paraphrase_ids, i, &mut paths);
+            }
+            starts.push(paths.len());
+        }
         Line {
             words,
             paraphrase_ids,
             firsts,
             paths,
+            starts,
         }
     }
 
     pub(super) fn len(&self) -> usize {
         self.words.len()
+    }
+
+    fn paths_at(&self, i: usize) -> &[Found] {
+        &self.paths[self.starts[i]..self.starts[i + 1]]
     }
 
     pub(super) fn function_words(&self) -> usize {
@@ -256,7 +262,7 @@ fn paraphrase(stage: &mut Stage, test: &Line, reference: &Line, table: &Paraphra
     // Paraphrases in the candidate of reference phrases.
     for j in 0..reference.len() {
         table.matches(
-            &reference.paths[j],
+            reference.paths_at(j),
             &test.paraphrase_ids,
             &test.firsts,
             &mut found,
@@ -274,7 +280,7 @@ fn paraphrase(stage: &mut Stage, test: &Line, reference: &Line, table: &Paraphra
     // Paraphrases in the reference of candidate phrases.
     for i in 0..test.len() {
         table.matches(
-            &test.paths[i],
+            test.paths_at(i),
             &reference.paraphrase_ids,
             &reference.firsts,
             &mut found,
@@ -387,17 +393,25 @@ fn resolve<B: Bits>(
         used1,
         used2,
     }];
-    let order = |a: &Path<B>, b: &Path<B>| {
-        (b.matches1 + b.matches2)
-            .cmp(&(a.matches1 + a.matches2))
-            .then(a.chunks.cmp(&b.chunks))
-            .then(a.distance.cmp(&b.distance))
-    };
+    // The jar's comparator: more weighted matches, then fewer chunks, then less distance; its
+    // sort is stable, so the position breaks ties. Only the best BEAM are kept.
+    let key = |(i, p): (usize, &Path<B>)| (-(p.matches1 + p.matches2), p.chunks, p.distance, i);
+    let mut keys = Vec::new();
     for current in 0..=n2 {
-        let mut paths = std::mem::take(&mut next);
-        paths.sort_by(order);
-        let first = paths.first().cloned();
-        for mut path in paths.into_iter().take(BEAM) {
+        let mut paths: Vec<Option<Path<B>>> =
+            std::mem::take(&mut next).into_iter().map(Some).collect();
+        keys.clear();
+        keys.extend(paths.iter().flatten().enumerate().map(key));
+        if keys.len() > BEAM {
+            keys.select_nth_unstable(BEAM - 1);
+            keys.truncate(BEAM);
+        }
+        keys.sort_unstable();
+        let first = keys.first().and_then(|k| paths[k.3].clone());
+        for &(.., i) in &keys {
+            let Some(mut path) = paths[i].take() else {
+                continue;
+            };
             if current == n2 {
                 if path.last_match_end != -1 {
                     path.chunks += 1;
@@ -441,9 +455,13 @@ fn resolve<B: Bits>(
             next.extend(first);
         }
     }
-    next.sort_by(order);
+    let best = next
+        .iter()
+        .enumerate()
+        .min_by_key(|&(i, p)| key((i, p)))
+        .map(|(_, p)| p);
     let mut matches = fixed.to_vec();
-    if let Some(best) = next.first() {
+    if let Some(best) = best {
         let mut link = best.last_chosen;
         while link != NONE {
             let (m, parent) = chosen[link as usize];

@@ -333,40 +333,45 @@ pub struct MeteorScores {
 
 /// METEOR of each image and of the corpus (images scored in parallel on rayon's pool).
 pub fn meteor(m: &Meteor, images: &[ImageCaptions]) -> MeteorScores {
-    let lines: Vec<(Vec<String>, Vec<Vec<String>>)> = images
+    // Each image's candidate and references as the jar reads and normalises them.
+    let lines: Vec<(String, Vec<String>)> = images
         .par_iter()
         .map(|img| {
             let (cand, refs) = score_line_parts(img.candidate(), img.references());
-            let split = |s: &str| -> Vec<String> {
-                m.normalize(s)
-                    .split(normalize::is_tokenizer_space)
-                    .filter(|w| !w.is_empty())
-                    .map(str::to_string)
-                    .collect()
-            };
-            (split(&cand), refs.iter().map(|r| split(r)).collect())
+            (
+                m.normalize(&cand),
+                refs.iter().map(|r| m.normalize(r)).collect(),
+            )
         })
         .collect();
-    // Each distinct word is looked up once (stem, synsets, paraphrase id).
-    let mut index: foldhash::HashMap<&str, usize> = foldhash::HashMap::default();
+    // Their words as ids of distinct words, each looked up once (stem, synsets, paraphrase id).
+    let mut index: foldhash::HashMap<&str, u32> = foldhash::HashMap::default();
     let mut distinct: Vec<&str> = Vec::new();
-    for w in lines
-        .iter()
-        .flat_map(|(c, rs)| c.iter().chain(rs.iter().flatten()))
-    {
-        index.entry(w.as_str()).or_insert_with(|| {
-            distinct.push(w);
-            distinct.len() - 1
+    let mut images_ids: Vec<(Vec<u32>, Vec<Vec<u32>>)> = Vec::with_capacity(lines.len());
+    for (cand, refs) in &lines {
+        let mut captions = std::iter::once(cand).chain(refs).map(|caption| {
+            caption
+                .split(normalize::is_tokenizer_space)
+                .filter(|w| !w.is_empty())
+                .map(|w| {
+                    *index.entry(w).or_insert_with(|| {
+                        distinct.push(w);
+                        (distinct.len() - 1) as u32
+                    })
+                })
+                .collect::<Vec<u32>>()
         });
+        let cand = captions.next().unwrap_or_default();
+        images_ids.push((cand, captions.collect()));
     }
     let infos: Vec<Word> = distinct.par_iter().map(|w| m.word(w)).collect();
-    let line = |ws: &[String]| {
+    let line = |ws: &[u32]| {
         Line::new(
-            ws.iter().map(|w| &infos[index[w.as_str()]]).collect(),
+            ws.iter().map(|&w| &infos[w as usize]).collect(),
             Some(&m.paraphrases),
         )
     };
-    let stats: Vec<MeteorStats> = lines
+    let stats: Vec<MeteorStats> = images_ids
         .par_iter()
         .map(|(cand, refs)| {
             let refs: Vec<Line> = refs.iter().map(|r| line(r)).collect();

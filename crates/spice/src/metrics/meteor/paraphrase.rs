@@ -243,9 +243,8 @@ impl Paraphrases {
     }
 
     /// The jar's `getReferencePaths(words, start)`: each phrase that `words[start..]` begins
-    /// with, shortest first, with its paraphrases.
+    /// with, shortest first, with its paraphrases, appended to `out`.
     pub(super) fn paths(&self, words: &[Option<u32>], start: usize, out: &mut Vec<Found>) {
-        out.clear();
         let (mut lo, mut hi) = (0usize, self.n_phrases);
         for (k, word) in words[start..].iter().enumerate() {
             let Some(w) = *word else { break };
