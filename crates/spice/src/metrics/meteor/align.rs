@@ -73,6 +73,9 @@ pub(super) struct Line<'a> {
     /// The phrases found at position i are `paths[starts[i]..starts[i + 1]]`.
     paths: Vec<Found>,
     starts: Vec<usize>,
+    /// Synset -> the positions (bits) of the words that have it, made when first needed (for
+    /// the candidate, which meets every reference); lines of at most 128 words only.
+    synset_positions: std::cell::OnceCell<Option<foldhash::HashMap<u32, u128>>>,
 }
 
 impl<'a> Line<'a> {
@@ -95,11 +98,28 @@ impl<'a> Line<'a> {
             firsts,
             paths,
             starts,
+            synset_positions: std::cell::OnceCell::new(),
         }
     }
 
     pub(super) fn len(&self) -> usize {
         self.words.len()
+    }
+
+    fn synset_positions(&self) -> Option<&foldhash::HashMap<u32, u128>> {
+        self.synset_positions
+            .get_or_init(|| {
+                (self.words.len() <= 128).then(|| {
+                    let mut index = foldhash::HashMap::<u32, u128>::default();
+                    for (i, w) in self.words.iter().enumerate() {
+                        for &s in &w.synsets {
+                            *index.entry(s).or_default() |= 1 << i;
+                        }
+                    }
+                    index
+                })
+            })
+            .as_ref()
     }
 
     fn paths_at(&self, i: usize) -> &[Found] {
@@ -129,7 +149,7 @@ pub(super) fn align(
     exact(&mut stage, test, reference);
     if !identical {
         stem(&mut stage, test, reference);
-        synonym(&mut stage, test, reference);
+        synonym(&mut stage, test_line, reference);
         if let Some(table) = table {
             paraphrase(&mut stage, test_line, reference_line, table);
         }
@@ -235,7 +255,26 @@ fn stem(stage: &mut Stage, test: &[&Word], reference: &[&Word]) {
     }
 }
 
-fn synonym(stage: &mut Stage, test: &[&Word], reference: &[&Word]) {
+fn synonym(stage: &mut Stage, test_line: &Line, reference: &[&Word]) {
+    let test = &test_line.words;
+    if let Some(index) = test_line.synset_positions() {
+        // The candidate words sharing a synset with r, in ascending order.
+        for (j, r) in reference.iter().enumerate() {
+            let mut sharing = r
+                .synsets
+                .iter()
+                .filter_map(|s| index.get(s))
+                .fold(0u128, |acc, m| acc | m);
+            while sharing != 0 {
+                let i = sharing.trailing_zeros() as usize;
+                sharing &= sharing - 1;
+                if test[i].key != r.key {
+                    stage.add(one_to_one(2, j, i));
+                }
+            }
+        }
+        return;
+    }
     for (j, r) in reference.iter().enumerate() {
         for (i, t) in test.iter().enumerate() {
             if t.key != r.key && share_any(&t.synsets, &r.synsets) {
@@ -398,10 +437,10 @@ fn resolve<B: Bits>(
     let key = |(i, p): (usize, &Path<B>)| (-(p.matches1 + p.matches2), p.chunks, p.distance, i);
     let mut keys = Vec::new();
     for current in 0..=n2 {
-        let mut paths: Vec<Option<Path<B>>> =
-            std::mem::take(&mut next).into_iter().map(Some).collect();
+        let taken = std::mem::take(&mut next);
         keys.clear();
-        keys.extend(paths.iter().flatten().enumerate().map(key));
+        keys.extend(taken.iter().enumerate().map(key));
+        let mut paths: Vec<Option<Path<B>>> = taken.into_iter().map(Some).collect();
         if keys.len() > BEAM {
             keys.select_nth_unstable(BEAM - 1);
             keys.truncate(BEAM);
