@@ -13,11 +13,7 @@
 //! Needs SPICEBOARD_DATA (scripts/fetch-data), python3 and java.
 
 use std::collections::BTreeSet;
-use std::io::Write;
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
 
-use serde::Deserialize;
 use spice::metrics::meteor::{meteor, Meteor};
 use spice::metrics::ImageCaptions;
 
@@ -25,19 +21,6 @@ mod common;
 
 const IMAGES: usize = 300;
 const TOLERANCE: f64 = 1e-9;
-
-#[derive(Deserialize)]
-struct Oracle {
-    images: Vec<OracleImage>,
-    corpus: serde_json::Map<String, serde_json::Value>,
-    per_image: Vec<serde_json::Map<String, serde_json::Value>>,
-}
-
-#[derive(Deserialize)]
-struct OracleImage {
-    candidate: String,
-    references: Vec<String>,
-}
 
 fn number(map: &serde_json::Map<String, serde_json::Value>) -> f64 {
     map.get("METEOR")
@@ -48,22 +31,7 @@ fn number(map: &serde_json::Map<String, serde_json::Value>) -> f64 {
 #[test]
 fn meteor_matches_pycocoevalcap_on_300_coco_images() {
     let data = common::data_dir("pycocoevalcap/meteor/meteor-1.5.jar");
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let out =
-        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("meteor-oracle-{IMAGES}.json"));
-    let status = Command::new("python3")
-        .arg(root.join("scripts/metrics-oracle"))
-        .args(["--images", &IMAGES.to_string(), "--only-meteor", "--out"])
-        .arg(&out)
-        .env("SPICEBOARD_DATA", &data)
-        .stderr(Stdio::null())
-        .status()
-        .unwrap_or_else(|e| panic!("cannot run python3 scripts/metrics-oracle: {e}"));
-    assert!(status.success(), "scripts/metrics-oracle failed ({status})");
-    let text = std::fs::read_to_string(&out)
-        .unwrap_or_else(|e| panic!("cannot read oracle output {}: {e}", out.display()));
-    let oracle: Oracle =
-        serde_json::from_str(&text).unwrap_or_else(|e| panic!("oracle output: {e}"));
+    let oracle = common::metrics_oracle(IMAGES, &["--only-meteor"]);
     assert_eq!(oracle.per_image.len(), IMAGES);
 
     let resources = Meteor::load(&data).unwrap_or_else(|e| panic!("{e}"));
@@ -146,22 +114,13 @@ fn normalizer_and_stemmer_match_the_jar_on_coco_captions() {
     }
     assert!(lines.len() > 200_000, "only {} captions", lines.len());
 
-    let oracle = env!("CARGO_MANIFEST_DIR").to_string() + "/tests/oracles/MeteorNormalizer.java";
-    let mut child = Command::new("java")
-        .arg("-cp")
-        .arg(data.join("meteor-1.5.jar"))
-        .arg(&oracle)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("java runs (Java 17 is part of the test machine)");
     let input: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    let mut stdin = child.stdin.take().expect("stdin");
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-    let out = child.wait_with_output().expect("oracle output");
-    writer.join().expect("writer thread").expect("write lines");
-    assert!(out.status.success(), "oracle failed");
-    let text = String::from_utf8(out.stdout).expect("utf-8");
+    let text = common::java_oracle(
+        &data.join("meteor-1.5.jar"),
+        "MeteorNormalizer.java",
+        &[],
+        input,
+    );
     let answers: Vec<&str> = text.split('\n').collect();
     assert!(
         answers.len() > lines.len(),

@@ -298,40 +298,24 @@ fn share_any(a: &[u32], b: &[u32]) -> bool {
 
 fn paraphrase(stage: &mut Stage, test: &Line, reference: &Line, table: &Paraphrases) {
     let mut found = Vec::new();
-    // Paraphrases in the candidate of reference phrases.
-    for j in 0..reference.len() {
-        table.matches(
-            reference.paths_at(j),
-            &test.paraphrase_ids,
-            &test.firsts,
-            &mut found,
-        );
-        for &(length, match_length, i) in &found {
-            stage.add(Match {
-                module: 3,
-                start: j,
-                length,
-                match_start: i,
-                match_length,
-            });
-        }
-    }
-    // Paraphrases in the reference of candidate phrases.
-    for i in 0..test.len() {
-        table.matches(
-            test.paths_at(i),
-            &reference.paraphrase_ids,
-            &reference.firsts,
-            &mut found,
-        );
-        for &(match_length, length, j) in &found {
-            stage.add(Match {
-                module: 3,
-                start: j,
-                length,
-                match_start: i,
-                match_length,
-            });
+    // First paraphrases in the candidate of reference phrases, then the other way round.
+    for (from, to, reference_first) in [(reference, test, true), (test, reference, false)] {
+        for p in 0..from.len() {
+            table.matches(from.paths_at(p), &to.paraphrase_ids, &to.firsts, &mut found);
+            for &(phrase_length, paraphrase_length, q) in &found {
+                let (start, length, match_start, match_length) = if reference_first {
+                    (p, phrase_length, q, paraphrase_length)
+                } else {
+                    (q, paraphrase_length, p, phrase_length)
+                };
+                stage.add(Match {
+                    module: 3,
+                    start,
+                    length,
+                    match_start,
+                    match_length,
+                });
+            }
         }
     }
 }
