@@ -17,6 +17,7 @@
 //!    "skip" branch and the later siblings inherit it), and ties keep their order (stable sort).
 
 use super::paraphrase::{Found, Paraphrases};
+use crate::graph::sorted_intersect;
 
 /// Number of modules: exact, stem, synonym, paraphrase.
 pub(super) const MODULES: usize = 4;
@@ -277,23 +278,11 @@ fn synonym(stage: &mut Stage, test_line: &Line, reference: &[&Word]) {
     }
     for (j, r) in reference.iter().enumerate() {
         for (i, t) in test.iter().enumerate() {
-            if t.key != r.key && share_any(&t.synsets, &r.synsets) {
+            if t.key != r.key && sorted_intersect(&t.synsets, &r.synsets) {
                 stage.add(one_to_one(2, j, i));
             }
         }
     }
-}
-
-fn share_any(a: &[u32], b: &[u32]) -> bool {
-    let (mut x, mut y) = (0, 0);
-    while x < a.len() && y < b.len() {
-        match a[x].cmp(&b[y]) {
-            std::cmp::Ordering::Less => x += 1,
-            std::cmp::Ordering::Greater => y += 1,
-            std::cmp::Ordering::Equal => return true,
-        }
-    }
-    false
 }
 
 fn paraphrase(stage: &mut Stage, test: &Line, reference: &Line, table: &Paraphrases) {
@@ -530,8 +519,8 @@ mod tests {
     fn words(s: &str) -> Vec<Word> {
         s.split(' ')
             .map(|w| Word {
-                key: super::super::java_hash(w),
-                stem_key: super::super::java_hash(w.trim_end_matches('s')),
+                key: crate::javaorder::string_hash(w),
+                stem_key: crate::javaorder::string_hash(w.trim_end_matches('s')),
                 synsets: Vec::new(),
                 paraphrase_id: None,
                 function: matches!(w, "a" | "the" | "on"),

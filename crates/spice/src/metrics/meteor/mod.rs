@@ -31,6 +31,7 @@ use std::sync::OnceLock;
 use rayon::prelude::*;
 
 use super::ImageCaptions;
+use crate::javaorder::string_hash;
 use crate::wordnet::Lexicon;
 use align::{Line, Word, MODULES};
 
@@ -129,8 +130,8 @@ impl Meteor {
         synsets.sort_unstable();
         synsets.dedup();
         Word {
-            key: java_hash(w),
-            stem_key: java_hash(&self.stemmer.stem(w)),
+            key: string_hash(w),
+            stem_key: string_hash(&self.stemmer.stem(w)),
             synsets,
             paraphrase_id: self.paraphrases.word_id(w),
             function: self.function_words.contains(w),
@@ -192,12 +193,6 @@ fn score_line_parts(candidate: &str, references: &[String]) -> (String, Vec<Stri
     let candidate = trim(parts[parts.len() - 1]);
     let references = parts[1..parts.len() - 1].iter().map(|p| trim(p)).collect();
     (candidate, references)
-}
-
-/// Java's `String.hashCode` (the jar compares words, and stems, by it).
-fn java_hash(s: &str) -> i32 {
-    s.encode_utf16()
-        .fold(0i32, |h, c| h.wrapping_mul(31).wrapping_add(i32::from(c)))
 }
 
 /// The jar's sufficient statistics of one candidate against one reference (`MeteorStats`, the
@@ -392,14 +387,6 @@ pub fn meteor(m: &Meteor, images: &[ImageCaptions]) -> MeteorScores {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn java_hash_is_string_hash_code() {
-        assert_eq!(java_hash(""), 0);
-        assert_eq!(java_hash("a"), 97);
-        assert_eq!(java_hash("hello"), 99_162_322);
-        assert_eq!(java_hash("polygenelubricants"), i32::MIN);
-    }
 
     #[test]
     fn score_lines_split_as_the_jar_reads_them() {
