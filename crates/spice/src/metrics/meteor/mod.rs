@@ -5,8 +5,8 @@
 //!
 //! In: [`ImageCaptions`] (pycocoevalcap's tokenized captions). Out: [`MeteorScores`], the
 //! corpus score and one score per image. For each image, as the jar does:
-//! 1. the candidate and each reference are normalised and lowercased ([`normalize`]);
-//! 2. the candidate is aligned with each reference ([`align`]) and the reference whose
+//! 1. the candidate and each reference are normalised and lowercased (`normalize.rs`);
+//! 2. the candidate is aligned with each reference (`align.rs`) and the reference whose
 //!    alignment scores best (the first of equals) gives the image's statistics ([`MeteorStats`]):
 //!    lengths, function words, matches per module and word kind, chunks;
 //! 3. the image's score is METEOR of its statistics; the corpus score is METEOR of their sum
@@ -15,7 +15,7 @@
 //! The resources come from the data directory of `scripts/fetch-data` ([`Meteor::load`]): the
 //! function words and nonbreaking prefixes unpacked from the jar (`meteor-1.5/`), and
 //! pycocoevalcap's `paraphrase-en.gz`, kept after the first use in a compact form
-//! (`meteor-1.5/paraphrase-en.bin`, see [`paraphrase`]). The synonyms are the engine's embedded
+//! (`meteor-1.5/paraphrase-en.bin`, see `paraphrase.rs`). The synonyms are the engine's embedded
 //! lexicon ([`crate::wordnet`]: METEOR's own `english.synsets` and `english.exceptions`), the
 //! stemmer is Snowball's English (`rust-stemmers`, checked word by word against the jar's in
 //! `tests/meteor_parity.rs`).
@@ -136,27 +136,6 @@ impl Meteor {
             paraphrase_id: self.paraphrases.word_id(w),
             function: self.function_words.contains(w),
         }
-    }
-
-    /// The statistics the jar answers to one `SCORE` line, for a candidate and its references
-    /// as pycocoevalcap sends them.
-    pub fn stats(&self, candidate: &str, references: &[String]) -> MeteorStats {
-        let (candidate, references) = score_line_parts(candidate, references);
-        let words = |caption: &str| -> Vec<Word> {
-            let norm = self.normalize(caption);
-            norm.split(normalize::is_tokenizer_space)
-                .filter(|w| !w.is_empty())
-                .map(|w| self.word(w))
-                .collect()
-        };
-        let test = words(&candidate);
-        let refs: Vec<Vec<Word>> = references.iter().map(|r| words(r)).collect();
-        let table = Some(&self.paraphrases);
-        let refs: Vec<Line> = refs
-            .iter()
-            .map(|r| Line::new(r.iter().collect(), table))
-            .collect();
-        self.best_stats(&Line::new(test.iter().collect(), table), &refs)
     }
 
     /// The jar's `getMeteorStats(test, references)`: the best-scoring reference's statistics.

@@ -142,10 +142,8 @@ impl Normalizer {
                         out.push_str(&word.replace('.', ""));
                     } else if kind == Some(Prefix::Any)
                         || next.is_some_and(|n| n.starts_with(|c: char| c.is_ascii_lowercase()))
-                    {
-                        out.push_str(word);
-                    } else if kind == Some(Prefix::NumericOnly)
-                        && next.is_some_and(|n| n.starts_with(|c: char| c.is_ascii_digit()))
+                        || (kind == Some(Prefix::NumericOnly)
+                            && next.is_some_and(|n| n.starts_with(|c: char| c.is_ascii_digit())))
                     {
                         out.push_str(word);
                     } else {

@@ -9,7 +9,10 @@
 //! The compact form (`paraphrase-en.bin`, written beside the other derived data on first use)
 //! keeps the same answers: the vocabulary sorted by bytes (a word's id is its rank), the distinct
 //! phrases sorted by their word ids (a trie level is then a binary search in a range), and for
-//! each phrase its paraphrases in file order. Everything is little-endian `u32`, read in place.
+//! each phrase its paraphrases in file order; plus two indexes, the trie's first level (each
+//! word's first phrase) and each phrase's paraphrases ordered by their first word (only those
+//! whose first word occurs in the other caption can match). Everything is little-endian `u32`,
+//! read in place from the mapped file.
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
@@ -58,7 +61,7 @@ fn map(path: &Path) -> std::io::Result<memmap2::Mmap> {
 #[derive(Debug)]
 pub(super) struct Paraphrases {
     bytes: Bytes,
-    /// Byte offsets of the sections (see [`Paraphrases::to_bytes`]).
+    /// Byte offsets of the sections (see `build`, which writes them).
     vocab_offsets: usize,
     vocab_blob: usize,
     n_vocab: usize,
