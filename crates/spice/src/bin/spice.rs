@@ -329,24 +329,34 @@ fn meteor(path: &str, coco: bool, out: Option<&str>) -> Result<(), Failure> {
         .map_err(|e| Failure::input(format!("{path}: cannot open: {e}")))?;
     let items = batch::read_input(file, path).map_err(Failure::input)?.items;
     let resources = load_meteor()?;
-    let tokenized = |s: &str| {
-        if coco {
-            spice::tokenize::tokenize_coco(s)
-        } else {
-            s.to_string()
-        }
-    };
-    let images = items
+    // With --coco, as pycocoevalcap tokenizes: all references in one batch, then the candidates.
+    let (tests, mut refs): (Vec<String>, Vec<Vec<String>>) = items
         .iter()
+        .map(|item| (item.test.clone(), item.refs.clone()))
+        .unzip();
+    let tests = if coco {
+        let flat: Vec<&str> = refs.iter().flatten().map(String::as_str).collect();
+        let mut tokens = spice::tokenize::tokenize_coco_batch(&flat).into_iter();
+        for r in &mut refs {
+            *r = tokens.by_ref().take(r.len()).collect();
+        }
+        let tests: Vec<&str> = tests.iter().map(String::as_str).collect();
+        spice::tokenize::tokenize_coco_batch(&tests)
+    } else {
+        tests
+    };
+    let images = tests
+        .into_iter()
+        .zip(refs)
         .enumerate()
-        .map(|(i, item)| {
+        .map(|(i, (test, refs))| {
             // No references: pycocoevalcap's line would hold one empty reference.
-            let refs = if item.refs.is_empty() {
+            let refs = if refs.is_empty() {
                 vec![String::new()]
             } else {
-                item.refs.iter().map(|r| tokenized(r)).collect()
+                refs
             };
-            ImageCaptions::new(tokenized(&item.test), refs)
+            ImageCaptions::new(test, refs)
                 .map_err(|e| Failure::input(format!("{path}: item {i}: {e}")))
         })
         .collect::<Result<Vec<_>, _>>()?;

@@ -36,4 +36,12 @@ fn scores_each_item_and_the_corpus_with_the_jar_statistics() {
     );
     // Nothing to match: 0, as the jar gives.
     assert_eq!(rows[2]["METEOR"], 0.0);
+
+    // --coco tokenizes as pycocoevalcap first: the final period and the capital go.
+    let o = spice(&["meteor", &input, "--coco", "--out", &out]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&out).expect("out.json written");
+    let rows: Value = serde_json::from_str(&text).expect("JSON");
+    let stats = rows[1]["stats"].as_array().expect("stats");
+    assert_eq!(stats[0].as_f64(), Some(4.0), "two men ride bikes");
 }
