@@ -12,15 +12,14 @@ use crate::domain::leaderboard::{rank, RankedEntry, SortKey};
 use crate::domain::references::ReferenceError;
 use crate::domain::results_file::Bounds;
 use crate::domain::{
-    CaptionMode, ChallengeSlug, Description, ReferenceFormat, ReferenceSet, ResultsFile, SplitName,
-    TeamName, Title, UploadError,
+    CaptionMode, ChallengeSlug, Description, Email, JobState, Password, ReferenceSet, ResultsFile,
+    SplitName, SubmissionKind, SubmissionStatus, TeamName, Title, UploadError,
 };
-use crate::jobs;
 use crate::scoring::{self, SharedEngine};
 use crate::storage::challenges::Challenge;
 use crate::storage::splits::Split;
 use crate::storage::submissions::{NewSubmission, Submission};
-use crate::storage::{accounts, challenges, leaderboard, splits, submissions};
+use crate::storage::{accounts, challenges, leaderboard, queue, scores, splits, submissions};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ActionError {
@@ -40,8 +39,16 @@ pub enum ActionError {
     DiskFull(String),
     #[error("too many attempts; wait a few minutes and try again")]
     TooManyAttempts,
+    #[error("that e-mail address already has an account; log in instead")]
+    AccountExists,
+    #[error("wrong e-mail address or password")]
+    WrongCredentials,
     #[error("no submission {0}")]
     NoSubmission(i64),
+    #[error("submission {0} shows no image {1}")]
+    NoImage(i64, i64),
+    #[error("{0}")]
+    Forbidden(&'static str),
     #[error(transparent)]
     References(#[from] ReferenceError),
     #[error(transparent)]
@@ -52,6 +59,22 @@ pub enum ActionError {
     Invalid(String),
     #[error("database error")]
     Database(#[from] sqlx::Error),
+    /// Our fault, not the request's (a crash in password hashing or validation, stored data we
+    /// cannot read): a 500, with the cause in the log.
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+/// Runs CPU-heavy work (password hashing, validation, parsing references) off the async threads.
+/// A panic there is a bug of ours, whatever the input: it comes back as `Internal`, never as a
+/// refusal of the request.
+async fn off_the_async_threads<T: Send + 'static>(
+    what: &str,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, ActionError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| ActionError::Internal(format!("{what} crashed: {e}")))
 }
 
 pub async fn challenge(pool: &PgPool, slug: &str) -> Result<Challenge, ActionError> {
@@ -107,32 +130,26 @@ pub async fn import_references(
     hidden: bool,
 ) -> Result<ImportReport, ActionError> {
     let engine = engine.clone();
-    let (set, stored, df) = tokio::task::spawn_blocking(move || -> Result<_, ReferenceError> {
-        let set = ReferenceSet::parse(&bytes)?;
-        let mode = match set.format {
-            ReferenceFormat::Coco => CaptionMode::Coco,
-            ReferenceFormat::Spice => CaptionMode::Raw,
-        };
-        let stored = scoring::reference_graphs(&engine, &set.images, mode);
-        let captions: Vec<&[String]> = set.images.iter().map(|i| i.captions.as_slice()).collect();
-        let df = scoring::cider_df_json(&scoring::cider_df(&captions));
-        Ok((set, stored, df))
-    })
-    .await
-    .map_err(|e| ActionError::Invalid(format!("reference import crashed: {e}")))??;
-    let df = df.map_err(|e| ActionError::Invalid(e.to_string()))?;
-    let mode = match set.format {
-        ReferenceFormat::Coco => CaptionMode::Coco,
-        ReferenceFormat::Spice => CaptionMode::Raw,
-    };
+    let (set, stored, df) =
+        off_the_async_threads("reference import", move || -> Result<_, ReferenceError> {
+            let set = ReferenceSet::parse(&bytes)?;
+            let stored =
+                scoring::reference_graphs(&engine, &set.images, CaptionMode::of(set.format));
+            let captions: Vec<&[String]> =
+                set.images.iter().map(|i| i.captions.as_slice()).collect();
+            let df = scoring::cider_df_json(&scoring::cider_df(&captions));
+            Ok((set, stored, df))
+        })
+        .await??;
+    let df = df.map_err(|e| ActionError::Internal(format!("CIDEr-D document frequencies: {e}")))?;
     let mut tx = pool.begin().await?;
     let split = splits::create_version(
         &mut tx,
         challenge.id,
         split_name.as_str(),
         hidden,
-        mode.as_str(),
-        set.format.as_str(),
+        CaptionMode::of(set.format),
+        set.format,
         scoring::ENGINE_VERSION,
     )
     .await?;
@@ -213,13 +230,58 @@ pub const LOGIN_FAILURES_PER_ACCOUNT: i64 = 10;
 pub const SIGNUPS_PER_ADDRESS: i64 = 10;
 pub const THROTTLE_WINDOW_SECONDS: i64 = 15 * 60;
 
+/// Creates an account, at most `SIGNUPS_PER_ADDRESS` per address in the window.
+pub async fn sign_up(
+    pool: &PgPool,
+    address: &str,
+    email: &Email,
+    password: &Password,
+) -> Result<accounts::User, ActionError> {
+    signup_allowed(pool, address).await?;
+    let pw = password.expose().to_string();
+    let hash = off_the_async_threads("password hashing", move || auth::hash_password(&pw))
+        .await?
+        .map_err(|e| ActionError::Internal(format!("password hashing failed: {e}")))?;
+    accounts::create_user(pool, email.as_str(), &hash, false)
+        .await?
+        .ok_or(ActionError::AccountExists)
+}
+
+/// Checks a login, throttled per address and per account: past the limits no password is
+/// checked at all, the right one included, until the window has passed.
+pub async fn log_in(
+    pool: &PgPool,
+    address: &str,
+    email: &str,
+    password: &str,
+) -> Result<accounts::User, ActionError> {
+    let email = email.trim().to_lowercase();
+    login_allowed(pool, address, &email).await?;
+    let user = accounts::user_by_email(pool, &email).await?;
+    let (pw, hash) = (
+        password.to_string(),
+        user.as_ref().map(|u| u.password_hash.clone()),
+    );
+    let ok = off_the_async_threads("password check", move || {
+        auth::verify_password(&pw, hash.as_deref())
+    })
+    .await?;
+    match user {
+        Some(user) if ok => Ok(user),
+        _ => {
+            login_failed(pool, address, &email).await?;
+            Err(ActionError::WrongCredentials)
+        }
+    }
+}
+
 async fn over(pool: &PgPool, key: &str, limit: i64) -> Result<bool, ActionError> {
     Ok(accounts::recent_attempts(pool, key, THROTTLE_WINDOW_SECONDS).await? >= limit)
 }
 
 /// May this address try to log in to this account now? Counted in the database, so that every
 /// instance throttles alike; checked before the password is, so a guess past the limit learns nothing.
-pub async fn login_allowed(pool: &PgPool, address: &str, email: &str) -> Result<(), ActionError> {
+async fn login_allowed(pool: &PgPool, address: &str, email: &str) -> Result<(), ActionError> {
     if over(
         pool,
         &format!("login-ip:{address}"),
@@ -238,7 +300,7 @@ pub async fn login_allowed(pool: &PgPool, address: &str, email: &str) -> Result<
     Ok(())
 }
 
-pub async fn login_failed(pool: &PgPool, address: &str, email: &str) -> Result<(), ActionError> {
+async fn login_failed(pool: &PgPool, address: &str, email: &str) -> Result<(), ActionError> {
     let keys = [
         format!("login-ip:{address}"),
         format!("login-account:{email}"),
@@ -247,7 +309,7 @@ pub async fn login_failed(pool: &PgPool, address: &str, email: &str) -> Result<(
 }
 
 /// Counts a sign-up from this address, refusing it past the limit.
-pub async fn signup_allowed(pool: &PgPool, address: &str) -> Result<(), ActionError> {
+async fn signup_allowed(pool: &PgPool, address: &str) -> Result<(), ActionError> {
     let key = format!("signup-ip:{address}");
     if over(pool, &key, SIGNUPS_PER_ADDRESS).await? {
         return Err(ActionError::TooManyAttempts);
@@ -302,7 +364,7 @@ async fn validate(
     max_bytes: u64,
     max_caption_chars: usize,
 ) -> Result<Vec<u8>, ActionError> {
-    tokio::task::spawn_blocking(move || {
+    off_the_async_threads("validation", move || {
         let bounds = Bounds {
             split_name: &split_name,
             split_images: &ids,
@@ -311,8 +373,7 @@ async fn validate(
         };
         ResultsFile::parse(&bytes, bounds).map(|_| bytes)
     })
-    .await
-    .map_err(|e| ActionError::Invalid(format!("validation crashed: {e}")))?
+    .await?
     .map_err(ActionError::Upload)
 }
 
@@ -373,9 +434,11 @@ pub async fn submit(
                     )));
                 }
             }
-            ("team", Some(team_id), None, user_id)
+            (SubmissionKind::Team, Some(team_id), None, user_id)
         }
-        Uploader::Baseline { label, user_id } => ("baseline", None, Some(label), user_id),
+        Uploader::Baseline { label, user_id } => {
+            (SubmissionKind::Baseline, None, Some(label), user_id)
+        }
     };
     let new = NewSubmission {
         split_id: split.id,
@@ -387,8 +450,7 @@ pub async fn submit(
         sha256: Some(&sha),
         submitted_by: user,
     };
-    let submission =
-        submissions::create_with_job(&mut tx, &new, jobs::SCORE_SUBMISSION, max_attempts).await?;
+    let submission = submissions::create_with_job(&mut tx, &new, max_attempts).await?;
     tx.commit().await?;
     Ok(submission)
 }
@@ -405,7 +467,7 @@ pub async fn compute_human(
     }
     let new = NewSubmission {
         split_id: split.id,
-        kind: "human",
+        kind: SubmissionKind::Human,
         team_id: None,
         label: Some("Human"),
         description: "leave-one-out: each image's first reference scored against the others",
@@ -413,7 +475,7 @@ pub async fn compute_human(
         sha256: None,
         submitted_by: None,
     };
-    let s = submissions::create_with_job(&mut tx, &new, jobs::HUMAN_BASELINE, max_attempts).await?;
+    let s = submissions::create_with_job(&mut tx, &new, max_attempts).await?;
     tx.commit().await?;
     Ok(s)
 }
@@ -430,15 +492,204 @@ pub async fn rescore(
     splits::forget_engine_version(&mut *tx, split.id).await?;
     let subs = submissions::ids_of_split(&mut *tx, split.id).await?;
     for (id, kind) in &subs {
-        let job = if kind == "human" {
-            jobs::HUMAN_BASELINE
-        } else {
-            jobs::SCORE_SUBMISSION
-        };
-        crate::storage::queue::enqueue(&mut *tx, job, *id, max_attempts).await?;
+        queue::enqueue(&mut *tx, kind.job(), *id, max_attempts).await?;
     }
     tx.commit().await?;
     Ok(subs.len())
+}
+
+/// The status line of a submission, as its page, its JSON and the API show it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct StatusInfo {
+    /// The submission's status, or "re-scoring (queued)" while a scored submission waits for
+    /// its new scores (the old ones stay visible meanwhile).
+    pub status: String,
+    pub queue_position: Option<i64>,
+    pub attempts: i32,
+    pub error: Option<String>,
+}
+
+pub async fn submission_status(pool: &PgPool, s: &Submission) -> Result<StatusInfo, ActionError> {
+    let job = queue::latest_of_submission(pool, s.id).await?;
+    let (queue_position, attempts, job_error) = match &job {
+        Some(j) if j.state == JobState::Queued => (
+            Some(queue::position(pool, j.id).await?),
+            j.attempts,
+            j.last_error.clone(),
+        ),
+        Some(j) => (None, j.attempts, j.last_error.clone()),
+        None => (None, 0, None),
+    };
+    let status = match &job {
+        Some(j) if s.status.is_scored() && j.state.is_pending() => {
+            format!("re-scoring ({})", j.state)
+        }
+        _ => s.status.to_string(),
+    };
+    Ok(StatusInfo {
+        status,
+        queue_position,
+        attempts,
+        error: s
+            .error
+            .clone()
+            .or(job_error.filter(|_| s.status == SubmissionStatus::Failed)),
+    })
+}
+
+/// May this reader see this submission? Organizers everything (deleted ones too); a team its own,
+/// through a member's session or its API token; everyone the baseline and Human rows of a
+/// revealed split. Anything else is "no such submission", so that ids reveal nothing.
+async fn may_read(
+    pool: &PgPool,
+    s: &Submission,
+    split: &Split,
+    user: Option<&accounts::User>,
+    bearer_team: Option<i64>,
+) -> Result<bool, ActionError> {
+    if user.is_some_and(|u| u.is_admin) {
+        return Ok(true);
+    }
+    if s.deleted_at.is_some() {
+        return Ok(false);
+    }
+    match s.team_id {
+        None => Ok(!split.hidden),
+        Some(team) if bearer_team == Some(team) => Ok(true),
+        Some(team) => {
+            let Some(u) = user else { return Ok(false) };
+            let mine = accounts::team_of_user(pool, split.challenge_id, u.id).await?;
+            Ok(mine.is_some_and(|t| t.id == team))
+        }
+    }
+}
+
+/// A submission with its split and challenge, if `user` (or the team whose API token was shown,
+/// `bearer_team`) may see it (see `may_read`); otherwise `NoSubmission`.
+pub async fn visible_submission(
+    pool: &PgPool,
+    id: i64,
+    user: Option<&accounts::User>,
+    bearer_team: Option<i64>,
+) -> Result<(Submission, Split, Challenge), ActionError> {
+    let gone = || ActionError::NoSubmission(id);
+    let s = submissions::by_id(pool, id).await?.ok_or_else(gone)?;
+    let split = splits::by_id(pool, s.split_id).await?.ok_or_else(gone)?;
+    if !may_read(pool, &s, &split, user, bearer_team).await? {
+        return Err(gone());
+    }
+    let challenge = challenges::by_id(pool, split.challenge_id)
+        .await?
+        .ok_or_else(gone)?;
+    Ok((s, split, challenge))
+}
+
+/// A submission as a logged-in user or a visitor may see it.
+pub struct SubmissionView {
+    pub submission: Submission,
+    pub split: Split,
+    pub challenge: Challenge,
+    /// The reader is in the team that made it (and may choose it for the leaderboard).
+    pub own_team: bool,
+    /// Per-image results are shown (see `shows_per_image`).
+    pub per_image: bool,
+}
+
+/// A submission for its pages, if `user` may see it (see `may_read`); otherwise `NoSubmission`.
+pub async fn view_submission(
+    pool: &PgPool,
+    id: i64,
+    user: Option<&accounts::User>,
+) -> Result<SubmissionView, ActionError> {
+    let (submission, split, challenge) = visible_submission(pool, id, user, None).await?;
+    let own_team = match (user, submission.team_id) {
+        (Some(u), Some(owner)) => accounts::team_of_user(pool, challenge.id, u.id)
+            .await?
+            .is_some_and(|t| t.id == owner),
+        _ => false,
+    };
+    let per_image = shows_per_image(&split, user.is_some_and(|u| u.is_admin));
+    Ok(SubmissionView {
+        submission,
+        split,
+        challenge,
+        own_team,
+        per_image,
+    })
+}
+
+/// One image of a submission: its caption, scores, tuples and reference captions.
+pub struct ImageView {
+    pub submission_id: i64,
+    pub image_id: i64,
+    pub caption: String,
+    pub details: scoring::ImageDetails,
+    pub categories: Vec<scores::CategoryScore>,
+    pub references: Vec<String>,
+}
+
+/// One image of a submission, where its reader may see per-image results; otherwise `NoImage`,
+/// the same answer as for an image the submission does not have.
+pub async fn view_image(
+    pool: &PgPool,
+    id: i64,
+    image_id: i64,
+    user: Option<&accounts::User>,
+) -> Result<ImageView, ActionError> {
+    let view = view_submission(pool, id, user).await?;
+    let none = || ActionError::NoImage(id, image_id);
+    if !view.per_image {
+        return Err(none());
+    }
+    let (row, details, categories) = scores::image(pool, view.submission.id, image_id)
+        .await?
+        .ok_or_else(none)?;
+    let details: scoring::ImageDetails = serde_json::from_value(details).map_err(|e| {
+        ActionError::Internal(format!(
+            "stored details of image {image_id} of submission {id}: {e}"
+        ))
+    })?;
+    let references = splits::references(pool, view.split.id)
+        .await?
+        .into_iter()
+        .find(|r| r.image_id == image_id)
+        .and_then(|r| serde_json::from_value::<Vec<String>>(r.captions).ok())
+        .unwrap_or_default();
+    Ok(ImageView {
+        submission_id: view.submission.id,
+        image_id,
+        caption: row.caption,
+        details,
+        categories,
+        references,
+    })
+}
+
+/// Makes a scored submission of the user's team that team's leaderboard entry for its split.
+pub async fn choose_for_leaderboard(
+    pool: &PgPool,
+    user: &accounts::User,
+    submission_id: i64,
+) -> Result<(Split, Challenge), ActionError> {
+    let SubmissionView {
+        submission,
+        split,
+        challenge,
+        own_team,
+        ..
+    } = view_submission(pool, submission_id, Some(user)).await?;
+    let (true, Some(team_id)) = (own_team, submission.team_id) else {
+        return Err(ActionError::Forbidden(
+            "only its team chooses a leaderboard entry",
+        ));
+    };
+    if !submission.status.is_scored() {
+        return Err(ActionError::Forbidden(
+            "only a scored submission can be chosen",
+        ));
+    }
+    submissions::choose_for_leaderboard(pool, team_id, split.id, submission.id).await?;
+    Ok((split, challenge))
 }
 
 /// May this viewer see a submission's per-image results (per-image scores, the candidate and
@@ -509,7 +760,7 @@ pub fn leaderboard_csv(rows: &[RankedEntry]) -> Result<String, csv::Error> {
         let e = &r.entry;
         w.write_record([
             r.rank.to_string(),
-            csv_cell(&e.kind),
+            e.kind.to_string(),
             csv_cell(&e.name),
             e.submission_id.to_string(),
             num(e.spice),
@@ -528,4 +779,36 @@ pub fn leaderboard_csv(rows: &[RankedEntry]) -> Result<String, csv::Error> {
     }
     let bytes = w.into_inner().map_err(|e| e.into_error())?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use actix_web::ResponseError;
+
+    use super::*;
+
+    /// A panic off the async threads (here on purpose; in real life a bug in hashing or
+    /// validation) is an internal error: a 500 on pages and in the API, never a 400 that blames
+    /// the request.
+    #[tokio::test]
+    async fn a_crash_off_the_async_threads_is_an_internal_error() {
+        let crashed = off_the_async_threads("validation", || -> u8 { panic!("a bug") }).await;
+        let Err(e) = crashed else {
+            panic!("a panic came back as a value");
+        };
+        assert!(matches!(&e, ActionError::Internal(m) if m.starts_with("validation crashed")));
+        assert_eq!(
+            crate::routes::PageError::from(e).status_code().as_u16(),
+            500
+        );
+        let Err(e) = off_the_async_threads("password hashing", || -> u8 { panic!("a bug") }).await
+        else {
+            panic!("a panic came back as a value");
+        };
+        assert_eq!(
+            crate::routes::api::ApiError::from(e).status_code().as_u16(),
+            500
+        );
+        assert!(matches!(off_the_async_threads("work", || 7).await, Ok(7)));
+    }
 }

@@ -181,17 +181,25 @@ impl FromRequest for MaybeUser {
     type Future = LocalBoxFuture<'static, Result<Self, Self::Error>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        let cookie = req.cookie(SESSION_COOKIE).map(|c| c.value().to_string());
-        let pool = req.app_data::<web::Data<PgPool>>().cloned();
+        let user = session_user(req);
         Box::pin(async move {
-            let (Some(token), Some(pool)) = (cookie, pool) else {
-                return Ok(MaybeUser(None));
-            };
-            let user = accounts::user_by_session(pool.get_ref(), &token_hash(&token))
-                .await
-                .map_err(crate::routes::PageError::from)?;
+            let user = user.await.map_err(crate::routes::PageError::from)?;
             Ok(MaybeUser(user))
         })
+    }
+}
+
+/// The user of the request's session cookie, if any.
+pub fn session_user(
+    req: &HttpRequest,
+) -> impl std::future::Future<Output = Result<Option<User>, sqlx::Error>> + 'static {
+    let cookie = req.cookie(SESSION_COOKIE).map(|c| c.value().to_string());
+    let pool = req.app_data::<web::Data<PgPool>>().cloned();
+    async move {
+        let (Some(token), Some(pool)) = (cookie, pool) else {
+            return Ok(None);
+        };
+        accounts::user_by_session(pool.get_ref(), &token_hash(&token)).await
     }
 }
 

@@ -331,21 +331,7 @@ impl Cluster {
 
 /// Creates database `name` in the cluster if it does not exist.
 pub async fn create_database_if_missing(cluster: &Cluster, name: &str) -> Result<(), sqlx::Error> {
-    use sqlx::Connection;
-    let mut conn = sqlx::PgConnection::connect(cluster.url("postgres").expose_secret()).await?;
-    let exists: Option<i32> = sqlx::query_scalar("SELECT 1 FROM pg_database WHERE datname = $1")
-        .bind(name)
-        .fetch_optional(&mut conn)
-        .await?;
-    if exists.is_none() {
-        sqlx::query(&format!(
-            "CREATE DATABASE \"{}\"",
-            name.replace('"', "\"\"")
-        ))
-        .execute(&mut conn)
-        .await?;
-    }
-    conn.close().await
+    crate::storage::create_database_if_missing(cluster.url("postgres").expose_secret(), name).await
 }
 
 /// The directory holding `initdb` and `pg_ctl`: PATH first, then the newest

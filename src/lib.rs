@@ -5,7 +5,9 @@
 //! - [`configuration`]: settings layered from defaults, a file and `APP_*` variables;
 //! - [`disk`]: the free-space floor under uploads;
 //! - [`cluster`]: the private PostgreSQL cluster used when no `DATABASE_URL` is given;
-//! - [`domain`]: validated newtypes and the parsing of uploaded files ("parse, don't validate");
+//! - [`domain`]: validated newtypes and the parsing of uploaded files ("parse, don't validate"),
+//!   and the closed sets of words the database stores (a submission's kind and status, a job's
+//!   kind and state), as enums;
 //! - [`storage`]: every SQL statement; [`jobs`]: the job queue's workers;
 //! - [`scoring`]: the only module that talks to the `spice` engine;
 //! - [`actions`]: every action a person can take, one function each, shared by HTTP and the CLI;

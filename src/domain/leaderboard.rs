@@ -129,7 +129,7 @@ mod tests {
     fn entry(id: i64, name: &str, spice: Option<f64>, object: Option<f64>) -> Entry {
         Entry {
             submission_id: id,
-            kind: "team".into(),
+            kind: crate::domain::SubmissionKind::Team,
             team_id: Some(id),
             name: name.into(),
             description: String::new(),

@@ -8,18 +8,11 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReferenceFormat {
-    Coco,
-    Spice,
-}
-
-impl ReferenceFormat {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ReferenceFormat::Coco => "coco",
-            ReferenceFormat::Spice => "spice",
-        }
+text_enum! {
+    /// The format a split's references were uploaded in (`splits.source_format`).
+    pub enum ReferenceFormat {
+        Coco => "coco",
+        Spice => "spice",
     }
 }
 

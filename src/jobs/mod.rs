@@ -18,10 +18,6 @@ use crate::storage::queue;
 
 pub use run::{process, JobError};
 
-/// Job kinds as stored in `jobs.kind`.
-pub const SCORE_SUBMISSION: &str = "score_submission";
-pub const HUMAN_BASELINE: &str = "human_baseline";
-
 /// A unique name for a worker, recorded in `jobs.locked_by`.
 pub fn worker_name(index: usize) -> String {
     use rand::Rng;

@@ -6,7 +6,7 @@ use sqlx::PgPool;
 
 use crate::configuration::WorkerSettings;
 use crate::domain::results_file::Bounds;
-use crate::domain::{CaptionMode, ResultsFile};
+use crate::domain::{JobKind, ResultsFile};
 use crate::scoring::{self, ScoringError, SharedEngine};
 use crate::storage::queue::{self, Claim};
 use crate::storage::{scores, splits, submissions};
@@ -93,12 +93,7 @@ async fn finish(
     claim: &Claim,
     result: &scores::SubmissionResult,
 ) -> Result<(), sqlx::Error> {
-    let mut tx = pool.begin().await?;
-    // No need to wait for the WAL flush: if the server crashes before it, the job's end state is
-    // lost together with its results, and the expired lease hands the job to another worker.
-    sqlx::query("SET LOCAL synchronous_commit = off")
-        .execute(&mut *tx)
-        .await?;
+    let mut tx = queue::begin_results(pool).await?;
     // Fencing first: this locks the job row, so a worker that took over cannot commit alongside.
     if !queue::complete(&mut tx, claim).await? {
         tracing::warn!(
@@ -130,7 +125,7 @@ async fn run(
     let split = splits::by_id(pool, submission.split_id)
         .await?
         .ok_or_else(|| JobError::Input(format!("split {} is gone", submission.split_id)))?;
-    let mode = CaptionMode::parse(&split.caption_mode).unwrap_or(CaptionMode::Raw);
+    let mode = split.caption_mode;
 
     // Reference graphs missing (the engine could not parse at ingestion) or built by another
     // engine version are (re)built first, and stored for the next job.
@@ -165,8 +160,8 @@ async fn run(
 
     tracing::debug!(job = claim.job.id, images = refs.len(), "inputs loaded");
     let engine = engine.clone();
-    match claim.job.kind.as_str() {
-        super::SCORE_SUBMISSION => {
+    match claim.job.kind {
+        JobKind::ScoreSubmission => {
             let raw = submissions::raw_file(pool, submission.id)
                 .await?
                 .ok_or_else(|| JobError::Input("the submission has no file".into()))?;
@@ -205,10 +200,9 @@ async fn run(
                     .await??,
             )
         }
-        super::HUMAN_BASELINE => {
+        JobKind::HumanBaseline => {
             Ok(blocking(move || scoring::score_human(&engine, &refs, mode)).await??)
         }
-        other => Err(JobError::Input(format!("unknown job kind {other:?}"))),
     }
 }
 

@@ -66,10 +66,13 @@ impl From<ActionError> for PageError {
             ActionError::NoChallenge(_)
             | ActionError::NoSplit(..)
             | ActionError::NoSubmission(_)
+            | ActionError::NoImage(..)
             | ActionError::NoToken(_) => PageError::NotFound,
             ActionError::Database(db) => db.into(),
             ActionError::DiskFull(m) => PageError::Unavailable(m),
             ActionError::TooManyAttempts => PageError::TooManyAttempts,
+            ActionError::Forbidden(_) => PageError::Forbidden,
+            ActionError::Internal(cause) => PageError::Internal(anyhow::anyhow!(cause)),
             other => PageError::BadRequest(other.to_string()),
         }
     }

@@ -7,6 +7,7 @@ mod assets;
 pub mod auth;
 pub mod challenges;
 mod error;
+mod forms;
 mod home;
 mod multipart;
 pub mod submissions;
@@ -16,51 +17,6 @@ use actix_web::web;
 
 pub use error::PageError;
 pub use view::Layout;
-
-use crate::auth::{self as session, MaybeUser};
-use crate::storage::accounts::User;
-
-/// A form that carries nothing but its CSRF token (logout, revoke, choose, organizer buttons).
-#[derive(serde::Deserialize)]
-pub struct CsrfForm {
-    csrf: String,
-}
-
-/// A form post by a logged-in user: the CSRF token must match (checked first, so a stale form is
-/// reported as such), then someone must be logged in.
-fn member_posting<'a>(
-    user: &'a MaybeUser,
-    req: &actix_web::HttpRequest,
-    csrf: &str,
-) -> Result<&'a User, PageError> {
-    if !session::csrf_ok(req, csrf) {
-        return Err(PageError::Csrf);
-    }
-    user.0.as_ref().ok_or(PageError::LoginRequired)
-}
-
-/// Reads a browser's multipart form within `limits`. Before the first byte of the file is read, the
-/// CSRF token (a field the form sends before the file) must match, and then `ready` (what the
-/// handler found out before reading, such as "you have no team") must be `Ok`.
-async fn browser_form(
-    req: &actix_web::HttpRequest,
-    payload: actix_multipart::Multipart,
-    limits: multipart::Limits,
-    ready: Result<(), PageError>,
-) -> Result<multipart::Form, PageError> {
-    multipart::read(req, payload, limits, |fields| {
-        let token = fields.get("csrf").map_or("", String::as_str);
-        if !session::csrf_ok(req, token) {
-            return Err(PageError::Csrf);
-        }
-        ready
-    })
-    .await
-    .map_err(|e| match e {
-        multipart::ReadError::Form(f) => f.into(),
-        multipart::ReadError::Gate(g) => g,
-    })
-}
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/", web::get().to(home::index))

@@ -3,7 +3,9 @@
 //! Everything is bounded while the body streams in, so a hostile form costs at most its limits in
 //! memory: a few text fields (`MAX_FIELDS`, `MAX_TEXT_BYTES` in total), one file of at most
 //! `file_limit` bytes (bytes beyond it are discarded as they arrive, so that the client still reads
-//! our answer), and `body_limit` bytes on the wire, after which we stop reading. The caller's
+//! our answer), and `body_limit` bytes on the wire, after which we stop reading. A team's upload
+//! may have little more than its file (`Limits::team_upload`), so a body far over the challenge's
+//! file limit is refused as soon as its declared length, or its bytes, pass that. The caller's
 //! `gate` runs before the first byte of the file is read: that is where the CSRF token (a text field
 //! sent before the file, as browsers send fields in document order) and the team are checked.
 
@@ -33,13 +35,45 @@ impl Form {
     }
 }
 
+/// What a team's upload may carry besides its file: its text fields and the parts' headers.
+pub const UPLOAD_OVERHEAD: u64 = 64 * 1024;
+
 /// Limits of one form.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     /// The file's limit (the challenge's, or the server's for organizers).
     pub file: u64,
-    /// The whole body on the wire (`limits.max_request_bytes`).
+    /// The whole body on the wire.
     pub body: u64,
+}
+
+impl Limits {
+    /// A team's upload (form or API): the challenge's file limit, and a body of at most that plus
+    /// `UPLOAD_OVERHEAD`, never more than the server's `limits.max_request_bytes`. A file a little
+    /// over its limit is still read to the end and refused by name; a body well over it is cut off.
+    pub fn team_upload(file_limit: i64, max_request_bytes: usize) -> Limits {
+        let file = file_limit.max(0) as u64;
+        Limits {
+            file,
+            body: file
+                .saturating_add(UPLOAD_OVERHEAD)
+                .min(max_request_bytes as u64),
+        }
+    }
+}
+
+fn body_too_large(limits: &Limits) -> String {
+    if limits.file < limits.body {
+        format!(
+            "the upload is too large: this challenge accepts at most {} bytes per file, {} bytes per request",
+            limits.file, limits.body
+        )
+    } else {
+        format!(
+            "the request is larger than the server accepts ({} bytes)",
+            limits.body
+        )
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -50,8 +84,8 @@ pub enum FormError {
     TooManyFields,
     #[error("the form's text fields are larger than {MAX_TEXT_BYTES} bytes")]
     TextTooLarge,
-    #[error("the request is larger than the server accepts ({0} bytes)")]
-    BodyTooLarge(u64),
+    #[error("{}", body_too_large(.0))]
+    BodyTooLarge(Limits),
     #[error("the form has more than one file")]
     TwoFiles,
 }
@@ -77,7 +111,7 @@ pub fn check_declared_length(req: &HttpRequest, limits: Limits) -> Result<(), Fo
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
     match declared {
-        Some(n) if n > limits.body => Err(FormError::BodyTooLarge(limits.body)),
+        Some(n) if n > limits.body => Err(FormError::BodyTooLarge(limits)),
         _ => Ok(()),
     }
 }
@@ -115,7 +149,7 @@ pub async fn read<G>(
                 size += chunk.len() as u64;
                 body += chunk.len() as u64;
                 if body > limits.body {
-                    return Err(FormError::BodyTooLarge(limits.body).into());
+                    return Err(FormError::BodyTooLarge(limits).into());
                 }
                 if size > limits.file {
                     // Keep draining (and discarding) so that the client can read our answer.
@@ -148,4 +182,27 @@ pub async fn read<G>(
         g(&form.fields).map_err(ReadError::Gate)?;
     }
     Ok(form)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_team_upload_may_carry_little_more_than_its_file() {
+        let server = 256 * 1024 * 1024;
+        let l = Limits::team_upload(20 * 1024 * 1024, server);
+        assert_eq!(
+            (l.file, l.body),
+            (20 * 1024 * 1024, 20 * 1024 * 1024 + UPLOAD_OVERHEAD)
+        );
+        // Never above the server's own limit, never negative.
+        assert_eq!(Limits::team_upload(i64::MAX, server).body, server as u64);
+        assert_eq!(Limits::team_upload(-1, server).body, UPLOAD_OVERHEAD);
+        let e = FormError::BodyTooLarge(l).to_string();
+        assert!(
+            e.contains("this challenge accepts at most 20971520 bytes per file"),
+            "{e}"
+        );
+    }
 }

@@ -5,10 +5,12 @@
 use chrono::{DateTime, Utc};
 use sqlx::PgExecutor;
 
+use crate::domain::SubmissionKind;
+
 #[derive(Debug, Clone, sqlx::FromRow, serde::Serialize)]
 pub struct Entry {
     pub submission_id: i64,
-    pub kind: String,
+    pub kind: SubmissionKind,
     pub team_id: Option<i64>,
     pub name: String,
     pub description: String,

@@ -39,7 +39,84 @@ pub async fn ping(pool: &PgPool) -> Result<(), sqlx::Error> {
     sqlx::query("SELECT 1").execute(pool).await.map(|_| ())
 }
 
+/// Creates database `name` if it does not exist, connected to the server's maintenance database
+/// at `admin_url` (the embedded cluster's first start).
+pub async fn create_database_if_missing(admin_url: &str, name: &str) -> Result<(), sqlx::Error> {
+    use sqlx::Connection;
+    let mut conn = sqlx::PgConnection::connect(admin_url).await?;
+    let exists: Option<i32> = sqlx::query_scalar("SELECT 1 FROM pg_database WHERE datname = $1")
+        .bind(name)
+        .fetch_optional(&mut conn)
+        .await?;
+    if exists.is_none() {
+        // An identifier cannot be a parameter; doubling the quotes makes any name one identifier.
+        sqlx::query(&format!(
+            "CREATE DATABASE \"{}\"",
+            name.replace('"', "\"\"")
+        ))
+        .execute(&mut conn)
+        .await?;
+    }
+    conn.close().await
+}
+
 /// Applies the embedded migrations (`migrations/`).
 pub async fn migrate(pool: &PgPool) -> Result<(), sqlx::migrate::MigrateError> {
     sqlx::migrate!("./migrations").run(pool).await
+}
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+    use std::error::Error;
+
+    use super::unavailable;
+
+    /// A PostgreSQL error with just its SQLSTATE code.
+    #[derive(Debug)]
+    struct Sqlstate(&'static str);
+
+    impl std::fmt::Display for Sqlstate {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "SQLSTATE {}", self.0)
+        }
+    }
+
+    impl Error for Sqlstate {}
+
+    impl sqlx::error::DatabaseError for Sqlstate {
+        fn message(&self) -> &str {
+            self.0
+        }
+        fn code(&self) -> Option<Cow<'_, str>> {
+            Some(Cow::Borrowed(self.0))
+        }
+        fn as_error(&self) -> &(dyn Error + Send + Sync + 'static) {
+            self
+        }
+        fn as_error_mut(&mut self) -> &mut (dyn Error + Send + Sync + 'static) {
+            self
+        }
+        fn into_error(self: Box<Self>) -> Box<dyn Error + Send + Sync + 'static> {
+            self
+        }
+        fn kind(&self) -> sqlx::error::ErrorKind {
+            sqlx::error::ErrorKind::Other
+        }
+    }
+
+    #[test]
+    fn a_full_disk_or_a_lost_server_is_unavailable_a_bad_request_is_not() {
+        let code = |c| sqlx::Error::Database(Box::new(Sqlstate(c)));
+        // 53100 is what PostgreSQL answers on ENOSPC (before it would panic on the WAL).
+        for c in ["53100", "53200", "53300", "08006", "57P01", "57P03"] {
+            assert!(unavailable(&code(c)), "{c}");
+        }
+        // A unique violation, a NUL in text, a syntax error: the request's fault or ours, not 503.
+        for c in ["23505", "22021", "42601"] {
+            assert!(!unavailable(&code(c)), "{c}");
+        }
+        assert!(unavailable(&sqlx::Error::PoolTimedOut));
+        assert!(!unavailable(&sqlx::Error::RowNotFound));
+    }
 }

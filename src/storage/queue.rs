@@ -4,7 +4,9 @@
 //! `(locked_by, attempts)`, so a worker that lost its lease can no longer touch the job.
 
 use chrono::{DateTime, Utc};
-use sqlx::{PgExecutor, Postgres, Transaction};
+use sqlx::{PgExecutor, PgPool, Postgres, Transaction};
+
+use crate::domain::{JobKind, JobState};
 
 /// The channel workers LISTEN on; enqueueing NOTIFYs it.
 pub const CHANNEL: &str = "spiceboard_jobs";
@@ -12,9 +14,9 @@ pub const CHANNEL: &str = "spiceboard_jobs";
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct Job {
     pub id: i64,
-    pub kind: String,
+    pub kind: JobKind,
     pub submission_id: i64,
-    pub state: String,
+    pub state: JobState,
     pub attempts: i32,
     pub max_attempts: i32,
     pub locked_by: Option<String>,
@@ -33,7 +35,7 @@ pub struct Claim {
 
 pub async fn enqueue(
     db: impl PgExecutor<'_>,
-    kind: &str,
+    kind: JobKind,
     submission_id: i64,
     max_attempts: i32,
 ) -> Result<i64, sqlx::Error> {
@@ -119,6 +121,17 @@ pub async fn heartbeat(
     .execute(db)
     .await?;
     Ok(r.rows_affected() == 1)
+}
+
+/// Begins the transaction that writes a job's results. It need not wait for the WAL flush: if the
+/// server crashes before it, the job's end state is lost together with its results, and the
+/// expired lease hands the job to another worker.
+pub async fn begin_results(db: &PgPool) -> Result<Transaction<'static, Postgres>, sqlx::Error> {
+    let mut tx = db.begin().await?;
+    sqlx::query("SET LOCAL synchronous_commit = off")
+        .execute(&mut *tx)
+        .await?;
+    Ok(tx)
 }
 
 /// Within the transaction that writes the results: marks the job succeeded if the claim still
@@ -230,7 +243,7 @@ pub async fn position(db: impl PgExecutor<'_>, job_id: i64) -> Result<i64, sqlx:
 }
 
 /// Counts of jobs by state (for tests and the organizer area).
-pub async fn counts(db: impl PgExecutor<'_>) -> Result<Vec<(String, i64)>, sqlx::Error> {
+pub async fn counts(db: impl PgExecutor<'_>) -> Result<Vec<(JobState, i64)>, sqlx::Error> {
     sqlx::query_as("SELECT state, COUNT(*) FROM jobs GROUP BY state ORDER BY state")
         .fetch_all(db)
         .await

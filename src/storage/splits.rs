@@ -4,6 +4,8 @@ use std::collections::HashSet;
 
 use sqlx::{PgExecutor, Postgres, Transaction};
 
+use crate::domain::{CaptionMode, ReferenceFormat};
+
 #[derive(Debug, Clone, sqlx::FromRow, serde::Serialize)]
 pub struct Split {
     pub id: i64,
@@ -11,8 +13,8 @@ pub struct Split {
     pub name: String,
     pub version: i32,
     pub hidden: bool,
-    pub caption_mode: String,
-    pub source_format: String,
+    pub caption_mode: CaptionMode,
+    pub source_format: ReferenceFormat,
     pub image_count: i32,
     pub engine_version: String,
 }
@@ -26,8 +28,8 @@ pub async fn create_version(
     challenge_id: i64,
     name: &str,
     hidden: bool,
-    caption_mode: &str,
-    source_format: &str,
+    caption_mode: CaptionMode,
+    source_format: ReferenceFormat,
     engine_version: &str,
 ) -> Result<Split, sqlx::Error> {
     // Serialise concurrent imports of the same split on the challenge row.

@@ -4,17 +4,19 @@
 use chrono::{DateTime, Utc};
 use sqlx::{PgExecutor, Postgres, Transaction};
 
+use crate::domain::{SubmissionKind, SubmissionStatus};
+
 #[derive(Debug, Clone, sqlx::FromRow, serde::Serialize)]
 pub struct Submission {
     pub id: i64,
     pub split_id: i64,
-    pub kind: String,
+    pub kind: SubmissionKind,
     pub team_id: Option<i64>,
     pub label: Option<String>,
     pub description: String,
     pub sha256: Option<String>,
     pub byte_size: i64,
-    pub status: String,
+    pub status: SubmissionStatus,
     pub error: Option<String>,
     pub created_at: DateTime<Utc>,
     pub scored_at: Option<DateTime<Utc>>,
@@ -28,7 +30,7 @@ const COLUMNS: &str =
 /// What a new submission holds.
 pub struct NewSubmission<'a> {
     pub split_id: i64,
-    pub kind: &'a str,
+    pub kind: SubmissionKind,
     pub team_id: Option<i64>,
     pub label: Option<&'a str>,
     pub description: &'a str,
@@ -37,12 +39,11 @@ pub struct NewSubmission<'a> {
     pub submitted_by: Option<i64>,
 }
 
-/// Stores a submission and its queued job in the caller's transaction, and wakes the workers when it
-/// commits (NOTIFY is transactional).
+/// Stores a submission and its queued job (the one its kind needs) in the caller's transaction, and
+/// wakes the workers when it commits (NOTIFY is transactional).
 pub async fn create_with_job(
     tx: &mut Transaction<'_, Postgres>,
     new: &NewSubmission<'_>,
-    job_kind: &str,
     max_attempts: i32,
 ) -> Result<Submission, sqlx::Error> {
     let submission: Submission = sqlx::query_as(&format!(
@@ -60,7 +61,7 @@ pub async fn create_with_job(
     .bind(new.submitted_by)
     .fetch_one(&mut **tx)
     .await?;
-    super::queue::enqueue(&mut **tx, job_kind, submission.id, max_attempts).await?;
+    super::queue::enqueue(&mut **tx, new.kind.job(), submission.id, max_attempts).await?;
     Ok(submission)
 }
 
@@ -97,9 +98,10 @@ pub async fn of_team(
 pub async fn quota_used(db: impl PgExecutor<'_>, team_id: i64) -> Result<(i64, i64), sqlx::Error> {
     sqlx::query_as(
         "SELECT COUNT(*) FILTER (WHERE created_at > now() - interval '24 hours'), COUNT(*)
-         FROM submissions WHERE team_id = $1 AND kind = 'team'",
+         FROM submissions WHERE team_id = $1 AND kind = $2",
     )
     .bind(team_id)
+    .bind(SubmissionKind::Team)
     .fetch_one(db)
     .await
 }
@@ -159,7 +161,7 @@ pub async fn choose_for_leaderboard(
 pub async fn ids_of_split(
     db: impl PgExecutor<'_>,
     split_id: i64,
-) -> Result<Vec<(i64, String)>, sqlx::Error> {
+) -> Result<Vec<(i64, SubmissionKind)>, sqlx::Error> {
     sqlx::query_as(
         "SELECT id, kind FROM submissions WHERE split_id = $1 AND deleted_at IS NULL ORDER BY id",
     )
@@ -174,9 +176,10 @@ pub async fn human_of_split(
     split_id: i64,
 ) -> Result<Option<i64>, sqlx::Error> {
     sqlx::query_scalar(
-        "SELECT id FROM submissions WHERE split_id = $1 AND kind = 'human' AND deleted_at IS NULL",
+        "SELECT id FROM submissions WHERE split_id = $1 AND kind = $2 AND deleted_at IS NULL",
     )
     .bind(split_id)
+    .bind(SubmissionKind::Human)
     .fetch_optional(db)
     .await
 }

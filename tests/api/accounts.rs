@@ -129,6 +129,83 @@ async fn forms_without_the_csrf_token_are_refused() {
     assert_eq!(r.status(), 403);
 }
 
+/// Every form route takes its fields through one extractor that checks the token: an organizer's
+/// session (who may post any of these forms) with a forged token changes nothing anywhere.
+#[tokio::test]
+async fn every_form_post_needs_the_browsers_csrf_token() {
+    let app = spawn_app_with(0, |_| {}).await;
+    app.challenge_with_split("cs", "val", false).await;
+    app.log_in_as_organizer().await;
+    let forged = "0".repeat(64);
+    let urlencoded = [
+        "/signup",
+        "/login",
+        "/logout",
+        "/c/cs/team",
+        "/c/cs/tokens",
+        "/c/cs/tokens/1/revoke",
+        "/s/1/choose",
+        "/admin/challenges",
+        "/admin/c/cs/limits",
+        "/admin/c/cs/splits/val/visibility",
+        "/admin/c/cs/splits/val/human",
+        "/admin/c/cs/splits/val/rescore",
+        "/admin/submissions/1/delete",
+    ];
+    for path in urlencoded {
+        let r = app
+            .client
+            .post(app.url(path))
+            .form(&[
+                ("csrf", forged.as_str()),
+                ("email", "x@example.org"),
+                ("password", "a long password"),
+                ("name", "Owls"),
+                ("slug", "other"),
+                ("title", "Other"),
+                ("max_bytes", "1"),
+                ("hidden", "true"),
+            ])
+            .send()
+            .await
+            .expect("POST");
+        assert_eq!(r.status(), 403, "{path}");
+    }
+    for path in [
+        "/c/cs/submit",
+        "/admin/c/cs/references",
+        "/admin/c/cs/splits/val/baselines",
+    ] {
+        let form = reqwest::multipart::Form::new()
+            .text("csrf", forged.clone())
+            .text("split", "val")
+            .text("label", "Base")
+            .part(
+                "file",
+                reqwest::multipart::Part::bytes(crate::helpers::demo_results(true))
+                    .file_name("r.json"),
+            );
+        let r = app
+            .client
+            .post(app.url(path))
+            .multipart(form)
+            .send()
+            .await
+            .expect("POST");
+        assert_eq!(r.status(), 403, "{path}");
+    }
+    let counts: (i64, i64, i64, i64) = sqlx::query_as(
+        "SELECT (SELECT COUNT(*) FROM users), (SELECT COUNT(*) FROM challenges), \
+         (SELECT COUNT(*) FROM teams), (SELECT COUNT(*) FROM submissions)",
+    )
+    .fetch_one(&app.pool)
+    .await
+    .expect("counts");
+    assert_eq!(counts, (1, 1, 0, 0), "nothing was created");
+    let still_in = app.client.get(app.url("/admin")).send().await.expect("GET");
+    assert_eq!(still_in.status(), 200, "the forged logout did not log out");
+}
+
 #[tokio::test]
 async fn session_cookies_are_http_only_and_secure_when_configured() {
     let app = spawn_app_with(0, |s| s.application.secure_cookies = true).await;

@@ -84,6 +84,31 @@ async fn a_challenge_can_be_scripted_from_the_command_line() {
         64,
         "the API token alone goes to stdout: {token:?}"
     );
+    // The token works until it is revoked from the shell; a second revocation names the token.
+    let pool = sqlx::PgPool::connect(&url).await.expect("connect");
+    let hash = spiceboard::auth::token_hash(token.trim());
+    let by_token = |pool: sqlx::PgPool, hash: String| async move {
+        spiceboard::storage::accounts::team_by_token(&pool, &hash)
+            .await
+            .expect("look the token up")
+    };
+    assert!(by_token(pool.clone(), hash.clone()).await.is_some());
+    let id: i64 = sqlx::query_scalar("SELECT id FROM api_tokens")
+        .fetch_one(&pool)
+        .await
+        .expect("the token's id");
+    let id = id.to_string();
+    let (ok, out, err) = spiceboard(&url, &["team", "revoke-token", "--id", &id]);
+    assert!(ok, "{err}");
+    assert!(out.contains(&format!("API token {id} revoked")), "{out}");
+    assert!(
+        by_token(pool.clone(), hash).await.is_none(),
+        "a revoked token opens nothing"
+    );
+    let (ok, _, err) = spiceboard(&url, &["team", "revoke-token", "--id", &id]);
+    assert!(!ok);
+    assert!(err.contains(&format!("no API token {id}")), "{err}");
+    pool.close().await;
     let (ok, _, err) = spiceboard(
         &url,
         &[

@@ -2,7 +2,7 @@
 
 use crate::helpers::spawn_app_with;
 use spiceboard::actions;
-use spiceboard::domain::{ChallengeSlug, SplitName, Title};
+use spiceboard::domain::{CaptionMode, ChallengeSlug, ReferenceFormat, SplitName, Title};
 
 #[tokio::test]
 async fn coco_references_are_stored_with_their_graphs_and_versioned() {
@@ -57,7 +57,8 @@ async fn coco_references_are_stored_with_their_graphs_and_versioned() {
         (split.version, split.image_count, split.hidden),
         (2, 2, true)
     );
-    assert_eq!(split.caption_mode, "raw");
+    assert_eq!(split.caption_mode, CaptionMode::Raw);
+    assert_eq!(split.source_format, ReferenceFormat::Spice);
     let versions: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM splits WHERE challenge_id = $1")
         .bind(c.id)
         .fetch_one(&app.pool)

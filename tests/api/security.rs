@@ -349,6 +349,137 @@ async fn a_browser_upload_is_refused_before_its_file_is_read_without_csrf() {
     assert_eq!(r.status(), 403);
 }
 
+/// A hand-written upload refused part way: the answer, how many bytes of file were written before
+/// it began to arrive, and whether the server then closed the connection (instead of reading the
+/// rest of the body to keep it).
+struct Refusal {
+    answer: String,
+    sent_before_answer: usize,
+    closed: bool,
+}
+
+/// Posts a team's upload by hand: `head`, then the start of a file part and up to `total` bytes of
+/// file, while reading the answer; stops writing once the answer begins.
+async fn upload_until_refused(address: &str, head: String, total: usize) -> Refusal {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let chunked = head.contains("Transfer-Encoding: chunked");
+    let stream = tokio::net::TcpStream::connect(address.trim_start_matches("http://"))
+        .await
+        .expect("connect");
+    let (mut from_server, mut to_server) = stream.into_split();
+    let answered = Arc::new(AtomicBool::new(false));
+    let reader = {
+        let answered = answered.clone();
+        tokio::spawn(async move {
+            let mut answer = Vec::new();
+            let mut buf = [0u8; 4096];
+            let read_all = async {
+                loop {
+                    match from_server.read(&mut buf).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => {
+                            answered.store(true, Ordering::SeqCst);
+                            answer.extend_from_slice(&buf[..n]);
+                        }
+                    }
+                }
+            };
+            let closed = tokio::time::timeout(Duration::from_secs(10), read_all)
+                .await
+                .is_ok();
+            (String::from_utf8_lossy(&answer).into_owned(), closed)
+        })
+    };
+    let part =
+        b"--B\r\nContent-Disposition: form-data; name=\"file\"; filename=\"r.json\"\r\n\r\n[";
+    let block = vec![b' '; 64 * 1024];
+    let frame = |data: &[u8]| -> Vec<u8> {
+        if chunked {
+            let mut framed = format!("{:x}\r\n", data.len()).into_bytes();
+            framed.extend_from_slice(data);
+            framed.extend_from_slice(b"\r\n");
+            framed
+        } else {
+            data.to_vec()
+        }
+    };
+    to_server.write_all(head.as_bytes()).await.expect("head");
+    let mut sent = 0;
+    if to_server.write_all(&frame(part)).await.is_ok() {
+        while sent < total && !answered.load(Ordering::SeqCst) {
+            let framed = frame(&block);
+            let write = to_server.write_all(&framed);
+            match tokio::time::timeout(Duration::from_secs(5), write).await {
+                Ok(Ok(())) => sent += block.len(),
+                _ => break,
+            }
+        }
+    }
+    let (answer, closed) = reader.await.expect("reader");
+    Refusal {
+        answer,
+        sent_before_answer: sent,
+        closed,
+    }
+}
+
+#[tokio::test]
+async fn a_team_upload_far_over_the_file_limit_is_cut_off_early() {
+    let app = spawn_app_with(0, |_| {}).await;
+    let c = app.challenge_with_split("big", "val", false).await;
+    spiceboard::storage::challenges::set_limits(&app.pool, c.id, None, None, 100_000)
+        .await
+        .expect("limits");
+    let (_, token) = app.team("big", "Owls").await;
+    let total = 64 * 1024 * 1024;
+    let post = format!(
+        "POST /api/c/big/submissions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n\
+         Content-Type: multipart/form-data; boundary=B\r\n"
+    );
+    // A declared length over the cap (the file limit + 64 KiB, not the server's 256 MiB) is
+    // refused before the body is read; without one, once the bytes pass the cap.
+    for head in [
+        format!("{post}Content-Length: {}\r\n\r\n", total + 200),
+        format!("{post}Transfer-Encoding: chunked\r\n\r\n"),
+    ] {
+        let r = upload_until_refused(&app.address, head.clone(), total).await;
+        eprintln!(
+            "{} bytes of file written before the answer",
+            r.sent_before_answer
+        );
+        assert!(r.answer.starts_with("HTTP/1.1 413"), "{head}: {}", r.answer);
+        assert!(
+            r.answer
+                .contains("this challenge accepts at most 100000 bytes per file"),
+            "{}",
+            r.answer
+        );
+        // The cap plus what the sockets' buffers hold, not the 64 MiB sent by the client.
+        assert!(
+            r.sent_before_answer < 16 * 1024 * 1024,
+            "{} bytes were taken before the refusal",
+            r.sent_before_answer
+        );
+        assert!(
+            r.closed,
+            "the server kept reading the refused body: {}",
+            r.answer
+        );
+    }
+    // A file just over the limit, within the cap, is still read and refused by name.
+    let (status, e) = api_error(&app, "big", &token, vec![b' '; 100_001]).await;
+    assert_eq!(status, 413);
+    assert!(e.contains("the file is 100001 bytes"), "{e}");
+    let stored: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM submissions")
+        .fetch_one(&app.pool)
+        .await
+        .expect("count");
+    assert_eq!(stored, 0);
+    app.submit("big", &token, "val", demo_results(true)).await;
+}
+
 async fn api_error(app: &TestApp, slug: &str, token: &str, file: Vec<u8>) -> (u16, String) {
     let r = app.api_upload(slug, token, Some("val"), file).await;
     let status = r.status().as_u16();
@@ -660,6 +791,163 @@ async fn password_guessing_is_throttled_per_account() {
     assert_eq!(r.status(), 429);
 }
 
+/// A browser at its own loopback address that opens a new connection (a new source port) for every
+/// request, so that throttling has to count the address, not the connection.
+fn client_at(ip: &str) -> reqwest::Client {
+    reqwest::Client::builder()
+        .cookie_store(true)
+        .redirect(reqwest::redirect::Policy::none())
+        .local_address(ip.parse::<std::net::IpAddr>().expect("an address"))
+        .pool_max_idle_per_host(0)
+        .build()
+        .expect("a reqwest client")
+}
+
+/// Posts the login or sign-up form from `browser`, with an `X-Forwarded-For` header if given.
+async fn post_credentials(
+    app: &TestApp,
+    browser: &reqwest::Client,
+    path: &str,
+    email: &str,
+    password: &str,
+    forwarded_for: Option<&str>,
+) -> u16 {
+    let csrf = app.csrf_of(browser, path).await;
+    let mut request = browser.post(app.url(path)).form(&[
+        ("email", email),
+        ("password", password),
+        ("csrf", &csrf),
+    ]);
+    if let Some(f) = forwarded_for {
+        request = request.header("X-Forwarded-For", f);
+    }
+    request.send().await.expect("POST").status().as_u16()
+}
+
+/// `limit + 1` posts of `path` from `browser`, each for another account (`{prefix}{i}@example.org`)
+/// and each with another forged X-Forwarded-For.
+async fn one_account_each(
+    app: &TestApp,
+    browser: &reqwest::Client,
+    path: &str,
+    prefix: &str,
+    limit: i64,
+) -> Vec<u16> {
+    let mut statuses = Vec::new();
+    for i in 0..=limit {
+        let email = format!("{prefix}{i}@example.org");
+        let forged = format!("198.51.100.{i}");
+        let password = "a long password";
+        statuses.push(post_credentials(app, browser, path, &email, password, Some(&forged)).await);
+    }
+    statuses
+}
+
+/// The first `limit` answers are `status`, the one after is 429.
+fn assert_stopped_after(statuses: &[u16], status: u16, limit: i64) {
+    let limit = limit as usize;
+    assert!(
+        statuses[..limit].iter().all(|&s| s == status),
+        "{statuses:?}"
+    );
+    assert_eq!(statuses[limit], 429, "{statuses:?}");
+}
+
+#[tokio::test]
+async fn logins_and_sign_ups_are_throttled_per_address() {
+    use spiceboard::actions::{LOGIN_FAILURES_PER_ADDRESS, SIGNUPS_PER_ADDRESS};
+    let app = spawn_app_with(0, |_| {}).await;
+    assert_eq!(
+        app.sign_up("ann@example.org", "the right password")
+            .await
+            .status(),
+        303
+    );
+
+    // One address guessing one password for many accounts: each account sees one failure only, so
+    // the per-account limit never bites; the address's does. A forged X-Forwarded-For does not
+    // make a new address (the server is not behind a proxy).
+    let guesser = client_at("127.0.0.2");
+    let statuses =
+        one_account_each(&app, &guesser, "/login", "user", LOGIN_FAILURES_PER_ADDRESS).await;
+    assert_stopped_after(&statuses, 400, LOGIN_FAILURES_PER_ADDRESS);
+    // From that address not even the right password is checked now...
+    let right = post_credentials(
+        &app,
+        &guesser,
+        "/login",
+        "ann@example.org",
+        "the right password",
+        None,
+    )
+    .await;
+    assert_eq!(right, 429);
+    // ...while the account's owner, elsewhere, logs in as usual.
+    assert_eq!(
+        app.log_in("ann@example.org", "the right password")
+            .await
+            .status(),
+        303
+    );
+
+    // Sign-ups: one address makes SIGNUPS_PER_ADDRESS accounts, then no more; another still may.
+    let farm = client_at("127.0.0.3");
+    let statuses = one_account_each(&app, &farm, "/signup", "bot", SIGNUPS_PER_ADDRESS).await;
+    assert_stopped_after(&statuses, 303, SIGNUPS_PER_ADDRESS);
+    let bots: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM users WHERE email LIKE 'bot%'")
+        .fetch_one(&app.pool)
+        .await
+        .expect("count");
+    assert_eq!(bots, SIGNUPS_PER_ADDRESS);
+    let other = client_at("127.0.0.4");
+    assert_eq!(
+        post_credentials(
+            &app,
+            &other,
+            "/signup",
+            "bea@example.org",
+            "a long password",
+            None
+        )
+        .await,
+        303
+    );
+}
+
+#[tokio::test]
+async fn behind_a_proxy_the_forwarded_address_is_the_one_throttled() {
+    use spiceboard::actions::LOGIN_FAILURES_PER_ADDRESS;
+    let app = spawn_app_with(0, |s| s.application.behind_proxy = true).await;
+    // Every request comes from the proxy (one peer address); the clients differ by forwarded address.
+    let proxy = client_at("127.0.0.5");
+    for i in 0..LOGIN_FAILURES_PER_ADDRESS {
+        let email = format!("user{i}@example.org");
+        let s =
+            post_credentials(&app, &proxy, "/login", &email, "guess", Some("203.0.113.7")).await;
+        assert_eq!(s, 400, "attempt {i}");
+    }
+    let login = |forwarded: &'static str| {
+        post_credentials(
+            &app,
+            &proxy,
+            "/login",
+            "x@example.org",
+            "guess",
+            Some(forwarded),
+        )
+    };
+    assert_eq!(
+        login("203.0.113.7").await,
+        429,
+        "the guessing client is stopped"
+    );
+    assert_eq!(
+        login("203.0.113.8").await,
+        400,
+        "another client behind the same proxy is not"
+    );
+}
+
 #[tokio::test]
 async fn a_revoked_api_token_stops_working() {
     let app = spawn_app_with(0, |_| {}).await;
@@ -939,4 +1227,61 @@ async fn the_embedded_cluster_is_stopped_by_its_last_user_and_served_once() {
         "the last user stopped the cluster"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn only_a_teams_member_chooses_its_entry_and_only_a_scored_one() {
+    let app = spawn_app_with(0, |_| {}).await;
+    app.challenge_with_split("pick", "val", false).await;
+    let (owls, foxes) = (client(), client());
+    member_with_team(&app, &owls, "pick", "ann@example.org", "Owls").await;
+    member_with_team(&app, &foxes, "pick", "bea@example.org", "Foxes").await;
+    let mut ids = Vec::new();
+    for careful in [true, false] {
+        let r = form_upload(&app, &owls, "pick", "val", demo_results(careful)).await;
+        assert_eq!(r.status(), 303);
+        let location = r.headers()["location"].to_str().expect("location");
+        ids.push(
+            location
+                .trim_start_matches("/s/")
+                .parse::<i64>()
+                .expect("id"),
+        );
+    }
+    let choose = |browser: reqwest::Client, id: i64| {
+        let app = &app;
+        async move {
+            let csrf = app.csrf_of(&browser, "/c/pick").await;
+            browser
+                .post(app.url(&format!("/s/{id}/choose")))
+                .form(&[("csrf", csrf.as_str())])
+                .send()
+                .await
+                .expect("POST choose")
+                .status()
+                .as_u16()
+        }
+    };
+    assert_eq!(choose(owls.clone(), ids[0]).await, 403, "still queued");
+    crate::helpers::fake_aggregates(&app.pool, ids[0], [Some(0.3); 7]).await;
+    crate::helpers::fake_aggregates(&app.pool, ids[1], [Some(0.1); 7]).await;
+    assert_eq!(
+        choose(foxes.clone(), ids[0]).await,
+        404,
+        "another team's submission does not exist for it"
+    );
+    // The page offers the choice to the team only; an organizer sees the page without it.
+    let button = format!("action=\"/s/{}/choose\"", ids[0]);
+    let (status, page) = get(&owls, app.url(&format!("/s/{}", ids[0]))).await;
+    assert!(status == 200 && page.contains(&button), "{status}");
+    app.log_in_as_organizer().await;
+    let (status, page) = get(&app.client, app.url(&format!("/s/{}", ids[0]))).await;
+    assert!(status == 200 && !page.contains(&button), "{status}");
+    assert_eq!(choose(owls.clone(), ids[0]).await, 303);
+    let (_, body) = get(&client(), app.url("/c/pick/leaderboard.json?split=val")).await;
+    let board: serde_json::Value = serde_json::from_str(&body).expect("json");
+    assert_eq!(
+        board["entries"][0]["submission_id"], ids[0],
+        "the chosen, not the latest"
+    );
 }

@@ -155,6 +155,10 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // The search starts from the parser without its COCO-form corrections (those are what the
+    // evidence trains).
+    let parser = &parser.without_coco();
+    let tagger = &tagger.without_coco();
     let mut conllu = String::new();
     for file in &files {
         let entries = match fidelity::read_parser_cache(file) {

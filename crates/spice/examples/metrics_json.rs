@@ -172,6 +172,7 @@ fn run() -> Result<(), String> {
                 Metric::Meteor => "METEOR",
                 Metric::RougeL => "Rouge",
                 Metric::CiderD => "CIDEr",
+                other => other.score_names()[0],
             };
             runs.push((name, std::slice::from_ref(m)));
         }

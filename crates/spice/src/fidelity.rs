@@ -63,8 +63,14 @@ fn id_key(v: &Value) -> String {
 }
 
 /// Scores `flickr8k/<input>` (`input_raw.json` or `input_ptb_tokenized.json`) and compares each
-/// caption with `flickr8k/official_per_caption.jsonl`.
-pub fn flickr8k(engine: &Engine, dir: &Path, input: &str) -> Result<CountAgreement, String> {
+/// caption with `flickr8k/official_per_caption.jsonl`; with `half`, only the items whose
+/// candidate caption falls in it.
+pub fn flickr8k(
+    engine: &Engine,
+    dir: &Path,
+    input: &str,
+    half: Option<Half>,
+) -> Result<CountAgreement, String> {
     let official_path = dir.join("flickr8k/official_per_caption.jsonl");
     let mut official: HashMap<String, (u64, u64, u64, f64)> = HashMap::new();
     for (n, line) in read(&official_path)?.lines().enumerate() {
@@ -81,9 +87,10 @@ pub fn flickr8k(engine: &Engine, dir: &Path, input: &str) -> Result<CountAgreeme
     }
     let path = dir.join("flickr8k").join(input);
     let file = std::fs::File::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let items = batch::read_input(file, &path.display().to_string())
+    let mut items = batch::read_input(file, &path.display().to_string())
         .map_err(|e| e.to_string())?
         .items;
+    items.retain(|item| half.is_none_or(|h| Half::of(&item.test) == h));
     let result = batch::evaluate(engine, &items, false).map_err(|e| e.to_string())?;
     let mut a = CountAgreement::default();
     for r in &result.items {
@@ -145,9 +152,13 @@ fn printed(set: TupleSet) -> TupleSet {
     }
 }
 
-/// Parses each caption of `spice-parser-graphs/SPICE_parsing_outputs.txt` and compares our merged
-/// scene graph with the official one, in the file's printed form.
-pub fn parser_graphs(engine: &Engine, dir: &Path) -> Result<GraphAgreement, String> {
+/// Parses each caption of `spice-parser-graphs/SPICE_parsing_outputs.txt` (of `half`, if given)
+/// and compares our merged scene graph with the official one, in the file's printed form.
+pub fn parser_graphs(
+    engine: &Engine,
+    dir: &Path,
+    half: Option<Half>,
+) -> Result<GraphAgreement, String> {
     let text = read(&dir.join("spice-parser-graphs/SPICE_parsing_outputs.txt"))?;
     let mut g = GraphAgreement::default();
     let (mut common, mut ours_n, mut theirs_n) = (0usize, 0usize, 0usize);
@@ -160,6 +171,9 @@ pub fn parser_graphs(engine: &Engine, dir: &Path) -> Result<GraphAgreement, Stri
         let Some((caption, graph)) = line.split_once('\t') else {
             continue;
         };
+        if half.is_some_and(|h| Half::of(caption) != h) {
+            continue;
+        }
         let theirs = official_tuples(graph);
         let props = engine
             .caption_proposals(caption)
@@ -246,6 +260,54 @@ pub fn printed_proposal(p: &crate::Proposal) -> Vec<String> {
     }
 }
 
+/// The inverse of [`printed_proposal`].
+fn unprinted_proposal(t: &Vec<String>) -> crate::Proposal {
+    match t.as_slice() {
+        [s, r, o] => crate::Proposal(vec![s.clone(), o.clone(), r.clone()]),
+        other => crate::Proposal(other.to_vec()),
+    }
+}
+
+/// How many neighbours serve as a pseudo-image's references (COCO has five per image).
+const PSEUDO_REFERENCES: usize = 5;
+
+/// Mean SPICE F of every caption scored against a pseudo-image: the [`PSEUDO_REFERENCES`] other
+/// captions of the set whose word sets overlap its own most (Jaccard; ties by position), standing
+/// in for the references of its image, which the cache does not record. Each caption's tuples are
+/// `proposals[i]`, so the same pseudo-images scored with our proposals and with the official ones
+/// show how far our SPICE reads from the official SPICE on this kind of text, as the COCO sets of
+/// the published results would.
+pub fn pseudo_image_f(engine: &Engine, captions: &[&str], proposals: &[Vec<crate::Proposal>]) -> f64 {
+    use rayon::prelude::*;
+    let words: Vec<BTreeSet<&str>> = captions
+        .iter()
+        .map(|c| c.split_whitespace().collect())
+        .collect();
+    let total: f64 = (0..captions.len())
+        .into_par_iter()
+        .map(|i| {
+            let mut near: Vec<(f64, usize)> = (0..captions.len())
+                .filter(|&j| j != i)
+                .map(|j| {
+                    let common = words[i].intersection(&words[j]).count();
+                    let union = words[i].len() + words[j].len() - common;
+                    (common as f64 / union.max(1) as f64, j)
+                })
+                .collect();
+            near.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            let references = engine.scene_graph_from_proposals(
+                near.iter()
+                    .take(PSEUDO_REFERENCES)
+                    .map(|&(_, j)| proposals[j].as_slice()),
+            );
+            let candidate = engine.scene_graph_from_proposals([proposals[i].as_slice()]);
+            let f = engine.score_counts(&candidate, &references).all.f;
+            if f.is_nan() { 0.0 } else { f }
+        })
+        .sum();
+    total / captions.len().max(1) as f64
+}
+
 /// Agreement of tuples of one kind (objects, attributes or relations).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct KindAgreement {
@@ -273,6 +335,10 @@ pub struct CacheAgreement {
     pub kinds: [KindAgreement; 3],
     /// For each caption we do not reproduce: (caption, tuples only we give, tuples only they give).
     pub differences: Vec<(String, Vec<String>, Vec<String>)>,
+    /// Mean SPICE F over pseudo-images, with our proposals and with the official ones: what a
+    /// leaderboard built on these captions would read (see [`pseudo_image_f`]).
+    pub mean_f: f64,
+    pub official_mean_f: f64,
 }
 
 impl CacheAgreement {
@@ -343,6 +409,12 @@ pub fn parser_cache_where(
         })
         .collect();
     let mut a = CacheAgreement::default();
+    let captions: Vec<&str> = rows.iter().map(|(c, _, _)| c.as_str()).collect();
+    let as_proposals = |s: &TupleSet| s.iter().map(unprinted_proposal).collect::<Vec<_>>();
+    let ours: Vec<_> = rows.iter().map(|(_, o, _)| as_proposals(o)).collect();
+    let theirs: Vec<_> = rows.iter().map(|(_, _, t)| as_proposals(t)).collect();
+    a.mean_f = pseudo_image_f(engine, &captions, &ours);
+    a.official_mean_f = pseudo_image_f(engine, &captions, &theirs);
     let fmt = |s: &TupleSet| {
         s.iter()
             .map(|t| format!("({})", t.join(", ")))

@@ -5,8 +5,8 @@
 //! CoreNLP 3.6.0 would (SPEC §2); [`cleanup`] prepares them (§3); [`rules`] turns them into
 //! proposals (§4); [`graph`] builds scene graphs with [`wordnet`] synonyms (§5); [`score`]
 //! matches tuples and averages (§6). [`batch`] runs the jar's batch evaluation in parallel,
-//! [`metrics`] and [`cocoeval`] the classic COCO metrics, and [`fidelity`] measures us against
-//! the official jar's outputs.
+//! [`metrics`] and [`cocoeval`] the classic COCO metrics, [`metaeval`] how well each metric
+//! agrees with human judgments, and [`fidelity`] measures us against the official jar's outputs.
 //!
 //! [`Engine`] is the entry point for callers that want scores from captions or graphs.
 
@@ -20,6 +20,7 @@ pub mod graph;
 pub mod habits;
 mod javaorder;
 pub mod lemmatize;
+pub mod metaeval;
 pub mod metrics;
 pub mod parse;
 pub mod perceptron;
@@ -176,7 +177,12 @@ pub fn tag_sentence(tagger: &tag::Tagger, words: &[&str]) -> Vec<&'static str> {
     } else {
         CLAUSE_GAP_FRAGMENT
     };
-    tagger.tag_clause(words, max_gap, CLAUSE_GAP_AFTER_PREPOSITION)
+    tagger.tag_clause_form(
+        words,
+        max_gap,
+        CLAUSE_GAP_AFTER_PREPOSITION,
+        tokenize::Form::of(words),
+    )
 }
 
 /// The tags the parser sees: the tagger's, except that "while" is shown to it as an adverb (`RB`)

@@ -1180,8 +1180,9 @@ pub struct DeltaOptions {
     pub seed: u64,
     /// Averaged weights smaller than this (in perceptron units) are dropped.
     pub prune: f32,
-    /// Learn from the unlexicalised features only (tags, labels, distances): corrections that
-    /// generalise from structure, as an unlexicalised grammar does, rather than memorise words.
+    /// Learn from the unlexicalised features only (tags, labels, distances). Measured on the
+    /// folds of the tuning half, the lexicalised corrections reproduce more (the PCFG's
+    /// attachments depend on the words through its tag splits), so this is off by default.
     pub unlexicalised: bool,
 }
 
@@ -1191,7 +1192,7 @@ impl Default for DeltaOptions {
             epochs: 8,
             seed: 7,
             prune: 0.05,
-            unlexicalised: true,
+            unlexicalised: false,
         }
     }
 }

@@ -14,6 +14,7 @@
 use std::sync::OnceLock;
 
 use crate::depgraph::is_noun_tag;
+use crate::tokenize::Form;
 use crate::perceptron::{
     self, feat, hash_lower, hash_str, put_str, put_varint, IdMap, ModelError, Reader, Trainer,
     Weights,
@@ -38,6 +39,9 @@ const FALLBACK_TAG: &str = "NN";
 
 /// The embedded tagger model (built by `scripts/train-parser`).
 static EMBEDDED: &[u8] = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/models/tagger.bin"));
+/// The tagger's corrections for pycocoevalcap's form (built by `scripts/train-coco`; empty: none).
+static EMBEDDED_COCO: &[u8] =
+    include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/models/tagger-coco.bin"));
 
 /// A trained tagger. Immutable and `Sync`: share one across threads.
 #[derive(Debug, Clone)]
@@ -46,6 +50,11 @@ pub struct Tagger {
     classes: Vec<&'static str>,
     /// Exact word hash -> class, for frequent unambiguous words.
     dict: IdMap<u8>,
+    /// The weights' quantisation scale (corrections must share it).
+    scale: f32,
+    /// Corrections added to the scores of sentences in pycocoevalcap's form ([`Form::Coco`]),
+    /// learned from the official parser's output ([`Tagger::train_delta`]).
+    coco: Option<Weights>,
 }
 
 // Feature templates. Numbers are part of the model: never renumber, only add.
@@ -227,6 +236,40 @@ fn features(toks: &[TokenHashes], i: usize, p1: u64, p2: u64, out: &mut Vec<u64>
 }
 
 /// The hash a previous tag enters features as (class index, or a pad at the sentence start).
+/// Greedy left-to-right tagging: `forced` positions and words of the tag dictionary get their
+/// class; every other token gets what `choose` makes of its position and features (which include
+/// the two classes chosen on its left).
+fn greedy(
+    words: &[impl AsRef<str>],
+    dict: &IdMap<u8>,
+    forced: &[(usize, usize)],
+    mut choose: impl FnMut(usize, &[u64]) -> usize,
+) -> Vec<usize> {
+    let mut buf = String::new();
+    let toks: Vec<TokenHashes> = words
+        .iter()
+        .enumerate()
+        .map(|(i, w)| TokenHashes::new(w.as_ref(), i == 0, &mut buf))
+        .collect();
+    let mut feats = Vec::with_capacity(32);
+    let mut out: Vec<usize> = Vec::with_capacity(words.len());
+    for i in 0..words.len() {
+        if let Some(&(_, c)) = forced.iter().find(|&&(at, _)| at == i) {
+            out.push(c);
+            continue;
+        }
+        if let Some(&c) = dict.get(&toks[i].word) {
+            out.push(c as usize);
+            continue;
+        }
+        let p1 = tag_value(i.checked_sub(1).map(|j| out[j]));
+        let p2 = tag_value(i.checked_sub(2).map(|j| out[j]));
+        features(&toks, i, p1, p2, &mut feats);
+        out.push(choose(i, &feats));
+    }
+    out
+}
+
 fn tag_value(class: Option<usize>) -> u64 {
     match class {
         Some(c) => c as u64 + 1,
@@ -248,7 +291,10 @@ impl Tagger {
     /// The model embedded in the binary, loaded once per process.
     pub fn embedded() -> Result<&'static Tagger, ModelError> {
         static CELL: OnceLock<Result<Tagger, ModelError>> = OnceLock::new();
-        CELL.get_or_init(|| Tagger::from_bytes(EMBEDDED, "embedded tagger model"))
+        CELL.get_or_init(|| {
+            Tagger::from_bytes(EMBEDDED, "embedded tagger model")?
+                .with_coco(EMBEDDED_COCO, "embedded COCO-form tagger corrections")
+        })
             .as_ref()
             .map_err(Clone::clone)
     }
@@ -279,7 +325,37 @@ impl Tagger {
             weights: m.weights,
             classes,
             dict,
+            scale: m.scale,
+            coco: None,
         })
+    }
+
+    /// The tagger with COCO-form corrections read from `bytes` (a `tagger-delta` model written
+    /// by [`Tagger::train_delta`] for this tagger); empty `bytes` mean none.
+    pub fn with_coco(mut self, bytes: &[u8], what: &str) -> Result<Tagger, ModelError> {
+        if bytes.is_empty() {
+            self.coco = None;
+            return Ok(self);
+        }
+        let m = perceptron::read_model(bytes, what, "tagger-delta")?;
+        if m.classes.iter().map(String::as_str).ne(self.classes.iter().copied())
+            || m.scale != self.scale
+        {
+            return Err(ModelError::Corrupt {
+                what: what.into(),
+                detail: "corrections made for another tagger model".into(),
+            });
+        }
+        self.coco = Some(m.weights);
+        Ok(self)
+    }
+
+    /// The tagger without its COCO-form corrections.
+    pub fn without_coco(&self) -> Tagger {
+        Tagger {
+            coco: None,
+            ..self.clone()
+        }
     }
 
     /// Reads a tagger model from a file.
@@ -311,7 +387,7 @@ impl Tagger {
     }
 
     fn tag_classes(&self, words: &[&str]) -> Vec<usize> {
-        self.decode(words, &[], |_, _, _| {})
+        self.decode(words, &[], None, |_, _, _| {})
     }
 
     /// Greedy decoding, with `forced` = (position, class) pairs fixing tokens' classes; `seen`
@@ -320,37 +396,21 @@ impl Tagger {
         &self,
         words: &[&str],
         forced: &[(usize, usize)],
+        coco: Option<&Weights>,
         mut seen: impl FnMut(usize, usize, &[i32]),
     ) -> Vec<usize> {
-        let mut buf = String::new();
-        let toks: Vec<TokenHashes> = words
-            .iter()
-            .enumerate()
-            .map(|(i, w)| TokenHashes::new(w, i == 0, &mut buf))
-            .collect();
-        let mut feats = Vec::with_capacity(32);
         let mut scores = vec![0i32; self.weights.score_len()];
         let n = self.classes.len().max(1);
-        let mut out: Vec<usize> = Vec::with_capacity(words.len());
-        for i in 0..words.len() {
-            if let Some(&(_, c)) = forced.iter().find(|&&(at, _)| at == i) {
-                out.push(c);
-                continue;
-            }
-            if let Some(&c) = self.dict.get(&toks[i].word) {
-                out.push(c as usize);
-                continue;
-            }
-            let p1 = tag_value(i.checked_sub(1).map(|j| out[j]));
-            let p2 = tag_value(i.checked_sub(2).map(|j| out[j]));
-            features(&toks, i, p1, p2, &mut feats);
+        greedy(words, &self.dict, forced, |i, feats| {
             scores.iter_mut().for_each(|s| *s = 0);
-            self.weights.score(&feats, &mut scores);
+            self.weights.score(feats, &mut scores);
+            if let Some(c) = coco {
+                c.score(feats, &mut scores);
+            }
             let best = argmax(&scores[..n]);
             seen(i, best, &scores[..n]);
-            out.push(best);
-        }
-        out
+            best
+        })
     }
 
     /// Tags a sentence the way CoreNLP's PCFG reads a caption with a finite verb that a tagger
@@ -376,6 +436,21 @@ impl Tagger {
         max_gap: i32,
         max_gap_after_preposition: i32,
     ) -> Vec<&'static str> {
+        self.tag_clause_form(words, max_gap, max_gap_after_preposition, Form::AsWritten)
+    }
+
+    /// [`Tagger::tag_clause`] with the corrections for `form` (pycocoevalcap's form has some).
+    pub fn tag_clause_form(
+        &self,
+        words: &[&str],
+        max_gap: i32,
+        max_gap_after_preposition: i32,
+        form: Form,
+    ) -> Vec<&'static str> {
+        let coco = match form {
+            Form::Coco => self.coco.as_ref(),
+            Form::AsWritten => None,
+        };
         let class = |name: &str| self.classes.iter().position(|c| *c == name);
         let name = |c: usize| self.classes.get(c).copied().unwrap_or(FALLBACK_TAG);
         let (Some(vbz), Some(vbp)) = (class("VBZ"), class("VBP")) else {
@@ -394,7 +469,8 @@ impl Tagger {
         // tokens have none).
         let decode_scored = |forced: &[(usize, usize)]| {
             let mut scored: Vec<Option<(i32, usize)>> = vec![None; words.len()];
-            let classes = self.decode(words, forced, |i, c, s| score_nouns(&mut scored, i, c, s));
+            let classes =
+                self.decode(words, forced, coco, |i, c, s| score_nouns(&mut scored, i, c, s));
             (classes, scored)
         };
         let mut forced = Vec::new();
@@ -470,7 +546,7 @@ impl Tagger {
         let classes = match best {
             Some((_, i, verb)) => {
                 forced.push((i, verb));
-                self.decode(words, &forced, |_, _, _| {})
+                self.decode(words, &forced, coco, |_, _, _| {})
             }
             None => classes,
         };
@@ -487,7 +563,7 @@ impl Tagger {
         let classes = match class("NN") {
             Some(nn) if !colours.is_empty() => {
                 forced.extend(colours.into_iter().map(|k| (k, nn)));
-                self.decode(words, &forced, |_, _, _| {})
+                self.decode(words, &forced, coco, |_, _, _| {})
             }
             _ => classes,
         };
@@ -657,41 +733,25 @@ pub fn train(
     let mut order: Vec<usize> = (0..sents.len()).collect();
     let mut rng = perceptron::mix64(opts.seed);
     let mut model = Trainer::new(classes.len());
-    let mut buf = String::new();
-    let mut feats = Vec::with_capacity(32);
     let mut scores = vec![0f32; classes.len()];
     for epoch in 0..opts.epochs {
         shuffle(&mut order, &mut rng);
         let (mut right, mut total) = (0usize, 0usize);
         for &k in &order {
-            let words = &sents[k].0;
-            let toks: Vec<TokenHashes> = words
-                .iter()
-                .enumerate()
-                .map(|(i, w)| TokenHashes::new(w, i == 0, &mut buf))
-                .collect();
-            let mut out: Vec<usize> = Vec::with_capacity(words.len());
-            for i in 0..words.len() {
+            greedy(&sents[k].0, &dict, &[], |i, feats| {
                 let g = gold[k][i];
-                if let Some(&c) = dict.get(&toks[i].word) {
-                    out.push(c as usize);
-                    continue;
-                }
-                let p1 = tag_value(i.checked_sub(1).map(|j| out[j]));
-                let p2 = tag_value(i.checked_sub(2).map(|j| out[j]));
-                features(&toks, i, p1, p2, &mut feats);
                 scores.iter_mut().for_each(|s| *s = 0.0);
-                model.score(&feats, &mut scores);
+                model.score(feats, &mut scores);
                 let guess = argmax(&scores);
                 if epoch == 0 {
-                    model.observe(&feats);
+                    model.observe(feats);
                 }
                 model.tick();
-                model.update(&feats, g, guess);
+                model.update(feats, g, guess);
                 right += (guess == g) as usize;
                 total += 1;
-                out.push(guess);
-            }
+                guess
+            });
         }
         if epoch == 0 && opts.min_count > 1 {
             model.freeze(opts.min_count);
@@ -712,6 +772,81 @@ pub fn train(
     }
     let names: Vec<String> = classes.iter().map(|c| c.to_string()).collect();
     Ok(perceptron::write_model("tagger", &names, &extra, &rows))
+}
+
+impl Tagger {
+    /// Trains corrections to this tagger: a second perceptron whose weights are added to the
+    /// tagger's scores (in its quantisation scale), on `sents` (each counted `weight` times),
+    /// decoding greedily with both. Words of the tag dictionary keep their tag. Returns the
+    /// corrections' model file (for [`Tagger::with_coco`]).
+    pub fn train_delta(
+        &self,
+        sents: &[(TaggedSentence, usize)],
+        epochs: usize,
+        seed: u64,
+        log: &mut dyn FnMut(String),
+    ) -> Result<Vec<u8>, String> {
+        let n = self.classes.len();
+        let mut usable = Vec::new();
+        for (k, ((words, tags), weight)) in sents.iter().enumerate() {
+            if words.len() != tags.len() {
+                return Err(format!("training sentence {k}: {} words but {} tags", words.len(), tags.len()));
+            }
+            let gold = tags
+                .iter()
+                .map(|t| {
+                    self.classes
+                        .iter()
+                        .position(|c| c == t)
+                        .ok_or_else(|| format!("training sentence {k}: tag {t:?} is not one of the tagger's"))
+                })
+                .collect::<Result<Vec<usize>, String>>()?;
+            for _ in 0..*weight {
+                usable.push((k, gold.clone()));
+            }
+        }
+        let mut model = Trainer::new(n);
+        let mut rng = perceptron::mix64(seed ^ 0x7A66);
+        let mut order: Vec<usize> = (0..usable.len()).collect();
+        let mut base = vec![0i32; self.weights.score_len()];
+        let mut scores = vec![0f32; n];
+        for epoch in 0..epochs {
+            shuffle(&mut order, &mut rng);
+            let (mut right, mut total) = (0usize, 0usize);
+            for &u in &order {
+                let (k, gold) = &usable[u];
+                greedy(&sents[*k].0 .0, &self.dict, &[], |i, feats| {
+                    base.iter_mut().for_each(|s| *s = 0);
+                    self.weights.score(feats, &mut base);
+                    for (x, b) in scores.iter_mut().zip(&base) {
+                        *x = *b as f32 * self.scale;
+                    }
+                    model.score(feats, &mut scores);
+                    let guess = argmax(&scores);
+                    model.tick();
+                    model.update(feats, gold[i], guess);
+                    right += usize::from(guess == gold[i]);
+                    total += 1;
+                    guess
+                });
+            }
+            log(format!(
+                "tagger corrections epoch {}: {:.2}% of model-tagged tokens right while training, {} features",
+                epoch + 1,
+                100.0 * right as f64 / total.max(1) as f64,
+                model.n_features()
+            ));
+        }
+        let rows = model.averaged(0.05, usize::MAX);
+        let names: Vec<String> = self.classes.iter().map(|c| c.to_string()).collect();
+        Ok(perceptron::write_model_scaled(
+            "tagger-delta",
+            &names,
+            &[],
+            &rows,
+            Some(self.scale),
+        ))
+    }
 }
 
 fn argmax_usize(xs: &[usize]) -> usize {

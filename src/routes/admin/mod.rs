@@ -2,17 +2,17 @@
 //! add baselines and the Human row, re-score, soft-delete submissions, export CSV. Each action is
 //! one call into `crate::actions`, which the CLI shares.
 
-use actix_multipart::Multipart;
 use actix_web::http::header::LOCATION;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 use serde::Deserialize;
 use sqlx::PgPool;
 
+use super::forms::{Organizer, Posted, Sender, Upload};
 use super::home::html;
-use super::{browser_form, multipart, Layout, PageError};
+use super::{multipart, Layout, PageError};
 use crate::actions::{self, Uploader, Viewer};
-use crate::auth::{self, MaybeUser};
+use crate::auth::MaybeUser;
 use crate::domain::leaderboard::SortKey;
 use crate::domain::{ChallengeSlug, SplitName, Title};
 use crate::scoring::SharedEngine;
@@ -22,21 +22,9 @@ use crate::storage::challenges::{self, Challenge};
 use crate::storage::splits::{self, Split};
 use crate::storage::submissions::{self, Submission};
 
+/// The organizer looking at a page of this area.
 fn organizer(user: MaybeUser) -> Result<User, PageError> {
-    match user.0 {
-        Some(u) if u.is_admin => Ok(u),
-        Some(_) => Err(PageError::Forbidden),
-        None => Err(PageError::LoginRequired),
-    }
-}
-
-/// An organizer's form post: the user must be an organizer and the form's CSRF token valid.
-fn organizer_posting(user: MaybeUser, req: &HttpRequest, csrf: &str) -> Result<User, PageError> {
-    let u = organizer(user)?;
-    if !auth::csrf_ok(req, csrf) {
-        return Err(PageError::Csrf);
-    }
-    Ok(u)
+    Organizer::admit(user.0).map(|Organizer(u)| u)
 }
 
 /// The organizer's forms: files up to the server's own request limit.
@@ -90,7 +78,6 @@ pub async fn index(
 
 #[derive(Deserialize)]
 pub struct NewChallenge {
-    csrf: String,
     slug: String,
     title: String,
     #[serde(default)]
@@ -98,12 +85,9 @@ pub struct NewChallenge {
 }
 
 pub async fn create_challenge(
-    req: HttpRequest,
     pool: web::Data<PgPool>,
-    user: MaybeUser,
-    form: web::Form<NewChallenge>,
+    Posted { form, .. }: Posted<Organizer, NewChallenge>,
 ) -> Result<HttpResponse, PageError> {
-    organizer_posting(user, &req, &form.csrf)?;
     let slug =
         ChallengeSlug::parse(&form.slug).map_err(|e| PageError::BadRequest(e.to_string()))?;
     let title = Title::parse(&form.title).map_err(|e| PageError::BadRequest(e.to_string()))?;
@@ -176,16 +160,13 @@ pub async fn challenge(
 }
 
 pub async fn import_references(
-    req: HttpRequest,
     pool: web::Data<PgPool>,
     engine: web::Data<SharedEngine>,
     config: web::Data<AppConfig>,
-    user: MaybeUser,
     slug: web::Path<String>,
-    payload: Multipart,
+    Upload { body, .. }: Upload<Organizer>,
 ) -> Result<HttpResponse, PageError> {
-    let _ = organizer(user)?;
-    let form = browser_form(&req, payload, server_limits(&config), Ok(())).await?;
+    let form = body.read(server_limits(&config), Ok(())).await?;
     let challenge = actions::challenge(&pool, &slug).await?;
     actions::check_disk(config.settings.disk_floor().as_ref())?;
     let split =
@@ -226,7 +207,6 @@ pub async fn import_references(
 
 #[derive(Deserialize)]
 pub struct LimitsForm {
-    csrf: String,
     #[serde(default)]
     daily: String,
     #[serde(default)]
@@ -249,13 +229,10 @@ fn optional_count(s: &str, what: &str) -> Result<Option<i32>, PageError> {
 }
 
 pub async fn set_limits(
-    req: HttpRequest,
     pool: web::Data<PgPool>,
-    user: MaybeUser,
     slug: web::Path<String>,
-    form: web::Form<LimitsForm>,
+    Posted { form, .. }: Posted<Organizer, LimitsForm>,
 ) -> Result<HttpResponse, PageError> {
-    organizer_posting(user, &req, &form.csrf)?;
     let challenge = actions::challenge(&pool, &slug).await?;
     let daily = optional_count(&form.daily, "daily limit")?;
     let total = optional_count(&form.total, "total limit")?;
@@ -285,7 +262,6 @@ pub async fn set_limits(
 
 #[derive(Deserialize)]
 pub struct VisibilityForm {
-    csrf: String,
     hidden: String,
 }
 
@@ -296,13 +272,10 @@ async fn split_of(pool: &PgPool, slug: &str, split: &str) -> Result<(Challenge, 
 }
 
 pub async fn set_visibility(
-    req: HttpRequest,
     pool: web::Data<PgPool>,
-    user: MaybeUser,
     path: web::Path<(String, String)>,
-    form: web::Form<VisibilityForm>,
+    Posted { form, .. }: Posted<Organizer, VisibilityForm>,
 ) -> Result<HttpResponse, PageError> {
-    organizer_posting(user, &req, &form.csrf)?;
     let (challenge, split) = split_of(&pool, &path.0, &path.1).await?;
     let hidden = form.hidden == "true";
     splits::set_hidden(pool.get_ref(), split.id, hidden).await?;
@@ -317,15 +290,15 @@ pub async fn set_visibility(
 }
 
 pub async fn add_baseline(
-    req: HttpRequest,
     pool: web::Data<PgPool>,
     config: web::Data<AppConfig>,
-    user: MaybeUser,
     path: web::Path<(String, String)>,
-    payload: Multipart,
+    Upload {
+        by: Organizer(user),
+        body,
+    }: Upload<Organizer>,
 ) -> Result<HttpResponse, PageError> {
-    let user = organizer(user)?;
-    let form = browser_form(&req, payload, server_limits(&config), Ok(())).await?;
+    let form = body.read(server_limits(&config), Ok(())).await?;
     let (challenge, split) = split_of(&pool, &path.0, &path.1).await?;
     let label = crate::domain::TeamName::parse(form.field("label"))
         .map_err(|e| PageError::BadRequest(format!("baseline label: {e}")))?;
@@ -359,14 +332,11 @@ pub async fn add_baseline(
 }
 
 pub async fn compute_human(
-    req: HttpRequest,
     pool: web::Data<PgPool>,
     config: web::Data<AppConfig>,
-    user: MaybeUser,
     path: web::Path<(String, String)>,
-    form: web::Form<super::CsrfForm>,
+    _: Posted<Organizer>,
 ) -> Result<HttpResponse, PageError> {
-    organizer_posting(user, &req, &form.csrf)?;
     let (challenge, split) = split_of(&pool, &path.0, &path.1).await?;
     let s = actions::compute_human(&pool, &split, config.settings.worker.max_attempts).await?;
     Ok(back(
@@ -376,14 +346,11 @@ pub async fn compute_human(
 }
 
 pub async fn rescore(
-    req: HttpRequest,
     pool: web::Data<PgPool>,
     config: web::Data<AppConfig>,
-    user: MaybeUser,
     path: web::Path<(String, String)>,
-    form: web::Form<super::CsrfForm>,
+    _: Posted<Organizer>,
 ) -> Result<HttpResponse, PageError> {
-    organizer_posting(user, &req, &form.csrf)?;
     let (challenge, split) = split_of(&pool, &path.0, &path.1).await?;
     let n = actions::rescore(&pool, &split, config.settings.worker.max_attempts).await?;
     Ok(back(
@@ -393,13 +360,10 @@ pub async fn rescore(
 }
 
 pub async fn delete_submission(
-    req: HttpRequest,
     pool: web::Data<PgPool>,
-    user: MaybeUser,
     id: web::Path<i64>,
-    form: web::Form<super::CsrfForm>,
+    _: Posted<Organizer>,
 ) -> Result<HttpResponse, PageError> {
-    organizer_posting(user, &req, &form.csrf)?;
     let s = submissions::by_id(pool.get_ref(), *id)
         .await?
         .ok_or(PageError::NotFound)?;

@@ -16,7 +16,7 @@ use crate::actions::{self, ActionError, Uploader};
 use crate::auth::{self, MaybeUser};
 use crate::domain::UploadError;
 use crate::startup::AppConfig;
-use crate::storage::{challenges, scores, splits, submissions};
+use crate::storage::{scores, splits};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
@@ -60,13 +60,16 @@ impl From<multipart::FormError> for ApiError {
 impl From<ActionError> for ApiError {
     fn from(e: ActionError) -> Self {
         match e {
-            ActionError::NoChallenge(_) | ActionError::NoSubmission(_) => ApiError::NotFound,
+            ActionError::NoChallenge(_)
+            | ActionError::NoSubmission(_)
+            | ActionError::NoImage(..) => ApiError::NotFound,
             ActionError::Upload(u @ UploadError::TooLarge { .. }) => {
                 ApiError::TooLarge(u.to_string())
             }
             ActionError::Quota(q) => ApiError::Quota(q),
             ActionError::Database(db) => db.into(),
             ActionError::DiskFull(m) => ApiError::Unavailable(m),
+            ActionError::Internal(cause) => ApiError::Internal(anyhow::anyhow!(cause)),
             ActionError::TooManyAttempts => ApiError::Quota(e_text_too_many()),
             other => ApiError::Rejected(other.to_string()),
         }
@@ -114,10 +117,10 @@ pub async fn upload(
     if team.challenge_id != challenge.id {
         return Err(ApiError::WrongChallenge);
     }
-    let limits = multipart::Limits {
-        file: challenge.max_file_bytes.max(0) as u64,
-        body: config.settings.limits.max_request_bytes as u64,
-    };
+    let limits = multipart::Limits::team_upload(
+        challenge.max_file_bytes,
+        config.settings.limits.max_request_bytes,
+    );
     // The token and the challenge are checked; the form has nothing more to show before the file.
     let form = multipart::read(&req, payload, limits, |_| Ok::<(), ApiError>(()))
         .await
@@ -186,21 +189,9 @@ pub async fn status(
     if user.0.is_none() && bearer.is_none() {
         return Err(ApiError::Unauthorized);
     }
-    let s = submissions::by_id(pool.get_ref(), *id)
-        .await?
-        .ok_or(ApiError::NotFound)?;
-    let split = splits::by_id(pool.get_ref(), s.split_id)
-        .await?
-        .ok_or(ApiError::NotFound)?;
-    if !super::submissions::can_view(&pool, &s, &split, user.0.as_ref(), bearer.map(|t| t.id))
-        .await?
-    {
-        return Err(ApiError::NotFound);
-    }
-    let challenge = challenges::by_id(pool.get_ref(), split.challenge_id)
-        .await?
-        .ok_or(ApiError::NotFound)?;
-    let info = super::submissions::status_info(&pool, &s).await?;
+    let (s, split, challenge) =
+        actions::visible_submission(&pool, *id, user.0.as_ref(), bearer.map(|t| t.id)).await?;
+    let info = actions::submission_status(&pool, &s).await?;
     let mut scores_json = serde_json::Map::new();
     for c in scores::aggregates(pool.get_ref(), s.id).await? {
         scores_json.insert(

@@ -6,10 +6,11 @@ use askama::Template;
 use serde::Deserialize;
 use sqlx::PgPool;
 
+use super::forms::{Anyone, Posted};
 use super::home::html;
 use super::{Layout, PageError};
 use crate::actions;
-use crate::auth::{self, CookiePolicy, MaybeUser};
+use crate::auth::{self, CookiePolicy};
 use crate::domain::{Email, LocalPath, Password};
 use crate::startup::AppConfig;
 use crate::storage::accounts;
@@ -33,7 +34,6 @@ pub struct NextQuery {
 pub struct Credentials {
     email: String,
     password: String,
-    csrf: String,
     #[serde(default)]
     next: String,
 }
@@ -93,11 +93,8 @@ pub async fn signup(
     pool: web::Data<PgPool>,
     policy: web::Data<CookiePolicy>,
     config: web::Data<AppConfig>,
-    form: web::Form<Credentials>,
+    Posted { form, .. }: Posted<Anyone, Credentials>,
 ) -> Result<HttpResponse, PageError> {
-    if !auth::csrf_ok(&req, &form.csrf) {
-        return Err(PageError::Csrf);
-    }
     let next = LocalPath::parse(&form.next);
     let parsed =
         Email::parse(&form.email).and_then(|e| Password::parse(&form.password).map(|p| (e, p)));
@@ -105,21 +102,13 @@ pub async fn signup(
         Ok(v) => v,
         Err(e) => return render(&req, true, &form.email, Some(e.to_string()), &form.next),
     };
-    actions::signup_allowed(&pool, &client_address(&req, &config)).await?;
-    let pw = password.expose().to_string();
-    let hash = web::block(move || auth::hash_password(&pw))
-        .await
-        .map_err(|e| PageError::Internal(e.into()))?
-        .map_err(|e| PageError::Internal(anyhow::anyhow!("password hashing failed: {e}")))?;
-    let Some(user) = accounts::create_user(pool.get_ref(), email.as_str(), &hash, false).await?
-    else {
-        return render(
-            &req,
-            true,
-            &form.email,
-            Some("that e-mail address already has an account; log in instead".into()),
-            &form.next,
-        );
+    let address = client_address(&req, &config);
+    let user = match actions::sign_up(&pool, &address, &email, &password).await {
+        Ok(user) => user,
+        Err(e @ actions::ActionError::AccountExists) => {
+            return render(&req, true, &form.email, Some(e.to_string()), &form.next)
+        }
+        Err(e) => return Err(e.into()),
     };
     let cookie = auth::start_session(pool.get_ref(), &policy, user.id).await?;
     Ok(HttpResponse::SeeOther()
@@ -133,41 +122,22 @@ pub async fn login(
     pool: web::Data<PgPool>,
     policy: web::Data<CookiePolicy>,
     config: web::Data<AppConfig>,
-    form: web::Form<Credentials>,
+    Posted { form, .. }: Posted<Anyone, Credentials>,
 ) -> Result<HttpResponse, PageError> {
-    if !auth::csrf_ok(&req, &form.csrf) {
-        return Err(PageError::Csrf);
-    }
     let next = LocalPath::parse(&form.next);
-    let email = form.email.trim().to_lowercase();
     let address = client_address(&req, &config);
-    actions::login_allowed(&pool, &address, &email).await?;
-    let user = accounts::user_by_email(pool.get_ref(), &email).await?;
-    let (pw, hash) = (
-        form.password.clone(),
-        user.as_ref().map(|u| u.password_hash.clone()),
-    );
-    let ok = web::block(move || auth::verify_password(&pw, hash.as_deref()))
-        .await
-        .map_err(|e| PageError::Internal(e.into()))?;
-    match user {
-        Some(user) if ok => {
+    match actions::log_in(&pool, &address, &form.email, &form.password).await {
+        Ok(user) => {
             let cookie = auth::start_session(pool.get_ref(), &policy, user.id).await?;
             Ok(HttpResponse::SeeOther()
                 .insert_header((LOCATION, next.as_str()))
                 .cookie(cookie)
                 .finish())
         }
-        _ => {
-            actions::login_failed(&pool, &address, &email).await?;
-            render(
-                &req,
-                false,
-                &form.email,
-                Some("wrong e-mail address or password".into()),
-                &form.next,
-            )
+        Err(e @ actions::ActionError::WrongCredentials) => {
+            render(&req, false, &form.email, Some(e.to_string()), &form.next)
         }
+        Err(e) => Err(e.into()),
     }
 }
 
@@ -175,13 +145,11 @@ pub async fn logout(
     req: HttpRequest,
     pool: web::Data<PgPool>,
     policy: web::Data<CookiePolicy>,
-    user: MaybeUser,
-    form: web::Form<super::CsrfForm>,
+    Posted {
+        by: Anyone(user), ..
+    }: Posted<Anyone>,
 ) -> Result<HttpResponse, PageError> {
-    if !auth::csrf_ok(&req, &form.csrf) {
-        return Err(PageError::Csrf);
-    }
-    if let (Some(_), Some(c)) = (user.0, req.cookie(auth::SESSION_COOKIE)) {
+    if let (Some(_), Some(c)) = (user, req.cookie(auth::SESSION_COOKIE)) {
         accounts::delete_session(pool.get_ref(), &auth::token_hash(c.value())).await?;
     }
     Ok(HttpResponse::SeeOther()

@@ -5,13 +5,14 @@ use askama::Template;
 use serde::Deserialize;
 use sqlx::PgPool;
 
+use super::forms::{Member, Posted};
 use super::home::html;
 use super::view::score;
-use super::{member_posting, Layout, PageError};
+use super::{Layout, PageError};
 use crate::actions::{self, Viewer};
 use crate::auth::{self, MaybeUser};
 use crate::domain::leaderboard::{RankedEntry, SortKey};
-use crate::domain::TeamName;
+use crate::domain::{CaptionMode, SubmissionKind, TeamName};
 use crate::storage::accounts::{self, TokenInfo};
 use crate::storage::challenges::Challenge;
 use crate::storage::splits::{self, Split};
@@ -50,19 +51,19 @@ pub async fn overview(
     user: MaybeUser,
     slug: web::Path<String>,
 ) -> Result<HttpResponse, PageError> {
-    render_overview(&req, &pool, user, &slug, None).await
+    render_overview(&req, &pool, user.0.as_ref(), &slug, None).await
 }
 
 async fn render_overview(
     req: &HttpRequest,
     pool: &PgPool,
-    user: MaybeUser,
+    user: Option<&accounts::User>,
     slug: &str,
     new_token: Option<String>,
 ) -> Result<HttpResponse, PageError> {
     let challenge = actions::challenge(pool, slug).await?;
     let splits = splits::list_current(pool, challenge.id).await?;
-    let team = match &user.0 {
+    let team = match user {
         Some(u) => accounts::team_of_user(pool, challenge.id, u.id).await?,
         None => None,
     };
@@ -70,9 +71,9 @@ async fn render_overview(
         Some(t) => accounts::tokens_of_team(pool, t.id).await?,
         None => Vec::new(),
     };
-    let coco_mode = splits.iter().any(|s| s.caption_mode == "coco");
+    let coco_mode = splits.iter().any(|s| s.caption_mode == CaptionMode::Coco);
     let page = Overview {
-        layout: Layout::new(req, user.0.as_ref()),
+        layout: Layout::new(req, user),
         challenge,
         splits,
         team,
@@ -85,27 +86,26 @@ async fn render_overview(
 
 #[derive(Deserialize)]
 pub struct TeamForm {
-    csrf: String,
     name: String,
 }
 
 pub async fn create_team(
     req: HttpRequest,
     pool: web::Data<PgPool>,
-    user: MaybeUser,
     slug: web::Path<String>,
-    form: web::Form<TeamForm>,
+    Posted {
+        by: Member(u),
+        form,
+    }: Posted<Member, TeamForm>,
 ) -> Result<HttpResponse, PageError> {
-    let u = member_posting(&user, &req, &form.csrf)?;
     let challenge = actions::challenge(&pool, &slug).await?;
     let name = TeamName::parse(&form.name).map_err(|e| PageError::BadRequest(e.to_string()))?;
     let (_, token) = actions::create_team(&pool, &challenge, &name, Some(u.id)).await?;
-    render_overview(&req, &pool, user, &slug, Some(token)).await
+    render_overview(&req, &pool, Some(&u), &slug, Some(token)).await
 }
 
 #[derive(Deserialize)]
 pub struct TokenForm {
-    csrf: String,
     #[serde(default)]
     label: String,
 }
@@ -113,11 +113,12 @@ pub struct TokenForm {
 pub async fn create_token(
     req: HttpRequest,
     pool: web::Data<PgPool>,
-    user: MaybeUser,
     slug: web::Path<String>,
-    form: web::Form<TokenForm>,
+    Posted {
+        by: Member(u),
+        form,
+    }: Posted<Member, TokenForm>,
 ) -> Result<HttpResponse, PageError> {
-    let u = member_posting(&user, &req, &form.csrf)?;
     let challenge = actions::challenge(&pool, &slug).await?;
     let team = accounts::team_of_user(pool.get_ref(), challenge.id, u.id)
         .await?
@@ -125,25 +126,23 @@ pub async fn create_token(
     let token = auth::new_token();
     let label: String = form.label.trim().chars().take(80).collect();
     accounts::create_api_token(pool.get_ref(), team.id, &auth::token_hash(&token), &label).await?;
-    render_overview(&req, &pool, user, &slug, Some(token)).await
+    render_overview(&req, &pool, Some(&u), &slug, Some(token)).await
 }
 
 /// Revokes one of the team's API tokens: it stops working at once.
 pub async fn revoke_token(
     req: HttpRequest,
     pool: web::Data<PgPool>,
-    user: MaybeUser,
     path: web::Path<(String, i64)>,
-    form: web::Form<super::CsrfForm>,
+    Posted { by: Member(u), .. }: Posted<Member>,
 ) -> Result<HttpResponse, PageError> {
-    let u = member_posting(&user, &req, &form.csrf)?;
     let (slug, token_id) = path.into_inner();
     let challenge = actions::challenge(&pool, &slug).await?;
     let team = accounts::team_of_user(pool.get_ref(), challenge.id, u.id)
         .await?
         .ok_or(PageError::Forbidden)?;
     actions::revoke_token(&pool, Some(team.id), token_id).await?;
-    render_overview(&req, &pool, user, &slug, None).await
+    render_overview(&req, &pool, Some(&u), &slug, None).await
 }
 
 #[derive(Deserialize)]
@@ -177,7 +176,7 @@ async fn pick_split(
 
 struct Row {
     rank: usize,
-    kind: String,
+    kind: SubmissionKind,
     name: String,
     link: Option<String>,
     cells: Vec<String>,
@@ -263,9 +262,9 @@ pub async fn leaderboard(
                 || (r.entry.team_id.is_some() && r.entry.team_id == viewer.team_id);
             Row {
                 rank: r.rank,
-                kind: r.entry.kind.clone(),
+                kind: r.entry.kind,
                 name: r.entry.name.clone(),
-                link: (own || r.entry.kind != "team")
+                link: (own || r.entry.kind != SubmissionKind::Team)
                     .then(|| format!("/s/{}", r.entry.submission_id)),
                 cells: keys.iter().map(|k| score(k.value(&r.entry))).collect(),
             }
@@ -318,7 +317,7 @@ pub async fn leaderboard_csv(
 #[derive(serde::Serialize)]
 struct PublicEntry<'a> {
     rank: usize,
-    kind: &'a str,
+    kind: SubmissionKind,
     name: &'a str,
     submission_id: i64,
     scored_at: Option<chrono::DateTime<chrono::Utc>>,
@@ -340,7 +339,7 @@ impl<'a> From<&'a RankedEntry> for PublicEntry<'a> {
         let e = &r.entry;
         PublicEntry {
             rank: r.rank,
-            kind: &e.kind,
+            kind: e.kind,
             name: &e.name,
             submission_id: e.submission_id,
             scored_at: e.scored_at,

@@ -1,27 +1,25 @@
 //! Uploading through the form, and the pages of a submission: status (updating itself), scores,
 //! per-category P/R/F, per-image table worst first, and one image's tuples.
 
-use actix_multipart::Multipart;
 use actix_web::http::header::LOCATION;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 use serde::Deserialize;
 use sqlx::PgPool;
 
+use super::forms::{Member, Posted, Upload};
 use super::home::html;
 use super::view::score;
-use super::{browser_form, member_posting, multipart, Layout, PageError};
+use super::{multipart, Layout, PageError};
 use crate::actions::{self, Uploader};
 use crate::auth::MaybeUser;
 use crate::domain::UploadError;
-use crate::scoring::ImageDetails;
 use crate::startup::AppConfig;
 use crate::storage::accounts::{self, User};
 use crate::storage::challenges::Challenge;
 use crate::storage::scores::{self, CategoryScore};
 use crate::storage::splits::{self, Split};
 use crate::storage::submissions::{self, Submission};
-use crate::storage::{challenges, queue};
 
 #[derive(Template)]
 #[template(path = "submit.html")]
@@ -86,13 +84,12 @@ pub async fn upload(
     req: HttpRequest,
     pool: web::Data<PgPool>,
     config: web::Data<AppConfig>,
-    user: MaybeUser,
     slug: web::Path<String>,
-    payload: Multipart,
+    Upload {
+        by: Member(user),
+        body,
+    }: Upload<Member>,
 ) -> Result<HttpResponse, PageError> {
-    let Some(user) = user.0 else {
-        return Err(PageError::LoginRequired);
-    };
     let challenge = actions::challenge(&pool, &slug).await?;
     let team = accounts::team_of_user(pool.get_ref(), challenge.id, user.id).await?;
     let ready = match &team {
@@ -101,11 +98,11 @@ pub async fn upload(
             "join or create a team on the challenge page first".into(),
         )),
     };
-    let limits = multipart::Limits {
-        file: challenge.max_file_bytes.max(0) as u64,
-        body: config.settings.limits.max_request_bytes as u64,
-    };
-    let form = browser_form(&req, payload, limits, ready).await?;
+    let limits = multipart::Limits::team_upload(
+        challenge.max_file_bytes,
+        config.settings.limits.max_request_bytes,
+    );
+    let form = body.read(limits, ready).await?;
     let Some(team) = team else {
         return Err(PageError::Forbidden);
     };
@@ -141,101 +138,13 @@ pub async fn upload(
         Ok(s) => Ok(HttpResponse::SeeOther()
             .insert_header((LOCATION, format!("/s/{}", s.id)))
             .finish()),
-        Err(e @ (actions::ActionError::Database(_) | actions::ActionError::DiskFull(_))) => {
-            Err(e.into())
-        }
+        Err(
+            e @ (actions::ActionError::Database(_)
+            | actions::ActionError::DiskFull(_)
+            | actions::ActionError::Internal(_)),
+        ) => Err(e.into()),
         Err(e) => submit_page(&req, &pool, &user, &slug, Some(e.to_string())).await,
     }
-}
-
-/// May this user see this submission? Its team and organizers always; baseline and Human rows
-/// everyone once the split is revealed. Others get "not found", so ids reveal nothing.
-pub async fn can_view(
-    pool: &PgPool,
-    s: &Submission,
-    split: &Split,
-    user: Option<&User>,
-    bearer_team: Option<i64>,
-) -> Result<bool, sqlx::Error> {
-    if s.deleted_at.is_some() && !user.is_some_and(|u| u.is_admin) {
-        return Ok(false);
-    }
-    if user.is_some_and(|u| u.is_admin) {
-        return Ok(true);
-    }
-    match s.team_id {
-        None => Ok(!split.hidden),
-        Some(team) => {
-            if bearer_team == Some(team) {
-                return Ok(true);
-            }
-            let Some(u) = user else { return Ok(false) };
-            let mine = accounts::team_of_user(pool, split.challenge_id, u.id).await?;
-            Ok(mine.is_some_and(|t| t.id == team))
-        }
-    }
-}
-
-fn is_organizer(user: Option<&User>) -> bool {
-    user.is_some_and(|u| u.is_admin)
-}
-
-async fn load_visible(
-    pool: &PgPool,
-    id: i64,
-    user: Option<&User>,
-) -> Result<(Submission, Split, Challenge), PageError> {
-    let s = submissions::by_id(pool, id)
-        .await?
-        .ok_or(PageError::NotFound)?;
-    let split = splits::by_id(pool, s.split_id)
-        .await?
-        .ok_or(PageError::NotFound)?;
-    if !can_view(pool, &s, &split, user, None).await? {
-        return Err(PageError::NotFound);
-    }
-    let challenge = challenges::by_id(pool, split.challenge_id)
-        .await?
-        .ok_or(PageError::NotFound)?;
-    Ok((s, split, challenge))
-}
-
-/// The status line of a submission, as the page and `status_fragment` show it.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct StatusInfo {
-    pub status: String,
-    pub queue_position: Option<i64>,
-    pub attempts: i32,
-    pub error: Option<String>,
-}
-
-pub async fn status_info(pool: &PgPool, s: &Submission) -> Result<StatusInfo, sqlx::Error> {
-    let job = queue::latest_of_submission(pool, s.id).await?;
-    let (queue_position, attempts, job_error) = match &job {
-        Some(j) if j.state == "queued" => (
-            Some(queue::position(pool, j.id).await?),
-            j.attempts,
-            j.last_error.clone(),
-        ),
-        Some(j) => (None, j.attempts, j.last_error.clone()),
-        None => (None, 0, None),
-    };
-    // A re-score in progress shows as such even though the old scores stay visible.
-    let status = match &job {
-        Some(j) if s.status == "scored" && (j.state == "queued" || j.state == "running") => {
-            format!("re-scoring ({})", j.state)
-        }
-        _ => s.status.clone(),
-    };
-    Ok(StatusInfo {
-        status,
-        queue_position,
-        attempts,
-        error: s
-            .error
-            .clone()
-            .or(job_error.filter(|_| s.status == "failed")),
-    })
 }
 
 struct CatRow {
@@ -289,7 +198,7 @@ struct SubmissionPage {
     split: Split,
     submission: Submission,
     title: String,
-    status: StatusInfo,
+    status: actions::StatusInfo,
     categories: Vec<CatRow>,
     classic: Vec<(String, String)>,
     images: Vec<ImageLine>,
@@ -315,8 +224,14 @@ pub async fn page(
     id: web::Path<i64>,
     q: web::Query<PageQuery>,
 ) -> Result<HttpResponse, PageError> {
-    let (submission, split, challenge) = load_visible(&pool, *id, user.0.as_ref()).await?;
-    let status = status_info(&pool, &submission).await?;
+    let actions::SubmissionView {
+        submission,
+        split,
+        challenge,
+        own_team,
+        per_image,
+    } = actions::view_submission(&pool, *id, user.0.as_ref()).await?;
+    let status = actions::submission_status(&pool, &submission).await?;
     let categories = cat_rows(&scores::aggregates(pool.get_ref(), submission.id).await?);
     let classic = match scores::classic(pool.get_ref(), submission.id).await? {
         Some(serde_json::Value::Object(m)) => {
@@ -324,7 +239,6 @@ pub async fn page(
         }
         _ => Vec::new(),
     };
-    let per_image = actions::shows_per_image(&split, is_organizer(user.0.as_ref()));
     let (image_total, pages, page, images) = if per_image {
         let image_total = scores::image_count(pool.get_ref(), submission.id).await?;
         let pages = ((image_total + PER_PAGE - 1) / PER_PAGE).max(1);
@@ -346,12 +260,6 @@ pub async fn page(
         (image_total, pages, page, images)
     } else {
         (0, 1, 1, Vec::new())
-    };
-    let own_team = match (&user.0, submission.team_id) {
-        (Some(u), Some(team)) => accounts::team_of_user(pool.get_ref(), challenge.id, u.id)
-            .await?
-            .is_some_and(|t| t.id == team),
-        _ => false,
     };
     let title = match submission.team_id {
         Some(t) => accounts::team_by_id(pool.get_ref(), t)
@@ -385,8 +293,8 @@ pub async fn status_fragment(
     user: MaybeUser,
     id: web::Path<i64>,
 ) -> Result<HttpResponse, PageError> {
-    let (submission, _, _) = load_visible(&pool, *id, user.0.as_ref()).await?;
-    Ok(HttpResponse::Ok().json(status_info(&pool, &submission).await?))
+    let (submission, _, _) = actions::visible_submission(&pool, *id, user.0.as_ref(), None).await?;
+    Ok(HttpResponse::Ok().json(actions::submission_status(&pool, &submission).await?))
 }
 
 struct TupleLine {
@@ -424,53 +332,28 @@ pub async fn image(
     path: web::Path<(i64, i64)>,
 ) -> Result<HttpResponse, PageError> {
     let (id, image_id) = path.into_inner();
-    let (submission, split, _) = load_visible(&pool, id, user.0.as_ref()).await?;
-    if !actions::shows_per_image(&split, is_organizer(user.0.as_ref())) {
-        return Err(PageError::NotFound);
-    }
-    let (row, details, cats) = scores::image(pool.get_ref(), submission.id, image_id)
-        .await?
-        .ok_or(PageError::NotFound)?;
-    let details: ImageDetails =
-        serde_json::from_value(details).map_err(|e| PageError::Internal(e.into()))?;
-    let references = splits::references(pool.get_ref(), split.id)
-        .await?
-        .into_iter()
-        .find(|r| r.image_id == image_id)
-        .and_then(|r| serde_json::from_value::<Vec<String>>(r.captions).ok())
-        .unwrap_or_default();
+    let image = actions::view_image(&pool, id, image_id, user.0.as_ref()).await?;
     let page = ImagePage {
         layout: Layout::new(&req, user.0.as_ref()),
-        submission_id: submission.id,
-        image_id,
-        caption: row.caption,
-        scored_text: details.scored_text,
-        references,
-        categories: cat_rows(&cats),
-        candidate: tuple_lines(&details.candidate_tuples),
-        reference: tuple_lines(&details.reference_tuples),
+        submission_id: image.submission_id,
+        image_id: image.image_id,
+        caption: image.caption,
+        scored_text: image.details.scored_text,
+        references: image.references,
+        categories: cat_rows(&image.categories),
+        candidate: tuple_lines(&image.details.candidate_tuples),
+        reference: tuple_lines(&image.details.reference_tuples),
     };
     Ok(html(page.render()?))
 }
 
 /// Makes this submission the team's leaderboard entry for its split.
 pub async fn choose(
-    req: HttpRequest,
     pool: web::Data<PgPool>,
-    user: MaybeUser,
     id: web::Path<i64>,
-    form: web::Form<super::CsrfForm>,
+    Posted { by: Member(u), .. }: Posted<Member>,
 ) -> Result<HttpResponse, PageError> {
-    let u = member_posting(&user, &req, &form.csrf)?;
-    let (submission, split, challenge) = load_visible(&pool, *id, Some(u)).await?;
-    let team = accounts::team_of_user(pool.get_ref(), challenge.id, u.id).await?;
-    let (Some(team), Some(owner)) = (team, submission.team_id) else {
-        return Err(PageError::Forbidden);
-    };
-    if team.id != owner || submission.status != "scored" {
-        return Err(PageError::Forbidden);
-    }
-    submissions::choose_for_leaderboard(pool.get_ref(), team.id, split.id, submission.id).await?;
+    let (split, challenge) = actions::choose_for_leaderboard(&pool, &u, *id).await?;
     Ok(HttpResponse::SeeOther()
         .insert_header((
             LOCATION,

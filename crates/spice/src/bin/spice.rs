@@ -26,6 +26,8 @@ Usage:
                                             COCO-format evaluation as pycocoevalcap's COCOEvalCap
   spice meteor INPUT.json [--coco] [--out OUT.json]
                                             METEOR 1.5 of each item, as pycocoevalcap's jar
+  spice meta-eval --judgments J.jsonl [--metrics LIST] [--out OUT.json] [--resamples N] [--seed S]
+                                            how well each metric agrees with human judgments
   spice help | --help                       this text; `spice COMMAND --help` for each command
 
 INPUT.json is the jar's input: [{\"image_id\": ..., \"test\": \"candidate\", \"refs\": [\"ref\", ...]}, ...];
@@ -158,6 +160,39 @@ enum Command {
         #[arg(long, value_name = "OUT.json")]
         out: Option<String>,
     },
+    /// How well each metric agrees with human judgments of captions.
+    ///
+    /// J.jsonl has one judged candidate a line: {"candidate": "...", "references": ["...", ...],
+    /// "ratings": [3, 4, ...]} and, for system-level correlation, "system": "name" on every line.
+    /// Candidates are scored as pycocoevalcap scores them (its tokenization; SPICE included).
+    /// Prints a Markdown table: per metric, caption-level Kendall tau-c and tau-b and Spearman rho
+    /// over (candidate, rating) pairs (each score paired with each rating of its candidate), and
+    /// system-level Pearson r when systems are given, each with a 95 % bootstrap interval
+    /// (candidates resampled, fixed seed). --out writes {"metrics": {"Bleu_1": {"tau_c",
+    /// "tau_c_ci": [lo, hi], "tau_b", "tau_b_ci", "spearman", "spearman_ci", "pearson_system",
+    /// "pearson_system_ci", ...}, ...}, "bootstrap": {...}}.
+    MetaEval(MetaEvalArgs),
+}
+
+/// `spice meta-eval`.
+#[derive(Args, Debug)]
+struct MetaEvalArgs {
+    /// Judgments, one JSON object a line.
+    #[arg(long, value_name = "FILE")]
+    judgments: String,
+    /// Comma-separated metrics (as for `spice eval`); default: every metric we have (METEOR
+    /// needs the data of scripts/fetch-data).
+    #[arg(long, value_name = "LIST")]
+    metrics: Option<String>,
+    /// Write the correlations as JSON here.
+    #[arg(long, value_name = "FILE")]
+    out: Option<String>,
+    /// Bootstrap resamples.
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    resamples: usize,
+    /// Seed of the bootstrap's generator.
+    #[arg(long, value_name = "S", default_value_t = 2014)]
+    seed: u64,
 }
 
 /// `spice eval`.
@@ -169,8 +204,9 @@ struct EvalArgs {
     /// Results: [{"image_id", "caption"}], one caption per image.
     #[arg(long, value_name = "FILE")]
     results: String,
-    /// Comma-separated metrics among bleu, meteor, rouge, cider, spice. METEOR needs the data of
-    /// scripts/fetch-data (SPICEBOARD_DATA, default ~/.cache/spiceboard/data).
+    /// Comma-separated metrics among bleu, meteor, rouge, cider, spice, and the seed paper's
+    /// rouge_su4, bleu_smoothed, bleu_unigram, ter. METEOR needs the data of scripts/fetch-data
+    /// (SPICEBOARD_DATA, default ~/.cache/spiceboard/data).
     #[arg(
         long,
         value_name = "LIST",
@@ -266,7 +302,7 @@ fn main() -> ExitCode {
             println!("spice {}", env!("CARGO_PKG_VERSION"));
             return ExitCode::SUCCESS;
         }
-        Some("score" | "parse" | "tuples" | "tokenize" | "eval" | "meteor") => {
+        Some("score" | "parse" | "tuples" | "tokenize" | "eval" | "meteor" | "meta-eval") => {
             match Cli::try_parse_from(&args) {
                 Ok(cli) => run(cli.command),
                 Err(e) => return clap_exit(e),
@@ -311,6 +347,7 @@ fn run(cmd: Command) -> Result<(), Failure> {
         Command::Tokenize { coco, file } => tokenize(coco, file.as_deref().unwrap_or("-")),
         Command::Eval(a) => eval(a),
         Command::Meteor { input, coco, out } => meteor(&input, coco, out.as_deref()),
+        Command::MetaEval(a) => meta_eval(a),
     }
 }
 
@@ -646,6 +683,56 @@ fn eval(a: EvalArgs) -> Result<(), Failure> {
     eprintln!(
         "evaluated {} images in {:.3} s",
         evaluation.ids().len(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+fn meta_eval(a: MetaEvalArgs) -> Result<(), Failure> {
+    use spice::cocoeval::Scorer;
+    use spice::metaeval::{self, Bootstrap};
+    let started = Instant::now();
+    let scorers = match &a.metrics {
+        Some(list) => Scorer::parse_list(list).map_err(|e| Failure {
+            code: 2,
+            message: format!("--metrics: {e}"),
+        })?,
+        None => Scorer::ALL.to_vec(),
+    };
+    if a.resamples == 0 {
+        return Err(Failure {
+            code: 2,
+            message: "--resamples must be at least 1".into(),
+        });
+    }
+    let text = read_text(&a.judgments)?;
+    let judgments = metaeval::read_judgments(&text, &a.judgments).map_err(Failure::input)?;
+    let meteor = if scorers.contains(&Scorer::Classic(spice::metrics::Metric::Meteor)) {
+        Some(load_meteor()?)
+    } else {
+        None
+    };
+    let scores =
+        metaeval::score(&judgments, &scorers, &engine(false), meteor).map_err(Failure::input)?;
+    let bootstrap = Bootstrap {
+        resamples: a.resamples,
+        seed: a.seed,
+    };
+    let results = metaeval::agreement(&judgments, &scores, bootstrap);
+    if let Some(out) = &a.out {
+        let write = || -> std::io::Result<()> {
+            let mut w = BufWriter::new(std::fs::File::create(out)?);
+            serde_json::to_writer_pretty(&mut w, &metaeval::to_json(&results, bootstrap))?;
+            w.flush()
+        };
+        write().map_err(|e| Failure::input(format!("{out}: cannot write: {e}")))?;
+    }
+    print!("{}", metaeval::markdown(&results));
+    eprintln!(
+        "{} judged candidates, {} metrics, {} resamples in {:.1} s",
+        judgments.len(),
+        results.len(),
+        a.resamples,
         started.elapsed().as_secs_f64()
     );
     Ok(())

@@ -345,23 +345,32 @@ pub enum Scorer {
     Spice,
 }
 
+/// The names [`Scorer::parse_list`] accepts.
+const AVAILABLE: &str =
+    "bleu, meteor, rouge, cider, spice, rouge_su4, bleu_smoothed, bleu_unigram, ter";
+
 /// Why a list of metric names was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ScorerError {
-    #[error("unknown metric {0:?} (available: bleu, meteor, rouge, cider, spice)")]
+    #[error("unknown metric {0:?} (available: {AVAILABLE})")]
     Unknown(String),
-    #[error("no metric given (available: bleu, meteor, rouge, cider, spice)")]
+    #[error("no metric given (available: {AVAILABLE})")]
     Empty,
 }
 
 impl Scorer {
-    /// Every scorer we have, in `COCOEvalCap`'s order.
-    pub const ALL: [Scorer; 5] = [
+    /// Every scorer we have, in `COCOEvalCap`'s order, then the seed paper's metrics
+    /// ([`Metric::SEED`]), which `COCOEvalCap` does not have.
+    pub const ALL: [Scorer; 9] = [
         Scorer::Classic(Metric::Bleu),
         Scorer::Classic(Metric::Meteor),
         Scorer::Classic(Metric::RougeL),
         Scorer::Classic(Metric::CiderD),
         Scorer::Spice,
+        Scorer::Classic(Metric::RougeSu4),
+        Scorer::Classic(Metric::BleuSmoothed),
+        Scorer::Classic(Metric::BleuUnigram),
+        Scorer::Classic(Metric::Ter),
     ];
 
     /// Parses a comma-separated list (`bleu,meteor,rouge,cider,spice`), in any order and case; the

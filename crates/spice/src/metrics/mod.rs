@@ -15,6 +15,11 @@
 //! submissions against one reference split computes a [`CiderDf`] once at ingestion
 //! ([`CiderDf::from_references`], serializable with serde) and passes it in.
 //!
+//! The seed paper's sentence-level metrics (Elliott & Keller 2014) are here too, for
+//! meta-evaluation: TER ([`ter`], tercom's), ROUGE-SU4 ([`rouge_su`], ROUGE-1.5.5's), smoothed
+//! and unigram BLEU ([`sentence_bleu`]). They are not in [`Metric::ALL`] (the COCO table) but in
+//! [`Metric::SEED`], under the names `TER`, `ROUGE_SU4`, `Bleu_smoothed`, `Bleu_unigram`.
+//!
 //! METEOR 1.5 ([`meteor`]) is [`Metric::Meteor`] (score name `METEOR`); it needs resources
 //! from the data directory ([`meteor::Meteor`]), which [`evaluate`] takes as an argument and
 //! without which it leaves METEOR out.
@@ -25,6 +30,9 @@ mod corpus;
 pub mod meteor;
 mod ngrams;
 pub mod rouge;
+pub mod rouge_su;
+pub mod sentence_bleu;
+pub mod ter;
 
 use std::collections::HashSet;
 
@@ -45,7 +53,7 @@ pub enum MetricsError {
     NoReferences,
     #[error("image id {image} appears more than once")]
     DuplicateImage { image: String },
-    #[error("unknown metric {name:?} (known: bleu, meteor, rouge, cider)")]
+    #[error("unknown metric {name:?} (known: bleu, meteor, rouge, cider, ter, rouge_su4, bleu_smoothed, bleu_unigram)")]
     UnknownMetric { name: String },
     #[error("invalid CIDEr-D document frequencies: {reason}")]
     InvalidDocumentFrequencies { reason: String },
@@ -139,11 +147,27 @@ pub enum Metric {
     RougeL,
     /// CIDEr-D (Vedantam et al. 2015) with sigma = 6, clipping and the x10 factor.
     CiderD,
+    /// TER as tercom 0.8.0 computes it (lower is better).
+    Ter,
+    /// ROUGE-SU4 as ROUGE-1.5.5 computes it (F-measure).
+    RougeSu4,
+    /// Sentence BLEU-4 with add-one smoothing (MultEval's, Clark et al. 2011).
+    BleuSmoothed,
+    /// Unigram BLEU without brevity penalty.
+    BleuUnigram,
 }
 
 impl Metric {
     /// Every metric, in the order of the COCO evaluation server's table.
     pub const ALL: [Metric; 4] = [Metric::Bleu, Metric::Meteor, Metric::RougeL, Metric::CiderD];
+
+    /// The sentence-level metrics of Elliott & Keller (2014), in their table's order.
+    pub const SEED: [Metric; 4] = [
+        Metric::RougeSu4,
+        Metric::BleuSmoothed,
+        Metric::BleuUnigram,
+        Metric::Ter,
+    ];
 
     /// The names pycocoevalcap's `COCOEvalCap` stores this metric's scores under.
     pub fn score_names(self) -> &'static [&'static str] {
@@ -152,20 +176,34 @@ impl Metric {
             Metric::Meteor => &[meteor::SCORE_NAME],
             Metric::RougeL => &[rouge::SCORE_NAME],
             Metric::CiderD => &[cider::SCORE_NAME],
+            Metric::Ter => &[ter::SCORE_NAME],
+            Metric::RougeSu4 => &[rouge_su::SCORE_NAME],
+            Metric::BleuSmoothed => &[sentence_bleu::SMOOTHED_NAME],
+            Metric::BleuUnigram => &[sentence_bleu::UNIGRAM_NAME],
         }
+    }
+
+    /// Whether a lower score means a better caption (TER counts errors).
+    pub fn lower_is_better(self) -> bool {
+        self == Metric::Ter
     }
 }
 
 impl FromStr for Metric {
     type Err = MetricsError;
 
-    /// The names `spice eval --metrics` accepts: `bleu`, `meteor`, `rouge`, `cider`.
+    /// The names `spice eval --metrics` accepts: `bleu`, `meteor`, `rouge`, `cider`, `ter`,
+    /// `rouge_su4`, `bleu_smoothed`, `bleu_unigram` (any case, `-` for `_`).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s.trim().to_ascii_lowercase().as_str() {
             "bleu" => Ok(Metric::Bleu),
             "meteor" => Ok(Metric::Meteor),
             "rouge" | "rouge_l" | "rouge-l" => Ok(Metric::RougeL),
             "cider" | "cider-d" | "cider_d" => Ok(Metric::CiderD),
+            "ter" => Ok(Metric::Ter),
+            "rouge_su4" | "rouge-su4" => Ok(Metric::RougeSu4),
+            "bleu_smoothed" | "bleu-smoothed" => Ok(Metric::BleuSmoothed),
+            "bleu_unigram" | "bleu-unigram" => Ok(Metric::BleuUnigram),
             _ => Err(MetricsError::UnknownMetric {
                 name: s.to_string(),
             }),
@@ -261,11 +299,55 @@ pub fn evaluate<K: Clone>(
                     row.push(cider::SCORE_NAME, v);
                 }
             }
+            Metric::Ter => {
+                let s = ter::ter(images);
+                push_all(
+                    &mut corpus,
+                    &mut per_image,
+                    ter::SCORE_NAME,
+                    s.corpus,
+                    &s.per_image,
+                );
+            }
+            Metric::RougeSu4 => {
+                let s = rouge_su::rouge_su4(images);
+                push_all(
+                    &mut corpus,
+                    &mut per_image,
+                    rouge_su::SCORE_NAME,
+                    s.corpus,
+                    &s.per_image,
+                );
+            }
+            Metric::BleuSmoothed => {
+                let s = sentence_bleu::bleu_smoothed(images);
+                let name = sentence_bleu::SMOOTHED_NAME;
+                push_all(&mut corpus, &mut per_image, name, s.corpus, &s.per_image);
+            }
+            Metric::BleuUnigram => {
+                let s = sentence_bleu::bleu_unigram(images);
+                let name = sentence_bleu::UNIGRAM_NAME;
+                push_all(&mut corpus, &mut per_image, name, s.corpus, &s.per_image);
+            }
         }
     }
     Evaluation {
         corpus,
         per_image: set.ids().iter().cloned().zip(per_image).collect(),
+    }
+}
+
+/// Records one single-score metric: its corpus score and each image's.
+fn push_all(
+    corpus: &mut Scores,
+    per_image: &mut [Scores],
+    name: &'static str,
+    corpus_score: f64,
+    scores: &[f64],
+) {
+    corpus.push(name, corpus_score);
+    for (row, &v) in per_image.iter_mut().zip(scores) {
+        row.push(name, v);
     }
 }
 
@@ -343,6 +425,10 @@ mod tests {
         assert_eq!("ROUGE".parse::<Metric>(), Ok(Metric::RougeL));
         assert_eq!("cider".parse::<Metric>(), Ok(Metric::CiderD));
         assert_eq!("METEOR".parse::<Metric>(), Ok(Metric::Meteor));
+        assert_eq!("TER".parse::<Metric>(), Ok(Metric::Ter));
+        assert_eq!("rouge-su4".parse::<Metric>(), Ok(Metric::RougeSu4));
+        assert_eq!("Bleu_smoothed".parse::<Metric>(), Ok(Metric::BleuSmoothed));
+        assert_eq!("bleu_unigram".parse::<Metric>(), Ok(Metric::BleuUnigram));
         assert_eq!(
             "nist".parse::<Metric>(),
             Err(MetricsError::UnknownMetric {

@@ -177,3 +177,34 @@ fn tuples_basic_collapses_basic_ud_first() {
     let out = spice(&["tuples", "--conllu", &file]);
     assert!(!String::from_utf8_lossy(&out.stdout).contains("next to"));
 }
+
+#[test]
+fn tuples_captions_prints_one_line_of_proposals_per_caption() {
+    let dir = TestDir::new();
+    let file = dir.file(
+        "captions.txt",
+        "A dog runs on the grass.\na baby is holding a toothbrush in his mouth\n\n",
+    );
+    let out = spice(&["tuples", "--captions", &file]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines: Vec<Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect();
+    // As the official parser cache writes them: objects, attributes, then relations as
+    // [subject, relation, object], lemmatized; an empty line has no tuples.
+    assert_eq!(
+        lines,
+        [
+            json!({"caption": "A dog runs on the grass.",
+                   "tuples": [["dog"], ["grass"], ["dog", "run on", "grass"]]}),
+            json!({"caption": "a baby is holding a toothbrush in his mouth",
+                   "tuples": [["baby"], ["toothbrush"], ["mouth"], ["baby", "hold", "toothbrush"],
+                              ["toothbrush", "in", "mouth"], ["baby", "have", "mouth"]]}),
+            json!({"caption": "", "tuples": []}),
+        ]
+    );
+    let missing = spice(&["tuples", "--captions", &dir.path("nope.txt")]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(stderr(&missing).contains("nope.txt"), "{}", stderr(&missing));
+}

@@ -32,17 +32,41 @@ pub fn data_file(relative: &str) -> PathBuf {
 /// `None` and says loudly, past the test harness's capture, that the calling test is skipped and
 /// why; the caller returns. With `CI` set the data is required, and its absence fails the test.
 pub fn fidelity_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("SPICE_FIDELITY_DIR")
+    shared_dir(
+        "fidelity",
+        "SPICE_FIDELITY_DIR",
+        "flickr8k",
+        "the official SPICE evidence",
+    )
+}
+
+/// The human judgments of caption quality, `../shared/metaeval` beside the repository (or
+/// `SPICE_METAEVAL_DIR`): like [`fidelity_dir`], `None` with a loud skip notice without it,
+/// a failure with `CI` set.
+pub fn metaeval_dir() -> Option<PathBuf> {
+    shared_dir(
+        "metaeval",
+        "SPICE_METAEVAL_DIR",
+        "flickr8k-expert.jsonl",
+        "the human judgments",
+    )
+}
+
+/// `../shared/<name>` (or `$env_var`) if it holds `marker`; otherwise a loud skip (or, in CI, a
+/// failure).
+fn shared_dir(name: &str, env_var: &str, marker: &str, what: &str) -> Option<PathBuf> {
+    let dir = std::env::var_os(env_var)
         .map(PathBuf::from)
         .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fidelity")
+            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("../../../shared")
+                .join(name)
         });
-    if dir.join("flickr8k").is_dir() {
+    if dir.join(marker).exists() {
         return Some(dir);
     }
     let why = format!(
-        "{} is missing: the official SPICE evidence lives in ../shared/fidelity beside the \
-         repository (or set SPICE_FIDELITY_DIR)",
+        "{} is missing: {what} lives in ../shared/{name} beside the repository (or set {env_var})",
         dir.display()
     );
     assert!(std::env::var_os("CI").is_none(), "{why}; CI requires it");

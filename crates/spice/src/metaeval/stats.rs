@@ -1,0 +1,270 @@
+//! The statistics of a meta-evaluation, written out by hand: Kendall's tau-b and tau-c, Spearman's
+//! rho and Pearson's r as scipy computes them, percentiles as numpy computes them, and the
+//! seeded generator the bootstrap draws from. Checked against scipy on fixed data by
+//! `tests/metaeval_parity.rs`.
+
+use std::cmp::Ordering;
+
+/// Kendall's tau-b and tau-c of two paired samples (scipy's `kendalltau`, variants "b" and
+/// "c"): NaN when either sample is constant or the samples are shorter than 2.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Kendall {
+    pub tau_b: f64,
+    pub tau_c: f64,
+}
+
+/// Knight's O(n log n) algorithm, as scipy implements it: sort by (x, y), count the discordant
+/// pairs by merge sort, and the ties in x, in y and in both from the sorted runs.
+pub fn kendall(x: &[f64], y: &[f64]) -> Kendall {
+    let nan = Kendall {
+        tau_b: f64::NAN,
+        tau_c: f64::NAN,
+    };
+    let n = x.len().min(y.len());
+    if n < 2 {
+        return nan;
+    }
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_unstable_by(|&a, &b| x[a].total_cmp(&x[b]).then(y[a].total_cmp(&y[b])));
+    let xs: Vec<f64> = order.iter().map(|&k| x[k]).collect();
+    let mut ys: Vec<f64> = order.iter().map(|&k| y[k]).collect();
+    let pairs = |run: i64| run * (run - 1) / 2;
+    // Ties in x, and in both, from runs of the (x, y)-sorted sequence.
+    let (mut x_ties, mut joint_ties, mut x_classes) = (0i64, 0i64, 0usize);
+    let (mut x_run, mut joint_run) = (1i64, 1i64);
+    for k in 1..=n {
+        let same_x = k < n && xs[k] == xs[k - 1];
+        let same_both = same_x && ys[k] == ys[k - 1];
+        if same_both {
+            joint_run += 1;
+        } else {
+            joint_ties += pairs(joint_run);
+            joint_run = 1;
+        }
+        if same_x {
+            x_run += 1;
+        } else {
+            x_ties += pairs(x_run);
+            x_classes += 1;
+            x_run = 1;
+        }
+    }
+    let discordant = count_inversions(&mut ys);
+    // ys is now sorted: ties in y from its runs.
+    let (mut y_ties, mut y_classes, mut y_run) = (0i64, 0usize, 1i64);
+    for k in 1..=n {
+        if k < n && ys[k] == ys[k - 1] {
+            y_run += 1;
+        } else {
+            y_ties += pairs(y_run);
+            y_classes += 1;
+            y_run = 1;
+        }
+    }
+    let total = pairs(n as i64);
+    if x_ties == total || y_ties == total {
+        return nan;
+    }
+    let con_minus_dis = total - x_ties - y_ties + joint_ties - 2 * discordant;
+    let tau_b =
+        con_minus_dis as f64 / ((total - x_ties) as f64).sqrt() / ((total - y_ties) as f64).sqrt();
+    let m = x_classes.min(y_classes) as i64;
+    let size = n as i64;
+    let tau_c = (2 * con_minus_dis) as f64 / ((size * size * (m - 1)) as f64 / m as f64);
+    Kendall {
+        tau_b: tau_b.clamp(-1.0, 1.0),
+        tau_c: tau_c.clamp(-1.0, 1.0),
+    }
+}
+
+/// Pairs i < j with v[i] > v[j] (strictly), sorting `v` on the way (merge sort).
+fn count_inversions(v: &mut [f64]) -> i64 {
+    let mut buffer = v.to_vec();
+    sort_counting(v, &mut buffer)
+}
+
+fn sort_counting(v: &mut [f64], buffer: &mut [f64]) -> i64 {
+    let n = v.len();
+    if n < 2 {
+        return 0;
+    }
+    let mid = n / 2;
+    let mut count = {
+        let (left, right) = v.split_at_mut(mid);
+        let (bl, br) = buffer.split_at_mut(mid);
+        sort_counting(left, bl) + sort_counting(right, br)
+    };
+    let (mut i, mut j, mut k) = (0, mid, 0);
+    while i < mid && j < n {
+        if v[j] < v[i] {
+            // v[j] is smaller than every remaining element of the left half.
+            count += (mid - i) as i64;
+            buffer[k] = v[j];
+            j += 1;
+        } else {
+            buffer[k] = v[i];
+            i += 1;
+        }
+        k += 1;
+    }
+    buffer[k..k + mid - i].copy_from_slice(&v[i..mid]);
+    k += mid - i;
+    buffer[k..k + n - j].copy_from_slice(&v[j..n]);
+    v.copy_from_slice(&buffer[..n]);
+    count
+}
+
+/// Ranks 1..n, ties given the mean of their ranks (scipy's `rankdata`, method "average").
+pub fn ranks(v: &[f64]) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..v.len()).collect();
+    order.sort_unstable_by(|&a, &b| v[a].total_cmp(&v[b]));
+    let mut out = vec![0.0; v.len()];
+    let mut start = 0;
+    while start < order.len() {
+        let mut end = start + 1;
+        while end < order.len() && v[order[end]].total_cmp(&v[order[start]]) == Ordering::Equal {
+            end += 1;
+        }
+        // Ranks start + 1 ..= end share their mean.
+        let rank = (start + 1 + end) as f64 / 2.0;
+        for &k in &order[start..end] {
+            out[k] = rank;
+        }
+        start = end;
+    }
+    out
+}
+
+/// Spearman's rho: Pearson's r of the average ranks.
+pub fn spearman(x: &[f64], y: &[f64]) -> f64 {
+    pearson(&ranks(x), &ranks(y))
+}
+
+/// Pearson's r; NaN when either sample is constant or shorter than 2.
+pub fn pearson(x: &[f64], y: &[f64]) -> f64 {
+    let n = x.len().min(y.len());
+    if n < 2 {
+        return f64::NAN;
+    }
+    let mean = |v: &[f64]| v[..n].iter().sum::<f64>() / n as f64;
+    let (mx, my) = (mean(x), mean(y));
+    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
+    for k in 0..n {
+        let (dx, dy) = (x[k] - mx, y[k] - my);
+        sxy += dx * dy;
+        sxx += dx * dx;
+        syy += dy * dy;
+    }
+    if sxx == 0.0 || syy == 0.0 {
+        return f64::NAN;
+    }
+    (sxy / (sxx.sqrt() * syy.sqrt())).clamp(-1.0, 1.0)
+}
+
+/// The q-th percentile (0..=100) of `sorted` (ascending, no NaN), interpolating linearly
+/// between the two nearest values as numpy's default does.
+pub fn percentile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let position = q / 100.0 * (sorted.len() - 1) as f64;
+    let lo = position.floor() as usize;
+    let hi = (lo + 1).min(sorted.len() - 1);
+    let frac = position - lo as f64;
+    sorted[lo] + (sorted[hi] - sorted[lo]) * frac
+}
+
+/// The 95 % percentile interval of bootstrap estimates, NaN estimates left out.
+pub fn interval95(estimates: &[f64]) -> [f64; 2] {
+    let mut v: Vec<f64> = estimates.iter().copied().filter(|e| !e.is_nan()).collect();
+    v.sort_unstable_by(f64::total_cmp);
+    [percentile(&v, 2.5), percentile(&v, 97.5)]
+}
+
+/// SplitMix64 (Steele et al. 2014): a small, fast, seedable generator, so that a bootstrap with
+/// the same seed draws the same resamples on every machine.
+#[derive(Debug, Clone)]
+pub struct SplitMix64(u64);
+
+impl SplitMix64 {
+    pub fn new(seed: u64) -> Self {
+        SplitMix64(seed)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in 0..n (Lemire's multiply-shift; the bias is below 2^-32 for our n).
+    pub fn below(&mut self, n: usize) -> usize {
+        ((self.next_u64() >> 32) * n as u64 >> 32) as usize
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kendall_without_ties_counts_concordant_minus_discordant() {
+        // Pairs: (1,2) (1,3) (2,3): x order 1,2,3; y 1,3,2 -> 2 concordant, 1 discordant.
+        let k = kendall(&[1.0, 2.0, 3.0], &[1.0, 3.0, 2.0]);
+        assert!((k.tau_b - 1.0 / 3.0).abs() < 1e-15);
+        // tau-c = 2 (C - D) / (n^2 (m - 1) / m) = 2 / (9 * 2 / 3) = 1/3.
+        assert!((k.tau_c - 1.0 / 3.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn kendall_with_ties_corrects_the_denominator() {
+        // x = [1, 1, 2], y = [1, 2, 2]: pairs (0,1) tied in x, (1,2) tied in y, (0,2) concordant.
+        // tau-b = 1 / sqrt(3 - 1) / sqrt(3 - 1) = 0.5; tau-c: m = 2, 2 / (9 / 2) = 4/9.
+        let k = kendall(&[1.0, 1.0, 2.0], &[1.0, 2.0, 2.0]);
+        assert!((k.tau_b - 0.5).abs() < 1e-15);
+        assert!((k.tau_c - 4.0 / 9.0).abs() < 1e-15);
+        assert!(kendall(&[1.0, 1.0], &[1.0, 2.0]).tau_b.is_nan());
+    }
+
+    #[test]
+    fn inversions_are_strict() {
+        let mut v = [3.0, 1.0, 2.0, 2.0, 1.0];
+        // 3>1, 3>2, 3>2, 3>1, 2>1, 2>1 = 6
+        assert_eq!(count_inversions(&mut v), 6);
+        assert_eq!(v, [1.0, 1.0, 2.0, 2.0, 3.0]);
+    }
+
+    #[test]
+    fn ranks_average_ties() {
+        assert_eq!(ranks(&[10.0, 20.0, 10.0, 5.0]), [2.5, 4.0, 2.5, 1.0]);
+    }
+
+    #[test]
+    fn spearman_and_pearson_by_hand() {
+        assert!((pearson(&[1.0, 2.0, 3.0], &[2.0, 4.0, 6.0]) - 1.0).abs() < 1e-15);
+        assert!((spearman(&[1.0, 2.0, 3.0], &[1.0, 8.0, 27.0]) - 1.0).abs() < 1e-15);
+        assert!(pearson(&[1.0, 1.0], &[1.0, 2.0]).is_nan());
+    }
+
+    #[test]
+    fn percentiles_interpolate_like_numpy() {
+        let v = [1.0, 2.0, 3.0, 4.0, 5.0];
+        assert_eq!(percentile(&v, 50.0), 3.0);
+        assert!((percentile(&v, 2.5) - 1.1).abs() < 1e-12);
+        let [lo, hi] = interval95(&[f64::NAN, 1.0, 2.0]);
+        assert!((lo - 1.025).abs() < 1e-12 && (hi - 1.975).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_generator_is_seeded_and_in_range() {
+        let draw = |seed| {
+            let mut g = SplitMix64::new(seed);
+            (0..5).map(|_| g.below(10)).collect::<Vec<_>>()
+        };
+        assert_eq!(draw(7), draw(7));
+        assert_ne!(draw(7), draw(8));
+        assert!(draw(7).iter().all(|&k| k < 10));
+    }
+}

@@ -1,0 +1,161 @@
+//! Browser form posts, checked in one place: who may send the form (anyone, a logged-in member, an
+//! organizer: the `Sender`), then its CSRF token. A handler that takes a `Posted<S, T>` (a
+//! urlencoded form) or an `Upload<S>` (a multipart form) cannot forget either check.
+//!
+//! Who is checked first, from the session cookie alone, so that a multipart body is not read for
+//! someone who may not post it; the CSRF token is checked before any field reaches the handler, and
+//! in a multipart form before the first byte of the file is read.
+
+use actix_multipart::Multipart;
+use actix_web::dev::Payload;
+use actix_web::{web, FromRequest, HttpRequest};
+use futures_util::future::LocalBoxFuture;
+use serde::de::DeserializeOwned;
+
+use super::multipart;
+use super::PageError;
+use crate::auth;
+use crate::storage::accounts::User;
+
+/// Who sends a form, admitted from the session's user (if any).
+pub trait Sender: Sized {
+    fn admit(user: Option<User>) -> Result<Self, PageError>;
+}
+
+/// Anyone, logged in or not (sign-up, login, logout).
+pub struct Anyone(pub Option<User>);
+
+/// A logged-in user.
+pub struct Member(pub User);
+
+/// A logged-in organizer.
+pub struct Organizer(pub User);
+
+impl Sender for Anyone {
+    fn admit(user: Option<User>) -> Result<Self, PageError> {
+        Ok(Anyone(user))
+    }
+}
+
+impl Sender for Member {
+    fn admit(user: Option<User>) -> Result<Self, PageError> {
+        user.map(Member).ok_or(PageError::LoginRequired)
+    }
+}
+
+impl Sender for Organizer {
+    fn admit(user: Option<User>) -> Result<Self, PageError> {
+        match user {
+            Some(u) if u.is_admin => Ok(Organizer(u)),
+            Some(_) => Err(PageError::Forbidden),
+            None => Err(PageError::LoginRequired),
+        }
+    }
+}
+
+/// The form's `csrf` field must be this browser's token (see `auth::csrf_ok`).
+fn check_csrf(req: &HttpRequest, token: &str) -> Result<(), PageError> {
+    if auth::csrf_ok(req, token) {
+        Ok(())
+    } else {
+        Err(PageError::Csrf)
+    }
+}
+
+/// The sender of `req`, admitted as `S`.
+async fn sender<S: Sender>(req: &HttpRequest) -> Result<S, PageError> {
+    S::admit(auth::session_user(req).await?)
+}
+
+/// The fields of a form that carries nothing but its CSRF token (logout, revoke, organizer buttons).
+#[derive(serde::Deserialize)]
+pub struct NoFields {}
+
+/// A urlencoded form post by `S` whose CSRF token matched; `form` is the rest of its fields.
+pub struct Posted<S, T = NoFields> {
+    pub by: S,
+    pub form: T,
+}
+
+impl<S: Sender + 'static, T: DeserializeOwned + 'static> FromRequest for Posted<S, T> {
+    type Error = PageError;
+    type Future = LocalBoxFuture<'static, Result<Self, PageError>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        // Bounded by the app's `FormConfig`; read as pairs so that the token is found whatever
+        // the form's own fields are.
+        let body = web::Form::<Vec<(String, String)>>::from_request(req, payload);
+        let req = req.clone();
+        Box::pin(async move {
+            let by = sender::<S>(&req).await?;
+            let pairs = body
+                .await
+                .map_err(|e| PageError::BadRequest(format!("could not read the form: {e}")))?
+                .into_inner();
+            let token = pairs
+                .iter()
+                .find(|(name, _)| name == "csrf")
+                .map_or("", |(_, value)| value.as_str());
+            check_csrf(&req, token)?;
+            let form = serde_urlencoded::to_string(&pairs)
+                .map_err(|e| e.to_string())
+                .and_then(|encoded| {
+                    serde_urlencoded::from_str::<T>(&encoded).map_err(|e| e.to_string())
+                })
+                .map_err(|e| PageError::BadRequest(format!("the form is incomplete: {e}")))?;
+            Ok(Posted { by, form })
+        })
+    }
+}
+
+/// A multipart form post by `S`, not read yet: `read` reads it within limits, checking the CSRF
+/// token before the file.
+pub struct Upload<S> {
+    pub by: S,
+    pub body: UnreadForm,
+}
+
+/// The body of an `Upload`.
+pub struct UnreadForm {
+    req: HttpRequest,
+    payload: Multipart,
+}
+
+impl<S: Sender + 'static> FromRequest for Upload<S> {
+    type Error = PageError;
+    type Future = LocalBoxFuture<'static, Result<Self, PageError>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let payload = Multipart::new(req.headers(), payload.take());
+        let req = req.clone();
+        Box::pin(async move {
+            let by = sender::<S>(&req).await?;
+            Ok(Upload {
+                by,
+                body: UnreadForm { req, payload },
+            })
+        })
+    }
+}
+
+impl UnreadForm {
+    /// Reads the form within `limits`. Before the first byte of the file is read, the CSRF token
+    /// (a field the form sends before the file) must match, and then `ready` (what the handler
+    /// found out before reading, such as "you have no team") must be `Ok`.
+    pub async fn read(
+        self,
+        limits: multipart::Limits,
+        ready: Result<(), PageError>,
+    ) -> Result<multipart::Form, PageError> {
+        let req = &self.req;
+        multipart::read(req, self.payload, limits, |fields| {
+            check_csrf(req, fields.get("csrf").map_or("", String::as_str))?;
+            ready
+        })
+        .await
+        .map_err(|e| match e {
+            multipart::ReadError::Form(f) => f.into(),
+            multipart::ReadError::Gate(g) => g,
+        })
+    }
+}
