@@ -227,8 +227,8 @@ fn scored_image(image_id: i64, caption: &str, text: String, scores: &ImageScores
     }
 }
 
-/// The classic COCO metrics (BLEU-1..4, ROUGE-L, CIDEr-D; METEOR once the engine has it) of the
-/// scored images, computed by the engine on pycocoevalcap-tokenized captions, as the COCO
+/// The classic COCO metrics (BLEU-1..4, METEOR where its data is installed, ROUGE-L, CIDEr-D) of
+/// the scored images, computed by the engine on pycocoevalcap-tokenized captions, as the COCO
 /// evaluation server does. `inputs` holds (candidate, references) in the order of `images`; each
 /// image gets its own scores, and the corpus scores are returned. CIDEr-D uses the document
 /// frequencies `df` if given, else those of these references (pycocoevalcap's way).
@@ -255,7 +255,9 @@ fn classic_metrics(
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| ScoringError::Classic(e.to_string()))?;
     let set = EvalSet::new(entries).map_err(|e| ScoringError::Classic(e.to_string()))?;
-    let evaluation = evaluate(&set, &Metric::ALL, df);
+    // METEOR needs the data of scripts/fetch-data (SPICEBOARD_DATA); without it, it is left out.
+    let meteor = spice::metrics::meteor::Meteor::shared().ok();
+    let evaluation = evaluate(&set, &Metric::ALL, df, meteor);
     let as_json = |scores: &spice::metrics::Scores| -> serde_json::Value {
         scores
             .iter()

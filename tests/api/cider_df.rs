@@ -36,7 +36,7 @@ fn cider_from_scratch(df: Option<&CiderDf>) -> (f64, BTreeMap<i64, f64>) {
         (id, captions)
     });
     let set = EvalSet::new(entries).expect("distinct ids");
-    let e = evaluate(&set, &[Metric::CiderD], df);
+    let e = evaluate(&set, &[Metric::CiderD], df, None);
     let corpus = e.corpus.get("CIDEr").expect("corpus CIDEr");
     let per_image = e
         .per_image

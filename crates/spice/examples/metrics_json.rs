@@ -1,15 +1,18 @@
-//! Scores tokenized captions with BLEU-1..4, ROUGE-L and CIDEr-D and prints the scores as JSON.
-//! The Rust side of `scripts/parity-metrics` and `scripts/bench-metrics`.
+//! Scores tokenized captions with BLEU-1..4, ROUGE-L and CIDEr-D (and METEOR if asked) and
+//! prints the scores as JSON. The Rust side of `scripts/parity-metrics` and
+//! `scripts/bench-metrics`.
 //!
 //! ```text
-//! cargo run --release --example metrics_json -- INPUT.json [--repeat N] [--metrics bleu,rouge,cider] [--tokenize]
+//! cargo run --release --example metrics_json -- INPUT.json [--repeat N] [--metrics bleu,meteor,rouge,cider] [--tokenize]
 //! ```
 //! INPUT.json: `{"images": [{"image_id": .., "candidate": "tok tok", "references": ["tok tok", ..],
 //! "raw": {"candidate": "Text.", "references": ["Text.", ..]}}]}` (what `scripts/metrics-oracle`
 //! writes; other keys are ignored).
 //! Output: `{"corpus": {"Bleu_1": .., ..}, "per_image": [{"image_id": .., "Bleu_1": .., ..}],
 //! "seconds": {"Bleu": .., "Rouge": .., "CIDEr": .., "metrics": ..}}`: the median of N runs of
-//! each metric alone and of all of them (JSON reading and writing excluded).
+//! each metric alone and of all of them (JSON reading and writing excluded). METEOR's times
+//! include loading its resources (`Meteor::load` from SPICEBOARD_DATA, in every run), as
+//! pycocoevalcap's include the jar's start.
 //!
 //! With `--tokenize`, the raw captions are tokenized by us (`tokenize::tokenize_coco_batch`, two
 //! calls, references then candidates, as `spice eval` and pycocoevalcap do) and the metrics score
@@ -22,6 +25,7 @@ use std::time::Instant;
 
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
+use spice::metrics::meteor::Meteor;
 use spice::metrics::{evaluate, EvalSet, ImageCaptions, Metric, MetricsError};
 use spice::tokenize::tokenize_coco_batch;
 
@@ -59,6 +63,16 @@ fn tokenize(raw: &[RawCaptions]) -> Vec<(String, Vec<String>)> {
         .collect()
 }
 
+/// METEOR's resources, if METEOR is among `metrics`.
+fn load_meteor(metrics: &[Metric]) -> Result<Option<Meteor>, String> {
+    if !metrics.contains(&Metric::Meteor) {
+        return Ok(None);
+    }
+    Meteor::load(&Meteor::default_data_dir())
+        .map(Some)
+        .map_err(|e| e.to_string())
+}
+
 fn median(mut times: Vec<f64>) -> f64 {
     times.sort_by(f64::total_cmp);
     times[times.len() / 2]
@@ -68,7 +82,7 @@ fn run() -> Result<(), String> {
     let mut args = std::env::args().skip(1);
     let mut path = None;
     let mut repeat = 1usize;
-    let mut metrics = Metric::ALL.to_vec();
+    let mut metrics = vec![Metric::Bleu, Metric::RougeL, Metric::CiderD];
     let mut ours = false;
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -155,6 +169,7 @@ fn run() -> Result<(), String> {
         for m in &metrics {
             let name = match m {
                 Metric::Bleu => "Bleu",
+                Metric::Meteor => "METEOR",
                 Metric::RougeL => "Rouge",
                 Metric::CiderD => "CIDEr",
                 other => other.score_names()[0],
@@ -167,7 +182,8 @@ fn run() -> Result<(), String> {
         let mut times = Vec::with_capacity(repeat.max(1));
         for _ in 0..repeat.max(1) {
             let start = Instant::now();
-            let e = evaluate(&set, metrics, None);
+            let meteor = load_meteor(metrics)?;
+            let e = evaluate(&set, metrics, None, meteor.as_ref());
             times.push(start.elapsed().as_secs_f64());
             eval = Some(e);
         }
@@ -185,7 +201,8 @@ fn run() -> Result<(), String> {
                 .collect::<Result<Vec<_>, MetricsError>>()
                 .map_err(|e| format!("{path}: {e}"))?;
             let set = EvalSet::new(entries).map_err(|e| format!("{path}: {e}"))?;
-            let e = evaluate(&set, &metrics, None);
+            let meteor = load_meteor(&metrics)?;
+            let e = evaluate(&set, &metrics, None, meteor.as_ref());
             times.push(start.elapsed().as_secs_f64());
             std::hint::black_box(e);
         }

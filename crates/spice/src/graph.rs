@@ -109,7 +109,7 @@ impl Concept {
     }
 }
 
-fn sorted_intersect(a: &[u32], b: &[u32]) -> bool {
+pub(crate) fn sorted_intersect(a: &[u32], b: &[u32]) -> bool {
     let (mut i, mut j) = (0, 0);
     while i < a.len() && j < b.len() {
         match a[i].cmp(&b[j]) {

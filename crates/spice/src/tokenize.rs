@@ -371,6 +371,18 @@ fn is_spacenl(c: char) -> bool {
     is_space(c) || is_newline(c)
 }
 
+/// The words PTB splits when no letter follows: "cannot" -> "can not", "gonna" -> "gon na", ...
+fn is_split_word(word: &[char]) -> bool {
+    const SPLIT: [&str; 6] = ["cannot", "gonna", "gotta", "wanna", "lemme", "gimme"];
+    SPLIT.iter().any(|s| {
+        s.len() == word.len()
+            && s
+                .chars()
+                .zip(word)
+                .all(|(a, b)| a.eq_ignore_ascii_case(b))
+    })
+}
+
 /// Characters the lexer skips without a token (besides white space).
 fn is_ignorable(c: char) -> bool {
     matches!(c, '\0' | '\u{200B}' | '\u{200E}' | '\u{200F}' | '\u{FEFF}')
@@ -637,6 +649,19 @@ impl<'a> Lexer<'a> {
         let c = self.chars[i];
         if is_spacenl(c) || is_ignorable(c) {
             return i + 1;
+        }
+        // Most tokens are plain words: ASCII letters followed by a space or a line break. No rule
+        // matches more of such a word (each longer one needs another character after the
+        // letters: an apostrophe, a period, a hyphen, a digit, `+`, `$`, ...), so the word is a
+        // token as it stands, except for the words PTB splits ("cannot" -> "can not"). Trying
+        // every rule on it would find the same. (tests/tokenizer_parity.rs checks the outcome.)
+        if c.is_ascii_alphabetic() {
+            let e = self.run_of(i, |c| c.is_ascii_alphabetic());
+            if matches!(self.at(e), Some(' ' | '\n')) && !is_split_word(&self.chars[i..e]) {
+                let (start, end) = (self.offsets[i], self.offsets[e]);
+                out.token(&self.text[start..end], start, end);
+                return e;
+            }
         }
         let mut best: Option<Candidate> = None;
         let mut offer = |total: usize, len: usize, action: Action| {

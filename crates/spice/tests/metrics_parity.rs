@@ -6,50 +6,18 @@
 //! `scripts/parity-metrics` for the 5,000-image run). Needs SPICEBOARD_DATA (scripts/fetch-data),
 //! python3 and java.
 
-use std::path::PathBuf;
-use std::process::Command;
-
-use serde::Deserialize;
 use spice::metrics::{cider, evaluate, CiderDf, EvalSet, ImageCaptions, Metric, Scores};
 
+mod common;
+use common::MetricsOracle;
+
 const IMAGES: usize = 1000;
+/// The metrics this test checks (METEOR has its own test, `tests/meteor_parity.rs`).
+const CLASSIC: [Metric; 3] = [Metric::Bleu, Metric::RougeL, Metric::CiderD];
 const TOLERANCE: f64 = 1e-9;
 
-#[derive(Deserialize)]
-struct Oracle {
-    images: Vec<OracleImage>,
-    corpus: serde_json::Map<String, serde_json::Value>,
-    per_image: Vec<serde_json::Map<String, serde_json::Value>>,
-}
-
-#[derive(Deserialize)]
-struct OracleImage {
-    image_id: u64,
-    candidate: String,
-    references: Vec<String>,
-}
-
-fn run_oracle() -> Oracle {
-    let data = std::env::var("SPICEBOARD_DATA").unwrap_or_else(|_| {
-        panic!("SPICEBOARD_DATA is not set: run `export SPICEBOARD_DATA=$(scripts/fetch-data)` (scripts/test does)")
-    });
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let out =
-        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("metrics-oracle-{IMAGES}.json"));
-    let status = Command::new("python3")
-        .arg(root.join("scripts/metrics-oracle"))
-        .args(["--images", &IMAGES.to_string(), "--out"])
-        .arg(&out)
-        .env("SPICEBOARD_DATA", &data)
-        .status()
-        .unwrap_or_else(|e| panic!("cannot run python3 scripts/metrics-oracle: {e}"));
-    assert!(
-        status.success(),
-        "scripts/metrics-oracle failed ({status}); see its message above"
-    );
-    let text = std::fs::read_to_string(&out)
-        .unwrap_or_else(|e| panic!("cannot read oracle output {}: {e}", out.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("oracle output {}: {e}", out.display()))
+fn run_oracle() -> MetricsOracle {
+    common::metrics_oracle(IMAGES, &[])
 }
 
 fn value(map: &serde_json::Map<String, serde_json::Value>, name: &str) -> f64 {
@@ -66,7 +34,7 @@ fn differ(ours: f64, theirs: f64) -> bool {
 
 /// Every difference above the tolerance, as readable lines.
 fn differences(
-    oracle: &Oracle,
+    oracle: &MetricsOracle,
     corpus: &Scores,
     per_image: &[&Scores],
     names: &[&str],
@@ -108,8 +76,8 @@ fn bleu_rouge_cider_match_pycocoevalcap_on_1000_coco_images() {
     .unwrap_or_else(|e| panic!("oracle images: {e}"));
 
     // 1. pycocoevalcap's way: document frequencies from the evaluated references.
-    let eval = evaluate(&set, &Metric::ALL, None);
-    let names: Vec<&str> = Metric::ALL
+    let eval = evaluate(&set, &CLASSIC, None, None);
+    let names: Vec<&str> = CLASSIC
         .iter()
         .flat_map(|m| m.score_names())
         .copied()
@@ -140,7 +108,7 @@ fn bleu_rouge_cider_match_pycocoevalcap_on_1000_coco_images() {
     let df = CiderDf::from_references(set.images().iter().map(|i| i.references()));
     let stored = serde_json::to_string(&df).unwrap_or_else(|e| panic!("serialize CiderDf: {e}"));
     let df: CiderDf = serde_json::from_str(&stored).unwrap_or_else(|e| panic!("read CiderDf: {e}"));
-    let eval = evaluate(&set, &[Metric::CiderD], Some(&df));
+    let eval = evaluate(&set, &[Metric::CiderD], Some(&df), None);
     let rows: Vec<&Scores> = eval.per_image.iter().map(|(_, s)| s).collect();
     let diffs = differences(&oracle, &eval.corpus, &rows, &[cider::SCORE_NAME]);
     assert!(

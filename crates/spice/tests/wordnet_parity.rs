@@ -4,8 +4,6 @@
 //! forms of every word so that each suffix rule is exercised.
 
 use std::collections::BTreeSet;
-use std::io::Write;
-use std::process::{Command, Stdio};
 
 use spice::wordnet::Lexicon;
 
@@ -50,23 +48,13 @@ fn lexicon_matches_meteor_synonym_dictionary() {
         .map(str::to_string),
     );
 
-    let oracle = env!("CARGO_MANIFEST_DIR").to_string() + "/tests/oracles/MeteorSynonyms.java";
-    let mut child = Command::new("java")
-        .arg("-cp")
-        .arg(data.join("meteor-1.5.jar"))
-        .arg(&oracle)
-        .arg(&syn_dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("java runs (Java 17 is part of the test machine)");
     let input: String = words.iter().map(|w| format!("{w}\n")).collect();
-    let mut stdin = child.stdin.take().expect("stdin");
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-    let out = child.wait_with_output().expect("oracle output");
-    writer.join().expect("writer thread").expect("write words");
-    assert!(out.status.success(), "oracle failed");
-    let text = String::from_utf8(out.stdout).expect("utf-8");
+    let text = common::java_oracle(
+        &data.join("meteor-1.5.jar"),
+        "MeteorSynonyms.java",
+        &[syn_dir.as_os_str()],
+        input,
+    );
 
     let mut checked = 0;
     let mut mismatches = Vec::new();

@@ -245,15 +245,14 @@ pub async fn leaderboard(
     let classic = entries
         .iter()
         .any(|e| e.entry.bleu_4.is_some() || e.entry.cider_d.is_some());
+    // METEOR only where the server computed it (it needs the data of scripts/fetch-data).
+    let meteor = entries.iter().any(|e| e.entry.meteor.is_some());
     let keys: Vec<SortKey> = SortKey::ALL
         .into_iter()
-        .filter(|k| {
-            classic
-                || k.name() == "spice"
-                || !matches!(
-                    k,
-                    SortKey::Bleu4 | SortKey::Meteor | SortKey::RougeL | SortKey::CiderD
-                )
+        .filter(|k| match k {
+            SortKey::Meteor => meteor,
+            SortKey::Bleu4 | SortKey::RougeL | SortKey::CiderD => classic,
+            _ => true,
         })
         .collect();
     let rows = entries

@@ -22,8 +22,10 @@ Usage:
   spice parse \"a caption\" [...]             print the dependency graph and the tuples of captions
   spice tuples --conllu FILE                print the tuples of each sentence of a CoNLL-U file
   spice tokenize [--coco] [FILE]            print the PTB tokens of each line (stdin by default)
-  spice eval --annotations A.json --results R.json [--metrics bleu,rouge,cider,spice] [--out OUT.json]
+  spice eval --annotations A.json --results R.json [--metrics bleu,meteor,rouge,cider,spice] [--out OUT.json]
                                             COCO-format evaluation as pycocoevalcap's COCOEvalCap
+  spice meteor INPUT.json [--coco] [--out OUT.json]
+                                            METEOR 1.5 of each item, as pycocoevalcap's jar
   spice meta-eval --judgments J.jsonl [--metrics LIST] [--out OUT.json] [--resamples N] [--seed S]
                                             how well each metric agrees with human judgments
   spice help | --help                       this text; `spice COMMAND --help` for each command
@@ -140,6 +142,24 @@ enum Command {
     /// {"eval": {name: score}, "evalImgs": [{"image_id", name: score, ..., "SPICE": {category:
     /// {"pr", "re", "f", "tp", "fp", "fn", "numImages"}}}]} (NaN as null).
     Eval(EvalArgs),
+    /// METEOR 1.5 of candidate/reference pairs, as pycocoevalcap's meteor-1.5.jar scores them.
+    ///
+    /// INPUT.json is the SPICE jar's input: [{"image_id", "test", "refs"}]. Captions are scored
+    /// as given (the jar normalises them with -norm); pycocoevalcap gives them PTB-tokenized,
+    /// lowercased and without punctuation, which --coco does first. Prints `METEOR: 0.xxx`, the
+    /// corpus score (METEOR of the summed statistics, as the jar's EVAL line). --out writes
+    /// [{"image_id", "METEOR", "stats": [the jar's 23 statistics]}]. The data comes from
+    /// SPICEBOARD_DATA (default ~/.cache/spiceboard/data), made by scripts/fetch-data.
+    Meteor {
+        /// The jar's input JSON: an array of {"image_id", "test", "refs"}.
+        input: String,
+        /// Tokenize as pycocoevalcap does before scoring.
+        #[arg(long)]
+        coco: bool,
+        /// Write per-item scores and statistics as JSON here.
+        #[arg(long, value_name = "OUT.json")]
+        out: Option<String>,
+    },
     /// How well each metric agrees with human judgments of captions.
     ///
     /// J.jsonl has one judged candidate a line: {"candidate": "...", "references": ["...", ...],
@@ -160,7 +180,8 @@ struct MetaEvalArgs {
     /// Judgments, one JSON object a line.
     #[arg(long, value_name = "FILE")]
     judgments: String,
-    /// Comma-separated metrics (as for `spice eval`); default: every metric we have.
+    /// Comma-separated metrics (as for `spice eval`); default: every metric we have (METEOR
+    /// needs the data of scripts/fetch-data).
     #[arg(long, value_name = "LIST")]
     metrics: Option<String>,
     /// Write the correlations as JSON here.
@@ -183,9 +204,14 @@ struct EvalArgs {
     /// Results: [{"image_id", "caption"}], one caption per image.
     #[arg(long, value_name = "FILE")]
     results: String,
-    /// Comma-separated metrics among bleu, rouge, cider, spice, and the seed paper's rouge_su4,
-    /// bleu_smoothed, bleu_unigram, ter (METEOR is not implemented yet).
-    #[arg(long, value_name = "LIST", default_value = "bleu,rouge,cider,spice")]
+    /// Comma-separated metrics among bleu, meteor, rouge, cider, spice, and the seed paper's
+    /// rouge_su4, bleu_smoothed, bleu_unigram, ter. METEOR needs the data of scripts/fetch-data
+    /// (SPICEBOARD_DATA, default ~/.cache/spiceboard/data).
+    #[arg(
+        long,
+        value_name = "LIST",
+        default_value = "bleu,meteor,rouge,cider,spice"
+    )]
     metrics: String,
     /// Write {"eval", "evalImgs"} as JSON here.
     #[arg(long, value_name = "FILE")]
@@ -276,7 +302,7 @@ fn main() -> ExitCode {
             println!("spice {}", env!("CARGO_PKG_VERSION"));
             return ExitCode::SUCCESS;
         }
-        Some("score" | "parse" | "tuples" | "tokenize" | "eval" | "meta-eval") => {
+        Some("score" | "parse" | "tuples" | "tokenize" | "eval" | "meteor" | "meta-eval") => {
             match Cli::try_parse_from(&args) {
                 Ok(cli) => run(cli.command),
                 Err(e) => return clap_exit(e),
@@ -320,8 +346,80 @@ fn run(cmd: Command) -> Result<(), Failure> {
         } => tuples(conllu.as_deref().unwrap_or("-"), no_synsets, basic),
         Command::Tokenize { coco, file } => tokenize(coco, file.as_deref().unwrap_or("-")),
         Command::Eval(a) => eval(a),
+        Command::Meteor { input, coco, out } => meteor(&input, coco, out.as_deref()),
         Command::MetaEval(a) => meta_eval(a),
     }
+}
+
+/// METEOR's resources, or the error naming the fix.
+fn load_meteor() -> Result<&'static spice::metrics::meteor::Meteor, Failure> {
+    spice::metrics::meteor::Meteor::shared().map_err(|e| {
+        Failure::input(format!(
+            "{e}; or leave METEOR out (`spice eval --metrics bleu,rouge,cider,spice`)"
+        ))
+    })
+}
+
+fn meteor(path: &str, coco: bool, out: Option<&str>) -> Result<(), Failure> {
+    use spice::metrics::{meteor, ImageCaptions};
+    let file = std::fs::File::open(path)
+        .map_err(|e| Failure::input(format!("{path}: cannot open: {e}")))?;
+    let items = batch::read_input(file, path).map_err(Failure::input)?.items;
+    let resources = load_meteor()?;
+    // With --coco, as pycocoevalcap tokenizes: all references in one batch, then the candidates.
+    let (tests, mut refs): (Vec<String>, Vec<Vec<String>>) = items
+        .iter()
+        .map(|item| (item.test.clone(), item.refs.clone()))
+        .unzip();
+    let tests = if coco {
+        let flat: Vec<&str> = refs.iter().flatten().map(String::as_str).collect();
+        let mut tokens = spice::tokenize::tokenize_coco_batch(&flat).into_iter();
+        for r in &mut refs {
+            *r = tokens.by_ref().take(r.len()).collect();
+        }
+        let tests: Vec<&str> = tests.iter().map(String::as_str).collect();
+        spice::tokenize::tokenize_coco_batch(&tests)
+    } else {
+        tests
+    };
+    let images = tests
+        .into_iter()
+        .zip(refs)
+        .enumerate()
+        .map(|(i, (test, refs))| {
+            // No references: pycocoevalcap's line would hold one empty reference.
+            let refs = if refs.is_empty() {
+                vec![String::new()]
+            } else {
+                refs
+            };
+            ImageCaptions::new(test, refs)
+                .map_err(|e| Failure::input(format!("{path}: item {i}: {e}")))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let scores = meteor::meteor(resources, &images);
+    println!("{}: {:.3}", meteor::SCORE_NAME, scores.corpus);
+    if let Some(out) = out {
+        let json: Vec<serde_json::Value> = items
+            .iter()
+            .zip(&scores.per_image)
+            .zip(&scores.stats)
+            .map(|((item, score), stats)| {
+                serde_json::json!({
+                    "image_id": item.image_id,
+                    meteor::SCORE_NAME: score,
+                    "stats": stats.to_jar_values(),
+                })
+            })
+            .collect();
+        let write = || -> std::io::Result<()> {
+            let mut w = BufWriter::new(std::fs::File::create(out)?);
+            serde_json::to_writer_pretty(&mut w, &json)?;
+            w.flush()
+        };
+        write().map_err(|e| Failure::input(format!("{out}: cannot write: {e}")))?;
+    }
+    Ok(())
 }
 
 fn engine(no_synsets: bool) -> Engine {
@@ -523,9 +621,19 @@ fn tokenize(coco: bool, path: &str) -> Result<(), Failure> {
         .map_err(|e| Failure::input(format!("cannot write output: {e}")))
 }
 
+/// The bytes of a file, mapped into memory rather than copied (COCO's annotation file is 32 MB).
+fn map(path: &str) -> Result<memmap2::Mmap, Failure> {
+    let fail = |e: std::io::Error| Failure::input(format!("{path}: cannot read: {e}"));
+    let file = std::fs::File::open(path).map_err(fail)?;
+    // SAFETY: the map is only read, and only while this process runs; the one hazard, another
+    // process truncating the file meanwhile, is the same one every reader of a mapped input file
+    // (ripgrep, for one) accepts.
+    #[allow(unsafe_code)]
+    unsafe { memmap2::MmapOptions::new().populate().map(&file) }.map_err(fail)
+}
+
 fn eval(a: EvalArgs) -> Result<(), Failure> {
     use spice::cocoeval::{self, Annotations, CocoImages, ImageId, Scorer};
-    use std::collections::HashSet;
     let started = Instant::now();
     let scorers = Scorer::parse_list(&a.metrics).map_err(|e| Failure {
         code: 2,
@@ -535,12 +643,19 @@ fn eval(a: EvalArgs) -> Result<(), Failure> {
         std::fs::read(path).map_err(|e| Failure::input(format!("{path}: cannot read: {e}")))
     };
     let mut steps = Steps::new(a.timings);
+    // METEOR's data first, so that its absence is reported before any work.
+    let meteor = if scorers.contains(&Scorer::Classic(spice::metrics::Metric::Meteor)) {
+        Some(load_meteor()?)
+    } else {
+        None
+    };
+    steps.done("load METEOR data");
     // The results first: of the 32 MB of COCO annotations, only their images' captions are kept.
     let results = cocoeval::read_results(&read(&a.results)?, &a.results).map_err(Failure::input)?;
     steps.done("read results");
-    let wanted: HashSet<&ImageId> = results.iter().map(|r| &r.image_id).collect();
-    let bytes = read(&a.annotations)?;
-    steps.done("read annotation file");
+    let wanted: foldhash::HashSet<&ImageId> = results.iter().map(|r| &r.image_id).collect();
+    let bytes = map(&a.annotations)?;
+    steps.done("map annotation file");
     let annotations =
         Annotations::from_json_slice_keeping(&bytes, &a.annotations, |id| wanted.contains(id))
             .map_err(Failure::input)?;
@@ -552,8 +667,8 @@ fn eval(a: EvalArgs) -> Result<(), Failure> {
     let tokenized = images.tokenize().map_err(Failure::input)?;
     steps.done("tokenize");
     // Engine::new is cheap: the lexicon and models load when SPICE first needs them.
-    let evaluation =
-        cocoeval::evaluate(&tokenized, &scorers, &engine(false), None).map_err(Failure::input)?;
+    let evaluation = cocoeval::evaluate(&tokenized, &scorers, &engine(false), None, meteor)
+        .map_err(Failure::input)?;
     steps.done("score");
     if let Some(out) = &a.out {
         let write = || -> std::io::Result<()> {
@@ -592,7 +707,13 @@ fn meta_eval(a: MetaEvalArgs) -> Result<(), Failure> {
     }
     let text = read_text(&a.judgments)?;
     let judgments = metaeval::read_judgments(&text, &a.judgments).map_err(Failure::input)?;
-    let scores = metaeval::score(&judgments, &scorers, &engine(false)).map_err(Failure::input)?;
+    let meteor = if scorers.contains(&Scorer::Classic(spice::metrics::Metric::Meteor)) {
+        Some(load_meteor()?)
+    } else {
+        None
+    };
+    let scores =
+        metaeval::score(&judgments, &scorers, &engine(false), meteor).map_err(Failure::input)?;
     let bootstrap = Bootstrap {
         resamples: a.resamples,
         seed: a.seed,

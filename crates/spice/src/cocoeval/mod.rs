@@ -25,13 +25,12 @@
 //! and `COCOEvalCap` pairs them with the images in *its* order, so with COCO's (unsorted) files
 //! its `evalImgs` attaches SPICE scores to the wrong images. We attach each image's own.
 //!
-//! METEOR 1.5 is not implemented yet: `meteor` is a known name that [`Scorer::parse_list`]
-//! rejects as not implemented. It will come as a [`crate::metrics::Metric`] variant, run here
-//! through [`Scorer::Classic`] between BLEU and ROUGE-L (its place in `COCOEvalCap`).
+//! METEOR 1.5 runs through [`Scorer::Classic`] between BLEU and ROUGE-L (its place in
+//! `COCOEvalCap`), with the resources the caller loaded ([`crate::metrics::meteor::Meteor`]).
 
-use std::collections::HashMap;
 use std::fmt;
 
+use foldhash::{HashMap, HashMapExt};
 use serde_json::{Map, Value};
 
 mod files;
@@ -39,6 +38,7 @@ mod files;
 pub use files::read_results;
 
 use crate::batch::{self, BatchItem, OutputOptions};
+use crate::metrics::meteor::Meteor;
 use crate::metrics::{self, CiderDf, EvalSet, ImageCaptions, Metric, MetricsError, Scores};
 use crate::score::ImageScores;
 use crate::{Engine, EngineError};
@@ -113,6 +113,8 @@ pub enum CocoEvalError {
     Engine(#[from] EngineError),
     #[error(transparent)]
     Metrics(#[from] MetricsError),
+    #[error("METEOR was asked for but its data was not loaded")]
+    MeteorNotLoaded,
 }
 
 /// The reference side of an evaluation: a COCO caption annotation file.
@@ -337,20 +339,19 @@ impl TokenizedImages {
 /// A scorer of `COCOEvalCap`, as `spice eval --metrics` names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Scorer {
-    /// BLEU-1..4, ROUGE-L, CIDEr-D (and METEOR once [`Metric`] has it).
+    /// BLEU-1..4, METEOR, ROUGE-L, CIDEr-D.
     Classic(Metric),
     /// SPICE on the tokenized captions.
     Spice,
 }
 
 /// The names [`Scorer::parse_list`] accepts.
-const AVAILABLE: &str = "bleu, rouge, cider, spice, rouge_su4, bleu_smoothed, bleu_unigram, ter";
+const AVAILABLE: &str =
+    "bleu, meteor, rouge, cider, spice, rouge_su4, bleu_smoothed, bleu_unigram, ter";
 
 /// Why a list of metric names was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ScorerError {
-    #[error("METEOR is not implemented yet (available: {AVAILABLE})")]
-    MeteorNotImplemented,
     #[error("unknown metric {0:?} (available: {AVAILABLE})")]
     Unknown(String),
     #[error("no metric given (available: {AVAILABLE})")]
@@ -360,8 +361,9 @@ pub enum ScorerError {
 impl Scorer {
     /// Every scorer we have, in `COCOEvalCap`'s order, then the seed paper's metrics
     /// ([`Metric::SEED`]), which `COCOEvalCap` does not have.
-    pub const ALL: [Scorer; 8] = [
+    pub const ALL: [Scorer; 9] = [
         Scorer::Classic(Metric::Bleu),
+        Scorer::Classic(Metric::Meteor),
         Scorer::Classic(Metric::RougeL),
         Scorer::Classic(Metric::CiderD),
         Scorer::Spice,
@@ -371,14 +373,13 @@ impl Scorer {
         Scorer::Classic(Metric::Ter),
     ];
 
-    /// Parses a comma-separated list (`bleu,rouge,cider,spice`), in any order and case; the
+    /// Parses a comma-separated list (`bleu,meteor,rouge,cider,spice`), in any order and case; the
     /// result is in `COCOEvalCap`'s order without repeats.
     pub fn parse_list(list: &str) -> Result<Vec<Scorer>, ScorerError> {
         let mut chosen = Vec::new();
         for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
             let scorer = match name.to_ascii_lowercase().as_str() {
                 "spice" => Scorer::Spice,
-                "meteor" => return Err(ScorerError::MeteorNotImplemented),
                 _ => Scorer::Classic(
                     name.parse()
                         .map_err(|_| ScorerError::Unknown(name.to_string()))?,
@@ -412,14 +413,18 @@ pub struct CocoEvaluation {
 }
 
 /// Runs `scorers` on tokenized captions. CIDEr-D uses `df` if given, else document frequencies
-/// over these references (pycocoevalcap's way); SPICE uses `engine`. Images are scored in
-/// parallel on rayon's pool.
+/// over these references (pycocoevalcap's way); SPICE uses `engine`, METEOR `meteor` (required
+/// if METEOR is among the scorers). Images are scored in parallel on rayon's pool.
 pub fn evaluate(
     images: &TokenizedImages,
     scorers: &[Scorer],
     engine: &Engine,
     df: Option<&CiderDf>,
+    meteor: Option<&Meteor>,
 ) -> Result<CocoEvaluation, CocoEvalError> {
+    if meteor.is_none() && scorers.contains(&Scorer::Classic(Metric::Meteor)) {
+        return Err(CocoEvalError::MeteorNotLoaded);
+    }
     let classic_metrics: Vec<Metric> = scorers
         .iter()
         .filter_map(|s| match s {
@@ -430,7 +435,7 @@ pub fn evaluate(
     let mut corpus = Vec::new();
     let mut classic = vec![Scores::default(); images.set.len()];
     if !classic_metrics.is_empty() {
-        let eval = metrics::evaluate(&images.set, &classic_metrics, df);
+        let eval = metrics::evaluate(&images.set, &classic_metrics, df, meteor);
         corpus.extend(eval.corpus.iter());
         classic = eval.per_image.into_iter().map(|(_, s)| s).collect();
     }
@@ -633,18 +638,15 @@ mod tests {
     }
 
     #[test]
-    fn scorers_come_in_cocoevalcap_order_and_meteor_is_not_there_yet() {
+    fn scorers_come_in_cocoevalcap_order() {
         assert_eq!(
-            Scorer::parse_list("spice, CIDEr,bleu,bleu"),
+            Scorer::parse_list("spice, CIDEr,meteor,bleu,bleu"),
             Ok(vec![
                 Scorer::Classic(Metric::Bleu),
+                Scorer::Classic(Metric::Meteor),
                 Scorer::Classic(Metric::CiderD),
                 Scorer::Spice
             ])
-        );
-        assert_eq!(
-            Scorer::parse_list("bleu,meteor"),
-            Err(ScorerError::MeteorNotImplemented)
         );
         assert_eq!(
             Scorer::parse_list("bleu,bert"),

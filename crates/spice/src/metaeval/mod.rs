@@ -22,6 +22,7 @@ use rayon::prelude::*;
 use serde_json::{json, Map, Value};
 
 use crate::cocoeval::{self, Annotations, CaptionResult, CocoImages, ImageId, Scorer};
+use crate::metrics::meteor::Meteor;
 use crate::Engine;
 
 /// One judged candidate caption.
@@ -133,11 +134,13 @@ pub struct MetricScores {
 /// Scores every candidate with every scorer, as `COCOEvalCap` would with each candidate as an
 /// image of its own: references and candidates through pycocoevalcap's tokenizer (two batches),
 /// CIDEr-D's document frequencies over all the references of the file, SPICE on the tokenized
-/// captions. Names come in the scorers' order (a scorer may give several, like BLEU's four).
+/// captions, METEOR with `meteor` (required if METEOR is among the scorers). Names come in the
+/// scorers' order (a scorer may give several, like BLEU's four).
 pub fn score(
     judgments: &[Judgment],
     scorers: &[Scorer],
     engine: &Engine,
+    meteor: Option<&Meteor>,
 ) -> Result<Vec<MetricScores>, MetaEvalError> {
     let fail = |e: cocoeval::CocoEvalError| MetaEvalError::Scoring(e.to_string());
     let ids: Vec<ImageId> = (0..judgments.len() as i64).map(ImageId::Int).collect();
@@ -158,7 +161,7 @@ pub fn score(
         .collect();
     let images = CocoImages::new(&annotations, &results, "judgments").map_err(fail)?;
     let tokenized = images.tokenize().map_err(fail)?;
-    let evaluation = cocoeval::evaluate(&tokenized, scorers, engine, None).map_err(fail)?;
+    let evaluation = cocoeval::evaluate(&tokenized, scorers, engine, None, meteor).map_err(fail)?;
     // evaluate keeps the images in annotation order, which is ours.
     let classic = evaluation.classic_per_image();
     let mut out = Vec::new();

@@ -32,6 +32,8 @@ use super::ngrams::{
 };
 use super::{numpy_mean, ImageCaptions, MetricsError};
 
+mod compact;
+
 /// pycocoevalcap's `sigma`: the standard deviation of the length penalty.
 pub const SIGMA: f64 = 6.0;
 
@@ -49,7 +51,9 @@ pub struct CiderScores {
 /// whose reference captions contain it, and the number of images.
 ///
 /// Serializes (serde) as `{"images": N, "ngrams": {"a man": 1234, ...}}`, n-gram tokens joined
-/// by one space, keys sorted, so equal frequencies serialize to equal bytes.
+/// by one space, keys sorted, so equal frequencies serialize to equal bytes. For storage, the
+/// compact form ([`CiderDf::to_bytes`], [`CiderDf::from_bytes`]) is smaller and reads faster than
+/// counting again, which the JSON form does not.
 #[derive(Debug, Clone)]
 pub struct CiderDf {
     images: usize,

@@ -20,13 +20,14 @@
 //! and unigram BLEU ([`sentence_bleu`]). They are not in [`Metric::ALL`] (the COCO table) but in
 //! [`Metric::SEED`], under the names `TER`, `ROUGE_SU4`, `Bleu_smoothed`, `Bleu_unigram`.
 //!
-//! METEOR 1.5 is not here yet. It slots in as one more [`Metric`] variant (`Metric::Meteor`,
-//! score name `METEOR`) with its own module `meteor.rs` beside these, dispatched from
-//! [`evaluate`] like the others; nothing else in this module needs to change.
+//! METEOR 1.5 ([`meteor`]) is [`Metric::Meteor`] (score name `METEOR`); it needs resources
+//! from the data directory ([`meteor::Meteor`]), which [`evaluate`] takes as an argument and
+//! without which it leaves METEOR out.
 
 pub mod bleu;
 pub mod cider;
 mod corpus;
+pub mod meteor;
 mod ngrams;
 pub mod rouge;
 pub mod rouge_su;
@@ -52,7 +53,7 @@ pub enum MetricsError {
     NoReferences,
     #[error("image id {image} appears more than once")]
     DuplicateImage { image: String },
-    #[error("unknown metric {name:?} (known: bleu, rouge, cider, ter, rouge_su4, bleu_smoothed, bleu_unigram)")]
+    #[error("unknown metric {name:?} (known: bleu, meteor, rouge, cider, ter, rouge_su4, bleu_smoothed, bleu_unigram)")]
     UnknownMetric { name: String },
     #[error("invalid CIDEr-D document frequencies: {reason}")]
     InvalidDocumentFrequencies { reason: String },
@@ -135,11 +136,13 @@ impl<K> EvalSet<K> {
     }
 }
 
-/// A metric family that [`evaluate`] can run. METEOR 1.5 will be the next variant.
+/// A metric family that [`evaluate`] can run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Metric {
     /// BLEU-1..4 (Papineni et al. 2002) with pycocoevalcap's "closest" reference length.
     Bleu,
+    /// METEOR 1.5 as pycocoevalcap's jar computes it (needs [`meteor::Meteor`]).
+    Meteor,
     /// ROUGE-L (Lin 2004) with beta = 1.2.
     RougeL,
     /// CIDEr-D (Vedantam et al. 2015) with sigma = 6, clipping and the x10 factor.
@@ -156,7 +159,7 @@ pub enum Metric {
 
 impl Metric {
     /// Every metric, in the order of the COCO evaluation server's table.
-    pub const ALL: [Metric; 3] = [Metric::Bleu, Metric::RougeL, Metric::CiderD];
+    pub const ALL: [Metric; 4] = [Metric::Bleu, Metric::Meteor, Metric::RougeL, Metric::CiderD];
 
     /// The sentence-level metrics of Elliott & Keller (2014), in their table's order.
     pub const SEED: [Metric; 4] = [
@@ -170,6 +173,7 @@ impl Metric {
     pub fn score_names(self) -> &'static [&'static str] {
         match self {
             Metric::Bleu => &bleu::SCORE_NAMES,
+            Metric::Meteor => &[meteor::SCORE_NAME],
             Metric::RougeL => &[rouge::SCORE_NAME],
             Metric::CiderD => &[cider::SCORE_NAME],
             Metric::Ter => &[ter::SCORE_NAME],
@@ -188,11 +192,12 @@ impl Metric {
 impl FromStr for Metric {
     type Err = MetricsError;
 
-    /// The names `spice eval --metrics` accepts: `bleu`, `rouge`, `cider`, `ter`, `rouge_su4`,
-    /// `bleu_smoothed`, `bleu_unigram` (any case, `-` for `_`).
+    /// The names `spice eval --metrics` accepts: `bleu`, `meteor`, `rouge`, `cider`, `ter`,
+    /// `rouge_su4`, `bleu_smoothed`, `bleu_unigram` (any case, `-` for `_`).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s.trim().to_ascii_lowercase().as_str() {
             "bleu" => Ok(Metric::Bleu),
+            "meteor" => Ok(Metric::Meteor),
             "rouge" | "rouge_l" | "rouge-l" => Ok(Metric::RougeL),
             "cider" | "cider-d" | "cider_d" => Ok(Metric::CiderD),
             "ter" => Ok(Metric::Ter),
@@ -233,11 +238,13 @@ pub struct Evaluation<K> {
 }
 
 /// Runs `metrics` on `set`. CIDEr-D uses `df` if given, else document frequencies over the
-/// references of `set` (what pycocoevalcap does). Each metric runs its images on rayon's pool.
+/// references of `set` (what pycocoevalcap does). METEOR runs only with its resources
+/// (`meteor`); without them it is left out. Each metric runs its images on rayon's pool.
 pub fn evaluate<K: Clone>(
     set: &EvalSet<K>,
     metrics: &[Metric],
     df: Option<&CiderDf>,
+    meteor: Option<&meteor::Meteor>,
 ) -> Evaluation<K> {
     let images = set.images();
     let mut corpus = Scores::default();
@@ -264,6 +271,14 @@ pub fn evaluate<K: Clone>(
                     for (row, img) in per_image.iter_mut().zip(&s.per_image) {
                         row.push(name, img[k]);
                     }
+                }
+            }
+            Metric::Meteor => {
+                let Some(resources) = meteor else { continue };
+                let s = meteor::meteor(resources, images);
+                corpus.push(meteor::SCORE_NAME, s.corpus);
+                for (row, &v) in per_image.iter_mut().zip(&s.per_image) {
+                    row.push(meteor::SCORE_NAME, v);
                 }
             }
             Metric::RougeL => {
@@ -409,14 +424,15 @@ mod tests {
         assert_eq!("bleu".parse::<Metric>(), Ok(Metric::Bleu));
         assert_eq!("ROUGE".parse::<Metric>(), Ok(Metric::RougeL));
         assert_eq!("cider".parse::<Metric>(), Ok(Metric::CiderD));
+        assert_eq!("METEOR".parse::<Metric>(), Ok(Metric::Meteor));
         assert_eq!("TER".parse::<Metric>(), Ok(Metric::Ter));
         assert_eq!("rouge-su4".parse::<Metric>(), Ok(Metric::RougeSu4));
         assert_eq!("Bleu_smoothed".parse::<Metric>(), Ok(Metric::BleuSmoothed));
         assert_eq!("bleu_unigram".parse::<Metric>(), Ok(Metric::BleuUnigram));
         assert_eq!(
-            "meteor".parse::<Metric>(),
+            "nist".parse::<Metric>(),
             Err(MetricsError::UnknownMetric {
-                name: "meteor".into()
+                name: "nist".into()
             })
         );
     }
@@ -437,7 +453,8 @@ mod tests {
             ),
         ])
         .expect("unique ids");
-        let eval = evaluate(&set, &Metric::ALL, None);
+        // Without METEOR's resources, METEOR is left out.
+        let eval = evaluate(&set, &Metric::ALL, None, None);
         let names: Vec<_> = eval.corpus.iter().map(|(n, _)| n).collect();
         assert_eq!(
             names,

@@ -41,7 +41,7 @@ fn writes_eval_and_eval_imgs_in_pycocoevalcap_shape_and_prints_the_summary() {
     assert!(o.status.success(), "{}", stderr(&o));
     let stdout = String::from_utf8_lossy(&o.stdout);
     let names = [
-        "Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4", "ROUGE_L", "CIDEr", "SPICE",
+        "Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4", "METEOR", "ROUGE_L", "CIDEr", "SPICE",
     ];
     let printed: Vec<&str> = stdout
         .lines()
@@ -94,7 +94,7 @@ fn writes_eval_and_eval_imgs_in_pycocoevalcap_shape_and_prints_the_summary() {
 }
 
 #[test]
-fn metrics_can_be_chosen_and_meteor_is_a_usage_error() {
+fn metrics_can_be_chosen_and_meteor_without_its_data_names_the_fix() {
     let dir = TestDir::new();
     let results = r#"[{"image_id": 3, "caption": "a dog"}]"#;
     let o = eval(&dir, results, &["--metrics", "cider,rouge"]);
@@ -109,10 +109,17 @@ fn metrics_can_be_chosen_and_meteor_is_a_usage_error() {
         "{stdout}"
     );
 
-    let o = eval(&dir, results, &["--metrics", "bleu,meteor"]);
-    assert_eq!(o.status.code(), Some(2));
+    let a = dir.file("annotations.json", annotations());
+    let r = dir.file("results.json", results);
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_spice"))
+        .args(["eval", "--annotations", &a, "--results", &r])
+        .args(["--metrics", "bleu,meteor"])
+        .env("SPICEBOARD_DATA", dir.path("no-data-here"))
+        .output()
+        .expect("spice runs");
+    assert_eq!(o.status.code(), Some(1));
     assert!(
-        stderr(&o).contains("METEOR is not implemented yet"),
+        stderr(&o).contains("METEOR data missing") && stderr(&o).contains("scripts/fetch-data"),
         "{}",
         stderr(&o)
     );

@@ -79,3 +79,74 @@ fn shared_dir(name: &str, env_var: &str, marker: &str, what: &str) -> Option<Pat
     );
     None
 }
+
+/// Runs a single-file Java oracle of `tests/oracles/` (`source`, e.g. "MeteorSynonyms.java")
+/// with `jar` on the class path and `args`, feeds it `input` on standard input, and returns its
+/// standard output.
+pub fn java_oracle(
+    jar: &std::path::Path,
+    source: &str,
+    args: &[&std::ffi::OsStr],
+    input: String,
+) -> String {
+    let oracle = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/oracles")
+        .join(source);
+    let mut child = std::process::Command::new("java")
+        .arg("-cp")
+        .arg(jar)
+        .arg(&oracle)
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("java runs (Java 17 is part of the test machine)");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let out = child.wait_with_output().expect("oracle output");
+    writer
+        .join()
+        .expect("writer thread")
+        .expect("write the oracle's input");
+    assert!(out.status.success(), "oracle {source} failed");
+    String::from_utf8(out.stdout).expect("the oracle writes UTF-8")
+}
+
+/// What `scripts/metrics-oracle` writes: the images as pycocoevalcap tokenized them, and its
+/// scores.
+#[derive(serde::Deserialize)]
+pub struct MetricsOracle {
+    pub images: Vec<OracleImage>,
+    pub corpus: serde_json::Map<String, serde_json::Value>,
+    pub per_image: Vec<serde_json::Map<String, serde_json::Value>>,
+}
+
+#[derive(serde::Deserialize)]
+pub struct OracleImage {
+    pub image_id: u64,
+    pub candidate: String,
+    pub references: Vec<String>,
+}
+
+/// Runs `scripts/metrics-oracle --images N` with `args` on the data of [`data_dir`].
+pub fn metrics_oracle(images: usize, args: &[&str]) -> MetricsOracle {
+    let data = data_dir("pycocoevalcap");
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("metrics-oracle-{images}-{}.json", args.join("")));
+    let status = std::process::Command::new("python3")
+        .arg(root.join("scripts/metrics-oracle"))
+        .args(["--images", &images.to_string(), "--out"])
+        .arg(&out)
+        .args(args)
+        .env("SPICEBOARD_DATA", &data)
+        .status()
+        .unwrap_or_else(|e| panic!("cannot run python3 scripts/metrics-oracle: {e}"));
+    assert!(
+        status.success(),
+        "scripts/metrics-oracle failed ({status}); see its message above"
+    );
+    let text = std::fs::read_to_string(&out)
+        .unwrap_or_else(|e| panic!("cannot read oracle output {}: {e}", out.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("oracle output {}: {e}", out.display()))
+}
