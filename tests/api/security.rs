@@ -1002,8 +1002,9 @@ async fn a_revoked_api_token_stops_working() {
 async fn below_the_free_space_floor_uploads_wait_and_resume_when_space_is_back() {
     let dir = tempfile::tempdir().expect("temp dir");
     let free = spiceboard::disk::free_bytes(dir.path()).expect("statvfs");
-    // The floor sits 1 GB below what is free now; a 2 GB file then takes the disk below it.
-    let floor = free.saturating_sub(1 << 30);
+    // The floor sits 3 GiB below what is free now (room for what other tests and processes write
+    // meanwhile); a 4 GiB file then takes the disk below it.
+    let floor = free.saturating_sub(3 << 30);
     let path = dir.path().to_path_buf();
     let app = spawn_app_with(0, move |s| {
         s.limits.disk_path = Some(path);
@@ -1015,7 +1016,7 @@ async fn below_the_free_space_floor_uploads_wait_and_resume_when_space_is_back()
     let filler = dir.path().join("filler");
     let f = std::fs::File::create(&filler).expect("filler");
     // SAFETY: a valid descriptor; posix_fallocate reserves real blocks, as a full disk has.
-    let rc = unsafe { libc::posix_fallocate(std::os::fd::AsRawFd::as_raw_fd(&f), 0, 2 << 30) };
+    let rc = unsafe { libc::posix_fallocate(std::os::fd::AsRawFd::as_raw_fd(&f), 0, 4 << 30) };
     assert_eq!(rc, 0, "posix_fallocate");
     let (status, e) = api_error(&app, "disk", &token, demo_results(true)).await;
     assert_eq!(status, 503);
