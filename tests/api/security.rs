@@ -512,7 +512,7 @@ async fn unknown_keys_and_control_characters_are_refused_naming_the_entry() {
         e.contains("keys other than \"image_id\" and \"caption\" (\"padding\")"),
         "{e}"
     );
-    assert!(e.contains("entry 3"), "{e}");
+    assert!(e.contains("entry 4 (image_id"), "{e}");
 
     results[4]["caption"] = serde_json::json!("a dog\u{0}on a couch");
     let (status, e) = api_error(
@@ -524,7 +524,7 @@ async fn unknown_keys_and_control_characters_are_refused_naming_the_entry() {
     .await;
     assert_eq!(status, 400);
     assert!(
-        e.contains("control characters") && e.contains("entry 4") && e.contains("U+0000"),
+        e.contains("control characters") && e.contains("entry 5 (image_id") && e.contains("U+0000"),
         "{e}"
     );
 
@@ -537,7 +537,7 @@ async fn unknown_keys_and_control_characters_are_refused_naming_the_entry() {
     let (status, e) = api_error(&app, "nul", &token, zeros).await;
     assert_eq!(status, 400);
     assert!(
-        e.starts_with("2000001 malformed entries, first: entry 0 is a number"),
+        e.starts_with("2000001 malformed entries (first 5): entry 1 is a number"),
         "{e}"
     );
     assert_eq!(e.matches("entry").count(), 5, "{e}");
