@@ -332,21 +332,9 @@ async fn a_cookie_jar_client_uses_every_team_form_over_plain_http_on_a_host_name
         .expect("token");
     let r = post(format!("/c/jar/tokens/{token}/revoke"), vec![]).await;
     assert_eq!(r.status(), 200, "token revoked");
-    let csrf = app.csrf("/c/jar/submit").await;
-    let form = reqwest::multipart::Form::new()
-        .text("csrf", csrf)
-        .text("split", "val")
-        .part(
-            "file",
-            reqwest::multipart::Part::bytes(demo_results(true)).file_name("results.json"),
-        );
     let r = app
-        .client
-        .post(app.url("/c/jar/submit"))
-        .multipart(form)
-        .send()
-        .await
-        .expect("POST submit");
+        .form_upload(&app.client, "jar", "val", demo_results(true))
+        .await;
     assert_eq!(r.status(), 303, "uploaded through the form");
     let id: i64 = r.headers()["location"]
         .to_str()

@@ -20,16 +20,10 @@ fn spiceboard(url: &str, args: &[&str]) -> (bool, String, String) {
     )
 }
 
-#[tokio::test]
-async fn a_challenge_can_be_scripted_from_the_command_line() {
-    let (_, url) = fresh_database().await;
-    let url = url.expose_secret().to_string();
-    let dir = tempfile::tempdir().expect("temp dir");
-    let refs = dir.path().join("captions.json");
-    std::fs::write(&refs, demo_references()).expect("write refs");
-
+/// `spiceboard admin create` for org@example.org.
+fn create_organizer(url: &str) {
     let (ok, out, err) = spiceboard(
-        &url,
+        url,
         &[
             "admin",
             "create",
@@ -40,7 +34,18 @@ async fn a_challenge_can_be_scripted_from_the_command_line() {
         ],
     );
     assert!(ok, "{err}");
-    assert!(out.contains("organizer org@example.org created"));
+    assert!(out.contains("organizer org@example.org created"), "{out}");
+}
+
+#[tokio::test]
+async fn a_challenge_can_be_scripted_from_the_command_line() {
+    let (_, url) = fresh_database().await;
+    let url = url.expose_secret().to_string();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let refs = dir.path().join("captions.json");
+    std::fs::write(&refs, demo_references()).expect("write refs");
+
+    create_organizer(&url);
     let (ok, out, err) = spiceboard(
         &url,
         &[
@@ -230,18 +235,7 @@ async fn serve_says_how_to_make_the_first_organizer_and_warns_of_plain_http_on_t
     );
 
     // With an organizer, on loopback: neither.
-    let (ok, _, err) = spiceboard(
-        &url,
-        &[
-            "admin",
-            "create",
-            "--email",
-            "org@example.org",
-            "--password",
-            "organizer-password",
-        ],
-    );
-    assert!(ok, "{err}");
+    create_organizer(&url);
     let (out, err) = serve_once(&url, &format!("127.0.0.1:{}", free_port())).await;
     assert!(out.contains("spiceboard is running at"), "{out}");
     assert!(!out.contains("no organizer account yet"), "{out}");

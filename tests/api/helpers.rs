@@ -335,6 +335,30 @@ impl TestApp {
         html[start..start + 64].to_string()
     }
 
+    /// Uploads `file` to `split` through the submit form, as `browser`.
+    pub async fn form_upload(
+        &self,
+        browser: &reqwest::Client,
+        slug: &str,
+        split: &str,
+        file: Vec<u8>,
+    ) -> reqwest::Response {
+        let csrf = self.csrf_of(browser, &format!("/c/{slug}/submit")).await;
+        let form = reqwest::multipart::Form::new()
+            .text("csrf", csrf)
+            .text("split", split.to_string())
+            .part(
+                "file",
+                reqwest::multipart::Part::bytes(file).file_name("results.json"),
+            );
+        browser
+            .post(self.url(&format!("/c/{slug}/submit")))
+            .multipart(form)
+            .send()
+            .await
+            .expect("POST submit")
+    }
+
     pub async fn sign_up(&self, email: &str, password: &str) -> reqwest::Response {
         let csrf = self.csrf("/signup").await;
         self.client

@@ -35,29 +35,6 @@ async fn member_with_team(
     assert_eq!(r.status(), 200);
 }
 
-async fn form_upload(
-    app: &TestApp,
-    browser: &reqwest::Client,
-    slug: &str,
-    split: &str,
-    file: Vec<u8>,
-) -> reqwest::Response {
-    let csrf = app.csrf_of(browser, &format!("/c/{slug}/submit")).await;
-    let form = reqwest::multipart::Form::new()
-        .text("csrf", csrf)
-        .text("split", split.to_string())
-        .part(
-            "file",
-            reqwest::multipart::Part::bytes(file).file_name("results.json"),
-        );
-    browser
-        .post(app.url(&format!("/c/{slug}/submit")))
-        .multipart(form)
-        .send()
-        .await
-        .expect("POST submit")
-}
-
 async fn get(browser: &reqwest::Client, url: String) -> (u16, String) {
     let r = browser.get(url).send().await.expect("GET");
     (r.status().as_u16(), r.text().await.expect("body"))
@@ -80,7 +57,9 @@ async fn a_hidden_split_shows_a_team_its_aggregates_only_until_revealed() {
     app.challenge_with_split("hid", "test", true).await;
     let team = client();
     member_with_team(&app, &team, "hid", "ann@example.org", "Owls").await;
-    let r = form_upload(&app, &team, "hid", "test", demo_results(true)).await;
+    let r = app
+        .form_upload(&team, "hid", "test", demo_results(true))
+        .await;
     assert_eq!(r.status(), 303);
     let location = r.headers()["location"]
         .to_str()
@@ -1238,7 +1217,9 @@ async fn only_a_teams_member_chooses_its_entry_and_only_a_scored_one() {
     member_with_team(&app, &foxes, "pick", "bea@example.org", "Foxes").await;
     let mut ids = Vec::new();
     for careful in [true, false] {
-        let r = form_upload(&app, &owls, "pick", "val", demo_results(careful)).await;
+        let r = app
+            .form_upload(&owls, "pick", "val", demo_results(careful))
+            .await;
         assert_eq!(r.status(), 303);
         let location = r.headers()["location"].to_str().expect("location");
         ids.push(
