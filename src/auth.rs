@@ -55,13 +55,44 @@ pub fn verify_password(password: &str, hash: Option<&str>) -> bool {
     }
 }
 
-/// Cookie policy, from configuration.
+/// True if the request reached us over HTTPS: on a TLS listener, or, only when the organizer
+/// declared the proxy trusted (`application.behind_proxy`), as the proxy's `X-Forwarded-Proto`
+/// (or `Forwarded: proto=`) says. A direct client could forge that header, so it is ignored
+/// otherwise.
+pub fn arrived_over_https(req: &HttpRequest) -> bool {
+    if req.app_config().secure() {
+        return true;
+    }
+    let behind_proxy = req
+        .app_data::<web::Data<crate::startup::AppConfig>>()
+        .is_some_and(|c| c.settings.application.behind_proxy);
+    behind_proxy && req.connection_info().scheme().eq_ignore_ascii_case("https")
+}
+
+/// The cookies of one request. `Secure` only when the request arrived over HTTPS: a browser or an
+/// HTTP client on plain http to any host but localhost drops `Secure` cookies, which would leave
+/// every form failing its CSRF check.
 #[derive(Debug, Clone, Copy)]
 pub struct CookiePolicy {
     pub secure: bool,
 }
 
+impl FromRequest for CookiePolicy {
+    type Error = std::convert::Infallible;
+    type Future = std::future::Ready<Result<Self, Self::Error>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        std::future::ready(Ok(CookiePolicy::of(req)))
+    }
+}
+
 impl CookiePolicy {
+    pub fn of(req: &HttpRequest) -> CookiePolicy {
+        CookiePolicy {
+            secure: arrived_over_https(req),
+        }
+    }
+
     pub fn session(&self, token: String) -> Cookie<'static> {
         Cookie::build(SESSION_COOKIE, token)
             .path("/")
@@ -138,10 +169,7 @@ pub async fn csrf_cookie(
         None => String::new(),
     };
     req.extensions_mut().insert(CsrfToken(form_token));
-    let policy = req
-        .app_data::<web::Data<CookiePolicy>>()
-        .map(|p| *p.get_ref())
-        .unwrap_or(CookiePolicy { secure: true });
+    let policy = CookiePolicy::of(req.request());
     let mut res = next.call(req).await?;
     if fresh {
         res.response_mut().add_cookie(&policy.csrf(cookie))?;

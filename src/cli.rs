@@ -296,6 +296,13 @@ async fn dispatch(command: Command, settings: &Settings, db: &Database) -> anyho
                 settings.application.host,
                 app.port()
             );
+            if !accounts::any_organizer(pool).await? {
+                println!(
+                    "no organizer account yet; make the first one with\n  \
+                     spiceboard admin create --email you@example.org --password '...'\n\
+                     (with the same --config / --data-dir / DATABASE_URL as this server)"
+                );
+            }
             app.run_until_stopped().await?;
         }
         Command::Worker { concurrency } => {

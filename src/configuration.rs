@@ -20,12 +20,12 @@ pub struct Settings {
 pub struct ApplicationSettings {
     pub host: String,
     pub port: u16,
-    /// Mark cookies `Secure` (sent over HTTPS only; browsers also accept them on localhost).
-    pub secure_cookies: bool,
     /// Seed the demo challenge when `serve` starts on an empty embedded database.
     pub seed_demo: bool,
     /// Behind a reverse proxy: take the client's address from `X-Forwarded-For` / `Forwarded`
-    /// (for login throttling). Off by default, since a direct client could forge the header.
+    /// (for login throttling) and the scheme from `X-Forwarded-Proto` (cookies are `Secure` only
+    /// for requests that arrived over HTTPS). Off by default, since a direct client could forge
+    /// the headers.
     #[serde(default)]
     pub behind_proxy: bool,
 }
@@ -76,7 +76,6 @@ impl Settings {
         let mut builder = config::Config::builder()
             .set_default("application.host", "127.0.0.1")?
             .set_default("application.port", 8000)?
-            .set_default("application.secure_cookies", true)?
             .set_default("application.seed_demo", true)?
             .set_default("database.max_connections", 16)?
             .set_default("database.acquire_timeout_ms", 500)?
@@ -119,7 +118,6 @@ impl Settings {
             application: ApplicationSettings {
                 host: "127.0.0.1".into(),
                 port: 8000,
-                secure_cookies: true,
                 seed_demo: true,
                 behind_proxy: false,
             },

@@ -19,7 +19,7 @@ use sqlx::postgres::PgPoolOptions;
 use sqlx::PgPool;
 use tokio::sync::watch;
 
-use crate::auth::{self, CookiePolicy};
+use crate::auth;
 use crate::configuration::{DatabaseSettings, Settings};
 use crate::routes;
 use crate::scoring::SharedEngine;
@@ -64,7 +64,16 @@ impl Application {
             settings.application.host.as_str(),
             settings.application.port,
         ))?;
-        let port = listener.local_addr()?.port();
+        let local = listener.local_addr()?;
+        let port = local.port();
+        if !local.ip().is_loopback() && !settings.application.behind_proxy {
+            tracing::warn!(
+                "serving plain http on {local}, which other machines can reach: passwords and \
+                 session cookies cross the network unencrypted. Put a reverse proxy that \
+                 terminates TLS in front and set `application.behind_proxy: true` (cookies are \
+                 then Secure for requests it received over HTTPS), or bind 127.0.0.1"
+            );
+        }
         let (shutdown, rx) = watch::channel(false);
         let worker_handles = crate::jobs::spawn_workers(
             workers,
@@ -105,9 +114,6 @@ pub fn run(
     csrf_key: auth::CsrfKey,
 ) -> std::io::Result<Server> {
     let csrf_key = web::Data::new(csrf_key);
-    let policy = web::Data::new(CookiePolicy {
-        secure: settings.application.secure_cookies,
-    });
     let config = web::Data::new(AppConfig { settings });
     let pool = web::Data::new(pool);
     let engine = web::Data::from(Arc::new(engine));
@@ -130,7 +136,6 @@ pub fn run(
             .app_data(pool.clone())
             .app_data(engine.clone())
             .app_data(config.clone())
-            .app_data(policy.clone())
             .app_data(csrf_key.clone())
             .app_data(web::FormConfig::default().limit(64 * 1024))
             .configure(routes::configure)

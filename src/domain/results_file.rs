@@ -2,8 +2,9 @@
 //!
 //! [`ResultsFile::parse`] is the whole of upload validation (issue 5, item 5): size, well-formed
 //! JSON, shape of every entry, captions that are strings within a length bound, no unknown or
-//! duplicate ids, and every image of the split covered. A rejection names the first offending
-//! entries, so that the team can fix its file without guessing.
+//! duplicate ids, and every image of the split covered. A rejection reports every kind of problem
+//! the file has at once, each with its count and first offenders (entries numbered from 1, as an
+//! editor shows them), so that the team fixes its file in one go instead of one class per upload.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -33,36 +34,41 @@ pub enum UploadError {
     MalformedJson(String),
     #[error("the file must hold a JSON array of {{\"image_id\": <int>, \"caption\": <string>}} objects; it holds {0}")]
     NotAnArray(&'static str),
-    #[error("{count} malformed entries, first: {}", .examples.join("; "))]
-    BadEntries { count: usize, examples: Vec<String> },
-    #[error("{count} entries have keys other than \"image_id\" and \"caption\" ({}); remove them, first: {}", .keys.join(", "), .examples.join("; "))]
+    /// Every problem of the entries, one line each (the page and the API show the same text).
+    #[error("{}", .0.iter().map(Problem::to_string).collect::<Vec<_>>().join("\n"))]
+    Entries(Vec<Problem>),
+}
+
+/// One kind of problem in a file's entries, in the order they are reported.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum Problem {
+    #[error("{}{}", count(.0, "malformed entry", "malformed entries"), .0.list("; "))]
+    Malformed(Offenders),
+    #[error("{} keys other than \"image_id\" and \"caption\" ({}); remove them{}", count(.entries, "entry has", "entries have"), .keys.join(", "), .entries.list("; "))]
     UnknownKeys {
-        count: usize,
         keys: Vec<String>,
-        examples: Vec<String>,
+        entries: Offenders,
     },
-    #[error("{count} captions hold control characters (such as NUL), first: {}", .examples.join("; "))]
-    ControlCharacters { count: usize, examples: Vec<String> },
-    #[error("{count} captions are longer than {limit} characters, first: {}", .examples.join("; "))]
-    CaptionTooLong {
-        count: usize,
-        limit: usize,
-        examples: Vec<String>,
-    },
-    #[error("{count} image ids are not in split {split:?}, first: {}", .examples.join(", "))]
-    UnknownImages {
-        count: usize,
-        split: String,
-        examples: Vec<String>,
-    },
-    #[error("{count} image ids appear more than once, first: {}", .examples.join(", "))]
-    Duplicates { count: usize, examples: Vec<String> },
-    #[error("{count} images of split {split:?} have no caption, first: {}", .examples.join(", "))]
-    MissingImages {
-        count: usize,
-        split: String,
-        examples: Vec<String>,
-    },
+    #[error("{} control characters (such as NUL){}", count(.0, "caption holds", "captions hold"), .0.list("; "))]
+    ControlCharacters(Offenders),
+    #[error("{} longer than {limit} characters{}", count(.entries, "caption is", "captions are"), .entries.list("; "))]
+    CaptionTooLong { limit: usize, entries: Offenders },
+    #[error("{} not in split {split:?}{}", count(.ids, "image id is", "image ids are"), .ids.list(", "))]
+    UnknownImages { split: String, ids: Offenders },
+    #[error("{} more than once{}", count(.0, "image id appears", "image ids appear"), .0.list(", "))]
+    Duplicates(Offenders),
+    #[error("{} of split {split:?} {} no caption{}", count(.ids, "image", "images"), if .ids.count == 1 { "has" } else { "have" }, .ids.list(", "))]
+    MissingImages { split: String, ids: Offenders },
+}
+
+/// The problem `offenders` make, if there are any.
+fn reported(offenders: Offenders, problem: impl FnOnce(Offenders) -> Problem) -> Option<Problem> {
+    (offenders.count > 0).then(|| problem(offenders))
+}
+
+/// "1 malformed entry", "3 malformed entries".
+fn count(o: &Offenders, one: &str, many: &str) -> String {
+    format!("{} {}", o.count, if o.count == 1 { one } else { many })
 }
 
 /// What an upload is checked against.
@@ -87,10 +93,10 @@ fn json_kind(v: &serde_json::Value) -> &'static str {
 
 /// The offending entries of one kind: how many, and the first few (the message names those; the
 /// rest are only counted, so a file of a million bad entries costs no more than one of five).
-#[derive(Debug, Default)]
-struct Offenders {
-    count: usize,
-    examples: Vec<String>,
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Offenders {
+    pub count: usize,
+    pub examples: Vec<String>,
 }
 
 impl Offenders {
@@ -99,6 +105,16 @@ impl Offenders {
         if self.examples.len() < EXAMPLES {
             self.examples.push(example());
         }
+    }
+
+    /// The examples after a colon, preceded by " (first 5)" when there are more than those.
+    fn list(&self, separator: &str) -> String {
+        let first = if self.count > self.examples.len() {
+            format!(" (first {})", self.examples.len())
+        } else {
+            String::new()
+        };
+        format!("{first}: {}", self.examples.join(separator))
     }
 }
 
@@ -130,10 +146,14 @@ struct Checker<'a> {
     key_names: BTreeSet<String>,
     control: Offenders,
     too_long: Offenders,
-    parsed: Vec<(usize, i64, String)>,
+    /// Every readable image id with its entry number, valid entry or not: unknown, duplicate and
+    /// missing ids are judged on these, so fixing a malformed entry brings no new complaint.
+    ids: Vec<(usize, i64)>,
+    parsed: Vec<(i64, String)>,
 }
 
 impl Checker<'_> {
+    /// Checks entry number `i` (counted from 1).
     fn entry(&mut self, i: usize, entry: serde_json::Value) {
         let serde_json::Value::Object(mut obj) = entry else {
             self.bad
@@ -150,6 +170,7 @@ impl Checker<'_> {
                 .add(|| format!("entry {i}: \"image_id\" must be an integer (it is {what})"));
             return;
         };
+        self.ids.push((i, id));
         let caption = match obj.remove("caption") {
             Some(serde_json::Value::String(s)) => s,
             other => {
@@ -185,7 +206,7 @@ impl Checker<'_> {
                 .add(|| format!("entry {i} (image_id {id}) has {n} characters"));
             return;
         }
-        self.parsed.push((i, id, caption));
+        self.parsed.push((id, caption));
     }
 }
 
@@ -200,7 +221,7 @@ impl<'de> serde::de::Visitor<'de> for TopLevel<'_, '_> {
     }
 
     fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let mut i = 0;
+        let mut i = 1;
         while let Some(entry) = seq.next_element::<serde_json::Value>()? {
             self.0.entry(i, entry);
             i += 1;
@@ -256,6 +277,7 @@ impl ResultsFile {
             key_names: BTreeSet::new(),
             control: Offenders::default(),
             too_long: Offenders::default(),
+            ids: Vec::new(),
             parsed: Vec::new(),
         };
         let mut de = serde_json::Deserializer::from_slice(bytes);
@@ -272,81 +294,66 @@ impl ResultsFile {
             key_names,
             control,
             too_long,
+            ids,
             parsed,
             ..
         } = checker;
-        if bad.count > 0 {
-            return Err(UploadError::BadEntries {
-                count: bad.count,
-                examples: bad.examples,
-            });
-        }
-        if unknown_keys.count > 0 {
-            return Err(UploadError::UnknownKeys {
-                count: unknown_keys.count,
-                keys: key_names.into_iter().collect(),
-                examples: unknown_keys.examples,
-            });
-        }
-        if control.count > 0 {
-            return Err(UploadError::ControlCharacters {
-                count: control.count,
-                examples: control.examples,
-            });
-        }
-        if too_long.count > 0 {
-            return Err(UploadError::CaptionTooLong {
-                count: too_long.count,
-                limit: bounds.max_caption_chars,
-                examples: too_long.examples,
-            });
-        }
 
         let mut unknown = Offenders::default();
-        for (i, id, _) in &parsed {
+        let mut seen: HashMap<i64, usize> = HashMap::with_capacity(ids.len());
+        let mut duplicates = Offenders::default();
+        for (i, id) in &ids {
             if !bounds.split_images.contains(id) {
                 unknown.add(|| format!("{id} (entry {i})"));
             }
-        }
-        if unknown.count > 0 {
-            return Err(UploadError::UnknownImages {
-                count: unknown.count,
-                split: bounds.split_name.to_string(),
-                examples: unknown.examples,
-            });
-        }
-
-        let mut seen: HashMap<i64, usize> = HashMap::with_capacity(parsed.len());
-        let mut duplicates = Offenders::default();
-        for (i, id, _) in &parsed {
             if let Some(prev) = seen.insert(*id, *i) {
                 duplicates.add(|| format!("{id} (entries {prev} and {i})"));
             }
         }
-        if duplicates.count > 0 {
-            return Err(UploadError::Duplicates {
-                count: duplicates.count,
-                examples: duplicates.examples,
-            });
-        }
-
-        let missing: BTreeSet<i64> = bounds
+        let mut missing_ids: Vec<i64> = bounds
             .split_images
             .iter()
             .filter(|id| !seen.contains_key(id))
             .copied()
             .collect();
-        if !missing.is_empty() {
-            return Err(UploadError::MissingImages {
-                count: missing.len(),
-                split: bounds.split_name.to_string(),
-                examples: missing.iter().take(EXAMPLES).map(i64::to_string).collect(),
-            });
+        missing_ids.sort_unstable();
+        let mut missing = Offenders::default();
+        for id in missing_ids {
+            missing.add(|| id.to_string());
+        }
+
+        let split = || bounds.split_name.to_string();
+        let problems: Vec<Problem> = [
+            reported(bad, Problem::Malformed),
+            reported(unknown_keys, |entries| Problem::UnknownKeys {
+                keys: key_names.into_iter().collect(),
+                entries,
+            }),
+            reported(control, Problem::ControlCharacters),
+            reported(too_long, |entries| Problem::CaptionTooLong {
+                limit: bounds.max_caption_chars,
+                entries,
+            }),
+            reported(unknown, |ids| Problem::UnknownImages {
+                split: split(),
+                ids,
+            }),
+            reported(duplicates, Problem::Duplicates),
+            reported(missing, |ids| Problem::MissingImages {
+                split: split(),
+                ids,
+            }),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if !problems.is_empty() {
+            return Err(UploadError::Entries(problems));
         }
 
         let mut candidates: Vec<Candidate> = parsed
             .into_iter()
-            .map(|(_, image_id, caption)| Candidate { image_id, caption })
+            .map(|(image_id, caption)| Candidate { image_id, caption })
             .collect();
         candidates.sort_by_key(|c| c.image_id);
         Ok(ResultsFile { candidates })
@@ -399,7 +406,7 @@ mod tests {
     }
 
     #[test]
-    fn each_problem_names_the_first_offenders() {
+    fn each_problem_names_the_first_offenders_counting_entries_from_1() {
         let split = ids(&[1, 2, 3]);
         let b = bounds(&split);
         let err = |s: &str| {
@@ -410,29 +417,71 @@ mod tests {
         };
         assert!(err("[{").starts_with("the file is not valid JSON"));
         assert!(err("{}").contains("it holds an object"));
-        assert!(err(r#"[{"image_id": 1, "caption": 5}]"#)
-            .contains("entry 0 (image_id 1): \"caption\" must be a string (it is a number)"));
+        assert!(err(r#"[{"image_id": 1, "caption": 5}]"#).contains(
+            "1 malformed entry: entry 1 (image_id 1): \"caption\" must be a string (it is a number)"
+        ));
         assert!(err(r#"[{"image_id": "x", "caption": "a"}]"#)
-            .contains("\"image_id\" must be an integer (it is a string)"));
+            .contains("entry 1: \"image_id\" must be an integer (it is a string)"));
         assert!(err(r#"[{"image_id": 9, "caption": "a"}]"#)
-            .contains("not in split \"val\", first: 9 (entry 0)"));
+            .contains("1 image id is not in split \"val\": 9 (entry 1)"));
         assert!(
             err(r#"[{"image_id": 1, "caption": "a"}, {"image_id": 1, "caption": "b"}]"#)
-                .contains("1 (entries 0 and 1)")
+                .contains("1 image id appears more than once: 1 (entries 1 and 2)")
+        );
+        assert!(
+            err(r#"[{"image_id": 2, "caption": "a"}, {"image_id": 3, "caption": "a"}]"#)
+                .contains("1 image of split \"val\" has no caption: 1")
         );
         assert!(err(r#"[{"image_id": 2, "caption": "a"}]"#)
-            .contains("2 images of split \"val\" have no caption, first: 1, 3"));
+            .contains("2 images of split \"val\" have no caption: 1, 3"));
         assert!(err(&format!(
             r#"[{{"image_id": 1, "caption": "{}"}}]"#,
             "x".repeat(51)
         ))
-        .contains("longer than 50"));
+        .contains(
+            "1 caption is longer than 50 characters: entry 1 (image_id 1) has 51 characters"
+        ));
         assert!(
             err(r#"[{"image_id": 1, "caption": "a", "score": 0.9, "padding": "xxxx"}]"#)
-                .contains("1 entries have keys other than \"image_id\" and \"caption\" (\"padding\", \"score\")")
+                .contains("1 entry has keys other than \"image_id\" and \"caption\" (\"padding\", \"score\"); remove them: entry 1 (image_id 1)")
         );
         assert!(err(r#"[{"image_id": 2, "caption": "a\u0000dog"}]"#)
-            .contains("entry 0 (image_id 2) holds U+0000"));
+            .contains("1 caption holds control characters (such as NUL): entry 1 (image_id 2) holds U+0000"));
         assert!(err(&" ".repeat(10_001)).contains("at most 10000 bytes"));
+    }
+
+    #[test]
+    fn every_kind_of_problem_is_reported_at_once_with_counts_and_the_first_five() {
+        let split: HashSet<i64> = (1..=10).collect();
+        let b = bounds(&split);
+        // Entries 1-7 malformed (7 of them: only the first five named), 8 and 9 with unknown ids,
+        // 10 repeating entry 8's id... see each line below.
+        let file = r#"[0, 1, 2, 3, 4, "five", null,
+            {"image_id": 77, "caption": "a"}, {"image_id": 78, "caption": "b"},
+            {"image_id": 1, "caption": "c"}, {"image_id": 1, "caption": "d"},
+            {"image_id": 2, "caption": "e", "score": 1},
+            {"image_id": 3, "caption": "f\u0001"},
+            {"image_id": 4, "caption": "ggggggggggggggggggggggggggggggggggggggggggggggggggg"}]"#;
+        let e = ResultsFile::parse(file.as_bytes(), b).expect_err("rejected");
+        let UploadError::Entries(problems) = &e else {
+            panic!("{e}");
+        };
+        assert_eq!(problems.len(), 7, "{e}");
+        let lines: Vec<String> = e.to_string().lines().map(str::to_string).collect();
+        assert_eq!(
+            lines,
+            [
+                "7 malformed entries (first 5): entry 1 is a number, not an object; \
+                 entry 2 is a number, not an object; entry 3 is a number, not an object; \
+                 entry 4 is a number, not an object; entry 5 is a number, not an object",
+                "1 entry has keys other than \"image_id\" and \"caption\" (\"score\"); \
+                 remove them: entry 12 (image_id 2): \"score\"",
+                "1 caption holds control characters (such as NUL): entry 13 (image_id 3) holds U+0001",
+                "1 caption is longer than 50 characters: entry 14 (image_id 4) has 51 characters",
+                "2 image ids are not in split \"val\": 77 (entry 8), 78 (entry 9)",
+                "1 image id appears more than once: 1 (entries 10 and 11)",
+                "6 images of split \"val\" have no caption (first 5): 5, 6, 7, 8, 9",
+            ]
+        );
     }
 }

@@ -37,6 +37,13 @@ pub async fn create_user(
     .await
 }
 
+/// True if at least one organizer account exists (`serve` says how to make the first one).
+pub async fn any_organizer(db: impl PgExecutor<'_>) -> Result<bool, sqlx::Error> {
+    sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM users WHERE is_admin)")
+        .fetch_one(db)
+        .await
+}
+
 pub async fn user_by_email(
     db: impl PgExecutor<'_>,
     email: &str,

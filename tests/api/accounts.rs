@@ -1,6 +1,6 @@
 //! Sign-up, login, sessions, CSRF and the organizer boundary.
 
-use crate::helpers::{client, spawn_app_with};
+use crate::helpers::{client, demo_results, fake_aggregates, spawn_app_with};
 
 #[tokio::test]
 async fn sign_up_log_out_and_log_in_again() {
@@ -206,24 +206,48 @@ async fn every_form_post_needs_the_browsers_csrf_token() {
     assert_eq!(still_in.status(), 200, "the forged logout did not log out");
 }
 
+/// The `Set-Cookie` header of `name` in an answer.
+fn set_cookie(r: &reqwest::Response, name: &str) -> String {
+    r.headers()
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find(|c| c.starts_with(&format!("{name}=")))
+        .unwrap_or_else(|| panic!("no {name} cookie"))
+        .to_string()
+}
+
 #[tokio::test]
-async fn session_cookies_are_http_only_and_secure_when_configured() {
-    let app = spawn_app_with(0, |s| s.application.secure_cookies = true).await;
-    let page = reqwest::Client::new()
+async fn cookies_are_http_only_and_secure_only_for_requests_that_arrived_over_https() {
+    let plain = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("client");
+    // Served directly over plain http: no `Secure`, and a forged X-Forwarded-Proto changes nothing.
+    let direct = spawn_app_with(0, |_| {}).await;
+    for forwarded in [None, Some("https")] {
+        let mut get = plain.get(direct.url("/login"));
+        if let Some(proto) = forwarded {
+            get = get.header("X-Forwarded-Proto", proto);
+        }
+        let csrf = set_cookie(&get.send().await.expect("GET"), "sb_csrf");
+        assert!(
+            csrf.contains("HttpOnly")
+                && csrf.contains("SameSite=Strict")
+                && !csrf.contains("Secure"),
+            "{forwarded:?}: {csrf}"
+        );
+    }
+
+    // Behind a proxy the organizer trusts, which received the request over HTTPS: `Secure`.
+    let app = spawn_app_with(0, |s| s.application.behind_proxy = true).await;
+    let page = plain
         .get(app.url("/login"))
+        .header("X-Forwarded-Proto", "https")
         .send()
         .await
         .expect("GET");
-    let set: Vec<String> = page
-        .headers()
-        .get_all("set-cookie")
-        .iter()
-        .filter_map(|v| v.to_str().ok().map(str::to_string))
-        .collect();
-    let csrf = set
-        .iter()
-        .find(|c| c.starts_with("sb_csrf="))
-        .expect("a CSRF cookie");
+    let csrf = set_cookie(&page, "sb_csrf");
     assert!(
         csrf.contains("HttpOnly") && csrf.contains("Secure") && csrf.contains("SameSite=Strict"),
         "{csrf}"
@@ -235,11 +259,9 @@ async fn session_cookies_are_http_only_and_secure_when_configured() {
     let start = html.find(marker).expect("a CSRF field") + marker.len();
     let token = &html[start..start + 64];
     assert_ne!(token, cookie);
-    let r = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .expect("client")
+    let r = plain
         .post(app.url("/signup"))
+        .header("X-Forwarded-Proto", "https")
         .header("Cookie", format!("sb_csrf={cookie}"))
         .form(&[
             ("email", "bo@example.org"),
@@ -250,20 +272,86 @@ async fn session_cookies_are_http_only_and_secure_when_configured() {
         .await
         .expect("POST");
     assert_eq!(r.status(), 303);
-    let session = r
-        .headers()
-        .get_all("set-cookie")
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .find(|c| c.starts_with("sb_session="))
-        .expect("a session cookie")
-        .to_string();
+    let session = set_cookie(&r, "sb_session");
     assert!(
         session.contains("HttpOnly")
             && session.contains("Secure")
             && session.contains("SameSite=Lax"),
         "{session}"
     );
+    // The same proxy forwarding a plain-http request: no `Secure`.
+    let r = plain
+        .get(app.url("/login"))
+        .header("X-Forwarded-Proto", "http")
+        .send()
+        .await
+        .expect("GET");
+    assert!(!set_cookie(&r, "sb_csrf").contains("Secure"));
+}
+
+#[tokio::test]
+async fn a_cookie_jar_client_uses_every_team_form_over_plain_http_on_a_host_name() {
+    // What a team meets on a server at http://some-host/ with the default settings; the
+    // organizer's forms are driven the same way in organizer.rs.
+    let app = spawn_app_with(0, |_| {}).await.addressed_by_host_name();
+    app.challenge_with_split("jar", "val", false).await;
+    let post = |path: String, fields: Vec<(&'static str, String)>| {
+        let app = &app;
+        async move {
+            let csrf = app.csrf("/").await;
+            let mut form = fields;
+            form.push(("csrf", csrf));
+            app.client
+                .post(app.url(&path))
+                .form(&form)
+                .send()
+                .await
+                .expect("POST")
+        }
+    };
+    assert_eq!(
+        app.sign_up("ann@example.org", "a long password")
+            .await
+            .status(),
+        303
+    );
+    assert_eq!(post("/logout".into(), vec![]).await.status(), 303);
+    assert_eq!(
+        app.log_in("ann@example.org", "a long password")
+            .await
+            .status(),
+        303
+    );
+    let r = post("/c/jar/team".into(), vec![("name", "Owls".into())]).await;
+    assert_eq!(r.status(), 200, "team created");
+    let r = post("/c/jar/tokens".into(), vec![("label", "ci".into())]).await;
+    assert_eq!(r.status(), 200, "token made");
+    let token: i64 = sqlx::query_scalar("SELECT MAX(id) FROM api_tokens")
+        .fetch_one(&app.pool)
+        .await
+        .expect("token");
+    let r = post(format!("/c/jar/tokens/{token}/revoke"), vec![]).await;
+    assert_eq!(r.status(), 200, "token revoked");
+    let r = app
+        .form_upload(&app.client, "jar", "val", demo_results(true))
+        .await;
+    assert_eq!(r.status(), 303, "uploaded through the form");
+    let id: i64 = r.headers()["location"]
+        .to_str()
+        .expect("location")
+        .trim_start_matches("/s/")
+        .parse()
+        .expect("id");
+    fake_aggregates(&app.pool, id, [Some(0.2); 7]).await;
+    let r = post(format!("/s/{id}/choose"), vec![]).await;
+    assert_eq!(r.status(), 303, "entry chosen");
+    let revoked: bool =
+        sqlx::query_scalar("SELECT revoked_at IS NOT NULL FROM api_tokens WHERE id = $1")
+            .bind(token)
+            .fetch_one(&app.pool)
+            .await
+            .expect("revoked");
+    assert!(revoked);
 }
 
 #[tokio::test]

@@ -20,16 +20,10 @@ fn spiceboard(url: &str, args: &[&str]) -> (bool, String, String) {
     )
 }
 
-#[tokio::test]
-async fn a_challenge_can_be_scripted_from_the_command_line() {
-    let (_, url) = fresh_database().await;
-    let url = url.expose_secret().to_string();
-    let dir = tempfile::tempdir().expect("temp dir");
-    let refs = dir.path().join("captions.json");
-    std::fs::write(&refs, demo_references()).expect("write refs");
-
+/// `spiceboard admin create` for org@example.org.
+fn create_organizer(url: &str) {
     let (ok, out, err) = spiceboard(
-        &url,
+        url,
         &[
             "admin",
             "create",
@@ -40,7 +34,18 @@ async fn a_challenge_can_be_scripted_from_the_command_line() {
         ],
     );
     assert!(ok, "{err}");
-    assert!(out.contains("organizer org@example.org created"));
+    assert!(out.contains("organizer org@example.org created"), "{out}");
+}
+
+#[tokio::test]
+async fn a_challenge_can_be_scripted_from_the_command_line() {
+    let (_, url) = fresh_database().await;
+    let url = url.expose_secret().to_string();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let refs = dir.path().join("captions.json");
+    std::fs::write(&refs, demo_references()).expect("write refs");
+
+    create_organizer(&url);
     let (ok, out, err) = spiceboard(
         &url,
         &[
@@ -169,4 +174,70 @@ fn help_lists_the_subcommands_and_their_flags() {
         .output()
         .expect("run");
     assert!(String::from_utf8_lossy(&out.stdout).contains("--bind <BIND>"));
+}
+
+/// Runs `serve` on `bind` until it answers /health, stops it (SIGINT) and returns its stdout and
+/// stderr, written to pipes as under systemd or docker.
+async fn serve_once(url: &str, bind: &str) -> (String, String) {
+    let child = Command::new(env!("CARGO_BIN_EXE_spiceboard"))
+        .args(["serve", "--no-seed", "--workers", "0", "--bind", bind])
+        .env("DATABASE_URL", url)
+        .env("RUST_LOG", "info")
+        .env_remove("NO_COLOR")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn spiceboard");
+    let port = bind.rsplit(':').next().expect("port");
+    let mut up = false;
+    for _ in 0..300 {
+        if let Ok(r) = reqwest::get(format!("http://127.0.0.1:{port}/health")).await {
+            up = r.status() == 200;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    // SAFETY: sending a signal to our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().expect("wait");
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    );
+    assert!(up, "serve came up: {stdout}{stderr}");
+    (stdout, stderr)
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("port")
+        .port()
+}
+
+#[tokio::test]
+async fn serve_says_how_to_make_the_first_organizer_and_warns_of_plain_http_on_the_network() {
+    let (_, url) = fresh_database().await;
+    let url = url.expose_secret().to_string();
+    // First start, on every interface: the hint, the warning, and a log without colour codes.
+    let (out, err) = serve_once(&url, &format!("0.0.0.0:{}", free_port())).await;
+    assert!(
+        out.contains("no organizer account yet") && out.contains("spiceboard admin create --email"),
+        "{out}"
+    );
+    assert!(
+        err.contains("WARN") && err.contains("serving plain http on 0.0.0.0:"),
+        "{err}"
+    );
+    assert!(
+        !err.contains('\u{1b}'),
+        "no ANSI escapes in a piped log: {err:?}"
+    );
+
+    // With an organizer, on loopback: neither.
+    create_organizer(&url);
+    let (out, err) = serve_once(&url, &format!("127.0.0.1:{}", free_port())).await;
+    assert!(out.contains("spiceboard is running at"), "{out}");
+    assert!(!out.contains("no organizer account yet"), "{out}");
+    assert!(!err.contains("plain http"), "{err}");
 }

@@ -115,7 +115,6 @@ pub struct TestApp {
 pub fn test_settings() -> Settings {
     let mut s = Settings::defaults();
     s.application.port = 0;
-    s.application.secure_cookies = false;
     s.database.max_connections = 8;
     // Tests run many apps at once on two cores: wait longer for a connection than production does.
     s.database.acquire_timeout_ms = 10_000;
@@ -129,9 +128,15 @@ pub fn client() -> reqwest::Client {
     reqwest::Client::builder()
         .cookie_store(true)
         .redirect(reqwest::redirect::Policy::none())
+        .resolve(HOST_NAME, std::net::SocketAddr::from(([127, 0, 0, 1], 0)))
         .build()
         .expect("a reqwest client")
 }
+
+/// A host name that `client()` resolves to 127.0.0.1. Cookie jars (and browsers) treat
+/// `http://127.0.0.1` and `http://localhost` as secure origins but not other host names, so an
+/// app addressed by this name shows what a team on plain http to a real server meets.
+pub const HOST_NAME: &str = "spiceboard.test";
 
 /// An app on its own database with `workers` job workers.
 pub async fn spawn_app_with(workers: usize, configure: impl FnOnce(&mut Settings)) -> TestApp {
@@ -190,6 +195,19 @@ pub fn demo_results(careful: bool) -> Vec<u8> {
 }
 
 impl TestApp {
+    /// The same app addressed as `http://spiceboard.test:PORT` (see `HOST_NAME`); only clients
+    /// made by `client()` reach it.
+    pub fn addressed_by_host_name(mut self) -> TestApp {
+        let port = self
+            .address
+            .rsplit(':')
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        self.address = format!("http://{HOST_NAME}:{port}");
+        self
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("{}{}", self.address, path)
     }
@@ -315,6 +333,30 @@ impl TestApp {
             .unwrap_or_else(|| panic!("no CSRF field on {path}"))
             + marker.len();
         html[start..start + 64].to_string()
+    }
+
+    /// Uploads `file` to `split` through the submit form, as `browser`.
+    pub async fn form_upload(
+        &self,
+        browser: &reqwest::Client,
+        slug: &str,
+        split: &str,
+        file: Vec<u8>,
+    ) -> reqwest::Response {
+        let csrf = self.csrf_of(browser, &format!("/c/{slug}/submit")).await;
+        let form = reqwest::multipart::Form::new()
+            .text("csrf", csrf)
+            .text("split", split.to_string())
+            .part(
+                "file",
+                reqwest::multipart::Part::bytes(file).file_name("results.json"),
+            );
+        browser
+            .post(self.url(&format!("/c/{slug}/submit")))
+            .multipart(form)
+            .send()
+            .await
+            .expect("POST submit")
     }
 
     pub async fn sign_up(&self, email: &str, password: &str) -> reqwest::Response {

@@ -24,7 +24,9 @@ fn message(r: &reqwest::Response) -> String {
 
 #[tokio::test]
 async fn an_organizer_runs_a_challenge_from_the_browser() {
-    let app = spawn_app_with(0, |_| {}).await;
+    // Over plain http to a host name other than localhost, with the default settings: cookies
+    // without `Secure`, or the cookie jar would drop them and every form fail its CSRF check.
+    let app = spawn_app_with(0, |_| {}).await.addressed_by_host_name();
     app.log_in_as_organizer().await;
 
     let r = post_form(

@@ -196,8 +196,61 @@ async fn an_invalid_form_upload_is_explained_on_the_form() {
     assert!(body.contains("id=\"upload-error\""));
     assert!(
         body.contains("19 images of split")
-            && body.contains("have no caption, first: 2, 3, 4, 5, 6"),
+            && body.contains("have no caption (first 5): 2, 3, 4, 5, 6"),
         "{body}"
     );
     assert!(!body.contains("<b>only one</b>"));
+}
+
+#[tokio::test]
+async fn a_file_with_every_kind_of_problem_is_explained_in_full_on_the_form_and_in_the_api() {
+    let app = spawn_app_with(0, |_| {}).await;
+    app.challenge_with_split("pg", "val", false).await;
+    team_member(&app, "pg", "Owls").await;
+    let (_, token) = app.team("pg", "Foxes").await;
+    // The demo split has images 1..=20. Entries, numbered from 1 as an editor shows them:
+    let mut file: Vec<serde_json::Value> = vec![
+        serde_json::json!(42),              // 1: not an object
+        serde_json::json!({"image_id": 1}), // 2: no caption
+        serde_json::json!({"image_id": 2, "caption": "a", "score": 0.5}), // 3: unknown key
+        serde_json::json!({"image_id": 3, "caption": "a\u{0}b"}), // 4: NUL
+        serde_json::json!({"image_id": 4, "caption": "x".repeat(1001)}), // 5: too long
+        serde_json::json!({"image_id": 5, "caption": "a dog"}),
+        serde_json::json!({"image_id": 5, "caption": "a cat"}), // 7: duplicate
+        serde_json::json!({"image_id": 9999, "caption": "a cow"}), // 8: unknown id
+    ];
+    file.extend((6..=18).map(|i| serde_json::json!({"image_id": i, "caption": "a scene"})));
+    let file = serde_json::to_vec(&file).expect("json");
+    let expected = [
+        "2 malformed entries: entry 1 is a number, not an object; \
+         entry 2 (image_id 1): \"caption\" must be a string (it is missing)",
+        "1 entry has keys other than \"image_id\" and \"caption\" (\"score\"); \
+         remove them: entry 3 (image_id 2): \"score\"",
+        "1 caption holds control characters (such as NUL): entry 4 (image_id 3) holds U+0000",
+        "1 caption is longer than 1000 characters: entry 5 (image_id 4) has 1001 characters",
+        "1 image id is not in split \"val\": 9999 (entry 8)",
+        "1 image id appears more than once: 5 (entries 6 and 7)",
+        "2 images of split \"val\" have no caption: 19, 20",
+    ]
+    .join("\n");
+
+    let r = app
+        .api_upload("pg", &token, Some("val"), file.clone())
+        .await;
+    assert_eq!(r.status(), 400);
+    let body: serde_json::Value = r.json().await.expect("json");
+    assert_eq!(body["error"].as_str().unwrap_or_default(), expected);
+
+    let r = form_upload(&app, "pg", file).await;
+    assert_eq!(r.status(), 400);
+    let page = r.text().await.expect("body");
+    assert!(
+        page.contains(&format!("id=\"upload-error\">{}</p>", escaped(&expected))),
+        "the same text on the page: {page}"
+    );
+    let stored: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM submissions")
+        .fetch_one(&app.pool)
+        .await
+        .expect("count");
+    assert_eq!(stored, 0, "nothing counted");
 }

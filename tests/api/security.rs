@@ -35,29 +35,6 @@ async fn member_with_team(
     assert_eq!(r.status(), 200);
 }
 
-async fn form_upload(
-    app: &TestApp,
-    browser: &reqwest::Client,
-    slug: &str,
-    split: &str,
-    file: Vec<u8>,
-) -> reqwest::Response {
-    let csrf = app.csrf_of(browser, &format!("/c/{slug}/submit")).await;
-    let form = reqwest::multipart::Form::new()
-        .text("csrf", csrf)
-        .text("split", split.to_string())
-        .part(
-            "file",
-            reqwest::multipart::Part::bytes(file).file_name("results.json"),
-        );
-    browser
-        .post(app.url(&format!("/c/{slug}/submit")))
-        .multipart(form)
-        .send()
-        .await
-        .expect("POST submit")
-}
-
 async fn get(browser: &reqwest::Client, url: String) -> (u16, String) {
     let r = browser.get(url).send().await.expect("GET");
     (r.status().as_u16(), r.text().await.expect("body"))
@@ -80,7 +57,9 @@ async fn a_hidden_split_shows_a_team_its_aggregates_only_until_revealed() {
     app.challenge_with_split("hid", "test", true).await;
     let team = client();
     member_with_team(&app, &team, "hid", "ann@example.org", "Owls").await;
-    let r = form_upload(&app, &team, "hid", "test", demo_results(true)).await;
+    let r = app
+        .form_upload(&team, "hid", "test", demo_results(true))
+        .await;
     assert_eq!(r.status(), 303);
     let location = r.headers()["location"]
         .to_str()
@@ -512,7 +491,7 @@ async fn unknown_keys_and_control_characters_are_refused_naming_the_entry() {
         e.contains("keys other than \"image_id\" and \"caption\" (\"padding\")"),
         "{e}"
     );
-    assert!(e.contains("entry 3"), "{e}");
+    assert!(e.contains("entry 4 (image_id"), "{e}");
 
     results[4]["caption"] = serde_json::json!("a dog\u{0}on a couch");
     let (status, e) = api_error(
@@ -524,7 +503,7 @@ async fn unknown_keys_and_control_characters_are_refused_naming_the_entry() {
     .await;
     assert_eq!(status, 400);
     assert!(
-        e.contains("control characters") && e.contains("entry 4") && e.contains("U+0000"),
+        e.contains("control characters") && e.contains("entry 5 (image_id") && e.contains("U+0000"),
         "{e}"
     );
 
@@ -537,7 +516,7 @@ async fn unknown_keys_and_control_characters_are_refused_naming_the_entry() {
     let (status, e) = api_error(&app, "nul", &token, zeros).await;
     assert_eq!(status, 400);
     assert!(
-        e.starts_with("2000001 malformed entries, first: entry 0 is a number"),
+        e.starts_with("2000001 malformed entries (first 5): entry 1 is a number"),
         "{e}"
     );
     assert_eq!(e.matches("entry").count(), 5, "{e}");
@@ -1239,7 +1218,9 @@ async fn only_a_teams_member_chooses_its_entry_and_only_a_scored_one() {
     member_with_team(&app, &foxes, "pick", "bea@example.org", "Foxes").await;
     let mut ids = Vec::new();
     for careful in [true, false] {
-        let r = form_upload(&app, &owls, "pick", "val", demo_results(careful)).await;
+        let r = app
+            .form_upload(&owls, "pick", "val", demo_results(careful))
+            .await;
         assert_eq!(r.status(), 303);
         let location = r.headers()["location"].to_str().expect("location");
         ids.push(

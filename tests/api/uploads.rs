@@ -110,7 +110,7 @@ async fn bad_files_are_rejected_naming_the_first_offenders_and_not_counted() {
     let (s, e) = rejected(&app, &token, file).await;
     assert_eq!(s, 400);
     assert!(
-        e.contains("2 image ids are not in split \"val\", first: 999 (entry 20), 1000 (entry 21)"),
+        e.contains("2 image ids are not in split \"val\": 999 (entry 21), 1000 (entry 22)"),
         "{e}"
     );
 
@@ -123,7 +123,7 @@ async fn bad_files_are_rejected_naming_the_first_offenders_and_not_counted() {
     );
     let (_, e) = rejected(&app, &token, file).await;
     assert!(
-        e.contains("1 image ids appear more than once, first: 3 (entries 2 and 20)"),
+        e.contains("1 image id appears more than once: 3 (entries 3 and 21)"),
         "{e}"
     );
 
@@ -136,23 +136,32 @@ async fn bad_files_are_rejected_naming_the_first_offenders_and_not_counted() {
     );
     let (_, e) = rejected(&app, &token, file).await;
     assert!(
-        e.contains("2 images of split \"val\" have no caption, first: 7, 12"),
+        e.contains("2 images of split \"val\" have no caption: 7, 12"),
         "{e}"
     );
 
     let file = br#"[{"image_id": 1, "caption": ["a", "list"]}, {"image_id": 2, "caption": 3}, {"image_id": 3}]"#.to_vec();
     let (_, e) = rejected(&app, &token, file).await;
-    assert!(e.contains("3 malformed entries, first: entry 0 (image_id 1): \"caption\" must be a string (it is an array)"), "{e}");
+    assert!(e.contains("3 malformed entries: entry 1 (image_id 1): \"caption\" must be a string (it is an array)"), "{e}");
     assert!(
-        e.contains("entry 2 (image_id 3): \"caption\" must be a string (it is missing)"),
+        e.contains("entry 3 (image_id 3): \"caption\" must be a string (it is missing)"),
         "{e}"
+    );
+    assert!(
+        e.contains("\n17 images of split \"val\" have no caption (first 5): 4, 5, 6, 7, 8"),
+        "the other problems come in the same answer: {e}"
     );
 
     let long = "word ".repeat(300);
     let mut pairs: Vec<(i64, &str)> = (1..=20).map(|i| (i, "short")).collect();
     pairs[4].1 = &long;
     let (_, e) = rejected(&app, &token, entries(&pairs)).await;
-    assert!(e.contains("1 captions are longer than 1000 characters, first: entry 4 (image_id 5) has 1500 characters"), "{e}");
+    assert!(
+        e.contains(
+            "1 caption is longer than 1000 characters: entry 5 (image_id 5) has 1500 characters"
+        ),
+        "{e}"
+    );
 
     let stored: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM submissions")
         .fetch_one(&app.pool)

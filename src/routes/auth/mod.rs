@@ -91,7 +91,7 @@ pub async fn login_form(
 pub async fn signup(
     req: HttpRequest,
     pool: web::Data<PgPool>,
-    policy: web::Data<CookiePolicy>,
+    policy: CookiePolicy,
     config: web::Data<AppConfig>,
     Posted { form, .. }: Posted<Anyone, Credentials>,
 ) -> Result<HttpResponse, PageError> {
@@ -120,7 +120,7 @@ pub async fn signup(
 pub async fn login(
     req: HttpRequest,
     pool: web::Data<PgPool>,
-    policy: web::Data<CookiePolicy>,
+    policy: CookiePolicy,
     config: web::Data<AppConfig>,
     Posted { form, .. }: Posted<Anyone, Credentials>,
 ) -> Result<HttpResponse, PageError> {
@@ -144,7 +144,7 @@ pub async fn login(
 pub async fn logout(
     req: HttpRequest,
     pool: web::Data<PgPool>,
-    policy: web::Data<CookiePolicy>,
+    policy: CookiePolicy,
     Posted {
         by: Anyone(user), ..
     }: Posted<Anyone>,
