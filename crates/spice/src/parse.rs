@@ -103,18 +103,20 @@ impl std::fmt::Display for Label {
 /// The embedded parser model (built by `scripts/train-parser`).
 static EMBEDDED: &[u8] = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/models/parser.bin"));
 /// The embedded COCO-form corrections of the parser (built by `train_parser delta`).
-static EMBEDDED_COCO: &[u8] =
-    include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/models/parser-coco.bin"));
+static EMBEDDED_COCO: &[u8] = include_bytes!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/models/parser-coco.bin"
+));
 
 /// A trained parser. Immutable and `Sync`: share one across threads.
 #[derive(Debug, Clone)]
 pub struct Parser {
-    weights: Weights,
+    weights: std::sync::Arc<Weights>,
     /// What one unit of a quantised weight is worth (the corrections share the base's units).
     scale: f32,
     /// Corrections added to the scores of [`Form::Coco`] sentences: learned from trees that
     /// reproduce the official parser's proposals on that form (see `train_delta`).
-    coco: Option<Weights>,
+    coco: Option<std::sync::Arc<perceptron::Corrected>>,
     /// Labels of the model, in class order: class 0 is SHIFT, `1 + i` is LEFT-`labels[i]`,
     /// `1 + n + i` is RIGHT-`labels[i]`.
     labels: Vec<Label>,
@@ -648,7 +650,10 @@ impl Parser {
                 detail: "corrections made for another parser model".into(),
             });
         }
-        self.coco = Some(m.weights);
+        self.coco = Some(std::sync::Arc::new(perceptron::Corrected::new(
+            std::sync::Arc::clone(&self.weights),
+            m.weights,
+        )));
         Ok(self)
     }
 
@@ -687,7 +692,7 @@ impl Parser {
             .position(|&l| l == Label::ROOT)
             .ok_or_else(|| corrupt("no root label".into()))?;
         Ok(Parser {
-            weights: m.weights,
+            weights: std::sync::Arc::new(m.weights),
             scale: m.scale,
             coco: None,
             labels,
@@ -726,7 +731,7 @@ impl Parser {
     /// COCO-form corrections.
     pub fn parse_form(&self, words: &[&str], tags: &[&str], form: Form) -> Vec<(usize, Label)> {
         let coco = match form {
-            Form::Coco => self.coco.as_ref(),
+            Form::Coco => self.coco.as_deref().map(perceptron::Corrected::used),
             Form::AsWritten => None,
         };
         SCRATCH.with(|cell| match cell.try_borrow_mut() {
@@ -750,7 +755,7 @@ impl Parser {
         &self,
         words: &[&str],
         tags: &[&str],
-        coco: Option<&Weights>,
+        coco: Option<&perceptron::Corrected>,
         scratch: &mut Scratch,
     ) -> Vec<(usize, Label)> {
         let Scratch {
@@ -766,9 +771,9 @@ impl Parser {
         while !st.terminal() {
             features(st, sn, feats);
             scores.iter_mut().for_each(|s| *s = 0);
-            self.weights.score(feats, scores);
-            if let Some(c) = coco {
-                c.score(feats, scores);
+            match coco {
+                Some(c) => c.score(feats, scores),
+                None => self.weights.score(feats, scores),
             }
             let m = self.best_move(st, scores, |_| true);
             st.apply(m);
@@ -1086,7 +1091,7 @@ pub fn train(
         labels.len()
     ));
     let p = Parser {
-        weights: Weights::empty(n_classes),
+        weights: std::sync::Arc::new(Weights::empty(n_classes)),
         scale: 1.0,
         coco: None,
         labels,
@@ -1343,7 +1348,7 @@ pub fn oracle_parse(heads: &[usize], labels: &[Label]) -> Vec<(usize, Label)> {
     }
     let n_classes = 1 + 2 * ls.len();
     let p = Parser {
-        weights: Weights::empty(n_classes),
+        weights: std::sync::Arc::new(Weights::empty(n_classes)),
         scale: 1.0,
         coco: None,
         labels: ls.clone(),
@@ -1380,6 +1385,13 @@ pub fn oracle_parse(heads: &[usize], labels: &[Label]) -> Vec<(usize, Label)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn coco_corrections_fold_into_one_table_that_scores_alike() {
+        if !EMBEDDED_COCO.is_empty() {
+            perceptron::assert_folds_exactly(EMBEDDED, "parser", EMBEDDED_COCO, "parser-delta");
+        }
+    }
 
     fn l(s: &str) -> Label {
         Label::from_name(s).unwrap_or(Label::DEP)
@@ -1534,7 +1546,7 @@ mod tests {
     #[test]
     fn untrained_parser_still_returns_one_rooted_tree() {
         let p = Parser {
-            weights: Weights::empty(5),
+            weights: std::sync::Arc::new(Weights::empty(5)),
             scale: 1.0,
             coco: None,
             labels: vec![Label::ROOT, Label::DEP],

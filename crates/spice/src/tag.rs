@@ -14,11 +14,11 @@
 use std::sync::OnceLock;
 
 use crate::depgraph::is_noun_tag;
-use crate::tokenize::Form;
 use crate::perceptron::{
     self, feat, hash_lower, hash_str, put_str, put_varint, IdMap, ModelError, Reader, Trainer,
     Weights,
 };
+use crate::tokenize::Form;
 
 /// Every tag a model may use: the Penn Treebank tag set, plus the OntoNotes additions a teacher
 /// may emit. Model classes are mapped onto these so that tags are `&'static str`.
@@ -75,13 +75,15 @@ pub fn tag_sentence(tagger: &Tagger, words: &[&str]) -> Vec<&'static str> {
 /// The embedded tagger model (built by `scripts/train-parser`).
 static EMBEDDED: &[u8] = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/models/tagger.bin"));
 /// The tagger's corrections for pycocoevalcap's form (built by `scripts/train-coco`; empty: none).
-static EMBEDDED_COCO: &[u8] =
-    include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/models/tagger-coco.bin"));
+static EMBEDDED_COCO: &[u8] = include_bytes!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/models/tagger-coco.bin"
+));
 
 /// A trained tagger. Immutable and `Sync`: share one across threads.
 #[derive(Debug, Clone)]
 pub struct Tagger {
-    weights: Weights,
+    weights: std::sync::Arc<Weights>,
     classes: Vec<&'static str>,
     /// Exact word hash -> class, for frequent unambiguous words.
     dict: IdMap<u8>,
@@ -89,7 +91,7 @@ pub struct Tagger {
     scale: f32,
     /// Corrections added to the scores of sentences in pycocoevalcap's form ([`Form::Coco`]),
     /// learned from the official parser's output ([`Tagger::train_delta`]).
-    coco: Option<Weights>,
+    coco: Option<std::sync::Arc<perceptron::Corrected>>,
 }
 
 // Feature templates. Numbers are part of the model: never renumber, only add.
@@ -330,8 +332,8 @@ impl Tagger {
             Tagger::from_bytes(EMBEDDED, "embedded tagger model")?
                 .with_coco(EMBEDDED_COCO, "embedded COCO-form tagger corrections")
         })
-            .as_ref()
-            .map_err(Clone::clone)
+        .as_ref()
+        .map_err(Clone::clone)
     }
 
     /// Reads a tagger model file (as `train_parser` writes it). `what` names it in errors.
@@ -357,7 +359,7 @@ impl Tagger {
             });
         }
         Ok(Tagger {
-            weights: m.weights,
+            weights: std::sync::Arc::new(m.weights),
             classes,
             dict,
             scale: m.scale,
@@ -373,7 +375,10 @@ impl Tagger {
             return Ok(self);
         }
         let m = perceptron::read_model(bytes, what, "tagger-delta")?;
-        if m.classes.iter().map(String::as_str).ne(self.classes.iter().copied())
+        if m.classes
+            .iter()
+            .map(String::as_str)
+            .ne(self.classes.iter().copied())
             || m.scale != self.scale
         {
             return Err(ModelError::Corrupt {
@@ -381,7 +386,10 @@ impl Tagger {
                 detail: "corrections made for another tagger model".into(),
             });
         }
-        self.coco = Some(m.weights);
+        self.coco = Some(std::sync::Arc::new(perceptron::Corrected::new(
+            std::sync::Arc::clone(&self.weights),
+            m.weights,
+        )));
         Ok(self)
     }
 
@@ -431,16 +439,16 @@ impl Tagger {
         &self,
         words: &[&str],
         forced: &[(usize, usize)],
-        coco: Option<&Weights>,
+        coco: Option<&perceptron::Corrected>,
         mut seen: impl FnMut(usize, usize, &[i32]),
     ) -> Vec<usize> {
         let mut scores = vec![0i32; self.weights.score_len()];
         let n = self.classes.len().max(1);
         greedy(words, &self.dict, forced, |i, feats| {
             scores.iter_mut().for_each(|s| *s = 0);
-            self.weights.score(feats, &mut scores);
-            if let Some(c) = coco {
-                c.score(feats, &mut scores);
+            match coco {
+                Some(c) => c.score(feats, &mut scores),
+                None => self.weights.score(feats, &mut scores),
             }
             let best = argmax(&scores[..n]);
             seen(i, best, &scores[..n]);
@@ -483,7 +491,7 @@ impl Tagger {
         form: Form,
     ) -> Vec<&'static str> {
         let coco = match form {
-            Form::Coco => self.coco.as_ref(),
+            Form::Coco => self.coco.as_deref().map(perceptron::Corrected::used),
             Form::AsWritten => None,
         };
         let class = |name: &str| self.classes.iter().position(|c| *c == name);
@@ -504,8 +512,9 @@ impl Tagger {
         // tokens have none).
         let decode_scored = |forced: &[(usize, usize)]| {
             let mut scored: Vec<Option<(i32, usize)>> = vec![None; words.len()];
-            let classes =
-                self.decode(words, forced, coco, |i, c, s| score_nouns(&mut scored, i, c, s));
+            let classes = self.decode(words, forced, coco, |i, c, s| {
+                score_nouns(&mut scored, i, c, s)
+            });
             (classes, scored)
         };
         let mut forced = Vec::new();
@@ -825,15 +834,18 @@ impl Tagger {
         let mut usable = Vec::new();
         for (k, ((words, tags), weight)) in sents.iter().enumerate() {
             if words.len() != tags.len() {
-                return Err(format!("training sentence {k}: {} words but {} tags", words.len(), tags.len()));
+                return Err(format!(
+                    "training sentence {k}: {} words but {} tags",
+                    words.len(),
+                    tags.len()
+                ));
             }
             let gold = tags
                 .iter()
                 .map(|t| {
-                    self.classes
-                        .iter()
-                        .position(|c| c == t)
-                        .ok_or_else(|| format!("training sentence {k}: tag {t:?} is not one of the tagger's"))
+                    self.classes.iter().position(|c| c == t).ok_or_else(|| {
+                        format!("training sentence {k}: tag {t:?} is not one of the tagger's")
+                    })
                 })
                 .collect::<Result<Vec<usize>, String>>()?;
             for _ in 0..*weight {
@@ -911,6 +923,13 @@ pub(crate) fn word_key(word: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn coco_corrections_fold_into_one_table_that_scores_alike() {
+        if !EMBEDDED_COCO.is_empty() {
+            perceptron::assert_folds_exactly(EMBEDDED, "tagger", EMBEDDED_COCO, "tagger-delta");
+        }
+    }
 
     fn sent(s: &str) -> TaggedSentence {
         let (w, t): (Vec<String>, Vec<String>) = s
