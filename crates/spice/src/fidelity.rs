@@ -114,7 +114,8 @@ pub fn flickr8k(
     Ok(a)
 }
 
-type TupleSet = BTreeSet<Vec<String>>;
+/// Tuples as the evidence files print them.
+pub type TupleSet = BTreeSet<Vec<String>>;
 
 /// The official file's graph text as a tuple set: `( a , is , b )` is an attribute.
 fn official_tuples(graph: &str) -> TupleSet {
@@ -152,6 +153,33 @@ fn printed(set: TupleSet) -> TupleSet {
     }
 }
 
+/// Each caption of `spice-parser-graphs/SPICE_parsing_outputs.txt` in `dir` with its official
+/// graph, in the file's printed form.
+pub fn read_parser_graphs(dir: &Path) -> Result<Vec<(String, TupleSet)>, String> {
+    let text = read(&dir.join("spice-parser-graphs/SPICE_parsing_outputs.txt"))?;
+    Ok(text
+        .lines()
+        .filter_map(|line| line.split_once('\t'))
+        .map(|(caption, graph)| (caption.to_string(), official_tuples(graph)))
+        .collect())
+}
+
+/// The scene graph of one caption's proposals as the official graph file prints it.
+pub fn graph_tuples(engine: &Engine, proposals: &[crate::Proposal]) -> TupleSet {
+    let scene = engine.scene_graph_from_proposals([proposals]);
+    printed(
+        crate::score::tuples(&scene)
+            .iter()
+            .map(|t| {
+                t.texts()
+                    .into_iter()
+                    .map(|w| w.trim().to_string())
+                    .collect()
+            })
+            .collect(),
+    )
+}
+
 /// Parses each caption of `spice-parser-graphs/SPICE_parsing_outputs.txt` (of `half`, if given)
 /// and compares our merged scene graph with the official one, in the file's printed form.
 pub fn parser_graphs(
@@ -159,7 +187,6 @@ pub fn parser_graphs(
     dir: &Path,
     half: Option<Half>,
 ) -> Result<GraphAgreement, String> {
-    let text = read(&dir.join("spice-parser-graphs/SPICE_parsing_outputs.txt"))?;
     let mut g = GraphAgreement::default();
     let (mut common, mut ours_n, mut theirs_n) = (0usize, 0usize, 0usize);
     let fmt = |s: &TupleSet| {
@@ -167,36 +194,21 @@ pub fn parser_graphs(
             .map(|t| format!("({})", t.join(", ")))
             .collect::<Vec<_>>()
     };
-    for line in text.lines() {
-        let Some((caption, graph)) = line.split_once('\t') else {
-            continue;
-        };
-        if half.is_some_and(|h| Half::of(caption) != h) {
+    for (caption, theirs) in read_parser_graphs(dir)? {
+        if half.is_some_and(|h| Half::of(&caption) != h) {
             continue;
         }
-        let theirs = official_tuples(graph);
         let props = engine
-            .caption_proposals(caption)
+            .caption_proposals(&caption)
             .map_err(|e| e.to_string())?;
-        let scene = engine.scene_graph_from_proposals([props.as_slice()]);
-        let ours: TupleSet = printed(
-            crate::score::tuples(&scene)
-                .iter()
-                .map(|t| {
-                    t.texts()
-                        .into_iter()
-                        .map(|w| w.trim().to_string())
-                        .collect()
-                })
-                .collect(),
-        );
+        let ours = graph_tuples(engine, &props);
         if ours == theirs {
             g.exact += 1;
         } else {
             let only_ours: TupleSet = ours.difference(&theirs).cloned().collect();
             let only_theirs: TupleSet = theirs.difference(&ours).cloned().collect();
             g.differences
-                .push((caption.to_string(), fmt(&only_ours), fmt(&only_theirs)));
+                .push((caption, fmt(&only_ours), fmt(&only_theirs)));
         }
         common += ours.intersection(&theirs).count();
         ours_n += ours.len();

@@ -12,12 +12,17 @@ fn official_parser_graphs_do_not_fall_back() {
     let Some(dir) = common::fidelity_dir() else {
         return;
     };
-    let g = fidelity::parser_graphs(&Engine::new(EngineOptions::default()), &dir, None)
-        .expect("graphs");
-    assert_eq!(g.captions, 1743);
+    // The held-out half: the tuning half's graphs in pycocoevalcap's form train the corrections.
+    let g = fidelity::parser_graphs(
+        &Engine::new(EngineOptions::default()),
+        &dir,
+        Some(fidelity::Half::HeldOut),
+    )
+    .expect("graphs");
+    assert_eq!(g.captions, 844);
     assert!(
-        g.exact_share() >= 0.715,
-        "{:.1} % of the official graphs reproduced exactly",
+        g.exact_share() >= 0.725,
+        "{:.1} % of the held-out official graphs reproduced exactly",
         100.0 * g.exact_share()
     );
 }
@@ -35,8 +40,9 @@ fn flickr8k_counts_do_not_fall_back() {
     )
     .expect("flickr8k");
     assert_eq!(a.captions, 5664);
-    // 30.2 % before the COCO-form corrections, which also apply to the few Flickr8K captions
-    // written in lowercase without punctuation: 30.0 % with them (1,699 captions).
+    // 30.2 % before the COCO-form corrections, which also apply to the 160 Flickr8K captions
+    // written in lowercase without punctuation (in 983 of the 5,664 items): 1,699 captions
+    // (29.996 %) with them.
     assert!(
         a.exact_share() >= 0.2995,
         "{:.1} % of captions with the official tp/fp/fn",
@@ -59,8 +65,8 @@ fn official_parser_cache_does_not_fall_back() {
     let engine = Engine::new(EngineOptions::default());
     // (file, held-out captions, exact share floor, largest relative SPICE offset)
     for (file, captions, exact, offset) in [
-        ("captions-a.jsonl", 746, 0.42, 0.060),
-        ("captions-b.jsonl", 3348, 0.42, 0.035),
+        ("captions-a.jsonl", 746, 0.50, 0.045),
+        ("captions-b.jsonl", 3348, 0.445, 0.045),
     ] {
         let entries = fidelity::read_parser_cache(&dir.join("official-parser-cache").join(file))
             .expect("parser cache");
