@@ -169,6 +169,18 @@ pub enum TeamCommand {
         #[arg(long)]
         name: String,
     },
+    /// Put an account into a team (e.g. one made with `team create`); a person is in one team
+    /// per challenge.
+    AddMember {
+        #[arg(long)]
+        challenge: String,
+        /// The team's name.
+        #[arg(long)]
+        team: String,
+        /// The e-mail address of the account (it signs up first).
+        #[arg(long)]
+        email: String,
+    },
     /// Revoke an API token (its number is shown on the team's challenge page): it stops working at once.
     RevokeToken {
         #[arg(long)]
@@ -340,6 +352,16 @@ async fn dispatch(command: Command, settings: &Settings, db: &Database) -> anyho
             );
             println!("{token}");
         }
+        Command::Team(TeamCommand::AddMember {
+            challenge,
+            team,
+            email,
+        }) => {
+            let c = actions::challenge(pool, &challenge).await?;
+            let team = TeamName::parse(&team)?;
+            let (team, user) = actions::add_member(pool, &c, &team, &email).await?;
+            println!("{} is now in team {:?} of {}", user.email, team.name, c.slug);
+        }
         Command::Team(TeamCommand::RevokeToken { id }) => {
             actions::revoke_token(pool, None, id).await?;
             println!("API token {id} revoked");
@@ -409,7 +431,7 @@ async fn challenge_command(
             let rows = actions::leaderboard(
                 pool,
                 &split,
-                SortKey::parse(sort.as_deref()),
+                SortKey::parse(sort.as_deref())?,
                 Viewer {
                     organizer: true,
                     team_id: None,

@@ -67,7 +67,8 @@ impl From<ActionError> for PageError {
             | ActionError::NoSplit(..)
             | ActionError::NoSubmission(_)
             | ActionError::NoImage(..)
-            | ActionError::NoToken(_) => PageError::NotFound,
+            | ActionError::NoToken(_)
+            | ActionError::NoInvite => PageError::NotFound,
             ActionError::Database(db) => db.into(),
             ActionError::DiskFull(m) => PageError::Unavailable(m),
             ActionError::TooManyAttempts => PageError::TooManyAttempts,

@@ -35,6 +35,19 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/logout", web::post().to(auth::logout))
         .route("/c/{slug}", web::get().to(challenges::overview))
         .route("/c/{slug}/team", web::post().to(challenges::create_team))
+        .route(
+            "/c/{slug}/team/leave",
+            web::post().to(challenges::leave_team),
+        )
+        .route(
+            "/c/{slug}/team/invite",
+            web::post().to(challenges::renew_invite),
+        )
+        .service(
+            web::resource("/c/{slug}/join/{code}")
+                .route(web::get().to(challenges::join_form))
+                .route(web::post().to(challenges::join)),
+        )
         .route("/c/{slug}/tokens", web::post().to(challenges::create_token))
         .route(
             "/c/{slug}/tokens/{id}/revoke",
@@ -77,6 +90,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             web::post().to(admin::import_references),
         )
         .route("/admin/c/{slug}/limits", web::post().to(admin::set_limits))
+        .route(
+            "/admin/c/{slug}/entry-policy",
+            web::post().to(admin::set_entry_policy),
+        )
         .route(
             "/admin/c/{slug}/splits/{split}/visibility",
             web::post().to(admin::set_visibility),

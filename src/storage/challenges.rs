@@ -2,6 +2,7 @@
 
 use sqlx::PgExecutor;
 
+use crate::domain::leaderboard::EntryPolicy;
 use crate::domain::{ChallengeSlug, Title};
 
 #[derive(Debug, Clone, sqlx::FromRow, serde::Serialize)]
@@ -15,11 +16,13 @@ pub struct Challenge {
     pub max_file_bytes: i64,
     /// Most bytes of uploaded files a team may keep stored; `None` = no cap.
     pub max_team_bytes: Option<i64>,
+    /// Which of a team's submissions the leaderboards show.
+    pub entry_policy: EntryPolicy,
 }
 
 const COLUMNS: &str =
     "id, slug, title, description, daily_submission_limit, total_submission_limit, max_file_bytes,
-     max_team_bytes";
+     max_team_bytes, entry_policy";
 
 pub async fn create(
     db: impl PgExecutor<'_>,
@@ -95,4 +98,17 @@ pub async fn by_id(db: impl PgExecutor<'_>, id: i64) -> Result<Option<Challenge>
         .bind(id)
         .fetch_optional(db)
         .await
+}
+
+pub async fn set_entry_policy(
+    db: impl PgExecutor<'_>,
+    challenge_id: i64,
+    policy: EntryPolicy,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE challenges SET entry_policy = $2 WHERE id = $1")
+        .bind(challenge_id)
+        .bind(policy)
+        .execute(db)
+        .await
+        .map(|_| ())
 }

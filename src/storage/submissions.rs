@@ -80,13 +80,35 @@ pub async fn raw_file(db: impl PgExecutor<'_>, id: i64) -> Result<Option<Vec<u8>
         .map(Option::flatten)
 }
 
-/// A team's submissions to a challenge, newest first.
-pub async fn of_team(
+/// One line of a team's submission history.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct HistoryLine {
+    pub id: i64,
+    pub split: String,
+    pub description: String,
+    pub status: SubmissionStatus,
+    pub created_at: DateTime<Utc>,
+    pub spice: Option<f64>,
+    /// It is the team's entry on its split's leaderboard.
+    pub on_leaderboard: bool,
+}
+
+/// A team's live submissions, newest first, with their SPICE and whether each is the team's
+/// leaderboard entry.
+pub async fn history_of_team(
     db: impl PgExecutor<'_>,
     team_id: i64,
-) -> Result<Vec<Submission>, sqlx::Error> {
+) -> Result<Vec<HistoryLine>, sqlx::Error> {
     sqlx::query_as(&format!(
-        "SELECT {COLUMNS} FROM submissions WHERE team_id = $1 AND deleted_at IS NULL ORDER BY id DESC"
+        "WITH entries AS ({entries})
+         SELECT s.id, sp.name AS split, s.description, s.status, s.created_at, a.f AS spice,
+                s.id IN (SELECT id FROM entries) AS on_leaderboard
+         FROM submissions s
+         JOIN splits sp ON sp.id = s.split_id
+         LEFT JOIN aggregate_scores a ON a.submission_id = s.id AND a.category = 'all'
+         WHERE s.team_id = $1 AND s.deleted_at IS NULL
+         ORDER BY s.id DESC",
+        entries = super::leaderboard::team_entries("s.team_id = $1")
     ))
     .bind(team_id)
     .fetch_all(db)

@@ -1,4 +1,5 @@
-//! The organizer area: create a challenge, import references, set limits, hide or reveal a split,
+//! The organizer area: create a challenge, import references, set limits and the leaderboard entry
+//! policy, hide or reveal a split,
 //! add baselines and the Human row, re-score, soft-delete submissions, export CSV. Each action is
 //! one call into `crate::actions`, which the CLI shares.
 
@@ -13,7 +14,7 @@ use super::home::html;
 use super::{multipart, Layout, PageError};
 use crate::actions::{self, Uploader, Viewer};
 use crate::auth::MaybeUser;
-use crate::domain::leaderboard::SortKey;
+use crate::domain::leaderboard::{EntryPolicy, SortKey};
 use crate::domain::{ChallengeSlug, SplitName, Title};
 use crate::scoring::SharedEngine;
 use crate::startup::AppConfig;
@@ -261,6 +262,28 @@ pub async fn set_limits(
 }
 
 #[derive(Deserialize)]
+pub struct EntryPolicyForm {
+    policy: String,
+}
+
+/// Which of a team's submissions the challenge's leaderboards show: `best`, `latest` or `chosen`.
+pub async fn set_entry_policy(
+    pool: web::Data<PgPool>,
+    slug: web::Path<String>,
+    Posted { form, .. }: Posted<Organizer, EntryPolicyForm>,
+) -> Result<HttpResponse, PageError> {
+    let challenge = actions::challenge(&pool, &slug).await?;
+    let policy = EntryPolicy::parse(&form.policy).ok_or_else(|| {
+        PageError::BadRequest(format!(
+            "unknown entry policy {:?}; valid: best, latest, chosen",
+            form.policy
+        ))
+    })?;
+    challenges::set_entry_policy(pool.get_ref(), challenge.id, policy).await?;
+    Ok(back(&challenge.slug, "leaderboard entry policy saved"))
+}
+
+#[derive(Deserialize)]
 pub struct VisibilityForm {
     hidden: String,
 }
@@ -398,7 +421,8 @@ pub async fn export_csv(
     let rows = actions::leaderboard(
         &pool,
         &split,
-        SortKey::parse(q.sort.as_deref()),
+        SortKey::parse(q.sort.as_deref())
+            .map_err(|e| PageError::BadRequest(e.to_string()))?,
         Viewer {
             organizer: true,
             team_id: None,

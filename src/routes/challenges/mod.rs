@@ -1,4 +1,5 @@
-//! A challenge's overview, team creation and API tokens, and its leaderboard (HTML, CSV, JSON).
+//! A challenge's overview, teams (creating, invite links, joining, leaving) and API tokens, and its
+//! leaderboard (HTML, CSV, JSON).
 
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
@@ -40,9 +41,33 @@ struct Overview {
     challenge: Challenge,
     splits: Vec<Split>,
     team: Option<accounts::Team>,
+    members: Vec<String>,
+    /// The team's invite link, shown to its members only.
+    invite_link: Option<String>,
     tokens: Vec<TokenInfo>,
     new_token: Option<String>,
     coco_mode: bool,
+}
+
+/// The absolute address of `path` as the browser reached this server.
+fn absolute(req: &HttpRequest, path: &str) -> String {
+    let info = req.connection_info();
+    format!("{}://{}{path}", info.scheme(), info.host())
+}
+
+/// A page that carries a secret in its address (an invite code): sent nowhere else by the browser,
+/// and not kept in caches.
+fn private(mut res: HttpResponse) -> HttpResponse {
+    let headers = res.headers_mut();
+    headers.insert(
+        actix_web::http::header::REFERRER_POLICY,
+        actix_web::http::header::HeaderValue::from_static("no-referrer"),
+    );
+    headers.insert(
+        actix_web::http::header::CACHE_CONTROL,
+        actix_web::http::header::HeaderValue::from_static("no-store"),
+    );
+    res
 }
 
 pub async fn overview(
@@ -67,9 +92,20 @@ async fn render_overview(
         Some(u) => accounts::team_of_user(pool, challenge.id, u.id).await?,
         None => None,
     };
-    let tokens = match &team {
-        Some(t) => accounts::tokens_of_team(pool, t.id).await?,
-        None => Vec::new(),
+    let (tokens, members, invite_link) = match &team {
+        Some(t) => (
+            accounts::tokens_of_team(pool, t.id).await?,
+            accounts::members_of_team(pool, t.id).await?,
+            Some(absolute(
+                req,
+                &format!(
+                    "/c/{}/join/{}",
+                    challenge.slug,
+                    accounts::invite_code(pool, t.id).await?
+                ),
+            )),
+        ),
+        None => (Vec::new(), Vec::new(), None),
     };
     let coco_mode = splits.iter().any(|s| s.caption_mode == CaptionMode::Coco);
     let page = Overview {
@@ -77,11 +113,13 @@ async fn render_overview(
         challenge,
         splits,
         team,
+        members,
+        invite_link,
         tokens,
         new_token,
         coco_mode,
     };
-    Ok(html(page.render()?))
+    Ok(private(html(page.render()?)))
 }
 
 #[derive(Deserialize)]
@@ -102,6 +140,84 @@ pub async fn create_team(
     let name = TeamName::parse(&form.name).map_err(|e| PageError::BadRequest(e.to_string()))?;
     let (_, token) = actions::create_team(&pool, &challenge, &name, Some(u.id)).await?;
     render_overview(&req, &pool, Some(&u), &slug, Some(token)).await
+}
+
+#[derive(Template)]
+#[template(path = "join.html")]
+struct JoinPage {
+    layout: Layout,
+    challenge: Challenge,
+    team: accounts::Team,
+    code: String,
+    /// The visitor's team in this challenge, if they have one (then they cannot join).
+    current: Option<accounts::Team>,
+}
+
+/// An invite link: the team's name and a Join button (for a visitor in no team of the challenge).
+pub async fn join_form(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    user: MaybeUser,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, PageError> {
+    let (slug, code) = path.into_inner();
+    let challenge = actions::challenge(&pool, &slug).await?;
+    let team = actions::invited_team(&pool, &challenge, &code).await?;
+    let current = match &user.0 {
+        Some(u) => accounts::team_of_user(pool.get_ref(), challenge.id, u.id).await?,
+        None => None,
+    };
+    let page = JoinPage {
+        layout: Layout::new(&req, user.0.as_ref()),
+        challenge,
+        team,
+        code,
+        current,
+    };
+    Ok(private(html(page.render()?)))
+}
+
+/// Joins the team of an invite link, then shows the challenge page.
+pub async fn join(
+    pool: web::Data<PgPool>,
+    path: web::Path<(String, String)>,
+    Posted { by: Member(u), .. }: Posted<Member>,
+) -> Result<HttpResponse, PageError> {
+    let (slug, code) = path.into_inner();
+    let challenge = actions::challenge(&pool, &slug).await?;
+    actions::join_team(&pool, &challenge, &code, u.id).await?;
+    Ok(to_challenge(&challenge))
+}
+
+/// Leaves the user's team of the challenge (the team's invite code changes).
+pub async fn leave_team(
+    pool: web::Data<PgPool>,
+    slug: web::Path<String>,
+    Posted { by: Member(u), .. }: Posted<Member>,
+) -> Result<HttpResponse, PageError> {
+    let challenge = actions::challenge(&pool, &slug).await?;
+    actions::leave_team(&pool, &challenge, u.id).await?;
+    Ok(to_challenge(&challenge))
+}
+
+/// Gives the user's team a new invite code; links with the old one stop working.
+pub async fn renew_invite(
+    pool: web::Data<PgPool>,
+    slug: web::Path<String>,
+    Posted { by: Member(u), .. }: Posted<Member>,
+) -> Result<HttpResponse, PageError> {
+    let challenge = actions::challenge(&pool, &slug).await?;
+    actions::renew_invite(&pool, &challenge, u.id).await?;
+    Ok(to_challenge(&challenge))
+}
+
+fn to_challenge(challenge: &Challenge) -> HttpResponse {
+    HttpResponse::SeeOther()
+        .insert_header((
+            actix_web::http::header::LOCATION,
+            format!("/c/{}", challenge.slug),
+        ))
+        .finish()
 }
 
 #[derive(Deserialize)]
@@ -228,7 +344,8 @@ async fn ranked(
             }
         }
     }
-    let sort = SortKey::parse(q.sort.as_deref());
+    let sort =
+        SortKey::parse(q.sort.as_deref()).map_err(|e| PageError::BadRequest(e.to_string()))?;
     let rows = actions::leaderboard(pool, &split, sort, viewer).await?;
     Ok((challenge, split, all, rows, sort, viewer))
 }

@@ -19,7 +19,7 @@ use crate::storage::accounts::{self, User};
 use crate::storage::challenges::Challenge;
 use crate::storage::scores::{self, CategoryScore};
 use crate::storage::splits::{self, Split};
-use crate::storage::submissions::{self, Submission};
+use crate::storage::submissions::{self, HistoryLine, Submission};
 
 #[derive(Template)]
 #[template(path = "submit.html")]
@@ -28,9 +28,22 @@ struct SubmitPage {
     challenge: Challenge,
     splits: Vec<Split>,
     team: Option<accounts::Team>,
-    recent: Vec<Submission>,
+    /// The split the form offers first: the first public one.
+    default_split: String,
+    history: Vec<HistoryLine>,
+    quota: Option<actions::QuotaLeft>,
     error: Option<String>,
-    max_mb: String,
+    max_size: String,
+}
+
+/// A byte count for people: "20.0 MB", "1.5 KB", "1000 bytes".
+fn size_text(bytes: i64) -> String {
+    const KB: f64 = 1024.0;
+    match bytes as f64 {
+        b if b >= KB * KB => format!("{:.1} MB", b / (KB * KB)),
+        b if b >= KB => format!("{:.1} KB", b / KB),
+        _ => format!("{bytes} bytes"),
+    }
 }
 
 async fn submit_page(
@@ -43,20 +56,31 @@ async fn submit_page(
     let challenge = actions::challenge(pool, slug).await?;
     let splits = splits::list_current(pool, challenge.id).await?;
     let team = accounts::team_of_user(pool, challenge.id, user.id).await?;
-    let recent = match &team {
-        Some(t) => submissions::of_team(pool, t.id).await?,
-        None => Vec::new(),
+    let (history, quota) = match &team {
+        Some(t) => (
+            submissions::history_of_team(pool, t.id).await?,
+            Some(actions::quota_left(pool, &challenge, t.id).await?),
+        ),
+        None => (Vec::new(), None),
     };
-    let max_mb = format!("{:.1}", challenge.max_file_bytes as f64 / 1_048_576.0);
+    let default_split = splits
+        .iter()
+        .find(|s| !s.hidden)
+        .or(splits.first())
+        .map(|s| s.name.clone())
+        .unwrap_or_default();
+    let max_size = size_text(challenge.max_file_bytes);
     let status = if error.is_some() { 400 } else { 200 };
     let page = SubmitPage {
         layout: Layout::new(req, Some(user)),
         challenge,
         splits,
         team,
-        recent,
+        default_split,
+        history,
+        quota,
         error,
-        max_mb,
+        max_size,
     };
     let body = page.render()?;
     Ok(
@@ -205,9 +229,10 @@ struct SubmissionPage {
     image_total: i64,
     page: i64,
     pages: i64,
-    own_team: bool,
     /// False on a hidden split for anyone but an organizer: no per-image table then.
     per_image: bool,
+    on_leaderboard: bool,
+    can_choose: bool,
 }
 
 #[derive(Deserialize)]
@@ -228,8 +253,10 @@ pub async fn page(
         submission,
         split,
         challenge,
-        own_team,
         per_image,
+        on_leaderboard,
+        can_choose,
+        ..
     } = actions::view_submission(&pool, *id, user.0.as_ref()).await?;
     let status = actions::submission_status(&pool, &submission).await?;
     let categories = cat_rows(&scores::aggregates(pool.get_ref(), submission.id).await?);
@@ -281,8 +308,9 @@ pub async fn page(
         image_total,
         page,
         pages,
-        own_team,
         per_image,
+        on_leaderboard,
+        can_choose,
     };
     Ok(html(page.render()?))
 }
@@ -360,4 +388,16 @@ pub async fn choose(
             format!("/c/{}/leaderboard?split={}", challenge.slug, split.name),
         ))
         .finish())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::size_text;
+
+    #[test]
+    fn sizes_read_in_the_unit_that_fits() {
+        assert_eq!(size_text(1000), "1000 bytes");
+        assert_eq!(size_text(1536), "1.5 KB");
+        assert_eq!(size_text(20 * 1024 * 1024), "20.0 MB");
+    }
 }
