@@ -491,6 +491,12 @@ async fn the_first_public_split_is_the_default_and_an_unknown_sort_key_is_refuse
     let (_, html) = get_text(&owl, &app.url("/c/lb/submit")).await;
     assert!(html.contains("<option value=\"val\" selected>"), "{html}");
     assert!(!html.contains("<option value=\"test\" selected>"), "{html}");
+    // A small file limit reads as what it is, not "0.0 MB".
+    spiceboard::storage::challenges::set_limits(&app.pool, c.id, Some(10), Some(200), 1000)
+        .await
+        .expect("limits");
+    let (_, html) = get_text(&owl, &app.url("/c/lb/submit")).await;
+    assert!(html.contains("at most 1000 bytes)"), "{html}");
     let anon = reqwest::Client::new();
     assert_eq!(board(&app, &anon, "").await["split"], "val");
     let (status, html) = get_text(&anon, &app.url("/c/lb/leaderboard")).await;
