@@ -88,8 +88,14 @@ fn main() -> Result<(), String> {
         .collect();
     coco_parsed.map_err(|e| e.to_string())?;
     rows.push((
-        format!("parse the {} captions in pycocoevalcap's form, 2 thread(s)", coco_form.len()),
-        format!("{:.0} captions/s", coco_form.len() as f64 / t.elapsed().as_secs_f64()),
+        format!(
+            "parse the {} captions in pycocoevalcap's form, 2 thread(s)",
+            coco_form.len()
+        ),
+        format!(
+            "{:.0} captions/s",
+            coco_form.len() as f64 / t.elapsed().as_secs_f64()
+        ),
     ));
     let t = Instant::now();
     let graphs: Vec<(SceneGraph, SceneGraph)> = parsed

@@ -20,15 +20,33 @@ use std::process::ExitCode;
 
 use rayon::prelude::*;
 use spice::fidelity::{self, Half};
-use spice::parse::{self, check_tree, Label};
 use spice::parse::parser_tags;
+use spice::parse::{self, check_tree, Label};
 use spice::tag::tag_sentence;
 use spice::{finish_basic, proposals_of, tag, tokenize};
 
 /// Labels an edit may give (the ones the rules and habits read, and their usual confusions).
 const EDIT_LABELS: &[&str] = &[
-    "dep", "nmod", "acl", "acl:relcl", "amod", "compound", "conj", "dobj", "nsubj", "advcl",
-    "xcomp", "appos", "nummod", "advmod", "ccomp", "case", "nmod:npmod", "nmod:poss", "det", "cc",
+    "dep",
+    "nmod",
+    "acl",
+    "acl:relcl",
+    "amod",
+    "compound",
+    "conj",
+    "dobj",
+    "nsubj",
+    "advcl",
+    "xcomp",
+    "appos",
+    "nummod",
+    "advmod",
+    "ccomp",
+    "case",
+    "nmod:npmod",
+    "nmod:poss",
+    "det",
+    "cc",
 ];
 /// Tags an edit may give.
 const EDIT_TAGS: &[&str] = &[
@@ -47,7 +65,12 @@ struct Tree {
 }
 
 fn proposals(words: &[&str], t: &Tree) -> TupleSet {
-    let arcs: Vec<(usize, Label)> = t.heads.iter().copied().zip(t.labels.iter().copied()).collect();
+    let arcs: Vec<(usize, Label)> = t
+        .heads
+        .iter()
+        .copied()
+        .zip(t.labels.iter().copied())
+        .collect();
     proposals_of(finish_basic(words, &t.tags, &arcs))
         .iter()
         .map(fidelity::printed_proposal)
@@ -184,7 +207,11 @@ fn main() -> ExitCode {
                 }
                 let words: Vec<&str> = tokens.iter().map(|t| t.text.as_str()).collect();
                 let tags = tag_sentence(tagger, &words);
-                let arcs = parser.parse_form(&words, &parser_tags(&words, &tags), tokenize::Form::of(&words));
+                let arcs = parser.parse_form(
+                    &words,
+                    &parser_tags(&words, &tags),
+                    tokenize::Form::of(&words),
+                );
                 let start = Tree {
                     tags,
                     heads: arcs.iter().map(|a| a.0).collect(),

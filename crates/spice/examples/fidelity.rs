@@ -99,7 +99,9 @@ fn parser_cache_table(engine: &Engine, dir: &Path) -> Result<(), String> {
     println!("| file | half | captions | exact proposal set | objects P / R | attributes P / R | relations P / R | all P / R | pseudo-image SPICE (official) |");
     println!("|---|---|---|---|---|---|---|---|---|");
     // FIDELITY_FOLD=K: only fold K of the tuning half (settings chosen on the other fold).
-    let fold: Option<usize> = std::env::var("FIDELITY_FOLD").ok().and_then(|v| v.parse().ok());
+    let fold: Option<usize> = std::env::var("FIDELITY_FOLD")
+        .ok()
+        .and_then(|v| v.parse().ok());
     for file in ["captions-a.jsonl", "captions-b.jsonl"] {
         let entries = fidelity::read_parser_cache(&dir.join("official-parser-cache").join(file))?;
         if let Some(k) = fold {

@@ -20,8 +20,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use spice::parse::{self, DeltaOptions, TreeSentence};
 use spice::parse::parser_tags;
+use spice::parse::{self, DeltaOptions, TreeSentence};
 use spice::tag::tag_sentence;
 use spice::{tag, tokenize};
 
@@ -45,8 +45,14 @@ fn args() -> Result<Args, String> {
         weight: 10,
         own: 30_000,
         epochs: DeltaOptions::default().epochs,
-        out: PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/models/parser-coco.bin")),
-        tagger_out: PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/models/tagger-coco.bin")),
+        out: PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/models/parser-coco.bin"
+        )),
+        tagger_out: PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/models/tagger-coco.bin"
+        )),
         tagger: true,
         tagger_weight: 3,
         fold: None,
@@ -90,7 +96,10 @@ fn read_conllu(path: &PathBuf) -> Result<Vec<(String, TreeSentence)>, String> {
             .find_map(|l| l.strip_prefix("# text = "))
             .unwrap_or_default()
             .to_string();
-        for line in block.lines().filter(|l| !l.starts_with('#') && !l.is_empty()) {
+        for line in block
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.is_empty())
+        {
             let c: Vec<&str> = line.split('\t').collect();
             if c.len() < 8 {
                 return Err(format!("{}: short line {line:?}", path.display()));
@@ -116,10 +125,12 @@ fn own_parses(
     parser: &parse::Parser,
     n: usize,
 ) -> Result<Vec<TreeSentence>, String> {
-    let data = std::env::var("SPICEBOARD_DATA").map(PathBuf::from).unwrap_or_else(|_| {
-        PathBuf::from(std::env::var("HOME").unwrap_or_else(|_| ".".into()))
-            .join(".cache/spiceboard/data")
-    });
+    let data = std::env::var("SPICEBOARD_DATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| {
+            PathBuf::from(std::env::var("HOME").unwrap_or_else(|_| ".".into()))
+                .join(".cache/spiceboard/data")
+        });
     let path = data.join("coco/captions_train2014.json");
     let text = std::fs::read_to_string(&path)
         .map_err(|e| format!("{}: {e} (run scripts/fetch-data)", path.display()))?;
@@ -164,14 +175,19 @@ fn run() -> Result<(), String> {
     for (text, mut s) in read_conllu(&a.evidence)? {
         // --train-fold K: only the evidence of fold K of the tuning half (FIDELITY_FOLD of the
         // other fold then measures what the settings do on captions they never saw).
-        if a.fold.is_some_and(|k| spice::fidelity::Half::fold(&text) != k) {
+        if a.fold
+            .is_some_and(|k| spice::fidelity::Half::fold(&text) != k)
+        {
             continue;
         }
         tagged.push(((s.words.clone(), s.tags.clone()), a.tagger_weight));
         // The parser is shown the tags `Engine::parse` shows it.
         let words: Vec<&str> = s.words.iter().map(String::as_str).collect();
         let tags: Vec<&str> = s.tags.iter().map(String::as_str).collect();
-        s.tags = parser_tags(&words, &tags).iter().map(|t| t.to_string()).collect();
+        s.tags = parser_tags(&words, &tags)
+            .iter()
+            .map(|t| t.to_string())
+            .collect();
         sents.push((s, a.weight));
     }
     let evidence = sents.len();
@@ -179,7 +195,11 @@ fn run() -> Result<(), String> {
     // Beside them, the tagger's own greedy tags of the same COCO captions: what to leave alone.
     for s in &own {
         let words: Vec<&str> = s.words.iter().map(String::as_str).collect();
-        let tags = base_tagger.tag(&words).iter().map(|t| t.to_string()).collect();
+        let tags = base_tagger
+            .tag(&words)
+            .iter()
+            .map(|t| t.to_string())
+            .collect();
         tagged.push(((s.words.clone(), tags), 1));
     }
     sents.extend(own.into_iter().map(|s| (s, 1)));
@@ -201,7 +221,8 @@ fn run() -> Result<(), String> {
     } else {
         Vec::new()
     };
-    std::fs::write(&a.tagger_out, &bytes).map_err(|e| format!("{}: {e}", a.tagger_out.display()))?;
+    std::fs::write(&a.tagger_out, &bytes)
+        .map_err(|e| format!("{}: {e}", a.tagger_out.display()))?;
     eprintln!("wrote {} ({} bytes)", a.tagger_out.display(), bytes.len());
     Ok(())
 }

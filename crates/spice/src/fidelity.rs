@@ -277,7 +277,11 @@ const PSEUDO_REFERENCES: usize = 5;
 /// `proposals[i]`, so the same pseudo-images scored with our proposals and with the official ones
 /// show how far our SPICE reads from the official SPICE on this kind of text, as the COCO sets of
 /// the published results would.
-pub fn pseudo_image_f(engine: &Engine, captions: &[&str], proposals: &[Vec<crate::Proposal>]) -> f64 {
+pub fn pseudo_image_f(
+    engine: &Engine,
+    captions: &[&str],
+    proposals: &[Vec<crate::Proposal>],
+) -> f64 {
     use rayon::prelude::*;
     let words: Vec<BTreeSet<&str>> = captions
         .iter()
@@ -302,7 +306,11 @@ pub fn pseudo_image_f(engine: &Engine, captions: &[&str], proposals: &[Vec<crate
             );
             let candidate = engine.scene_graph_from_proposals([proposals[i].as_slice()]);
             let f = engine.score_counts(&candidate, &references).all.f;
-            if f.is_nan() { 0.0 } else { f }
+            if f.is_nan() {
+                0.0
+            } else {
+                f
+            }
         })
         .sum();
     total / captions.len().max(1) as f64

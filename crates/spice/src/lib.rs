@@ -44,7 +44,6 @@ pub enum EngineError {
     Model(String),
 }
 
-
 /// Options that change scores, as the jar's flags do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EngineOptions {

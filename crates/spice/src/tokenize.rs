@@ -375,11 +375,7 @@ fn is_spacenl(c: char) -> bool {
 fn is_split_word(word: &[char]) -> bool {
     const SPLIT: [&str; 6] = ["cannot", "gonna", "gotta", "wanna", "lemme", "gimme"];
     SPLIT.iter().any(|s| {
-        s.len() == word.len()
-            && s
-                .chars()
-                .zip(word)
-                .all(|(a, b)| a.eq_ignore_ascii_case(b))
+        s.len() == word.len() && s.chars().zip(word).all(|(a, b)| a.eq_ignore_ascii_case(b))
     })
 }
 

@@ -12,7 +12,8 @@ fn official_parser_graphs_do_not_fall_back() {
     let Some(dir) = common::fidelity_dir() else {
         return;
     };
-    let g = fidelity::parser_graphs(&Engine::new(EngineOptions::default()), &dir, None).expect("graphs");
+    let g = fidelity::parser_graphs(&Engine::new(EngineOptions::default()), &dir, None)
+        .expect("graphs");
     assert_eq!(g.captions, 1743);
     assert!(
         g.exact_share() >= 0.715,

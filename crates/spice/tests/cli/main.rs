@@ -1,10 +1,11 @@
 //! The `spice` command as users drive it, in one test binary: the jar's interface (`score`), the
-//! golden files, `eval`, `meteor` and `tokenize`. Every test runs the built binary in its own temporary
-//! directory (`helpers`).
+//! golden files, `eval`, `meteor`, `meta-eval` and `tokenize`. Every test runs the built binary in
+//! its own temporary directory (`helpers`).
 
 mod eval;
 mod golden;
 mod helpers;
+mod metaeval;
 mod meteor;
 mod score;
 mod tokenize;

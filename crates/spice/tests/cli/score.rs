@@ -206,5 +206,9 @@ fn tuples_captions_prints_one_line_of_proposals_per_caption() {
     );
     let missing = spice(&["tuples", "--captions", &dir.path("nope.txt")]);
     assert_eq!(missing.status.code(), Some(1));
-    assert!(stderr(&missing).contains("nope.txt"), "{}", stderr(&missing));
+    assert!(
+        stderr(&missing).contains("nope.txt"),
+        "{}",
+        stderr(&missing)
+    );
 }
