@@ -64,6 +64,9 @@ pub enum ActionError {
     Upload(#[from] UploadError),
     #[error("{0}")]
     Quota(String),
+    /// Outside the challenge's submission phase (the message names the time).
+    #[error("{0}")]
+    Closed(String),
     #[error("{0}")]
     Invalid(String),
     #[error("database error")]
@@ -514,6 +517,11 @@ pub async fn submit(
         max_attempts,
         disk_floor,
     } = limits;
+    if let Uploader::Team { .. } = uploader {
+        if let Some(why) = challenge.phase().refusal(chrono::Utc::now()) {
+            return Err(ActionError::Closed(why));
+        }
+    }
     check_disk(disk_floor.as_ref())?;
     let description =
         Description::parse(description, 500).map_err(|e| ActionError::Invalid(e.to_string()))?;

@@ -90,6 +90,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             web::post().to(admin::import_references),
         )
         .route("/admin/c/{slug}/limits", web::post().to(admin::set_limits))
+        .route("/admin/c/{slug}/phase", web::post().to(admin::set_phase))
         .route(
             "/admin/c/{slug}/entry-policy",
             web::post().to(admin::set_entry_policy),

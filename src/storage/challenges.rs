@@ -2,7 +2,10 @@
 
 use sqlx::PgExecutor;
 
+use chrono::{DateTime, Utc};
+
 use crate::domain::leaderboard::EntryPolicy;
+use crate::domain::phase::Phase;
 use crate::domain::{ChallengeSlug, Title};
 
 #[derive(Debug, Clone, sqlx::FromRow, serde::Serialize)]
@@ -18,11 +21,23 @@ pub struct Challenge {
     pub max_team_bytes: Option<i64>,
     /// Which of a team's submissions the leaderboards show.
     pub entry_policy: EntryPolicy,
+    /// When team uploads open and close (`None` = no bound).
+    pub opens_at: Option<DateTime<Utc>>,
+    pub closes_at: Option<DateTime<Utc>>,
+}
+
+impl Challenge {
+    pub fn phase(&self) -> Phase {
+        Phase {
+            opens_at: self.opens_at,
+            closes_at: self.closes_at,
+        }
+    }
 }
 
 const COLUMNS: &str =
     "id, slug, title, description, daily_submission_limit, total_submission_limit, max_file_bytes,
-     max_team_bytes, entry_policy";
+     max_team_bytes, entry_policy, opens_at, closes_at";
 
 pub async fn create(
     db: impl PgExecutor<'_>,
@@ -108,6 +123,21 @@ pub async fn set_entry_policy(
     sqlx::query("UPDATE challenges SET entry_policy = $2 WHERE id = $1")
         .bind(challenge_id)
         .bind(policy)
+        .execute(db)
+        .await
+        .map(|_| ())
+}
+
+/// When team uploads open and close.
+pub async fn set_phase(
+    db: impl PgExecutor<'_>,
+    challenge_id: i64,
+    phase: Phase,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE challenges SET opens_at = $2, closes_at = $3 WHERE id = $1")
+        .bind(challenge_id)
+        .bind(phase.opens_at)
+        .bind(phase.closes_at)
         .execute(db)
         .await
         .map(|_| ())

@@ -11,6 +11,7 @@ mod health;
 mod leaderboard;
 mod organizer;
 mod pages;
+mod phases;
 mod queue;
 mod references;
 mod security;

@@ -15,6 +15,7 @@ use super::{multipart, Layout, PageError};
 use crate::actions::{self, Uploader, Viewer};
 use crate::auth::MaybeUser;
 use crate::domain::leaderboard::{EntryPolicy, SortKey};
+use crate::domain::phase::{self, Phase};
 use crate::domain::{ChallengeSlug, SplitName, Title};
 use crate::scoring::SharedEngine;
 use crate::startup::AppConfig;
@@ -113,6 +114,10 @@ struct AdminChallenge {
     daily: String,
     total: String,
     team_bytes: String,
+    /// The phase's bounds as the `datetime-local` inputs take them (UTC), and the current state.
+    opens_at: String,
+    closes_at: String,
+    phase: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -152,6 +157,9 @@ pub async fn challenge(
             .max_team_bytes
             .map(|v| v.to_string())
             .unwrap_or_default(),
+        opens_at: phase::input_text(challenge.opens_at),
+        closes_at: phase::input_text(challenge.closes_at),
+        phase: challenge.phase().summary(chrono::Utc::now()),
         submissions: submissions::recent_of_challenge(pool.get_ref(), challenge.id, 100).await?,
         challenge,
         splits: rows,
@@ -281,6 +289,33 @@ pub async fn set_entry_policy(
     })?;
     challenges::set_entry_policy(pool.get_ref(), challenge.id, policy).await?;
     Ok(back(&challenge.slug, "leaderboard entry policy saved"))
+}
+
+#[derive(Deserialize)]
+pub struct PhaseForm {
+    #[serde(default)]
+    opens_at: String,
+    #[serde(default)]
+    closes_at: String,
+}
+
+/// When team uploads open and close (UTC; empty = no bound).
+pub async fn set_phase(
+    pool: web::Data<PgPool>,
+    slug: web::Path<String>,
+    Posted { form, .. }: Posted<Organizer, PhaseForm>,
+) -> Result<HttpResponse, PageError> {
+    let challenge = actions::challenge(&pool, &slug).await?;
+    let opens = phase::parse_time(&form.opens_at)
+        .map_err(|e| PageError::BadRequest(format!("opens: {e}")))?;
+    let closes = phase::parse_time(&form.closes_at)
+        .map_err(|e| PageError::BadRequest(format!("closes: {e}")))?;
+    let phase = Phase::new(opens, closes).map_err(PageError::BadRequest)?;
+    challenges::set_phase(pool.get_ref(), challenge.id, phase).await?;
+    let msg = phase
+        .summary(chrono::Utc::now())
+        .unwrap_or_else(|| "Submissions are open, with no deadline.".into());
+    Ok(back(&challenge.slug, &format!("phase saved. {msg}")))
 }
 
 #[derive(Deserialize)]
@@ -421,8 +456,7 @@ pub async fn export_csv(
     let rows = actions::leaderboard(
         &pool,
         &split,
-        SortKey::parse(q.sort.as_deref())
-            .map_err(|e| PageError::BadRequest(e.to_string()))?,
+        SortKey::parse(q.sort.as_deref()).map_err(|e| PageError::BadRequest(e.to_string()))?,
         Viewer {
             organizer: true,
             team_id: None,

@@ -32,6 +32,9 @@ pub enum ApiError {
     TooLarge(String),
     #[error("{0}")]
     Quota(String),
+    /// Outside the challenge's submission phase.
+    #[error("{0}")]
+    Closed(String),
     #[error("{0}")]
     Unavailable(String),
     #[error("internal error")]
@@ -67,6 +70,7 @@ impl From<ActionError> for ApiError {
                 ApiError::TooLarge(u.to_string())
             }
             ActionError::Quota(q) => ApiError::Quota(q),
+            ActionError::Closed(m) => ApiError::Closed(m),
             ActionError::Database(db) => db.into(),
             ActionError::DiskFull(m) => ApiError::Unavailable(m),
             ActionError::Internal(cause) => ApiError::Internal(anyhow::anyhow!(cause)),
@@ -89,6 +93,7 @@ impl ResponseError for ApiError {
             ApiError::Rejected(_) => StatusCode::BAD_REQUEST,
             ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::Quota(_) => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::Closed(_) => StatusCode::FORBIDDEN,
             ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }

@@ -47,6 +47,8 @@ struct Overview {
     tokens: Vec<TokenInfo>,
     new_token: Option<String>,
     coco_mode: bool,
+    /// When submissions open and close, with the time left (`None`: no bounds).
+    phase: Option<String>,
 }
 
 /// The absolute address of `path` as the browser reached this server.
@@ -108,8 +110,10 @@ async fn render_overview(
         None => (Vec::new(), Vec::new(), None),
     };
     let coco_mode = splits.iter().any(|s| s.caption_mode == CaptionMode::Coco);
+    let phase = challenge.phase().summary(chrono::Utc::now());
     let page = Overview {
         layout: Layout::new(req, user),
+        phase,
         challenge,
         splits,
         team,

@@ -34,6 +34,10 @@ struct SubmitPage {
     quota: Option<actions::QuotaLeft>,
     error: Option<String>,
     max_size: String,
+    /// When submissions open and close, with the time left (`None`: no bounds).
+    phase: Option<String>,
+    /// False before the open and after the close: the form is not offered then.
+    open: bool,
 }
 
 /// A byte count for people: "20.0 MB", "1.5 KB", "1000 bytes".
@@ -71,7 +75,11 @@ async fn submit_page(
         .unwrap_or_default();
     let max_size = size_text(challenge.max_file_bytes);
     let status = if error.is_some() { 400 } else { 200 };
+    let now = chrono::Utc::now();
+    let phase = challenge.phase();
     let page = SubmitPage {
+        phase: phase.summary(now),
+        open: phase.refusal(now).is_none(),
         layout: Layout::new(req, Some(user)),
         challenge,
         splits,
