@@ -15,7 +15,7 @@ mod view;
 
 use actix_web::web;
 
-pub use error::PageError;
+pub use error::{keep_login_state, PageError};
 pub use view::Layout;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {

@@ -7,6 +7,7 @@ mod accounts;
 mod browser;
 mod cider_df;
 mod cli;
+mod error_pages;
 mod health;
 mod leaderboard;
 mod organizer;

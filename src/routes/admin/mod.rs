@@ -10,7 +10,6 @@ use serde::Deserialize;
 use sqlx::PgPool;
 
 use super::forms::{Organizer, Posted, Sender, Upload};
-use super::home::html;
 use super::{multipart, Layout, PageError};
 use crate::actions::{self, Uploader, Viewer};
 use crate::auth::MaybeUser;
@@ -63,6 +62,9 @@ fn serde_urlencoded_msg(s: &str) -> String {
 struct AdminIndex {
     layout: Layout,
     challenges: Vec<Challenge>,
+    /// Why the new-challenge form failed, and the form as typed.
+    error: Option<String>,
+    typed: NewChallenge,
 }
 
 pub async fn index(
@@ -71,14 +73,33 @@ pub async fn index(
     user: MaybeUser,
 ) -> Result<HttpResponse, PageError> {
     let user = organizer(user)?;
-    let page = AdminIndex {
-        layout: Layout::new(&req, Some(&user)),
-        challenges: challenges::list(pool.get_ref()).await?,
-    };
-    Ok(html(page.render()?))
+    render_index(&req, &pool, &user, None, NewChallenge::default()).await
 }
 
-#[derive(Deserialize)]
+async fn render_index(
+    req: &HttpRequest,
+    pool: &PgPool,
+    user: &User,
+    error: Option<String>,
+    typed: NewChallenge,
+) -> Result<HttpResponse, PageError> {
+    let status = if error.is_some() {
+        actix_web::http::StatusCode::BAD_REQUEST
+    } else {
+        actix_web::http::StatusCode::OK
+    };
+    let page = AdminIndex {
+        layout: Layout::new(req, Some(user)),
+        challenges: challenges::list(pool).await?,
+        error,
+        typed,
+    };
+    Ok(HttpResponse::build(status)
+        .content_type("text/html; charset=utf-8")
+        .body(page.render()?))
+}
+
+#[derive(Deserialize, Default)]
 pub struct NewChallenge {
     slug: String,
     title: String,
@@ -87,14 +108,33 @@ pub struct NewChallenge {
 }
 
 pub async fn create_challenge(
+    req: HttpRequest,
     pool: web::Data<PgPool>,
-    Posted { form, .. }: Posted<Organizer, NewChallenge>,
+    Posted {
+        by: Organizer(user),
+        form,
+    }: Posted<Organizer, NewChallenge>,
 ) -> Result<HttpResponse, PageError> {
-    let slug =
-        ChallengeSlug::parse(&form.slug).map_err(|e| PageError::BadRequest(e.to_string()))?;
-    let title = Title::parse(&form.title).map_err(|e| PageError::BadRequest(e.to_string()))?;
-    let c = actions::create_challenge(&pool, &slug, &title, form.description.trim()).await?;
-    Ok(back(&c.slug, "challenge created; import references next"))
+    let parsed = ChallengeSlug::parse(&form.slug)
+        .map_err(|e| e.to_string())
+        .and_then(|slug| {
+            Title::parse(&form.title)
+                .map(|title| (slug, title))
+                .map_err(|e| e.to_string())
+        });
+    let created = match parsed {
+        Ok((slug, title)) => {
+            actions::create_challenge(&pool, &slug, &title, form.description.trim()).await
+        }
+        Err(e) => Err(actions::ActionError::Invalid(e)),
+    };
+    match created {
+        Ok(c) => Ok(back(&c.slug, "challenge created; import references next")),
+        Err(e @ (actions::ActionError::Invalid(_) | actions::ActionError::ChallengeExists(_))) => {
+            render_index(&req, &pool, &user, Some(e.to_string()), form).await
+        }
+        Err(e) => Err(e.into()),
+    }
 }
 
 struct SplitRow {
@@ -114,6 +154,10 @@ struct AdminChallenge {
     daily: String,
     total: String,
     team_bytes: String,
+    max_bytes: String,
+    /// The error of a failed limits or phase form, shown above it.
+    limits_error: Option<String>,
+    phase_error: Option<String>,
     /// The phase's bounds as the `datetime-local` inputs take them (UTC), and the current state.
     opens_at: String,
     closes_at: String,
@@ -133,39 +177,76 @@ pub async fn challenge(
     q: web::Query<MsgQuery>,
 ) -> Result<HttpResponse, PageError> {
     let user = organizer(user)?;
-    let challenge = actions::challenge(&pool, &slug).await?;
+    render_challenge(&req, &pool, &user, &slug, q.msg.clone(), None).await
+}
+
+/// A form of the organizer's page that failed: why, and what was typed (shown again in the form).
+enum Failed {
+    Limits(String, LimitsForm),
+    Phase(String, PhaseForm),
+}
+
+async fn render_challenge(
+    req: &HttpRequest,
+    pool: &PgPool,
+    user: &User,
+    slug: &str,
+    message: Option<String>,
+    failed: Option<Failed>,
+) -> Result<HttpResponse, PageError> {
+    let challenge = actions::challenge(pool, slug).await?;
     let mut rows = Vec::new();
-    for split in splits::list_current(pool.get_ref(), challenge.id).await? {
-        let (unparsed, parse_error) = splits::parse_failures(pool.get_ref(), split.id).await?;
+    for split in splits::list_current(pool, challenge.id).await? {
+        let (unparsed, parse_error) = splits::parse_failures(pool, split.id).await?;
         rows.push(SplitRow {
             split,
             unparsed,
             parse_error,
         });
     }
-    let page = AdminChallenge {
-        layout: Layout::new(&req, Some(&user)),
-        daily: challenge
-            .daily_submission_limit
-            .map(|v| v.to_string())
-            .unwrap_or_default(),
-        total: challenge
-            .total_submission_limit
-            .map(|v| v.to_string())
-            .unwrap_or_default(),
-        team_bytes: challenge
-            .max_team_bytes
-            .map(|v| v.to_string())
-            .unwrap_or_default(),
+    let text = |v: Option<i64>| v.map(|v| v.to_string()).unwrap_or_default();
+    let mut page = AdminChallenge {
+        layout: Layout::new(req, Some(user)),
+        daily: text(challenge.daily_submission_limit.map(i64::from)),
+        total: text(challenge.total_submission_limit.map(i64::from)),
+        max_bytes: challenge.max_file_bytes.to_string(),
+        team_bytes: text(challenge.max_team_bytes),
         opens_at: phase::input_text(challenge.opens_at),
         closes_at: phase::input_text(challenge.closes_at),
         phase: challenge.phase().summary(chrono::Utc::now()),
-        submissions: submissions::recent_of_challenge(pool.get_ref(), challenge.id, 100).await?,
+        limits_error: None,
+        phase_error: None,
+        submissions: submissions::recent_of_challenge(pool, challenge.id, 100).await?,
         challenge,
         splits: rows,
-        message: q.msg.clone(),
+        message,
     };
-    Ok(html(page.render()?))
+    let failed_status = failed.is_some();
+    match failed {
+        Some(Failed::Limits(error, form)) => {
+            page.limits_error = Some(error);
+            page.daily = form.daily;
+            page.total = form.total;
+            page.max_bytes = form.max_bytes;
+            if let Some(t) = form.max_team_bytes {
+                page.team_bytes = t;
+            }
+        }
+        Some(Failed::Phase(error, form)) => {
+            page.phase_error = Some(error);
+            page.opens_at = form.opens_at;
+            page.closes_at = form.closes_at;
+        }
+        None => {}
+    }
+    let status = if failed_status {
+        actix_web::http::StatusCode::BAD_REQUEST
+    } else {
+        actix_web::http::StatusCode::OK
+    };
+    Ok(HttpResponse::build(status)
+        .content_type("text/html; charset=utf-8")
+        .body(page.render()?))
 }
 
 pub async fn import_references(
@@ -238,11 +319,30 @@ fn optional_count(s: &str, what: &str) -> Result<Option<i32>, PageError> {
 }
 
 pub async fn set_limits(
+    req: HttpRequest,
     pool: web::Data<PgPool>,
     slug: web::Path<String>,
-    Posted { form, .. }: Posted<Organizer, LimitsForm>,
+    Posted {
+        by: Organizer(user),
+        form,
+    }: Posted<Organizer, LimitsForm>,
 ) -> Result<HttpResponse, PageError> {
     let challenge = actions::challenge(&pool, &slug).await?;
+    match save_limits(&pool, &challenge, &form).await {
+        Ok(()) => Ok(back(&challenge.slug, "limits saved")),
+        Err(PageError::BadRequest(e)) => {
+            let failed = Failed::Limits(e, form);
+            render_challenge(&req, &pool, &user, &slug, None, Some(failed)).await
+        }
+        Err(e) => Err(e),
+    }
+}
+
+async fn save_limits(
+    pool: &PgPool,
+    challenge: &Challenge,
+    form: &LimitsForm,
+) -> Result<(), PageError> {
     let daily = optional_count(&form.daily, "daily limit")?;
     let total = optional_count(&form.total, "total limit")?;
     let max_bytes: i64 = form
@@ -254,19 +354,22 @@ pub async fn set_limits(
         .ok_or_else(|| {
             PageError::BadRequest("maximum file size must be a positive number of bytes".into())
         })?;
-    challenges::set_limits(pool.get_ref(), challenge.id, daily, total, max_bytes).await?;
-    if let Some(cap) = &form.max_team_bytes {
-        let cap = match cap.trim() {
-            "" => None,
-            t => Some(t.parse::<i64>().ok().filter(|v| *v > 0).ok_or_else(|| {
+    let cap = match form.max_team_bytes.as_deref().map(str::trim) {
+        None => None,
+        Some("") => Some(None),
+        Some(t) => Some(Some(t.parse::<i64>().ok().filter(|v| *v > 0).ok_or_else(
+            || {
                 PageError::BadRequest(
                     "stored bytes per team must be a positive number or empty".into(),
                 )
-            })?),
-        };
-        challenges::set_max_team_bytes(pool.get_ref(), challenge.id, cap).await?;
+            },
+        )?)),
+    };
+    challenges::set_limits(pool, challenge.id, daily, total, max_bytes).await?;
+    if let Some(cap) = cap {
+        challenges::set_max_team_bytes(pool, challenge.id, cap).await?;
     }
-    Ok(back(&challenge.slug, "limits saved"))
+    Ok(())
 }
 
 #[derive(Deserialize)]
@@ -301,16 +404,30 @@ pub struct PhaseForm {
 
 /// When team uploads open and close (UTC; empty = no bound).
 pub async fn set_phase(
+    req: HttpRequest,
     pool: web::Data<PgPool>,
     slug: web::Path<String>,
-    Posted { form, .. }: Posted<Organizer, PhaseForm>,
+    Posted {
+        by: Organizer(user),
+        form,
+    }: Posted<Organizer, PhaseForm>,
 ) -> Result<HttpResponse, PageError> {
     let challenge = actions::challenge(&pool, &slug).await?;
-    let opens = phase::parse_time(&form.opens_at)
-        .map_err(|e| PageError::BadRequest(format!("opens: {e}")))?;
-    let closes = phase::parse_time(&form.closes_at)
-        .map_err(|e| PageError::BadRequest(format!("closes: {e}")))?;
-    let phase = Phase::new(opens, closes).map_err(PageError::BadRequest)?;
+    let parsed = phase::parse_time(&form.opens_at)
+        .map_err(|e| format!("opens: {e}"))
+        .and_then(|o| {
+            phase::parse_time(&form.closes_at)
+                .map_err(|e| format!("closes: {e}"))
+                .map(|c| (o, c))
+        })
+        .and_then(|(o, c)| Phase::new(o, c));
+    let phase = match parsed {
+        Ok(p) => p,
+        Err(e) => {
+            let failed = Failed::Phase(e, form);
+            return render_challenge(&req, &pool, &user, &slug, None, Some(failed)).await;
+        }
+    };
     challenges::set_phase(pool.get_ref(), challenge.id, phase).await?;
     let msg = phase
         .summary(chrono::Utc::now())

@@ -49,6 +49,14 @@ struct Overview {
     coco_mode: bool,
     /// When submissions open and close, with the time left (`None`: no bounds).
     phase: Option<String>,
+    /// A team form that failed: why, and the name as typed.
+    failed: Option<FailedTeam>,
+}
+
+/// The team form as it was sent, shown again with its error.
+struct FailedTeam {
+    error: String,
+    name: String,
 }
 
 /// The absolute address of `path` as the browser reached this server.
@@ -78,7 +86,7 @@ pub async fn overview(
     user: MaybeUser,
     slug: web::Path<String>,
 ) -> Result<HttpResponse, PageError> {
-    render_overview(&req, &pool, user.0.as_ref(), &slug, None).await
+    render_overview(&req, &pool, user.0.as_ref(), &slug, None, None).await
 }
 
 async fn render_overview(
@@ -87,6 +95,7 @@ async fn render_overview(
     user: Option<&accounts::User>,
     slug: &str,
     new_token: Option<String>,
+    failed: Option<FailedTeam>,
 ) -> Result<HttpResponse, PageError> {
     let challenge = actions::challenge(pool, slug).await?;
     let splits = splits::list_current(pool, challenge.id).await?;
@@ -111,9 +120,15 @@ async fn render_overview(
     };
     let coco_mode = splits.iter().any(|s| s.caption_mode == CaptionMode::Coco);
     let phase = challenge.phase().summary(chrono::Utc::now());
+    let status = if failed.is_some() {
+        actix_web::http::StatusCode::BAD_REQUEST
+    } else {
+        actix_web::http::StatusCode::OK
+    };
     let page = Overview {
         layout: Layout::new(req, user),
         phase,
+        failed,
         challenge,
         splits,
         team,
@@ -123,7 +138,10 @@ async fn render_overview(
         new_token,
         coco_mode,
     };
-    Ok(private(html(page.render()?)))
+    let res = HttpResponse::build(status)
+        .content_type("text/html; charset=utf-8")
+        .body(page.render()?);
+    Ok(private(res))
 }
 
 #[derive(Deserialize)]
@@ -141,9 +159,21 @@ pub async fn create_team(
     }: Posted<Member, TeamForm>,
 ) -> Result<HttpResponse, PageError> {
     let challenge = actions::challenge(&pool, &slug).await?;
-    let name = TeamName::parse(&form.name).map_err(|e| PageError::BadRequest(e.to_string()))?;
-    let (_, token) = actions::create_team(&pool, &challenge, &name, Some(u.id)).await?;
-    render_overview(&req, &pool, Some(&u), &slug, Some(token)).await
+    let created = match TeamName::parse(&form.name) {
+        Ok(name) => actions::create_team(&pool, &challenge, &name, Some(u.id)).await,
+        Err(e) => Err(actions::ActionError::Invalid(e.to_string())),
+    };
+    match created {
+        Ok((_, token)) => render_overview(&req, &pool, Some(&u), &slug, Some(token), None).await,
+        Err(e @ (actions::ActionError::Invalid(_) | actions::ActionError::TeamExists(_))) => {
+            let failed = FailedTeam {
+                error: e.to_string(),
+                name: form.name.clone(),
+            };
+            render_overview(&req, &pool, Some(&u), &slug, None, Some(failed)).await
+        }
+        Err(e) => Err(e.into()),
+    }
 }
 
 #[derive(Template)]
@@ -246,7 +276,7 @@ pub async fn create_token(
     let token = auth::new_token();
     let label: String = form.label.trim().chars().take(80).collect();
     accounts::create_api_token(pool.get_ref(), team.id, &auth::token_hash(&token), &label).await?;
-    render_overview(&req, &pool, Some(&u), &slug, Some(token)).await
+    render_overview(&req, &pool, Some(&u), &slug, Some(token), None).await
 }
 
 /// Revokes one of the team's API tokens: it stops working at once.
@@ -262,7 +292,7 @@ pub async fn revoke_token(
         .await?
         .ok_or(PageError::Forbidden)?;
     actions::revoke_token(&pool, Some(team.id), token_id).await?;
-    render_overview(&req, &pool, Some(&u), &slug, None).await
+    render_overview(&req, &pool, Some(&u), &slug, None, None).await
 }
 
 #[derive(Deserialize)]

@@ -38,6 +38,8 @@ struct SubmitPage {
     phase: Option<String>,
     /// False before the open and after the close: the form is not offered then.
     open: bool,
+    /// The description as typed, when an upload failed (a file input cannot be refilled).
+    description: String,
 }
 
 /// A byte count for people: "20.0 MB", "1.5 KB", "1000 bytes".
@@ -50,12 +52,20 @@ fn size_text(bytes: i64) -> String {
     }
 }
 
+/// What the person had chosen and typed in a form that failed (empty on a fresh form).
+#[derive(Default, Clone, Copy)]
+struct Typed<'a> {
+    split: &'a str,
+    description: &'a str,
+}
+
 async fn submit_page(
     req: &HttpRequest,
     pool: &PgPool,
     user: &User,
     slug: &str,
     error: Option<String>,
+    typed: Typed<'_>,
 ) -> Result<HttpResponse, PageError> {
     let challenge = actions::challenge(pool, slug).await?;
     let splits = splits::list_current(pool, challenge.id).await?;
@@ -69,7 +79,8 @@ async fn submit_page(
     };
     let default_split = splits
         .iter()
-        .find(|s| !s.hidden)
+        .find(|s| s.name == typed.split)
+        .or(splits.iter().find(|s| !s.hidden))
         .or(splits.first())
         .map(|s| s.name.clone())
         .unwrap_or_default();
@@ -80,6 +91,7 @@ async fn submit_page(
     let page = SubmitPage {
         phase: phase.summary(now),
         open: phase.refusal(now).is_none(),
+        description: typed.description.to_string(),
         layout: Layout::new(req, Some(user)),
         challenge,
         splits,
@@ -109,7 +121,7 @@ pub async fn form(
             .insert_header((LOCATION, format!("/login?next=/c/{slug}/submit")))
             .finish());
     };
-    submit_page(&req, &pool, &user, &slug, None).await
+    submit_page(&req, &pool, &user, &slug, None, Typed::default()).await
 }
 
 pub async fn upload(
@@ -138,18 +150,23 @@ pub async fn upload(
     let Some(team) = team else {
         return Err(PageError::Forbidden);
     };
-    let split = match actions::split(&pool, &challenge, form.field("split")).await {
+    let description = form.field("description").to_string();
+    let split_name = form.field("split").to_string();
+    let typed = Typed {
+        split: &split_name,
+        description: &description,
+    };
+    let split = match actions::split(&pool, &challenge, &split_name).await {
         Ok(s) => s,
-        Err(e) => return submit_page(&req, &pool, &user, &slug, Some(e.to_string())).await,
+        Err(e) => return submit_page(&req, &pool, &user, &slug, Some(e.to_string()), typed).await,
     };
     if let Some(size) = form.file_too_large {
         let e = UploadError::TooLarge {
             size,
             limit: challenge.max_file_bytes as u64,
         };
-        return submit_page(&req, &pool, &user, &slug, Some(e.to_string())).await;
+        return submit_page(&req, &pool, &user, &slug, Some(e.to_string()), typed).await;
     }
-    let description = form.field("description").to_string();
     let file = form.file.unwrap_or_default();
     let settings = &config.settings;
     let uploader = Uploader::Team {
@@ -175,7 +192,7 @@ pub async fn upload(
             | actions::ActionError::DiskFull(_)
             | actions::ActionError::Internal(_)),
         ) => Err(e.into()),
-        Err(e) => submit_page(&req, &pool, &user, &slug, Some(e.to_string())).await,
+        Err(e) => submit_page(&req, &pool, &user, &slug, Some(e.to_string()), typed).await,
     }
 }
 
