@@ -934,6 +934,73 @@ pub fn leaderboard_csv(rows: &[RankedEntry]) -> Result<String, csv::Error> {
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
+/// The columns of the organizers' export of every submission.
+pub const SUBMISSIONS_CSV_COLUMNS: [&str; 22] = [
+    "submission_id",
+    "split",
+    "kind",
+    "name",
+    "description",
+    "status",
+    "error",
+    "uploaded_at",
+    "scored_at",
+    "deleted_at",
+    "spice",
+    "object",
+    "relation",
+    "attribute",
+    "color",
+    "count",
+    "size",
+    "bleu_4",
+    "meteor",
+    "rouge_l",
+    "cider_d",
+    "on_leaderboard",
+];
+
+/// Writes every submission of a challenge as CSV, with `on_leaderboard` saying which ones are
+/// their team's entry (ids in `entries`).
+pub fn submissions_csv(
+    lines: &[submissions::OrganizerLine],
+    entries: &HashSet<i64>,
+) -> Result<String, csv::Error> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(SUBMISSIONS_CSV_COLUMNS)?;
+    let num = |x: Option<f64>| x.map(|v| format!("{v:.6}")).unwrap_or_default();
+    let time =
+        |t: Option<chrono::DateTime<chrono::Utc>>| t.map(|t| t.to_rfc3339()).unwrap_or_default();
+    for l in lines {
+        w.write_record([
+            l.id.to_string(),
+            csv_cell(&l.split),
+            l.kind.to_string(),
+            csv_cell(&l.name),
+            csv_cell(&l.description),
+            l.status.to_string(),
+            csv_cell(l.error.as_deref().unwrap_or_default()),
+            l.created_at.to_rfc3339(),
+            time(l.scored_at),
+            time(l.deleted_at),
+            num(l.spice),
+            num(l.object),
+            num(l.relation),
+            num(l.attribute),
+            num(l.color),
+            num(l.count),
+            num(l.size),
+            num(l.bleu_4),
+            num(l.meteor),
+            num(l.rouge_l),
+            num(l.cider_d),
+            entries.contains(&l.id).to_string(),
+        ])?;
+    }
+    let bytes = w.into_inner().map_err(|e| e.into_error())?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
 #[cfg(test)]
 mod tests {
     use actix_web::ResponseError;

@@ -67,6 +67,21 @@ impl SortKey {
         }
     }
 
+    /// The title of a classic metric under pycocoevalcap's key (`Bleu_4`, `ROUGE_L`, `CIDEr`), so
+    /// that every page names a metric the way the leaderboard's column does ("BLEU-4", "CIDEr-D").
+    pub fn classic_title(key: &str) -> String {
+        match key {
+            "METEOR" => SortKey::Meteor.title().to_string(),
+            "ROUGE_L" => SortKey::RougeL.title().to_string(),
+            "CIDEr" => SortKey::CiderD.title().to_string(),
+            "SPICE" => SortKey::Spice.title().to_string(),
+            k => match k.strip_prefix("Bleu_") {
+                Some(n) => format!("BLEU-{n}"),
+                None => k.to_string(),
+            },
+        }
+    }
+
     /// The column a `sort=` value names; none or an empty one is SPICE, an unknown one an error
     /// that lists the valid names (a silently ignored typo would rank by the wrong column).
     pub fn parse(s: Option<&str>) -> Result<SortKey, UnknownSortKey> {
@@ -158,6 +173,7 @@ mod tests {
             name: name.into(),
             description: String::new(),
             scored_at: None,
+            entries: 1,
             spice,
             object,
             relation: None,

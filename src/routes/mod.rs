@@ -92,6 +92,14 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/admin/c/{slug}/limits", web::post().to(admin::set_limits))
         .route("/admin/c/{slug}/phase", web::post().to(admin::set_phase))
         .route(
+            "/admin/c/{slug}/details",
+            web::post().to(admin::set_details),
+        )
+        .route(
+            "/admin/c/{slug}/submissions.csv",
+            web::get().to(admin::export_submissions),
+        )
+        .route(
             "/admin/c/{slug}/entry-policy",
             web::post().to(admin::set_entry_policy),
         )
@@ -115,8 +123,9 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             "/admin/c/{slug}/export.csv",
             web::get().to(admin::export_csv),
         )
-        .route(
-            "/admin/submissions/{id}/delete",
-            web::post().to(admin::delete_submission),
+        .service(
+            web::resource("/admin/submissions/{id}/delete")
+                .route(web::get().to(admin::confirm_delete))
+                .route(web::post().to(admin::delete_submission)),
         );
 }

@@ -142,3 +142,19 @@ pub async fn set_phase(
         .await
         .map(|_| ())
 }
+
+/// The title and description people see.
+pub async fn set_details(
+    db: impl PgExecutor<'_>,
+    challenge_id: i64,
+    title: &Title,
+    description: &str,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE challenges SET title = $2, description = $3 WHERE id = $1")
+        .bind(challenge_id)
+        .bind(title.as_str())
+        .bind(description)
+        .execute(db)
+        .await
+        .map(|_| ())
+}

@@ -15,6 +15,8 @@ pub struct Entry {
     pub name: String,
     pub description: String,
     pub scored_at: Option<DateTime<Utc>>,
+    /// How many scored submissions the team has on this split (0 for baseline and Human rows).
+    pub entries: i64,
     pub spice: Option<f64>,
     pub object: Option<f64>,
     pub relation: Option<f64>,
@@ -60,6 +62,9 @@ pub async fn entries(
         "WITH team_entries AS ({entries})
         SELECT s.id AS submission_id, s.kind, s.team_id,
                COALESCE(t.name, s.label, s.kind) AS name, s.description, s.scored_at,
+               (SELECT COUNT(*) FROM submissions x
+                WHERE x.team_id = s.team_id AND x.split_id = s.split_id AND x.kind = 'team'
+                  AND x.status = 'scored' AND x.deleted_at IS NULL) AS entries,
                MAX(a.f) FILTER (WHERE a.category = 'all') AS spice,
                MAX(a.f) FILTER (WHERE a.category = 'object') AS object,
                MAX(a.f) FILTER (WHERE a.category = 'relation') AS relation,
@@ -97,5 +102,16 @@ pub async fn entry_of_team(
         .bind(team_id)
         .bind(split_id)
         .fetch_optional(db)
+        .await
+}
+
+/// The ids of the submissions that stand for their teams on the leaderboards of a challenge.
+pub async fn entries_of_challenge(
+    db: impl PgExecutor<'_>,
+    challenge_id: i64,
+) -> Result<Vec<i64>, sqlx::Error> {
+    sqlx::query_scalar(&team_entries("sp.challenge_id = $1"))
+        .bind(challenge_id)
+        .fetch_all(db)
         .await
 }

@@ -15,13 +15,13 @@ use crate::actions::{self, Uploader, Viewer};
 use crate::auth::MaybeUser;
 use crate::domain::leaderboard::{EntryPolicy, SortKey};
 use crate::domain::phase::{self, Phase};
-use crate::domain::{ChallengeSlug, SplitName, Title};
+use crate::domain::{ChallengeSlug, SplitName, SubmissionKind, Title};
 use crate::scoring::SharedEngine;
 use crate::startup::AppConfig;
 use crate::storage::accounts::User;
 use crate::storage::challenges::{self, Challenge};
 use crate::storage::splits::{self, Split};
-use crate::storage::submissions::{self, Submission};
+use crate::storage::submissions;
 
 /// The organizer looking at a page of this area.
 fn organizer(user: MaybeUser) -> Result<User, PageError> {
@@ -149,8 +149,12 @@ struct AdminChallenge {
     layout: Layout,
     challenge: Challenge,
     splits: Vec<SplitRow>,
-    submissions: Vec<Submission>,
+    submissions: Vec<submissions::OrganizerLine>,
     message: Option<String>,
+    /// The title and description as the edit form shows them, and its error.
+    title: String,
+    description: String,
+    details_error: Option<String>,
     daily: String,
     total: String,
     team_bytes: String,
@@ -182,6 +186,7 @@ pub async fn challenge(
 
 /// A form of the organizer's page that failed: why, and what was typed (shown again in the form).
 enum Failed {
+    Details(String, DetailsForm),
     Limits(String, LimitsForm),
     Phase(String, PhaseForm),
 }
@@ -216,7 +221,10 @@ async fn render_challenge(
         phase: challenge.phase().summary(chrono::Utc::now()),
         limits_error: None,
         phase_error: None,
-        submissions: submissions::recent_of_challenge(pool, challenge.id, 100).await?,
+        submissions: submissions::organizer_lines(pool, challenge.id, Some(100)).await?,
+        title: challenge.title.clone(),
+        description: challenge.description.clone(),
+        details_error: None,
         challenge,
         splits: rows,
         message,
@@ -231,6 +239,11 @@ async fn render_challenge(
             if let Some(t) = form.max_team_bytes {
                 page.team_bytes = t;
             }
+        }
+        Some(Failed::Details(error, form)) => {
+            page.details_error = Some(error);
+            page.title = form.title;
+            page.description = form.description;
         }
         Some(Failed::Phase(error, form)) => {
             page.phase_error = Some(error);
@@ -293,6 +306,46 @@ pub async fn import_references(
         msg.push_str(&format!("; Human row queued as submission {}", s.id));
     }
     Ok(back(&challenge.slug, &msg))
+}
+
+#[derive(Deserialize)]
+pub struct DetailsForm {
+    title: String,
+    #[serde(default)]
+    description: String,
+}
+
+/// Edits the challenge's title and description.
+pub async fn set_details(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    slug: web::Path<String>,
+    Posted {
+        by: Organizer(user),
+        form,
+    }: Posted<Organizer, DetailsForm>,
+) -> Result<HttpResponse, PageError> {
+    let challenge = actions::challenge(&pool, &slug).await?;
+    let description = form.description.trim();
+    let checked = Title::parse(&form.title)
+        .map_err(|e| e.to_string())
+        .and_then(|t| {
+            if description.chars().count() > 5000 {
+                Err("the description is longer than 5000 characters".to_string())
+            } else {
+                Ok(t)
+            }
+        });
+    match checked {
+        Ok(title) => {
+            challenges::set_details(pool.get_ref(), challenge.id, &title, description).await?;
+            Ok(back(&challenge.slug, "title and description saved"))
+        }
+        Err(e) => {
+            let failed = Failed::Details(e, form);
+            render_challenge(&req, &pool, &user, &slug, None, Some(failed)).await
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -532,6 +585,74 @@ pub async fn rescore(
         &challenge.slug,
         &format!("{n} submissions queued for re-scoring"),
     ))
+}
+
+#[derive(Template)]
+#[template(path = "admin_delete.html")]
+struct ConfirmDelete {
+    layout: Layout,
+    challenge: Challenge,
+    line: submissions::OrganizerLine,
+}
+
+/// Asks before deleting: what the submission is, and a button that deletes it.
+pub async fn confirm_delete(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    user: MaybeUser,
+    id: web::Path<i64>,
+) -> Result<HttpResponse, PageError> {
+    let user = organizer(user)?;
+    let s = submissions::by_id(pool.get_ref(), *id)
+        .await?
+        .ok_or(PageError::NotFound)?;
+    let split = splits::by_id(pool.get_ref(), s.split_id)
+        .await?
+        .ok_or(PageError::NotFound)?;
+    let challenge = challenges::by_id(pool.get_ref(), split.challenge_id)
+        .await?
+        .ok_or(PageError::NotFound)?;
+    let line = submissions::organizer_lines(pool.get_ref(), challenge.id, None)
+        .await?
+        .into_iter()
+        .find(|l| l.id == s.id)
+        .ok_or(PageError::NotFound)?;
+    let page = ConfirmDelete {
+        layout: Layout::new(&req, Some(&user)),
+        challenge,
+        line,
+    };
+    Ok(HttpResponse::Ok()
+        .content_type("text/html; charset=utf-8")
+        .body(page.render()?))
+}
+
+/// The organizers' export of every submission of the challenge (all splits, deleted ones too):
+/// who sent it, its description, status and scores, and whether it is its team's entry.
+pub async fn export_submissions(
+    pool: web::Data<PgPool>,
+    user: MaybeUser,
+    slug: web::Path<String>,
+) -> Result<HttpResponse, PageError> {
+    let _ = organizer(user)?;
+    let challenge = actions::challenge(&pool, &slug).await?;
+    let lines = submissions::organizer_lines(pool.get_ref(), challenge.id, None).await?;
+    let entries = crate::storage::leaderboard::entries_of_challenge(pool.get_ref(), challenge.id)
+        .await?
+        .into_iter()
+        .collect();
+    let body =
+        actions::submissions_csv(&lines, &entries).map_err(|e| PageError::Internal(e.into()))?;
+    Ok(HttpResponse::Ok()
+        .content_type("text/csv; charset=utf-8")
+        .insert_header((
+            "Content-Disposition",
+            format!(
+                "attachment; filename=\"{}-submissions.csv\"",
+                challenge.slug
+            ),
+        ))
+        .body(body))
 }
 
 pub async fn delete_submission(

@@ -51,6 +51,10 @@ struct Overview {
     phase: Option<String>,
     /// A team form that failed: why, and the name as typed.
     failed: Option<FailedTeam>,
+    /// The upload API's address as this browser reaches the server, and the split the snippet
+    /// names (the first public one, as on the submit form).
+    api_url: String,
+    default_split: String,
 }
 
 /// The team form as it was sent, shown again with its error.
@@ -125,10 +129,19 @@ async fn render_overview(
     } else {
         actix_web::http::StatusCode::OK
     };
+    let default_split = splits
+        .iter()
+        .find(|s| !s.hidden)
+        .or(splits.first())
+        .map(|s| s.name.clone())
+        .unwrap_or_default();
+    let api_url = absolute(req, &format!("/api/c/{}/submissions", challenge.slug));
     let page = Overview {
         layout: Layout::new(req, user),
         phase,
         failed,
+        api_url,
+        default_split,
         challenge,
         splits,
         team,
@@ -330,6 +343,9 @@ struct Row {
     name: String,
     link: Option<String>,
     cells: Vec<String>,
+    /// When the entry was scored (UTC day) and how many scored submissions its team has here.
+    date: String,
+    entries: String,
 }
 
 struct Column {
@@ -418,6 +434,15 @@ pub async fn leaderboard(
                 link: (own || r.entry.kind != SubmissionKind::Team)
                     .then(|| format!("/s/{}", r.entry.submission_id)),
                 cells: keys.iter().map(|k| score(k.value(&r.entry))).collect(),
+                date: r
+                    .entry
+                    .scored_at
+                    .map(|t| t.format("%Y-%m-%d").to_string())
+                    .unwrap_or_default(),
+                entries: match r.entry.kind {
+                    SubmissionKind::Team => r.entry.entries.to_string(),
+                    _ => String::new(),
+                },
             }
         })
         .collect();
@@ -472,6 +497,8 @@ struct PublicEntry<'a> {
     name: &'a str,
     submission_id: i64,
     scored_at: Option<chrono::DateTime<chrono::Utc>>,
+    /// The team's scored submissions on this split (0 for baseline and Human rows).
+    entries: i64,
     spice: Option<f64>,
     object: Option<f64>,
     relation: Option<f64>,
@@ -494,6 +521,7 @@ impl<'a> From<&'a RankedEntry> for PublicEntry<'a> {
             name: &e.name,
             submission_id: e.submission_id,
             scored_at: e.scored_at,
+            entries: e.entries,
             spice: e.spice,
             object: e.object,
             relation: e.relation,

@@ -13,6 +13,7 @@ use super::view::score;
 use super::{multipart, Layout, PageError};
 use crate::actions::{self, Uploader};
 use crate::auth::MaybeUser;
+use crate::domain::leaderboard::SortKey;
 use crate::domain::UploadError;
 use crate::startup::AppConfig;
 use crate::storage::accounts::{self, User};
@@ -286,9 +287,15 @@ pub async fn page(
     let status = actions::submission_status(&pool, &submission).await?;
     let categories = cat_rows(&scores::aggregates(pool.get_ref(), submission.id).await?);
     let classic = match scores::classic(pool.get_ref(), submission.id).await? {
-        Some(serde_json::Value::Object(m)) => {
-            m.into_iter().map(|(k, v)| (k, score(v.as_f64()))).collect()
-        }
+        // Named as the leaderboard names them; a metric not computed (METEOR without its data) is
+        // left out rather than shown as "–".
+        Some(serde_json::Value::Object(m)) => m
+            .into_iter()
+            .filter_map(|(k, v)| {
+                v.as_f64()
+                    .map(|v| (SortKey::classic_title(&k), score(Some(v))))
+            })
+            .collect(),
         _ => Vec::new(),
     };
     let (image_total, pages, page, images) = if per_image {
@@ -367,6 +374,11 @@ struct ImagePage {
     categories: Vec<CatRow>,
     candidate: Vec<TupleLine>,
     reference: Vec<TupleLine>,
+    /// Its place in the submission's worst-first order, and the images either side.
+    position: i64,
+    image_total: i64,
+    previous: Option<i64>,
+    next: Option<i64>,
 }
 
 fn tuple_lines(t: &[spice::MarkedTuple]) -> Vec<TupleLine> {
@@ -386,7 +398,13 @@ pub async fn image(
 ) -> Result<HttpResponse, PageError> {
     let (id, image_id) = path.into_inner();
     let image = actions::view_image(&pool, id, image_id, user.0.as_ref()).await?;
+    let around = scores::neighbors(pool.get_ref(), image.submission_id, image.image_id).await?;
+    let image_total = scores::image_count(pool.get_ref(), image.submission_id).await?;
     let page = ImagePage {
+        position: around.as_ref().map_or(0, |n| n.position),
+        image_total,
+        previous: around.as_ref().and_then(|n| n.previous),
+        next: around.as_ref().and_then(|n| n.next),
         layout: Layout::new(&req, user.0.as_ref()),
         submission_id: image.submission_id,
         image_id: image.image_id,
