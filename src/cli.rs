@@ -16,6 +16,7 @@ use crate::actions::{self, Uploader, Viewer};
 use crate::cluster::{self, Cluster, ClusterOptions};
 use crate::configuration::{default_data_dir, Settings};
 use crate::domain::leaderboard::SortKey;
+use crate::domain::phase::{self, Phase};
 use crate::domain::{ChallengeSlug, Email, Password, SplitName, TeamName, Title};
 use crate::scoring;
 use crate::startup::{self, Application};
@@ -135,6 +136,16 @@ pub enum ChallengeCommand {
         total: Option<i32>,
         #[arg(long)]
         max_bytes: i64,
+    },
+    /// Set when team uploads open and close (UTC, "YYYY-MM-DD HH:MM", or RFC 3339 with an
+    /// offset); an omitted bound is removed.
+    SetPhase {
+        #[arg(long)]
+        slug: String,
+        #[arg(long)]
+        opens: Option<String>,
+        #[arg(long)]
+        closes: Option<String>,
     },
     /// Hide a split's scores from everyone but organizers and each team's own entries.
     Hide(SplitArgs),
@@ -452,6 +463,27 @@ async fn challenge_command(
             }
             challenges::set_limits(pool, c.id, daily, total, max_bytes).await?;
             println!("limits of {} saved", c.slug);
+        }
+        ChallengeCommand::SetPhase {
+            slug,
+            opens,
+            closes,
+        } => {
+            let c = actions::challenge(pool, &slug).await?;
+            let time = |t: Option<String>, what: &str| {
+                phase::parse_time(t.as_deref().unwrap_or_default())
+                    .map_err(|e| anyhow!("--{what}: {e}"))
+            };
+            let p = Phase::new(time(opens, "opens")?, time(closes, "closes")?)
+                .map_err(|e| anyhow!(e))?;
+            challenges::set_phase(pool, c.id, p).await?;
+            let now = chrono::Utc::now();
+            println!(
+                "phase of {} saved: {}",
+                c.slug,
+                p.summary(now)
+                    .unwrap_or_else(|| "open, with no deadline".into())
+            );
         }
         ChallengeCommand::Hide(t) => set_hidden(pool, &t, true).await?,
         ChallengeCommand::Reveal(t) => set_hidden(pool, &t, false).await?,

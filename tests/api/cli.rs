@@ -296,3 +296,41 @@ async fn an_organizer_hands_a_team_made_on_the_command_line_to_a_person() {
     assert_eq!(members, 1);
     pool.close().await;
 }
+
+#[tokio::test]
+async fn an_organizer_sets_the_phase_from_the_command_line() {
+    let (_, url) = fresh_database().await;
+    let url = url.expose_secret().to_string();
+    let (ok, _, err) = spiceboard(
+        &url,
+        &["challenge", "create", "--slug", "ph", "--title", "Phased"],
+    );
+    assert!(ok, "{err}");
+    let (ok, out, err) = spiceboard(
+        &url,
+        &[
+            "challenge", "set-phase", "--slug", "ph", "--opens", "2020-01-01 09:00", "--closes",
+            "2020-02-01T12:00:00+02:00",
+        ],
+    );
+    assert!(ok, "{err}");
+    assert!(out.contains("phase of ph saved: Submissions closed at 2020-02-01 10:00 UTC."), "{out}");
+    let pool = sqlx::PgPool::connect(&url).await.expect("connect");
+    let c = spiceboard::actions::challenge(&pool, "ph").await.expect("challenge");
+    assert_eq!(
+        c.opens_at.map(|t| t.to_rfc3339()).as_deref(),
+        Some("2020-01-01T09:00:00+00:00")
+    );
+    // A close before the open is refused; nothing changes.
+    let (ok, _, err) = spiceboard(
+        &url,
+        &["challenge", "set-phase", "--slug", "ph", "--opens", "2020-03-01 09:00", "--closes", "2020-02-01 09:00"],
+    );
+    assert!(!ok);
+    assert!(err.contains("must come after the open"), "{err}");
+    // No bounds: open.
+    let (ok, out, err) = spiceboard(&url, &["challenge", "set-phase", "--slug", "ph"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("open, with no deadline"), "{out}");
+    pool.close().await;
+}
