@@ -1,7 +1,8 @@
 //! The JSON API for `curl`-style use: upload with an API token, then poll the submission.
 //!
 //! `POST /api/c/{slug}/submissions` (multipart `file`, optional `split` and `description`,
-//! `Authorization: Bearer <token>`) answers 202 `{"id", "status_url"}`;
+//! `Authorization: Bearer <token>`) answers 202 `{"id", "status_url"}` (refusals answer
+//! `{"error"}`: 400 for a bad file, 403 outside the challenge's phase, 413, 429 for the quota);
 //! `GET /api/submissions/{id}` answers `{"id", "status", "queue_position", "attempts", "error",
 //! "challenge", "split", "scores": {"all": {"precision", "recall", "f", "tp", "fp", "fn"}, ...},
 //! "classic": {"Bleu_1", ..., "Bleu_4", "ROUGE_L", "CIDEr"} or null}`.

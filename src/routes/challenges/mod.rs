@@ -55,6 +55,8 @@ struct Overview {
     /// names (the first public one, as on the submit form).
     api_url: String,
     default_split: String,
+    /// The file size limit in the unit that fits ("20.0 MB").
+    max_size: String,
 }
 
 /// The team form as it was sent, shown again with its error.
@@ -142,6 +144,7 @@ async fn render_overview(
         failed,
         api_url,
         default_split,
+        max_size: super::view::size_text(challenge.max_file_bytes),
         challenge,
         splits,
         team,

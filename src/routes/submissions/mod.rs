@@ -9,7 +9,7 @@ use sqlx::PgPool;
 
 use super::forms::{Member, Posted, Upload};
 use super::home::html;
-use super::view::score;
+use super::view::{score, size_text};
 use super::{multipart, Layout, PageError};
 use crate::actions::{self, Uploader};
 use crate::auth::MaybeUser;
@@ -41,16 +41,6 @@ struct SubmitPage {
     open: bool,
     /// The description as typed, when an upload failed (a file input cannot be refilled).
     description: String,
-}
-
-/// A byte count for people: "20.0 MB", "1.5 KB", "1000 bytes".
-fn size_text(bytes: i64) -> String {
-    const KB: f64 = 1024.0;
-    match bytes as f64 {
-        b if b >= KB * KB => format!("{:.1} MB", b / (KB * KB)),
-        b if b >= KB => format!("{:.1} KB", b / KB),
-        _ => format!("{bytes} bytes"),
-    }
 }
 
 /// What the person had chosen and typed in a form that failed (empty on a fresh form).
@@ -431,16 +421,4 @@ pub async fn choose(
             format!("/c/{}/leaderboard?split={}", challenge.slug, split.name),
         ))
         .finish())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::size_text;
-
-    #[test]
-    fn sizes_read_in_the_unit_that_fits() {
-        assert_eq!(size_text(1000), "1000 bytes");
-        assert_eq!(size_text(1536), "1.5 KB");
-        assert_eq!(size_text(20 * 1024 * 1024), "20.0 MB");
-    }
 }
