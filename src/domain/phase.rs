@@ -133,6 +133,11 @@ impl Phase {
         }
     }
 
+    /// The time the page's countdown counts to (the next open or close), if any, as RFC 3339.
+    pub fn next_change_text(&self, now: DateTime<Utc>) -> Option<String> {
+        self.next_change(now).map(|t| t.to_rfc3339())
+    }
+
     /// The time the page's countdown counts to (the next open or close), if any.
     pub fn next_change(&self, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
         match self.state(now) {

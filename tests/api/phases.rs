@@ -64,6 +64,23 @@ async fn uploads_before_the_open_and_after_the_close_are_refused_with_the_time()
         !html.contains("id=\"upload-form\""),
         "no form before the open: {html}"
     );
+    // The countdown script counts to the open (and reloads the page then).
+    let until = format!("{opens}:00+00:00");
+    assert!(
+        html.contains(&format!("id=\"phase\" data-until=\"{until}\"")),
+        "{html}"
+    );
+    assert!(
+        html.contains("<script src=\"/static/countdown.js\" defer></script>"),
+        "{html}"
+    );
+    let r = owl
+        .get(app.url("/static/countdown.js"))
+        .send()
+        .await
+        .expect("GET");
+    assert_eq!(r.status(), 200);
+    assert!(r.text().await.expect("body").contains("location.reload()"));
     let r = app
         .api_upload("ph", &token, Some("val"), demo_results(true))
         .await;
@@ -127,6 +144,7 @@ async fn uploads_before_the_open_and_after_the_close_are_refused_with_the_time()
     assert_eq!(set_phase(&app, "", "").await, 303);
     let (_, html) = text(&owl, &app.url("/c/ph")).await;
     assert!(!html.contains("id=\"phase\""), "{html}");
+    assert!(!html.contains("countdown.js"), "{html}");
 }
 
 #[tokio::test]

@@ -49,6 +49,8 @@ struct Overview {
     coco_mode: bool,
     /// When submissions open and close, with the time left (`None`: no bounds).
     phase: Option<String>,
+    /// The next open or close (RFC 3339), for the page's countdown script.
+    phase_until: Option<String>,
     /// A team form that failed: why, and the name as typed.
     failed: Option<FailedTeam>,
     /// The upload API's address as this browser reaches the server, and the split the snippet
@@ -125,7 +127,9 @@ async fn render_overview(
         None => (Vec::new(), Vec::new(), None),
     };
     let coco_mode = splits.iter().any(|s| s.caption_mode == CaptionMode::Coco);
-    let phase = challenge.phase().summary(chrono::Utc::now());
+    let now = chrono::Utc::now();
+    let phase = challenge.phase().summary(now);
+    let phase_until = challenge.phase().next_change_text(now);
     let status = if failed.is_some() {
         actix_web::http::StatusCode::BAD_REQUEST
     } else {
@@ -141,6 +145,7 @@ async fn render_overview(
     let page = Overview {
         layout: Layout::new(req, user),
         phase,
+        phase_until,
         failed,
         api_url,
         default_split,

@@ -37,6 +37,8 @@ struct SubmitPage {
     max_size: String,
     /// When submissions open and close, with the time left (`None`: no bounds).
     phase: Option<String>,
+    /// The next open or close (RFC 3339), for the page's countdown script.
+    phase_until: Option<String>,
     /// False before the open and after the close: the form is not offered then.
     open: bool,
     /// The description as typed, when an upload failed (a file input cannot be refilled).
@@ -81,6 +83,7 @@ async fn submit_page(
     let phase = challenge.phase();
     let page = SubmitPage {
         phase: phase.summary(now),
+        phase_until: phase.next_change_text(now),
         open: phase.refusal(now).is_none(),
         description: typed.description.to_string(),
         layout: Layout::new(req, Some(user)),
