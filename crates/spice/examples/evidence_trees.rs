@@ -161,9 +161,11 @@ fn search(words: &[&str], start: Tree, target: &TupleSet) -> Option<(Tree, usize
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let corrected = args.iter().any(|a| a == "--from-corrected");
+    args.retain(|a| a != "--from-corrected");
     let Some(out_path) = args.first() else {
-        eprintln!("usage: evidence_trees OUT.conllu [CACHE.jsonl ...]");
+        eprintln!("usage: evidence_trees OUT.conllu [--from-corrected] [CACHE.jsonl ...]");
         return ExitCode::from(2);
     };
     let files: Vec<PathBuf> = if args.len() > 1 {
@@ -181,9 +183,14 @@ fn main() -> ExitCode {
         }
     };
     // The search starts from the parser without its COCO-form corrections (those are what the
-    // evidence trains).
-    let parser = &parser.without_coco();
-    let tagger = &tagger.without_coco();
+    // evidence trains), or, with `--from-corrected`, from the corrected parse (a second round:
+    // captions out of reach of the first parse may be within reach of the corrected one).
+    let (parser, tagger) = if corrected {
+        (parser.clone(), tagger.clone())
+    } else {
+        (parser.without_coco(), tagger.without_coco())
+    };
+    let (parser, tagger) = (&parser, &tagger);
     let mut conllu = String::new();
     for file in &files {
         let entries = match fidelity::read_parser_cache(file) {

@@ -19,7 +19,7 @@
 //!    else (no objects, no auxiliaries) and ignores conjuncts without a coordinating word.
 //!
 //! CoreNLP builds copy nodes for two rare shapes. PP conjunctions with their own preposition are
-//! approximated without copies (see [`expand_pp_conjunctions`]); conjoined prepositions sharing one
+//! approximated without copies (see `expand_pp_conjunctions`); conjoined prepositions sharing one
 //! noun ("in and out of the house", `expandPrepConjunctions`) are left as they are. Quantifiers
 //! (`det:qmod`) are not done here but in `cleanup`, as in the SPICE jar.
 

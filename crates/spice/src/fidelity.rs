@@ -271,7 +271,7 @@ fn unprinted_proposal(t: &Vec<String>) -> crate::Proposal {
 /// How many neighbours serve as a pseudo-image's references (COCO has five per image).
 const PSEUDO_REFERENCES: usize = 5;
 
-/// Mean SPICE F of every caption scored against a pseudo-image: the [`PSEUDO_REFERENCES`] other
+/// Mean SPICE F of every caption scored against a pseudo-image: the `PSEUDO_REFERENCES` (5) other
 /// captions of the set whose word sets overlap its own most (Jaccard; ties by position), standing
 /// in for the references of its image, which the cache does not record. Each caption's tuples are
 /// `proposals[i]`, so the same pseudo-images scored with our proposals and with the official ones

@@ -109,7 +109,7 @@
 //! PCFG would: in the official graphs of fragments without final punctuation whose intransitive
 //! participle has a prepositional phrase, "standing" is a noun 18 times of 19, "sitting" 0 of 64
 //! and "lying"/"laying" 0 of 25. The noun reading is taken for the words of
-//! `NOUN_LIKE_PARTICIPLES`, only without final punctuation or before "in front of" ("A man
+//! `lexicon::NOUN_LIKE_PARTICIPLES`, only without final punctuation or before "in front of" ("A man
 //! standing in front of a brick building ." has 7 official candidate tuples, the noun reading's
 //! count, where "A dog standing on a beach ." keeps its clause: 3); `dobj` participles keep their
 //! clause (moving them lost 13 exact Flickr8K items). Applied to the basic tree, before the "in
@@ -285,6 +285,7 @@
 //! the PCFG coordinates; that reference set comes one tuple closer to the official count.
 
 use crate::depgraph::{DepGraph, Edge};
+use crate::lexicon;
 
 /// Applies the habits of the basic tree to one sentence, before [`crate::enhance`].
 pub fn apply_basic(g: &mut DepGraph) {
@@ -383,26 +384,9 @@ fn flat_noun_phrases(g: &mut DepGraph) {
     }
 }
 
-/// Present participles that CoreNLP's PCFG reads as nouns after the head noun of a fragment (see
-/// [`participle_noun_head`]). Each has the noun reading in at least two official parser graphs of
-/// fragments without final punctuation (standing 18 of 19, playing 2 of 3, skiing 2 of 3,
-/// balancing, cooking, grazing, riding and swimming 2 of 2), except "wading", kept for the Flickr8K count of
-/// "A dog wading in the water with a ball in his mouth" (official 9, the noun reading's count).
-const NOUN_LIKE_PARTICIPLES: [&str; 9] = [
-    "balancing",
-    "cooking",
-    "grazing",
-    "playing",
-    "riding",
-    "skiing",
-    "standing",
-    "swimming",
-    "wading",
-];
-
 /// Basic tree of a sentence without final punctuation (or with "in front of" right after the
 /// participle): a noun root N directly followed by its `acl` clause P, an intransitive present
-/// participle of `NOUN_LIKE_PARTICIPLES` without subject, marker or auxiliary. P is retagged `NN`
+/// participle of `lexicon::NOUN_LIKE_PARTICIPLES` without subject, marker or auxiliary. P is retagged `NN`
 /// and keeps its dependents (its prepositional phrases become `nmod` of a noun). A singular N
 /// becomes a `compound` of P, which takes N's place as root along with N's premodifiers and later
 /// dependents (flat noun phrase "a man standing"); a plural N stays the root and P becomes its
@@ -428,7 +412,7 @@ fn participle_noun_head(g: &mut DepGraph) {
             continue;
         }
         let word = g.word(p).to_lowercase();
-        if !NOUN_LIKE_PARTICIPLES.contains(&word.as_str())
+        if !lexicon::NOUN_LIKE_PARTICIPLES.contains(&word.as_str())
             || g.outgoing(root).iter().any(|e| e.rel.starts_with("conj"))
             || ["nsubj", "mark", "aux", "ccomp", "xcomp", "dobj"]
                 .iter()
@@ -460,7 +444,7 @@ fn participle_noun_head(g: &mut DepGraph) {
 }
 
 /// Basic tree of a verbless fragment where our parser made the participle P of
-/// `NOUN_LIKE_PARTICIPLES` the root with the noun right before it as its `nsubj` ("a grey dog
+/// `lexicon::NOUN_LIKE_PARTICIPLES` the root with the noun right before it as its `nsubj` ("a grey dog
 /// swimming through a river"): the noun becomes the root and P its `acl`, the shape
 /// [`participle_noun_head`] reads.
 fn subject_participle_as_clause(g: &mut DepGraph) {
@@ -470,7 +454,7 @@ fn subject_participle_as_clause(g: &mut DepGraph) {
             || g.tag(p) != "VBG"
             || !g.is_noun(n)
             || !g.has_edge(p, n, "nsubj")
-            || !NOUN_LIKE_PARTICIPLES.contains(&g.word(p).to_lowercase().as_str())
+            || !lexicon::NOUN_LIKE_PARTICIPLES.contains(&g.word(p).to_lowercase().as_str())
             || [
                 "aux",
                 "auxpass",
@@ -492,19 +476,6 @@ fn subject_participle_as_clause(g: &mut DepGraph) {
     }
 }
 
-/// The parts of a thing whose "of" phrase the PCFG hangs on the root noun of a fragment, with the
-/// one preposition that must come right before them, or `None` for any preposition, determiners
-/// allowed.
-const FRAGMENT_OF_PARTS: &[(&str, Option<&str>)] = &[
-    ("top", Some("on")),
-    ("front", Some("in")),
-    ("back", None),
-    ("edge", None),
-    ("middle", None),
-    ("bottom", None),
-    ("corner", None),
-];
-
 /// "X on top of Y" / "X in front of Y" / "X on the bottom of Y" with X the root noun of the
 /// sentence: basic `nmod(X, top) case(top, on) nmod(top, Y) case(Y, of)` becomes `nmod(X, Y)`, so
 /// that Y hangs on X.
@@ -516,7 +487,8 @@ fn fragment_of_attachment(g: &mut DepGraph) {
         }
         for middle in g.children(x, "nmod") {
             let word = g.word(middle).to_lowercase();
-            let Some(&(_, opener)) = FRAGMENT_OF_PARTS.iter().find(|(w, _)| *w == word) else {
+            let Some(&(_, opener)) = lexicon::FRAGMENT_OF_PARTS.iter().find(|(w, _)| *w == word)
+            else {
                 continue;
             };
             let [case] = g.children(middle, "case")[..] else {
@@ -699,19 +671,8 @@ fn adjective_conjunct_of_compound(g: &mut DepGraph) {
     }
 }
 
-/// Colour words that can stand alone for clothing ("dressed in green", "wearing blue").
-const COLOURS: [&str; 17] = [
-    "black", "blue", "brown", "gold", "gray", "green", "grey", "maroon", "navy", "orange", "pink",
-    "purple", "red", "silver", "tan", "white", "yellow",
-];
-
-/// Is this word (any case) one of [`COLOURS`]?
-pub(crate) fn is_colour_word(word: &str) -> bool {
-    COLOURS.iter().any(|c| c.eq_ignore_ascii_case(word))
-}
-
 fn is_colour(g: &DepGraph, i: usize) -> bool {
-    is_colour_word(g.word(i))
+    lexicon::is_colour_word(g.word(i))
 }
 
 /// A colour standing alone as the complement of "dressed in" (or at the end of the sentence, of
@@ -734,7 +695,7 @@ fn colour_complement_adjective(g: &mut DepGraph) {
             }
             // Only at the end of the sentence, before punctuation or a last finite verb.
             "dobj" => {
-                matches!(gov_word.as_str(), "wearing" | "wears" | "wear")
+                lexicon::WEARING_VERBS.contains(&gov_word.as_str())
                     && g.nodes().filter(|&k| k > c).all(|k| {
                         !g.word(k).chars().any(char::is_alphanumeric)
                             || matches!(g.tag(k), "VBZ" | "VBP" | "VBD" | "MD" | "CC")

@@ -1,12 +1,26 @@
 //! SPICE (Anderson et al., ECCV 2016) rebuilt in Rust.
 //!
-//! The modules follow one caption from text to F-score, in order: [`tokenize`], [`tag`],
-//! [`parse`], [`lemmatize`], [`enhance`] and [`habits`] turn text into [`depgraph::DepGraph`]s as
-//! CoreNLP 3.6.0 would (SPEC §2); [`cleanup`] prepares them (§3); [`rules`] turns them into
-//! proposals (§4); [`graph`] builds scene graphs with [`wordnet`] synonyms (§5); [`score`]
-//! matches tuples and averages (§6). [`batch`] runs the jar's batch evaluation in parallel,
-//! [`metrics`] and [`cocoeval`] the classic COCO metrics, [`metaeval`] how well each metric
-//! agrees with human judgments, and [`fidelity`] measures us against the official jar's outputs.
+//! **The stages, in order.** This is the one statement of the pipeline; [`Engine::parse`],
+//! [`finish_basic`] and [`proposals_of`] run it so, and other docs refer here.
+//!
+//! | # | stage | module | in → out |
+//! |---|---|---|---|
+//! | 1 | tokenize, split sentences | [`tokenize`] | text → PTB tokens per sentence |
+//! | 2 | tag | [`tag`] | tokens → Penn Treebank tags (with the pycocoevalcap-form corrections on that form) |
+//! | 3 | parse | [`parse`] | words + tags as the parser is shown them → basic UD tree |
+//! | 4 | lemmatize | [`lemmatize`] | tagged words → CoreNLP Morphology lemmas |
+//! | 5 | basic-tree habits | [`habits::apply_basic`] | basic tree → the PCFG's basic tree |
+//! | 6 | enhance | [`enhance`] | basic tree → collapsed, CC-processed graph (SPEC §2) |
+//! | 7 | enhanced-graph habits | [`habits::apply`] | collapsed graph → the PCFG's collapsed graph |
+//! | 8 | clean-up | [`cleanup`] | quantifier expressions, pronouns (SPEC §3) |
+//! | 9 | rules | [`rules`] | graph → proposals (SPEC §4) |
+//! | 10 | scene graph | [`graph`], [`wordnet`] | proposals of one or more captions → merged graph (SPEC §5) |
+//! | 11 | score | [`score`] | candidate and reference graphs → tuples, matches, F (SPEC §6) |
+//!
+//! Stages 1–7 make [`depgraph::DepGraph`]s as CoreNLP 3.6.0 would. Beside the pipeline,
+//! [`batch`] runs the jar's batch evaluation in parallel, [`metrics`] and [`cocoeval`] the
+//! classic COCO metrics, [`metaeval`] how well each metric agrees with human judgments, and
+//! [`fidelity`] measures us against the official jar's outputs.
 //!
 //! [`Engine`] is the entry point for callers that want scores from captions or graphs.
 
@@ -20,6 +34,7 @@ pub mod graph;
 pub mod habits;
 mod javaorder;
 pub mod lemmatize;
+pub mod lexicon;
 pub mod metaeval;
 pub mod metrics;
 pub mod parse;
@@ -86,8 +101,8 @@ impl Engine {
             .collect()
     }
 
-    /// Parses a caption into collapsed, CC-processed dependency graphs, one per sentence:
-    /// tokenize, split sentences, tag, parse (basic UD), lemmatize, enhance, habits.
+    /// Parses a caption into collapsed, CC-processed dependency graphs, one per sentence: stages
+    /// 1–7 of the [crate-level list](crate).
     pub fn parse(&self, caption: &str) -> Result<Vec<DepGraph>, EngineError> {
         let (tagger, parser) = parse::embedded_models()
             .map_err(|e| EngineError::Model(format!("tagger or parser: {e}")))?;
@@ -150,9 +165,8 @@ impl Engine {
     }
 }
 
-/// The stages after the parser: a basic tree (the tagger's tags, the parser's arcs) to the
-/// collapsed, CC-processed graph the rules read: lemmas, the basic-tree habits, enhancement, the
-/// enhanced-graph habits.
+/// Stages 4–7 of the [crate-level list](crate): a basic tree (the tagger's tags, the parser's
+/// arcs) to the collapsed, CC-processed graph the rules read.
 pub fn finish_basic(words: &[&str], tags: &[&str], arcs: &[(usize, parse::Label)]) -> DepGraph {
     let mut g = parse::to_graph(words, tags, arcs);
     for t in &mut g.tokens {
@@ -164,7 +178,7 @@ pub fn finish_basic(words: &[&str], tags: &[&str], arcs: &[(usize, parse::Label)
     g
 }
 
-/// Proposals of one sentence's collapsed graph: clean-up then rules.
+/// Proposals of one sentence's collapsed graph: stages 8–9 (clean-up, rules).
 pub fn proposals_of(g: DepGraph) -> Vec<Proposal> {
     sentence_proposals(g)
 }

@@ -2,7 +2,7 @@
 //! feature hashing, training-time weights, and the compact model file both ship as.
 //!
 //! In: features as 64-bit hashes (built without allocation from precomputed word/tag hashes, see
-//! [`feat`]), class indices. Out: per-class scores.
+//! `feat`), class indices. Out: per-class scores.
 //!
 //! Why this shape: the tagger and the parser each score a few dozen features per decision, a few
 //! hundred thousand decisions per second. A feature is a 64-bit hash of its template and values;

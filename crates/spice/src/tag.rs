@@ -535,7 +535,7 @@ impl Tagger {
             let nouns: Vec<(usize, usize)> = (1..words.len())
                 .filter(|&i| {
                     is_noun_tag(name(classes[i - 1]))
-                        && NOUN_LIKE_VERBS
+                        && crate::lexicon::NOUN_LIKE_VERBS
                             .iter()
                             .any(|w| w.eq_ignore_ascii_case(words[i]))
                         && matches!(name(classes[i]), "VBZ" | "VBP" | "NN" | "NNS")
@@ -624,7 +624,7 @@ fn worn_colours<'a>(
     i: usize,
     tag: impl Fn(usize) -> &'a str,
 ) -> Option<Vec<usize>> {
-    let is_colour = |k: usize| crate::habits::is_colour_word(words[k]);
+    let is_colour = |k: usize| crate::lexicon::is_colour_word(words[k]);
     let mut k = i.checked_sub(1)?;
     if !is_colour(k) {
         return None;
@@ -640,17 +640,6 @@ fn worn_colours<'a>(
     let noun_in = before == "in" && k > 0 && is_noun_tag(tag(k - 1));
     (noun_in || before == "wearing").then_some(colours)
 }
-
-/// Words that are verbs for our tagger but nouns for CoreNLP's PCFG right after a noun (as in its
-/// newspaper treebank, where "races" are mostly elections): "A dog races along the grassy track ."
-/// and "A motorcyclist races around a track ." have the official counts of `races/NNS` (5 and 4:
-/// `(race, dog)`, `(race, along, track)`, ...), and so has "Two boys on ice skates race on an
-/// outdoor ice rink ." (10); "Two greyhounds race ." (official 1) comes one tuple closer. On
-/// Flickr8K raw captions: exact tp/fp/fn 28.9 % -> 29.1 %, MAE 0.00498 -> 0.0049. The same test
-/// on the 129 other verbs that follow a noun in Flickr8K at least twice finds none with more than
-/// one candidate for the noun reading ("blows", "tries": one each) and many with candidates
-/// against it (the verb reading agrees for "jumps" 25 times against 1, "stands" 15 against 2).
-const NOUN_LIKE_VERBS: &[&str] = &["race", "races"];
 
 /// Maps a model's class names onto [`TAGS`].
 fn static_tags(names: &[String], what: &str) -> Result<Vec<&'static str>, ModelError> {

@@ -6,7 +6,7 @@
 //!
 //! The target is Stanford's `PTBTokenizer` with its default options, as CoreNLP applies it to a
 //! caption. It is a JFlex lexer: at each position every rule is tried, the longest match wins and
-//! ties go to the rule written first. This module keeps that shape: [`Lexer::next_token`] asks
+//! ties go to the rule written first. This module keeps that shape: `Lexer::next_token` asks
 //! each rule for the length it can match (trailing context included, as JFlex counts it) and runs
 //! the action of the best one. The rules are written by hand from the behaviour of the oracle
 //! (`stanford-corenlp-3.4.1.jar`, see `tests/tokenizer_parity.rs` and `scripts/parity-tokenizer`),
@@ -142,9 +142,9 @@ pub fn tokenize_lines(text: &str) -> Vec<Vec<PtbToken>> {
 ///
 /// Large batches are lexed in parallel, in chunks of whole lines. The lexer has no state
 /// between tokens and looks back at nothing before a token, but it does look ahead (at most
-/// [`MAX_RUN`] characters of a run plus a word, across line breaks: `etc.` before a line that
+/// `MAX_RUN` characters of a run plus a word, across line breaks: `etc.` before a line that
 /// starts with a capital), so each chunk is lexed followed by the lines after it, at least
-/// [`CONTEXT_CHARS`] characters of them, and only its own lines are kept. The result is the
+/// `CONTEXT_CHARS` characters of them, and only its own lines are kept. The result is the
 /// same as lexing the whole text at once.
 pub fn tokenize_batch<S: AsRef<str>>(captions: &[S]) -> Vec<Vec<PtbToken>> {
     tokenize_batch_in_chunks(captions, CHUNK_CHARS)
