@@ -8,7 +8,7 @@ use sha2::{Digest, Sha256};
 use sqlx::PgPool;
 
 use crate::auth;
-use crate::domain::leaderboard::{rank, RankedEntry, SortKey};
+use crate::domain::leaderboard::{rank, EntryPolicy, RankedEntry, SortKey};
 use crate::domain::references::ReferenceError;
 use crate::domain::results_file::Bounds;
 use crate::domain::{
@@ -33,6 +33,15 @@ pub enum ActionError {
     TeamExists(String),
     #[error("you are already in a team of this challenge")]
     AlreadyInTeam,
+    #[error("no team {0:?} in this challenge")]
+    NoTeam(String),
+    #[error("no account with e-mail address {0:?}")]
+    NoAccount(String),
+    /// An invite link whose code is wrong, replaced, or of another challenge: all look alike.
+    #[error("this invite link is not valid (any more); ask the team for a new one")]
+    NoInvite,
+    #[error("you are in no team of this challenge")]
+    NotInTeam,
     #[error("no API token {0} of your team")]
     NoToken(i64),
     #[error("{0}")]
@@ -55,6 +64,9 @@ pub enum ActionError {
     Upload(#[from] UploadError),
     #[error("{0}")]
     Quota(String),
+    /// Outside the challenge's submission phase (the message names the time).
+    #[error("{0}")]
+    Closed(String),
     #[error("{0}")]
     Invalid(String),
     #[error("database error")]
@@ -210,6 +222,98 @@ pub async fn create_team(
     Ok((team, token))
 }
 
+/// Is this the shape of an invite code (`auth::new_token`: 64 lowercase hex digits)? Anything
+/// else is refused before the database is asked.
+fn invite_code_shape(code: &str) -> bool {
+    code.len() == 64 && code.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// The team of `challenge` that an invite link with `code` leads to. A code of another
+/// challenge's team leads nowhere here.
+pub async fn invited_team(
+    pool: &PgPool,
+    challenge: &Challenge,
+    code: &str,
+) -> Result<accounts::Team, ActionError> {
+    if !invite_code_shape(code) {
+        return Err(ActionError::NoInvite);
+    }
+    accounts::team_by_invite(pool, challenge.id, code)
+        .await?
+        .ok_or(ActionError::NoInvite)
+}
+
+/// Joins the team an invite link leads to. A user is in at most one team per challenge (the
+/// schema's constraint decides, so two joins at once cannot both pass), so one already in a team,
+/// this one included, is refused.
+pub async fn join_team(
+    pool: &PgPool,
+    challenge: &Challenge,
+    code: &str,
+    user_id: i64,
+) -> Result<accounts::Team, ActionError> {
+    let team = invited_team(pool, challenge, code).await?;
+    if accounts::add_member(pool, team.id, user_id).await? {
+        Ok(team)
+    } else {
+        Err(ActionError::AlreadyInTeam)
+    }
+}
+
+/// Puts a user into a team by the team's name and the user's e-mail address (the organizers' way
+/// to hand a team made on the command line to its people).
+pub async fn add_member(
+    pool: &PgPool,
+    challenge: &Challenge,
+    team_name: &TeamName,
+    email: &str,
+) -> Result<(accounts::Team, accounts::User), ActionError> {
+    let email = email.trim().to_lowercase();
+    let team = accounts::team_by_name(pool, challenge.id, team_name.as_str())
+        .await?
+        .ok_or_else(|| ActionError::NoTeam(team_name.as_str().to_string()))?;
+    let user = accounts::user_by_email(pool, &email)
+        .await?
+        .ok_or(ActionError::NoAccount(email))?;
+    if accounts::add_member(pool, team.id, user.id).await? {
+        Ok((team, user))
+    } else {
+        Err(ActionError::AlreadyInTeam)
+    }
+}
+
+/// Takes a user out of their team of the challenge. The team keeps its submissions and gets a new
+/// invite code, so that the link the leaver knows no longer lets them (or whoever they pass it to)
+/// back in. API tokens are the team's: the members revoke any the leaver may have kept.
+pub async fn leave_team(
+    pool: &PgPool,
+    challenge: &Challenge,
+    user_id: i64,
+) -> Result<accounts::Team, ActionError> {
+    let mut tx = pool.begin().await?;
+    let team = accounts::team_of_user(&mut *tx, challenge.id, user_id)
+        .await?
+        .ok_or(ActionError::NotInTeam)?;
+    if !accounts::remove_member(&mut *tx, team.id, user_id).await? {
+        return Err(ActionError::NotInTeam);
+    }
+    accounts::set_invite_code(&mut *tx, team.id, &auth::new_token()).await?;
+    tx.commit().await?;
+    Ok(team)
+}
+
+/// Gives the user's team of the challenge a new invite code: the old link stops working.
+pub async fn renew_invite(
+    pool: &PgPool,
+    challenge: &Challenge,
+    user_id: i64,
+) -> Result<(), ActionError> {
+    let team = accounts::team_of_user(pool, challenge.id, user_id)
+        .await?
+        .ok_or(ActionError::NotInTeam)?;
+    Ok(accounts::set_invite_code(pool, team.id, &auth::new_token()).await?)
+}
+
 /// Revokes one of a team's API tokens (`team_id` None: any team's, for organizers and the CLI).
 pub async fn revoke_token(
     pool: &PgPool,
@@ -356,6 +460,26 @@ pub fn check_disk(floor: Option<&crate::disk::DiskFloor>) -> Result<(), ActionEr
     }
 }
 
+/// What is left of a team's quota: uploads in the next 24 hours and in total (`None`: no limit).
+#[derive(Debug, Clone, Copy)]
+pub struct QuotaLeft {
+    pub today: Option<i64>,
+    pub total: Option<i64>,
+}
+
+pub async fn quota_left(
+    pool: &PgPool,
+    challenge: &Challenge,
+    team_id: i64,
+) -> Result<QuotaLeft, ActionError> {
+    let (today, total) = submissions::quota_used(pool, team_id).await?;
+    let left = |limit: Option<i32>, used: i64| limit.map(|l| (i64::from(l) - used).max(0));
+    Ok(QuotaLeft {
+        today: left(challenge.daily_submission_limit, today),
+        total: left(challenge.total_submission_limit, total),
+    })
+}
+
 /// Validates a results file off the async threads (a large file is seconds of CPU).
 async fn validate(
     bytes: Vec<u8>,
@@ -393,6 +517,11 @@ pub async fn submit(
         max_attempts,
         disk_floor,
     } = limits;
+    if let Uploader::Team { .. } = uploader {
+        if let Some(why) = challenge.phase().refusal(chrono::Utc::now()) {
+            return Err(ActionError::Closed(why));
+        }
+    }
     check_disk(disk_floor.as_ref())?;
     let description =
         Description::parse(description, 500).map_err(|e| ActionError::Invalid(e.to_string()))?;
@@ -593,6 +722,11 @@ pub struct SubmissionView {
     pub own_team: bool,
     /// Per-image results are shown (see `shows_per_image`).
     pub per_image: bool,
+    /// It is its team's entry on the split's leaderboard (told to the team only).
+    pub on_leaderboard: bool,
+    /// The reader's team may make it its leaderboard entry (the challenge lets teams choose, it
+    /// is scored and not the entry already).
+    pub can_choose: bool,
 }
 
 /// A submission for its pages, if `user` may see it (see `may_read`); otherwise `NoSubmission`.
@@ -609,12 +743,25 @@ pub async fn view_submission(
         _ => false,
     };
     let per_image = shows_per_image(&split, user.is_some_and(|u| u.is_admin));
+    let on_leaderboard = match submission.team_id {
+        Some(team) if own_team => {
+            leaderboard::entry_of_team(pool, team, split.id).await? == Some(submission.id)
+        }
+        _ => false,
+    };
+    let can_choose = own_team
+        && challenge.entry_policy == EntryPolicy::Chosen
+        && submission.status.is_scored()
+        && submission.deleted_at.is_none()
+        && !on_leaderboard;
     Ok(SubmissionView {
         submission,
         split,
         challenge,
         own_team,
         per_image,
+        on_leaderboard,
+        can_choose,
     })
 }
 
@@ -683,6 +830,12 @@ pub async fn choose_for_leaderboard(
             "only its team chooses a leaderboard entry",
         ));
     };
+    if challenge.entry_policy != EntryPolicy::Chosen {
+        return Err(ActionError::Invalid(format!(
+            "this challenge's leaderboards show each team's {} entry; teams do not choose",
+            challenge.entry_policy
+        )));
+    }
     if !submission.status.is_scored() {
         return Err(ActionError::Forbidden(
             "only a scored submission can be chosen",
@@ -775,6 +928,73 @@ pub fn leaderboard_csv(rows: &[RankedEntry]) -> Result<String, csv::Error> {
             num(e.rouge_l),
             num(e.cider_d),
             e.scored_at.map(|t| t.to_rfc3339()).unwrap_or_default(),
+        ])?;
+    }
+    let bytes = w.into_inner().map_err(|e| e.into_error())?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// The columns of the organizers' export of every submission.
+pub const SUBMISSIONS_CSV_COLUMNS: [&str; 22] = [
+    "submission_id",
+    "split",
+    "kind",
+    "name",
+    "description",
+    "status",
+    "error",
+    "uploaded_at",
+    "scored_at",
+    "deleted_at",
+    "spice",
+    "object",
+    "relation",
+    "attribute",
+    "color",
+    "count",
+    "size",
+    "bleu_4",
+    "meteor",
+    "rouge_l",
+    "cider_d",
+    "on_leaderboard",
+];
+
+/// Writes every submission of a challenge as CSV, with `on_leaderboard` saying which ones are
+/// their team's entry (ids in `entries`).
+pub fn submissions_csv(
+    lines: &[submissions::OrganizerLine],
+    entries: &HashSet<i64>,
+) -> Result<String, csv::Error> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(SUBMISSIONS_CSV_COLUMNS)?;
+    let num = |x: Option<f64>| x.map(|v| format!("{v:.6}")).unwrap_or_default();
+    let time =
+        |t: Option<chrono::DateTime<chrono::Utc>>| t.map(|t| t.to_rfc3339()).unwrap_or_default();
+    for l in lines {
+        w.write_record([
+            l.id.to_string(),
+            csv_cell(&l.split),
+            l.kind.to_string(),
+            csv_cell(&l.name),
+            csv_cell(&l.description),
+            l.status.to_string(),
+            csv_cell(l.error.as_deref().unwrap_or_default()),
+            l.created_at.to_rfc3339(),
+            time(l.scored_at),
+            time(l.deleted_at),
+            num(l.spice),
+            num(l.object),
+            num(l.relation),
+            num(l.attribute),
+            num(l.color),
+            num(l.count),
+            num(l.size),
+            num(l.bleu_4),
+            num(l.meteor),
+            num(l.rouge_l),
+            num(l.cider_d),
+            entries.contains(&l.id).to_string(),
         ])?;
     }
     let bytes = w.into_inner().map_err(|e| e.into_error())?;

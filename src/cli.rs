@@ -16,6 +16,7 @@ use crate::actions::{self, Uploader, Viewer};
 use crate::cluster::{self, Cluster, ClusterOptions};
 use crate::configuration::{default_data_dir, Settings};
 use crate::domain::leaderboard::SortKey;
+use crate::domain::phase::{self, Phase};
 use crate::domain::{ChallengeSlug, Email, Password, SplitName, TeamName, Title};
 use crate::scoring;
 use crate::startup::{self, Application};
@@ -136,6 +137,16 @@ pub enum ChallengeCommand {
         #[arg(long)]
         max_bytes: i64,
     },
+    /// Set when team uploads open and close (UTC, "YYYY-MM-DD HH:MM", or RFC 3339 with an
+    /// offset); an omitted bound is removed.
+    SetPhase {
+        #[arg(long)]
+        slug: String,
+        #[arg(long)]
+        opens: Option<String>,
+        #[arg(long)]
+        closes: Option<String>,
+    },
     /// Hide a split's scores from everyone but organizers and each team's own entries.
     Hide(SplitArgs),
     /// Reveal a split's scores.
@@ -168,6 +179,18 @@ pub enum TeamCommand {
         challenge: String,
         #[arg(long)]
         name: String,
+    },
+    /// Put an account into a team (e.g. one made with `team create`); a person is in one team
+    /// per challenge.
+    AddMember {
+        #[arg(long)]
+        challenge: String,
+        /// The team's name.
+        #[arg(long)]
+        team: String,
+        /// The e-mail address of the account (it signs up first).
+        #[arg(long)]
+        email: String,
     },
     /// Revoke an API token (its number is shown on the team's challenge page): it stops working at once.
     RevokeToken {
@@ -340,6 +363,16 @@ async fn dispatch(command: Command, settings: &Settings, db: &Database) -> anyho
             );
             println!("{token}");
         }
+        Command::Team(TeamCommand::AddMember {
+            challenge,
+            team,
+            email,
+        }) => {
+            let c = actions::challenge(pool, &challenge).await?;
+            let team = TeamName::parse(&team)?;
+            let (team, user) = actions::add_member(pool, &c, &team, &email).await?;
+            println!("{} is now in team {:?} of {}", user.email, team.name, c.slug);
+        }
         Command::Team(TeamCommand::RevokeToken { id }) => {
             actions::revoke_token(pool, None, id).await?;
             println!("API token {id} revoked");
@@ -409,7 +442,7 @@ async fn challenge_command(
             let rows = actions::leaderboard(
                 pool,
                 &split,
-                SortKey::parse(sort.as_deref()),
+                SortKey::parse(sort.as_deref())?,
                 Viewer {
                     organizer: true,
                     team_id: None,
@@ -430,6 +463,27 @@ async fn challenge_command(
             }
             challenges::set_limits(pool, c.id, daily, total, max_bytes).await?;
             println!("limits of {} saved", c.slug);
+        }
+        ChallengeCommand::SetPhase {
+            slug,
+            opens,
+            closes,
+        } => {
+            let c = actions::challenge(pool, &slug).await?;
+            let time = |t: Option<String>, what: &str| {
+                phase::parse_time(t.as_deref().unwrap_or_default())
+                    .map_err(|e| anyhow!("--{what}: {e}"))
+            };
+            let p = Phase::new(time(opens, "opens")?, time(closes, "closes")?)
+                .map_err(|e| anyhow!(e))?;
+            challenges::set_phase(pool, c.id, p).await?;
+            let now = chrono::Utc::now();
+            println!(
+                "phase of {} saved: {}",
+                c.slug,
+                p.summary(now)
+                    .unwrap_or_else(|| "open, with no deadline".into())
+            );
         }
         ChallengeCommand::Hide(t) => set_hidden(pool, &t, true).await?,
         ChallengeCommand::Reveal(t) => set_hidden(pool, &t, false).await?,

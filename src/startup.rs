@@ -119,6 +119,7 @@ pub fn run(
     let engine = web::Data::from(Arc::new(engine));
     let server = HttpServer::new(move || {
         App::new()
+            .wrap(from_fn(routes::keep_login_state))
             .wrap(from_fn(close_on_unread_body))
             .wrap(from_fn(auth::csrf_cookie))
             .wrap(

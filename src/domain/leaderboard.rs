@@ -67,10 +67,31 @@ impl SortKey {
         }
     }
 
-    /// Unknown or empty names sort by SPICE.
-    pub fn parse(s: Option<&str>) -> SortKey {
-        s.and_then(|s| SortKey::ALL.into_iter().find(|k| k.name() == s))
-            .unwrap_or(SortKey::Spice)
+    /// The title of a classic metric under pycocoevalcap's key (`Bleu_4`, `ROUGE_L`, `CIDEr`), so
+    /// that every page names a metric the way the leaderboard's column does ("BLEU-4", "CIDEr-D").
+    pub fn classic_title(key: &str) -> String {
+        match key {
+            "METEOR" => SortKey::Meteor.title().to_string(),
+            "ROUGE_L" => SortKey::RougeL.title().to_string(),
+            "CIDEr" => SortKey::CiderD.title().to_string(),
+            "SPICE" => SortKey::Spice.title().to_string(),
+            k => match k.strip_prefix("Bleu_") {
+                Some(n) => format!("BLEU-{n}"),
+                None => k.to_string(),
+            },
+        }
+    }
+
+    /// The column a `sort=` value names; none or an empty one is SPICE, an unknown one an error
+    /// that lists the valid names (a silently ignored typo would rank by the wrong column).
+    pub fn parse(s: Option<&str>) -> Result<SortKey, UnknownSortKey> {
+        match s {
+            None | Some("") => Ok(SortKey::Spice),
+            Some(s) => SortKey::ALL
+                .into_iter()
+                .find(|k| k.name() == s)
+                .ok_or_else(|| UnknownSortKey(s.to_string())),
+        }
     }
 
     pub fn value(self, e: &Entry) -> Option<f64> {
@@ -87,6 +108,24 @@ impl SortKey {
             SortKey::RougeL => e.rouge_l,
             SortKey::CiderD => e.cider_d,
         }
+    }
+}
+
+/// A `sort=` value that names no column.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown sort key {0:?}; valid keys: {keys}", keys = SortKey::ALL.map(SortKey::name).join(", "))]
+pub struct UnknownSortKey(pub String);
+
+text_enum! {
+    /// Which of a team's scored submissions a challenge's leaderboards show (per challenge, set
+    /// by the organizers).
+    pub enum EntryPolicy {
+        /// The highest SPICE (the ranking metric); a worse later upload never replaces it.
+        Best => "best",
+        /// The most recent.
+        Latest => "latest",
+        /// The one the team chose ("Show this entry on the leaderboard"); the best until it chooses.
+        Chosen => "chosen",
     }
 }
 
@@ -134,6 +173,7 @@ mod tests {
             name: name.into(),
             description: String::new(),
             scored_at: None,
+            entries: 1,
             spice,
             object,
             relation: None,
@@ -173,9 +213,16 @@ mod tests {
                 entry(1, "x", Some(0.3), Some(0.1)),
                 entry(2, "y", Some(0.2), Some(0.5)),
             ],
-            SortKey::parse(Some("object")),
+            SortKey::parse(Some("object")).expect("a column"),
         );
         assert_eq!(ranked[0].entry.name, "y");
-        assert_eq!(SortKey::parse(Some("nonsense")), SortKey::Spice);
+        assert_eq!(SortKey::parse(None), Ok(SortKey::Spice));
+        assert_eq!(SortKey::parse(Some("")), Ok(SortKey::Spice));
+        let e = SortKey::parse(Some("bogus")).expect_err("no such column");
+        assert_eq!(
+            e.to_string(),
+            "unknown sort key \"bogus\"; valid keys: spice, object, relation, attribute, color, \
+             count, size, bleu_4, meteor, rouge_l, cider_d"
+        );
     }
 }

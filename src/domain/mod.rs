@@ -81,6 +81,7 @@ macro_rules! text_enum {
 mod job;
 pub mod leaderboard;
 mod names;
+pub mod phase;
 pub mod references;
 pub mod results_file;
 mod submission;

@@ -1,7 +1,10 @@
 //! The error of HTML pages: the status code lives next to each variant; internal causes go to the
 //! log, the user sees a clean message.
 
+use actix_web::body::{BoxBody, EitherBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::StatusCode;
+use actix_web::middleware::Next;
 use actix_web::{HttpResponse, ResponseError};
 use askama::Template;
 
@@ -67,7 +70,8 @@ impl From<ActionError> for PageError {
             | ActionError::NoSplit(..)
             | ActionError::NoSubmission(_)
             | ActionError::NoImage(..)
-            | ActionError::NoToken(_) => PageError::NotFound,
+            | ActionError::NoToken(_)
+            | ActionError::NoInvite => PageError::NotFound,
             ActionError::Database(db) => db.into(),
             ActionError::DiskFull(m) => PageError::Unavailable(m),
             ActionError::TooManyAttempts => PageError::TooManyAttempts,
@@ -84,6 +88,55 @@ struct ErrorPage<'a> {
     layout: super::Layout,
     status: u16,
     message: &'a str,
+}
+
+impl PageError {
+    /// The error page's HTML with `layout` around it.
+    fn page(&self, layout: super::Layout) -> String {
+        let message = self.to_string();
+        let page = ErrorPage {
+            layout,
+            status: self.status_code().as_u16(),
+            message: &message,
+        };
+        page.render().unwrap_or(message)
+    }
+}
+
+/// Middleware: an error page shows who is logged in, like every other page. `ResponseError` has
+/// no access to the request, so the page is first rendered for nobody and, when the request
+/// carries a live session, rendered again here with the user in the header (status, headers and
+/// the error itself, which the request log reads, stay as they were).
+pub async fn keep_login_state(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, actix_web::Error> {
+    let res = next.call(req).await?;
+    let relevant = res
+        .response()
+        .error()
+        .and_then(|e| e.as_error::<PageError>())
+        .is_some_and(|e| !matches!(e, PageError::Unavailable(_)));
+    if !relevant {
+        return Ok(res.map_into_left_body());
+    }
+    let user = crate::auth::session_user(res.request())
+        .await
+        .ok()
+        .flatten();
+    let Some(user) = user else {
+        return Ok(res.map_into_left_body());
+    };
+    let layout = super::Layout::new(res.request(), Some(&user));
+    let body = res
+        .response()
+        .error()
+        .and_then(|e| e.as_error::<PageError>())
+        .map(|e| e.page(layout));
+    Ok(match body {
+        Some(body) => res.map_body(|_, _| EitherBody::right(BoxBody::new(body))),
+        None => res.map_into_left_body(),
+    })
 }
 
 impl ResponseError for PageError {
@@ -105,13 +158,7 @@ impl ResponseError for PageError {
             tracing::error!(error = ?e, "request failed");
         }
         let status = self.status_code();
-        let message = self.to_string();
-        let page = ErrorPage {
-            layout: super::Layout::anonymous(),
-            status: status.as_u16(),
-            message: &message,
-        };
-        let body = page.render().unwrap_or(message.clone());
+        let body = self.page(super::Layout::anonymous());
         let mut res = HttpResponse::build(status);
         if matches!(self, PageError::Unavailable(_) | PageError::TooManyAttempts) {
             res.insert_header(("Retry-After", "60"));

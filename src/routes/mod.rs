@@ -15,7 +15,7 @@ mod view;
 
 use actix_web::web;
 
-pub use error::PageError;
+pub use error::{keep_login_state, PageError};
 pub use view::Layout;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -35,6 +35,19 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/logout", web::post().to(auth::logout))
         .route("/c/{slug}", web::get().to(challenges::overview))
         .route("/c/{slug}/team", web::post().to(challenges::create_team))
+        .route(
+            "/c/{slug}/team/leave",
+            web::post().to(challenges::leave_team),
+        )
+        .route(
+            "/c/{slug}/team/invite",
+            web::post().to(challenges::renew_invite),
+        )
+        .service(
+            web::resource("/c/{slug}/join/{code}")
+                .route(web::get().to(challenges::join_form))
+                .route(web::post().to(challenges::join)),
+        )
         .route("/c/{slug}/tokens", web::post().to(challenges::create_token))
         .route(
             "/c/{slug}/tokens/{id}/revoke",
@@ -77,6 +90,19 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             web::post().to(admin::import_references),
         )
         .route("/admin/c/{slug}/limits", web::post().to(admin::set_limits))
+        .route("/admin/c/{slug}/phase", web::post().to(admin::set_phase))
+        .route(
+            "/admin/c/{slug}/details",
+            web::post().to(admin::set_details),
+        )
+        .route(
+            "/admin/c/{slug}/submissions.csv",
+            web::get().to(admin::export_submissions),
+        )
+        .route(
+            "/admin/c/{slug}/entry-policy",
+            web::post().to(admin::set_entry_policy),
+        )
         .route(
             "/admin/c/{slug}/splits/{split}/visibility",
             web::post().to(admin::set_visibility),
@@ -97,8 +123,9 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             "/admin/c/{slug}/export.csv",
             web::get().to(admin::export_csv),
         )
-        .route(
-            "/admin/submissions/{id}/delete",
-            web::post().to(admin::delete_submission),
+        .service(
+            web::resource("/admin/submissions/{id}/delete")
+                .route(web::get().to(admin::confirm_delete))
+                .route(web::post().to(admin::delete_submission)),
         );
 }

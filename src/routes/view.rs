@@ -34,3 +34,25 @@ pub fn score(x: Option<f64>) -> String {
         _ => "–".to_string(),
     }
 }
+
+/// A byte count for people: "20.0 MB", "1.5 KB", "1000 bytes".
+pub fn size_text(bytes: i64) -> String {
+    const KB: f64 = 1024.0;
+    match bytes as f64 {
+        b if b >= KB * KB => format!("{:.1} MB", b / (KB * KB)),
+        b if b >= KB => format!("{:.1} KB", b / KB),
+        _ => format!("{bytes} bytes"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::size_text;
+
+    #[test]
+    fn sizes_read_in_the_unit_that_fits() {
+        assert_eq!(size_text(1000), "1000 bytes");
+        assert_eq!(size_text(1536), "1.5 KB");
+        assert_eq!(size_text(20 * 1024 * 1024), "20.0 MB");
+    }
+}

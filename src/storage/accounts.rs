@@ -97,11 +97,12 @@ pub async fn create_team(
     name: &str,
 ) -> Result<Option<Team>, sqlx::Error> {
     sqlx::query_as(
-        "INSERT INTO teams (challenge_id, name) VALUES ($1, $2)
+        "INSERT INTO teams (challenge_id, name, invite_code) VALUES ($1, $2, $3)
          ON CONFLICT (challenge_id, name) DO NOTHING RETURNING id, challenge_id, name",
     )
     .bind(challenge_id)
     .bind(name)
+    .bind(crate::auth::new_token())
     .fetch_optional(db)
     .await
 }
@@ -139,6 +140,84 @@ pub async fn team_of_user(
     .bind(user_id)
     .fetch_optional(db)
     .await
+}
+
+/// Removes a member from a team; `Ok(false)` if they were not in it.
+pub async fn remove_member(
+    db: impl PgExecutor<'_>,
+    team_id: i64,
+    user_id: i64,
+) -> Result<bool, sqlx::Error> {
+    let r = sqlx::query("DELETE FROM team_members WHERE team_id = $1 AND user_id = $2")
+        .bind(team_id)
+        .bind(user_id)
+        .execute(db)
+        .await?;
+    Ok(r.rows_affected() == 1)
+}
+
+/// The e-mail addresses of a team's members, alphabetically.
+pub async fn members_of_team(
+    db: impl PgExecutor<'_>,
+    team_id: i64,
+) -> Result<Vec<String>, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT u.email FROM team_members m JOIN users u ON u.id = m.user_id
+         WHERE m.team_id = $1 ORDER BY u.email",
+    )
+    .bind(team_id)
+    .fetch_all(db)
+    .await
+}
+
+/// The team of a challenge whose invite code this is.
+pub async fn team_by_invite(
+    db: impl PgExecutor<'_>,
+    challenge_id: i64,
+    code: &str,
+) -> Result<Option<Team>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT id, challenge_id, name FROM teams WHERE challenge_id = $1 AND invite_code = $2",
+    )
+    .bind(challenge_id)
+    .bind(code)
+    .fetch_optional(db)
+    .await
+}
+
+/// The team of a challenge with this name.
+pub async fn team_by_name(
+    db: impl PgExecutor<'_>,
+    challenge_id: i64,
+    name: &str,
+) -> Result<Option<Team>, sqlx::Error> {
+    sqlx::query_as("SELECT id, challenge_id, name FROM teams WHERE challenge_id = $1 AND name = $2")
+        .bind(challenge_id)
+        .bind(name)
+        .fetch_optional(db)
+        .await
+}
+
+/// The secret of a team's invite link.
+pub async fn invite_code(db: impl PgExecutor<'_>, team_id: i64) -> Result<String, sqlx::Error> {
+    sqlx::query_scalar("SELECT invite_code FROM teams WHERE id = $1")
+        .bind(team_id)
+        .fetch_one(db)
+        .await
+}
+
+/// Replaces a team's invite code: links with the old one stop working.
+pub async fn set_invite_code(
+    db: impl PgExecutor<'_>,
+    team_id: i64,
+    code: &str,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE teams SET invite_code = $2 WHERE id = $1")
+        .bind(team_id)
+        .bind(code)
+        .execute(db)
+        .await
+        .map(|_| ())
 }
 
 pub async fn team_by_id(

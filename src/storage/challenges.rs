@@ -2,6 +2,10 @@
 
 use sqlx::PgExecutor;
 
+use chrono::{DateTime, Utc};
+
+use crate::domain::leaderboard::EntryPolicy;
+use crate::domain::phase::Phase;
 use crate::domain::{ChallengeSlug, Title};
 
 #[derive(Debug, Clone, sqlx::FromRow, serde::Serialize)]
@@ -15,11 +19,25 @@ pub struct Challenge {
     pub max_file_bytes: i64,
     /// Most bytes of uploaded files a team may keep stored; `None` = no cap.
     pub max_team_bytes: Option<i64>,
+    /// Which of a team's submissions the leaderboards show.
+    pub entry_policy: EntryPolicy,
+    /// When team uploads open and close (`None` = no bound).
+    pub opens_at: Option<DateTime<Utc>>,
+    pub closes_at: Option<DateTime<Utc>>,
+}
+
+impl Challenge {
+    pub fn phase(&self) -> Phase {
+        Phase {
+            opens_at: self.opens_at,
+            closes_at: self.closes_at,
+        }
+    }
 }
 
 const COLUMNS: &str =
     "id, slug, title, description, daily_submission_limit, total_submission_limit, max_file_bytes,
-     max_team_bytes";
+     max_team_bytes, entry_policy, opens_at, closes_at";
 
 pub async fn create(
     db: impl PgExecutor<'_>,
@@ -95,4 +113,48 @@ pub async fn by_id(db: impl PgExecutor<'_>, id: i64) -> Result<Option<Challenge>
         .bind(id)
         .fetch_optional(db)
         .await
+}
+
+pub async fn set_entry_policy(
+    db: impl PgExecutor<'_>,
+    challenge_id: i64,
+    policy: EntryPolicy,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE challenges SET entry_policy = $2 WHERE id = $1")
+        .bind(challenge_id)
+        .bind(policy)
+        .execute(db)
+        .await
+        .map(|_| ())
+}
+
+/// When team uploads open and close.
+pub async fn set_phase(
+    db: impl PgExecutor<'_>,
+    challenge_id: i64,
+    phase: Phase,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE challenges SET opens_at = $2, closes_at = $3 WHERE id = $1")
+        .bind(challenge_id)
+        .bind(phase.opens_at)
+        .bind(phase.closes_at)
+        .execute(db)
+        .await
+        .map(|_| ())
+}
+
+/// The title and description people see.
+pub async fn set_details(
+    db: impl PgExecutor<'_>,
+    challenge_id: i64,
+    title: &Title,
+    description: &str,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE challenges SET title = $2, description = $3 WHERE id = $1")
+        .bind(challenge_id)
+        .bind(title.as_str())
+        .bind(description)
+        .execute(db)
+        .await
+        .map(|_| ())
 }

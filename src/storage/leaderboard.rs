@@ -1,6 +1,6 @@
-//! The leaderboard's one query: per split, one entry per team (its chosen submission, else its
-//! latest scored one) plus the baseline and Human rows, with the aggregate F of each category
-//! pivoted into columns. Ranking and sorting happen in `crate::domain::leaderboard`.
+//! The leaderboard's one query: per split, one entry per team (which one, the challenge's entry
+//! policy says: see `team_entries`) plus the baseline and Human rows, with the aggregate F of each
+//! category pivoted into columns. Ranking and sorting happen in `crate::domain::leaderboard`.
 
 use chrono::{DateTime, Utc};
 use sqlx::PgExecutor;
@@ -15,6 +15,8 @@ pub struct Entry {
     pub name: String,
     pub description: String,
     pub scored_at: Option<DateTime<Utc>>,
+    /// How many scored submissions the team has on this split (0 for baseline and Human rows).
+    pub entries: i64,
     pub spice: Option<f64>,
     pub object: Option<f64>,
     pub relation: Option<f64>,
@@ -28,6 +30,26 @@ pub struct Entry {
     pub cider_d: Option<f64>,
 }
 
+/// SQL selecting the `id` of the submission that stands for each team on each split's leaderboard,
+/// among the submissions `filter` (a condition on `s`, the submissions) keeps. Of a team's live
+/// scored submissions to a split: under the challenge's `chosen` policy the one the team chose,
+/// else (and under `best`) the highest SPICE, the newest among equals; under `latest` the newest.
+pub(super) fn team_entries(filter: &str) -> String {
+    format!(
+        "SELECT DISTINCT ON (s.team_id, s.split_id) s.id
+         FROM submissions s
+         JOIN splits sp ON sp.id = s.split_id
+         JOIN challenges ch ON ch.id = sp.challenge_id
+         LEFT JOIN leaderboard_choices c ON c.team_id = s.team_id AND c.split_id = s.split_id
+         LEFT JOIN aggregate_scores a ON a.submission_id = s.id AND a.category = 'all'
+         WHERE s.kind = 'team' AND s.status = 'scored' AND s.deleted_at IS NULL AND ({filter})
+         ORDER BY s.team_id, s.split_id,
+                  (ch.entry_policy = 'chosen' AND s.id = c.submission_id) IS TRUE DESC,
+                  CASE WHEN ch.entry_policy = 'latest' THEN NULL ELSE a.f END DESC NULLS LAST,
+                  s.id DESC"
+    )
+}
+
 /// Entries of a split. With `everything` false (a hidden split seen by a non-organizer), only the
 /// entries of `own_team` are returned.
 pub async fn entries(
@@ -36,16 +58,13 @@ pub async fn entries(
     everything: bool,
     own_team: Option<i64>,
 ) -> Result<Vec<Entry>, sqlx::Error> {
-    sqlx::query_as(
-        "WITH team_entries AS (
-            SELECT DISTINCT ON (s.team_id) s.id
-            FROM submissions s
-            LEFT JOIN leaderboard_choices c ON c.team_id = s.team_id AND c.split_id = s.split_id
-            WHERE s.split_id = $1 AND s.kind = 'team' AND s.status = 'scored' AND s.deleted_at IS NULL
-            ORDER BY s.team_id, (s.id = c.submission_id) IS TRUE DESC, s.id DESC
-        )
+    sqlx::query_as(&format!(
+        "WITH team_entries AS ({entries})
         SELECT s.id AS submission_id, s.kind, s.team_id,
                COALESCE(t.name, s.label, s.kind) AS name, s.description, s.scored_at,
+               (SELECT COUNT(*) FROM submissions x
+                WHERE x.team_id = s.team_id AND x.split_id = s.split_id AND x.kind = 'team'
+                  AND x.status = 'scored' AND x.deleted_at IS NULL) AS entries,
                MAX(a.f) FILTER (WHERE a.category = 'all') AS spice,
                MAX(a.f) FILTER (WHERE a.category = 'object') AS object,
                MAX(a.f) FILTER (WHERE a.category = 'relation') AS relation,
@@ -64,10 +83,35 @@ pub async fn entries(
                    AND s.deleted_at IS NULL))
           AND ($2 OR s.team_id = $3)
         GROUP BY s.id, t.name",
-    )
+        entries = team_entries("s.split_id = $1")
+    ))
     .bind(split_id)
     .bind(everything)
     .bind(own_team)
     .fetch_all(db)
     .await
+}
+
+/// The submission that stands for a team on a split's leaderboard, if any.
+pub async fn entry_of_team(
+    db: impl PgExecutor<'_>,
+    team_id: i64,
+    split_id: i64,
+) -> Result<Option<i64>, sqlx::Error> {
+    sqlx::query_scalar(&team_entries("s.team_id = $1 AND s.split_id = $2"))
+        .bind(team_id)
+        .bind(split_id)
+        .fetch_optional(db)
+        .await
+}
+
+/// The ids of the submissions that stand for their teams on the leaderboards of a challenge.
+pub async fn entries_of_challenge(
+    db: impl PgExecutor<'_>,
+    challenge_id: i64,
+) -> Result<Vec<i64>, sqlx::Error> {
+    sqlx::query_scalar(&team_entries("sp.challenge_id = $1"))
+        .bind(challenge_id)
+        .fetch_all(db)
+        .await
 }

@@ -185,6 +185,34 @@ pub async fn images_worst_first(
     .await
 }
 
+/// Where an image stands in its submission's worst-first order (the submission page's): its
+/// 1-based position, and the images before and after it.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct Neighbors {
+    pub position: i64,
+    pub previous: Option<i64>,
+    pub next: Option<i64>,
+}
+
+pub async fn neighbors(
+    db: impl PgExecutor<'_>,
+    submission_id: i64,
+    image_id: i64,
+) -> Result<Option<Neighbors>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT position, previous, next FROM (
+            SELECT image_id, ROW_NUMBER() OVER w AS position,
+                   LAG(image_id) OVER w AS previous, LEAD(image_id) OVER w AS next
+            FROM image_results WHERE submission_id = $1
+            WINDOW w AS (ORDER BY spice_f ASC, image_id ASC)) o
+         WHERE image_id = $2",
+    )
+    .bind(submission_id)
+    .bind(image_id)
+    .fetch_optional(db)
+    .await
+}
+
 pub async fn image_count(db: impl PgExecutor<'_>, submission_id: i64) -> Result<i64, sqlx::Error> {
     sqlx::query_scalar("SELECT COUNT(*) FROM image_results WHERE submission_id = $1")
         .bind(submission_id)

@@ -80,13 +80,35 @@ pub async fn raw_file(db: impl PgExecutor<'_>, id: i64) -> Result<Option<Vec<u8>
         .map(Option::flatten)
 }
 
-/// A team's submissions to a challenge, newest first.
-pub async fn of_team(
+/// One line of a team's submission history.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct HistoryLine {
+    pub id: i64,
+    pub split: String,
+    pub description: String,
+    pub status: SubmissionStatus,
+    pub created_at: DateTime<Utc>,
+    pub spice: Option<f64>,
+    /// It is the team's entry on its split's leaderboard.
+    pub on_leaderboard: bool,
+}
+
+/// A team's live submissions, newest first, with their SPICE and whether each is the team's
+/// leaderboard entry.
+pub async fn history_of_team(
     db: impl PgExecutor<'_>,
     team_id: i64,
-) -> Result<Vec<Submission>, sqlx::Error> {
+) -> Result<Vec<HistoryLine>, sqlx::Error> {
     sqlx::query_as(&format!(
-        "SELECT {COLUMNS} FROM submissions WHERE team_id = $1 AND deleted_at IS NULL ORDER BY id DESC"
+        "WITH entries AS ({entries})
+         SELECT s.id, sp.name AS split, s.description, s.status, s.created_at, a.f AS spice,
+                s.id IN (SELECT id FROM entries) AS on_leaderboard
+         FROM submissions s
+         JOIN splits sp ON sp.id = s.split_id
+         LEFT JOIN aggregate_scores a ON a.submission_id = s.id AND a.category = 'all'
+         WHERE s.team_id = $1 AND s.deleted_at IS NULL
+         ORDER BY s.id DESC",
+        entries = super::leaderboard::team_entries("s.team_id = $1")
     ))
     .bind(team_id)
     .fetch_all(db)
@@ -184,16 +206,62 @@ pub async fn human_of_split(
     .await
 }
 
-/// Recent submissions of a challenge (organizer area).
-pub async fn recent_of_challenge(
+/// A submission as the organizers' table and export show it: who sent it, to which split, and
+/// its scores.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct OrganizerLine {
+    pub id: i64,
+    pub split: String,
+    pub kind: SubmissionKind,
+    /// The team's name, or the baseline's label.
+    pub name: String,
+    pub description: String,
+    pub status: SubmissionStatus,
+    pub error: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub scored_at: Option<DateTime<Utc>>,
+    pub deleted_at: Option<DateTime<Utc>>,
+    pub spice: Option<f64>,
+    pub object: Option<f64>,
+    pub relation: Option<f64>,
+    pub attribute: Option<f64>,
+    pub color: Option<f64>,
+    pub count: Option<f64>,
+    pub size: Option<f64>,
+    pub bleu_4: Option<f64>,
+    pub meteor: Option<f64>,
+    pub rouge_l: Option<f64>,
+    pub cider_d: Option<f64>,
+}
+
+/// Every submission of a challenge (deleted ones too), newest first; at most `limit` if given.
+pub async fn organizer_lines(
     db: impl PgExecutor<'_>,
     challenge_id: i64,
-    limit: i64,
-) -> Result<Vec<Submission>, sqlx::Error> {
-    sqlx::query_as(&format!(
-        "SELECT {COLUMNS} FROM submissions WHERE split_id IN (SELECT id FROM splits WHERE challenge_id = $1)
-         ORDER BY id DESC LIMIT $2"
-    ))
+    limit: Option<i64>,
+) -> Result<Vec<OrganizerLine>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT s.id, sp.name AS split, s.kind, COALESCE(t.name, s.label, s.kind) AS name,
+                s.description, s.status, s.error, s.created_at, s.scored_at, s.deleted_at,
+                MAX(a.f) FILTER (WHERE a.category = 'all') AS spice,
+                MAX(a.f) FILTER (WHERE a.category = 'object') AS object,
+                MAX(a.f) FILTER (WHERE a.category = 'relation') AS relation,
+                MAX(a.f) FILTER (WHERE a.category = 'attribute') AS attribute,
+                MAX(a.f) FILTER (WHERE a.category = 'color') AS color,
+                MAX(a.f) FILTER (WHERE a.category = 'count') AS count,
+                MAX(a.f) FILTER (WHERE a.category = 'size') AS size,
+                MAX(cs.bleu_4) AS bleu_4, MAX(cs.meteor) AS meteor,
+                MAX(cs.rouge_l) AS rouge_l, MAX(cs.cider_d) AS cider_d
+         FROM submissions s
+         JOIN splits sp ON sp.id = s.split_id
+         LEFT JOIN teams t ON t.id = s.team_id
+         LEFT JOIN aggregate_scores a ON a.submission_id = s.id
+         LEFT JOIN classic_scores cs ON cs.submission_id = s.id
+         WHERE sp.challenge_id = $1
+         GROUP BY s.id, sp.name, t.name
+         ORDER BY s.id DESC
+         LIMIT $2",
+    )
     .bind(challenge_id)
     .bind(limit)
     .fetch_all(db)

@@ -294,7 +294,15 @@ async fn a_cookie_jar_client_uses_every_team_form_over_plain_http_on_a_host_name
     // What a team meets on a server at http://some-host/ with the default settings; the
     // organizer's forms are driven the same way in organizer.rs.
     let app = spawn_app_with(0, |_| {}).await.addressed_by_host_name();
-    app.challenge_with_split("jar", "val", false).await;
+    let challenge = app.challenge_with_split("jar", "val", false).await;
+    // Teams choose their entry here, so that the choice form is offered.
+    spiceboard::storage::challenges::set_entry_policy(
+        &app.pool,
+        challenge.id,
+        spiceboard::domain::leaderboard::EntryPolicy::Chosen,
+    )
+    .await
+    .expect("policy");
     let post = |path: String, fields: Vec<(&'static str, String)>| {
         let app = &app;
         async move {
@@ -343,8 +351,29 @@ async fn a_cookie_jar_client_uses_every_team_form_over_plain_http_on_a_host_name
         .parse()
         .expect("id");
     fake_aggregates(&app.pool, id, [Some(0.2); 7]).await;
-    let r = post(format!("/s/{id}/choose"), vec![]).await;
-    assert_eq!(r.status(), 303, "entry chosen");
+    let second = app
+        .form_upload(&app.client, "jar", "val", demo_results(false))
+        .await;
+    assert_eq!(second.status(), 303, "uploaded again");
+    let second: i64 = second.headers()["location"]
+        .to_str()
+        .expect("location")
+        .trim_start_matches("/s/")
+        .parse()
+        .expect("id");
+    fake_aggregates(&app.pool, second, [Some(0.1); 7]).await;
+    let r = post(format!("/s/{second}/choose"), vec![]).await;
+    assert_eq!(r.status(), 303, "entry chosen (the worse one: the best is already shown)");
+    let r = post("/c/jar/team/invite".into(), vec![]).await;
+    assert_eq!(r.status(), 303, "new invite link");
+    let r = post("/c/jar/team/leave".into(), vec![]).await;
+    assert_eq!(r.status(), 303, "left the team");
+    let code: String = sqlx::query_scalar("SELECT invite_code FROM teams WHERE name = 'Owls'")
+        .fetch_one(&app.pool)
+        .await
+        .expect("code");
+    let r = post(format!("/c/jar/join/{code}"), vec![]).await;
+    assert_eq!(r.status(), 303, "joined through the invite link");
     let revoked: bool =
         sqlx::query_scalar("SELECT revoked_at IS NOT NULL FROM api_tokens WHERE id = $1")
             .bind(token)

@@ -175,6 +175,94 @@ impl Driver {
         .to_string()
     }
 
+    async fn clear(&self, css: &str) {
+        let e = self.element(css).await;
+        self.call(
+            "POST",
+            &format!("/session/{}/element/{e}/clear", self.session),
+            json!({}),
+        )
+        .await;
+    }
+
+    /// The text of the first element `css` selects.
+    async fn text(&self, css: &str) -> String {
+        let e = self.element(css).await;
+        self.call(
+            "GET",
+            &format!("/session/{}/element/{e}/text", self.session),
+            Value::Null,
+        )
+        .await
+        .as_str()
+        .unwrap_or("")
+        .to_string()
+    }
+
+    /// The browser's cookies as a `Cookie` header.
+    async fn cookie_header(&self) -> String {
+        let v = self
+            .call(
+                "GET",
+                &format!("/session/{}/cookie", self.session),
+                Value::Null,
+            )
+            .await;
+        v.as_array()
+            .map(|cs| {
+                cs.iter()
+                    .map(|c| {
+                        format!(
+                            "{}={}",
+                            c["name"].as_str().unwrap_or(""),
+                            c["value"].as_str().unwrap_or("")
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            })
+            .unwrap_or_default()
+    }
+
+    async fn log_out(&self) {
+        self.click("form[action='/logout'] button").await;
+        self.wait_for_page("logged out", |_, s| s.contains(">Sign up</a>"))
+            .await;
+    }
+
+    /// With `SPICEBOARD_SCREENSHOTS=DIR` (scripts/screenshots), saves the page as
+    /// `DIR/{name}-desktop.png` and `DIR/{name}-phone.png`; otherwise does nothing.
+    async fn screenshot(&self, name: &str) {
+        let Some(dir) = std::env::var_os("SPICEBOARD_SCREENSHOTS") else {
+            return;
+        };
+        let dir = std::path::PathBuf::from(dir);
+        std::fs::create_dir_all(&dir).expect("screenshot directory");
+        for (width, height, suffix) in [(1280, 900, "desktop"), (390, 844, "phone")] {
+            self.call(
+                "POST",
+                &format!("/session/{}/window/rect", self.session),
+                json!({"width": width, "height": height}),
+            )
+            .await;
+            let png = self
+                .call(
+                    "GET",
+                    &format!("/session/{}/screenshot", self.session),
+                    Value::Null,
+                )
+                .await;
+            let bytes = base64_decode(png.as_str().unwrap_or(""));
+            std::fs::write(dir.join(format!("{name}-{suffix}.png")), bytes).expect("write PNG");
+        }
+        self.call(
+            "POST",
+            &format!("/session/{}/window/rect", self.session),
+            json!({"width": 1280, "height": 900}),
+        )
+        .await;
+    }
+
     /// Waits (bounded) until the page source satisfies `done`.
     async fn wait_for_page(&self, what: &str, done: impl Fn(&str, &str) -> bool) -> String {
         for _ in 0..600 {
@@ -186,6 +274,29 @@ impl Driver {
         }
         panic!("the browser never reached: {what}");
     }
+}
+
+/// Standard base64 (WebDriver's screenshots), without a dependency for one use.
+fn base64_decode(text: &str) -> Vec<u8> {
+    let value = |c: u8| match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        b'+' => Some(62),
+        b'/' => Some(63),
+        _ => None,
+    };
+    let sextets: Vec<u8> = text.bytes().filter_map(value).collect();
+    let mut out = Vec::with_capacity(sextets.len() * 3 / 4);
+    for chunk in sextets.chunks(4) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |acc, (i, &v)| acc | (u32::from(v) << (18 - 6 * i)));
+        let bytes = n.to_be_bytes();
+        out.extend_from_slice(&bytes[1..chunk.len()]);
+    }
+    out
 }
 
 #[tokio::test]
@@ -245,6 +356,205 @@ async fn a_team_member_logs_in_uploads_through_the_form_and_sees_the_row() {
         stored, "from the browser",
         "the upload went through the real form"
     );
+    driver
+        .call(
+            "DELETE",
+            &format!("/session/{}", driver.session),
+            Value::Null,
+        )
+        .await;
+}
+
+/// The story of issue 12, end to end: a person signs up and creates a team, a teammate joins
+/// through the invite link, a bad file is explained in full, a good and a worse upload leave the
+/// better on the leaderboard, the per-image page walks to the next image, and the organizer edits
+/// the challenge and exports every submission. With `SPICEBOARD_SCREENSHOTS=DIR` it also saves
+/// the main pages at desktop and phone width (scripts/screenshots).
+#[tokio::test]
+async fn the_story_of_a_team_and_an_organizer() {
+    let app = spawn_app_with(1, |_| {}).await;
+    app.challenge_with_split("story", "val", false).await;
+    let hash = spiceboard::auth::hash_password("organizer-password").expect("hash");
+    spiceboard::storage::accounts::create_user(&app.pool, "org@example.org", &hash, true)
+        .await
+        .expect("organizer");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = |name: &str, bytes: Vec<u8>| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).expect("write");
+        path.to_str().expect("utf-8 path").to_string()
+    };
+    let good = file("good.json", demo_results(true));
+    let worse = file("worse.json", demo_results(false));
+    let mut bad: Vec<Value> = serde_json::from_slice(&demo_results(true)).expect("json");
+    bad[0] = json!({"image_id": 1});
+    bad[1] = json!({"image_id": 9999, "caption": "a cow"});
+    bad[2] = json!({"image_id": 4, "caption": "a dog"});
+    bad.truncate(18);
+    let bad = file("bad.json", serde_json::to_vec(&bad).expect("json"));
+    let base = app.address.replace("127.0.0.1", "localhost");
+    let driver = Driver::start(&dir.path().join("profile")).await;
+
+    // Ann signs up and creates a team.
+    driver.go(&format!("{base}/signup?next=/c/story")).await;
+    driver.type_into("#email", "ann@example.org").await;
+    driver.type_into("#password", "a long password").await;
+    driver.click("#submit").await;
+    driver
+        .wait_for_page("the challenge page", |_, s| {
+            s.contains("id=\"create-team\"")
+        })
+        .await;
+    driver.type_into("#team-name", "Night Owls").await;
+    driver.click("#create-team").await;
+    driver
+        .wait_for_page("the team's invite link", |_, s| {
+            s.contains("id=\"invite-link\"")
+        })
+        .await;
+    let invite = driver.text("#invite-link").await;
+    assert!(invite.contains("/c/story/join/"), "{invite}");
+    driver.screenshot("challenge").await;
+    driver.log_out().await;
+
+    // Bob signs up and joins through the link.
+    driver.go(&format!("{base}/signup?next=/c/story")).await;
+    driver.type_into("#email", "bob@example.org").await;
+    driver.type_into("#password", "another long password").await;
+    driver.click("#submit").await;
+    driver
+        .wait_for_page("the challenge page", |_, s| {
+            s.contains("id=\"create-team\"")
+        })
+        .await;
+    driver.go(&invite.replace("127.0.0.1", "localhost")).await;
+    driver.click("#join").await;
+    let page = driver
+        .wait_for_page("the team page", |_, s| s.contains("id=\"members\""))
+        .await;
+    assert!(page.contains("ann@example.org") && page.contains("bob@example.org"));
+
+    // A bad file: every problem at once, numbered from 1; nothing stored.
+    driver.go(&format!("{base}/c/story/submit")).await;
+    driver.type_into("#file", &bad).await;
+    driver.type_into("#description", "first try").await;
+    driver.click("#upload").await;
+    driver
+        .wait_for_page("the upload error", |_, s| s.contains("id=\"upload-error\""))
+        .await;
+    let error = driver.text("#upload-error").await;
+    for part in [
+        "1 malformed entry: entry 1 (image_id 1)",
+        "1 image id is not in split \"val\": 9999 (entry 2)",
+        "1 image id appears more than once: 4 (entries 3 and 4)",
+        "images of split \"val\" have no caption",
+    ] {
+        assert!(error.contains(part), "{part}: {error}");
+    }
+    driver.screenshot("submit-error").await;
+
+    // A good upload, then a worse one: the better stays on the leaderboard.
+    let mut ids = Vec::new();
+    for (path, description) in [(&good, "careful"), (&worse, "hasty")] {
+        driver.go(&format!("{base}/c/story/submit")).await;
+        driver.type_into("#file", path).await;
+        driver.type_into("#description", description).await;
+        driver.click("#upload").await;
+        driver
+            .wait_for_page("the scored submission", |u, s| {
+                u.contains("/s/") && s.contains("id=\"categories\"")
+            })
+            .await;
+        let url = driver.current_url().await;
+        let id: i64 = url
+            .rsplit("/s/")
+            .next()
+            .and_then(|t| t.split(['?', '#']).next())
+            .and_then(|t| t.parse().ok())
+            .expect("a submission id");
+        ids.push(id);
+    }
+    driver.screenshot("submission").await;
+    let spice = |id: i64| {
+        let pool = app.pool.clone();
+        async move {
+            sqlx::query_scalar::<_, Option<f64>>(
+                "SELECT f FROM aggregate_scores WHERE submission_id = $1 AND category = 'all'",
+            )
+            .bind(id)
+            .fetch_one(&pool)
+            .await
+            .expect("SPICE")
+            .expect("defined")
+        }
+    };
+    assert!(
+        spice(ids[0]).await > spice(ids[1]).await,
+        "the careful captions score higher"
+    );
+    driver.go(&format!("{base}/c/story/leaderboard")).await;
+    let board = driver.source().await;
+    assert!(
+        board.contains(&format!("/s/{}", ids[0])),
+        "the better entry: {board}"
+    );
+    assert!(
+        !board.contains(&format!("/s/{}", ids[1])),
+        "not the worse one"
+    );
+    driver.screenshot("leaderboard").await;
+
+    // The per-image page, and on to the next image.
+    driver.go(&format!("{base}/s/{}", ids[0])).await;
+    driver.click("#images a").await;
+    driver
+        .wait_for_page("an image page", |_, s| s.contains("Candidate tuples"))
+        .await;
+    driver.screenshot("image").await;
+    let first = driver.current_url().await;
+    driver.click("#next").await;
+    driver
+        .wait_for_page("the next image", |u, s| {
+            u != first && s.contains("image 2 of 20")
+        })
+        .await;
+    driver.log_out().await;
+
+    // The organizer edits the challenge and exports every submission.
+    driver
+        .go(&format!("{base}/login?next=/admin/c/story"))
+        .await;
+    driver.type_into("#email", "org@example.org").await;
+    driver.type_into("#password", "organizer-password").await;
+    driver.click("#submit").await;
+    driver
+        .wait_for_page("the organizer page", |_, s| {
+            s.contains("id=\"save-details\"")
+        })
+        .await;
+    driver.clear("#title").await;
+    driver.type_into("#title", "Night captions").await;
+    driver.click("#save-details").await;
+    driver
+        .wait_for_page("saved", |_, s| s.contains("title and description saved"))
+        .await;
+    driver.screenshot("admin").await;
+    let href = driver.element("#export-submissions").await;
+    assert!(!href.is_empty());
+    let csv = reqwest::Client::new()
+        .get(format!("{base}/admin/c/story/submissions.csv"))
+        .header("Cookie", driver.cookie_header().await)
+        .send()
+        .await
+        .expect("GET export");
+    assert_eq!(csv.status(), 200);
+    let csv = csv.text().await.expect("CSV");
+    assert!(
+        csv.contains("Night Owls,careful") && csv.contains("Night Owls,hasty"),
+        "{csv}"
+    );
+    driver.go(&format!("{base}/c/story")).await;
+    assert!(driver.source().await.contains("<h1>Night captions</h1>"));
     driver
         .call(
             "DELETE",

@@ -241,3 +241,96 @@ async fn serve_says_how_to_make_the_first_organizer_and_warns_of_plain_http_on_t
     assert!(!out.contains("no organizer account yet"), "{out}");
     assert!(!err.contains("plain http"), "{err}");
 }
+
+#[tokio::test]
+async fn an_organizer_hands_a_team_made_on_the_command_line_to_a_person() {
+    let (_, url) = fresh_database().await;
+    let url = url.expose_secret().to_string();
+    let (ok, _, err) = spiceboard(
+        &url,
+        &["challenge", "create", "--slug", "hand", "--title", "Handed"],
+    );
+    assert!(ok, "{err}");
+    for name in ["Night Owls", "Foxes"] {
+        let (ok, _, err) = spiceboard(&url, &["team", "create", "--challenge", "hand", "--name", name]);
+        assert!(ok, "{err}");
+    }
+    let pool = sqlx::PgPool::connect(&url).await.expect("connect");
+    spiceboard::storage::accounts::create_user(&pool, "ann@example.org", "not-a-hash", false)
+        .await
+        .expect("user");
+    let add = |team: &str, email: &str| {
+        spiceboard(
+            &url,
+            &[
+                "team", "add-member", "--challenge", "hand", "--team", team, "--email", email,
+            ],
+        )
+    };
+    // E-mail addresses are matched as sign-up stores them (lowercase).
+    let (ok, out, err) = add("Night Owls", "Ann@Example.org");
+    assert!(ok, "{err}");
+    assert!(out.contains("ann@example.org is now in team \"Night Owls\""), "{out}");
+    let team: String = sqlx::query_scalar(
+        "SELECT t.name FROM team_members m JOIN teams t ON t.id = m.team_id
+         JOIN users u ON u.id = m.user_id WHERE u.email = 'ann@example.org'",
+    )
+    .fetch_one(&pool)
+    .await
+    .expect("membership");
+    assert_eq!(team, "Night Owls");
+    // One team per person per challenge; unknown teams and accounts are named.
+    let (ok, _, err) = add("Foxes", "ann@example.org");
+    assert!(!ok);
+    assert!(err.contains("already in a team"), "{err}");
+    let (ok, _, err) = add("Badgers", "ann@example.org");
+    assert!(!ok);
+    assert!(err.contains("no team \"Badgers\""), "{err}");
+    let (ok, _, err) = add("Foxes", "nobody@example.org");
+    assert!(!ok);
+    assert!(err.contains("no account with e-mail address \"nobody@example.org\""), "{err}");
+    let members: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM team_members")
+        .fetch_one(&pool)
+        .await
+        .expect("count");
+    assert_eq!(members, 1);
+    pool.close().await;
+}
+
+#[tokio::test]
+async fn an_organizer_sets_the_phase_from_the_command_line() {
+    let (_, url) = fresh_database().await;
+    let url = url.expose_secret().to_string();
+    let (ok, _, err) = spiceboard(
+        &url,
+        &["challenge", "create", "--slug", "ph", "--title", "Phased"],
+    );
+    assert!(ok, "{err}");
+    let (ok, out, err) = spiceboard(
+        &url,
+        &[
+            "challenge", "set-phase", "--slug", "ph", "--opens", "2020-01-01 09:00", "--closes",
+            "2020-02-01T12:00:00+02:00",
+        ],
+    );
+    assert!(ok, "{err}");
+    assert!(out.contains("phase of ph saved: Submissions closed at 2020-02-01 10:00 UTC."), "{out}");
+    let pool = sqlx::PgPool::connect(&url).await.expect("connect");
+    let c = spiceboard::actions::challenge(&pool, "ph").await.expect("challenge");
+    assert_eq!(
+        c.opens_at.map(|t| t.to_rfc3339()).as_deref(),
+        Some("2020-01-01T09:00:00+00:00")
+    );
+    // A close before the open is refused; nothing changes.
+    let (ok, _, err) = spiceboard(
+        &url,
+        &["challenge", "set-phase", "--slug", "ph", "--opens", "2020-03-01 09:00", "--closes", "2020-02-01 09:00"],
+    );
+    assert!(!ok);
+    assert!(err.contains("must come after the open"), "{err}");
+    // No bounds: open.
+    let (ok, out, err) = spiceboard(&url, &["challenge", "set-phase", "--slug", "ph"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("open, with no deadline"), "{out}");
+    pool.close().await;
+}

@@ -389,6 +389,32 @@ impl TestApp {
             .expect("POST /login")
     }
 
+    /// A browser of its own, signed up as `email` and made a member of team `team` (which must
+    /// exist) of challenge `slug`.
+    pub async fn member(&self, slug: &str, team: &str, email: &str) -> reqwest::Client {
+        let browser = client();
+        let csrf = self.csrf_of(&browser, "/signup").await;
+        let r = browser
+            .post(self.url("/signup"))
+            .form(&[
+                ("email", email),
+                ("password", "a long password"),
+                ("csrf", csrf.as_str()),
+            ])
+            .send()
+            .await
+            .expect("POST /signup");
+        assert_eq!(r.status(), 303, "sign-up of {email}");
+        let c = actions::challenge(&self.pool, slug)
+            .await
+            .expect("challenge");
+        let team = TeamName::parse(team).expect("name");
+        actions::add_member(&self.pool, &c, &team, email)
+            .await
+            .expect("member");
+        browser
+    }
+
     /// Makes an organizer account and logs this app's client in as it.
     pub async fn log_in_as_organizer(&self) {
         let hash = spiceboard::auth::hash_password("organizer-password").expect("hash");

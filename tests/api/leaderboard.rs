@@ -135,37 +135,177 @@ async fn entries_rank_by_any_column_with_ties_sharing_a_rank() {
     }
 }
 
+/// The organizer (logged in on `app.client`) sets the challenge's entry policy.
+async fn set_policy(app: &TestApp, policy: &str) {
+    let csrf = app.csrf("/admin/c/lb").await;
+    let r = app
+        .client
+        .post(app.url("/admin/c/lb/entry-policy"))
+        .form(&[("policy", policy), ("csrf", csrf.as_str())])
+        .send()
+        .await
+        .expect("POST entry-policy");
+    assert_eq!(r.status(), 303, "policy {policy} saved");
+}
+
+/// An upload through the API whose SPICE (and every other category) is `f`.
+async fn entry_scoring(app: &TestApp, token: &str, f: f64) -> i64 {
+    let id = app.submit("lb", token, "val", demo_results(true)).await;
+    fake_aggregates(&app.pool, id, [Some(f); 7]).await;
+    id
+}
+
 #[tokio::test]
-async fn one_entry_per_team_the_latest_unless_the_team_chooses() {
+async fn a_worse_later_upload_does_not_replace_the_best_entry_unless_the_policy_is_latest() {
     let (app, teams) = setup(false).await;
-    let (team_id, token) = &teams[0];
-    let first = app.submit("lb", token, "val", demo_results(true)).await;
-    fake_aggregates(&app.pool, first, [Some(0.3); 7]).await;
-    let second = app.submit("lb", token, "val", demo_results(false)).await;
-    fake_aggregates(&app.pool, second, [Some(0.1); 7]).await;
+    let (_, token) = &teams[0];
     let anon = reqwest::Client::new();
+    let good = entry_scoring(&app, token, 0.3).await;
+    let worse = entry_scoring(&app, token, 0.1).await;
     let b = board(&app, &anon, "").await;
-    assert_eq!(b["entries"].as_array().map(Vec::len), Some(1));
-    assert_eq!(
-        b["entries"][0]["submission_id"], second,
-        "latest by default"
-    );
-    let split_id: i64 = sqlx::query_scalar("SELECT split_id FROM submissions WHERE id = $1")
-        .bind(first)
-        .fetch_one(&app.pool)
-        .await
-        .expect("split");
-    spiceboard::storage::submissions::choose_for_leaderboard(&app.pool, *team_id, split_id, first)
-        .await
-        .expect("choose");
+    assert_eq!(b["entries"].as_array().map(Vec::len), Some(1), "one per team");
+    assert_eq!(b["entries"][0]["submission_id"], good, "the best by default");
+
+    app.log_in_as_organizer().await;
+    let (_, html) = get_text(&app.client, &app.url("/admin/c/lb")).await;
+    assert!(html.contains("value=\"best\" checked"), "best is the default");
+    set_policy(&app, "latest").await;
     let b = board(&app, &anon, "").await;
-    assert_eq!(b["entries"][0]["submission_id"], first, "the team's choice");
-    // A soft-deleted choice falls back to the latest.
-    spiceboard::storage::submissions::soft_delete(&app.pool, first)
+    assert_eq!(b["entries"][0]["submission_id"], worse, "the latest");
+    let (_, html) = get_text(&app.client, &app.url("/admin/c/lb")).await;
+    assert!(html.contains("value=\"latest\" checked"));
+
+    set_policy(&app, "best").await;
+    let better = entry_scoring(&app, token, 0.5).await;
+    let b = board(&app, &anon, "").await;
+    assert_eq!(b["entries"][0]["submission_id"], better, "a better upload does");
+    // A deleted entry gives way to the best of the rest.
+    spiceboard::storage::submissions::soft_delete(&app.pool, better)
         .await
         .expect("delete");
     let b = board(&app, &anon, "").await;
-    assert_eq!(b["entries"][0]["submission_id"], second);
+    assert_eq!(b["entries"][0]["submission_id"], good);
+
+    // An unknown policy is refused and changes nothing.
+    let csrf = app.csrf("/admin/c/lb").await;
+    let r = app
+        .client
+        .post(app.url("/admin/c/lb/entry-policy"))
+        .form(&[("policy", "random"), ("csrf", csrf.as_str())])
+        .send()
+        .await
+        .expect("POST");
+    assert_eq!(r.status(), 400);
+    let b = board(&app, &anon, "").await;
+    assert_eq!(b["entries"][0]["submission_id"], good);
+}
+
+async fn get_text(client: &reqwest::Client, url: &str) -> (u16, String) {
+    let r = client.get(url).send().await.expect("GET");
+    let status = r.status().as_u16();
+    (status, r.text().await.expect("body"))
+}
+
+/// A member of team "Owls" (made by the CLI helper), logged in on a browser of its own.
+async fn owls_member(app: &TestApp) -> reqwest::Client {
+    let browser = crate::helpers::client();
+    let csrf = app.csrf_of(&browser, "/signup").await;
+    let r = browser
+        .post(app.url("/signup"))
+        .form(&[
+            ("email", "owl@example.org"),
+            ("password", "a long password"),
+            ("csrf", csrf.as_str()),
+        ])
+        .send()
+        .await
+        .expect("POST /signup");
+    assert_eq!(r.status(), 303);
+    let c = actions::challenge(&app.pool, "lb").await.expect("challenge");
+    let owls = spiceboard::domain::TeamName::parse("Owls").expect("name");
+    actions::add_member(&app.pool, &c, &owls, "owl@example.org")
+        .await
+        .expect("member");
+    browser
+}
+
+#[tokio::test]
+async fn under_chosen_the_teams_pick_stays_and_the_page_stops_offering_it() {
+    let (app, teams) = setup(false).await;
+    let (_, token) = &teams[0];
+    let anon = reqwest::Client::new();
+    let owl = owls_member(&app).await;
+    app.log_in_as_organizer().await;
+    set_policy(&app, "chosen").await;
+    let good = entry_scoring(&app, token, 0.3).await;
+    let worse = entry_scoring(&app, token, 0.1).await;
+    let b = board(&app, &anon, "").await;
+    assert_eq!(b["entries"][0]["submission_id"], good, "the best until it chooses");
+
+    let button = |id: i64| format!("action=\"/s/{id}/choose\"");
+    let (_, html) = get_text(&owl, &app.url(&format!("/s/{good}"))).await;
+    assert!(html.contains("id=\"on-leaderboard\""), "{html}");
+    assert!(!html.contains(&button(good)));
+    let (_, html) = get_text(&owl, &app.url(&format!("/s/{worse}"))).await;
+    assert!(html.contains(&button(worse)), "{html}");
+
+    let csrf = app.csrf_of(&owl, &format!("/s/{worse}")).await;
+    let r = owl
+        .post(app.url(&format!("/s/{worse}/choose")))
+        .form(&[("csrf", csrf.as_str())])
+        .send()
+        .await
+        .expect("POST choose");
+    assert_eq!(r.status(), 303);
+    let b = board(&app, &anon, "").await;
+    assert_eq!(b["entries"][0]["submission_id"], worse, "the team's pick");
+    // Chosen now: the page says so instead of offering the same button again.
+    let (_, html) = get_text(&owl, &app.url(&format!("/s/{worse}"))).await;
+    assert!(html.contains("id=\"on-leaderboard\""), "{html}");
+    assert!(!html.contains(&button(worse)), "{html}");
+    let (_, html) = get_text(&owl, &app.url(&format!("/s/{good}"))).await;
+    assert!(html.contains(&button(good)));
+
+    // A new upload, even a better one, does not replace the pick.
+    let better = entry_scoring(&app, token, 0.5).await;
+    let b = board(&app, &anon, "").await;
+    assert_eq!(b["entries"][0]["submission_id"], worse);
+
+    // The history: SPICE, status, the entry marked, and the quota left (3 of 10 and 200 used).
+    let (_, html) = get_text(&owl, &app.url("/c/lb/submit")).await;
+    let history = &html[html.find("id=\"history\"").expect("history table")..];
+    let rows: Vec<&str> = history.split("<tr>").skip(2).collect();
+    assert_eq!(rows.len(), 3, "{history}");
+    for (row, (id, spice, entry)) in rows
+        .iter()
+        .zip([(better, "0.500", false), (worse, "0.100", true), (good, "0.300", false)])
+    {
+        assert!(row.contains(&format!("/s/{id}\"")), "{row}");
+        assert!(row.contains(spice), "{row}");
+        assert!(row.contains("scored"), "{row}");
+        assert_eq!(row.contains("on the leaderboard"), entry, "{row}");
+    }
+    assert!(
+        html.contains("7 in the next 24 hours"),
+        "{}",
+        &html[html.find("id=\"quota\"").unwrap_or(0)..]
+    );
+    assert!(html.contains("197 in total"));
+
+    // Where the policy is not `chosen`, there is nothing to choose.
+    set_policy(&app, "best").await;
+    let (_, html) = get_text(&owl, &app.url(&format!("/s/{good}"))).await;
+    assert!(!html.contains(&button(good)));
+    let csrf = app.csrf_of(&owl, &format!("/s/{good}")).await;
+    let r = owl
+        .post(app.url(&format!("/s/{good}/choose")))
+        .form(&[("csrf", csrf.as_str())])
+        .send()
+        .await
+        .expect("POST choose");
+    assert_eq!(r.status(), 400);
+    let b = board(&app, &anon, "").await;
+    assert_eq!(b["entries"][0]["submission_id"], better, "best again: 0.5");
 }
 
 #[tokio::test]
@@ -327,6 +467,56 @@ async fn an_upload_reaches_the_leaderboard_with_engine_scores() {
             assert!(meteor > 0.0 && meteor <= 1.0, "{e}");
         } else {
             assert!(e["meteor"].is_null(), "{e}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_first_public_split_is_the_default_and_an_unknown_sort_key_is_refused() {
+    let app = spawn_app_with(0, |_| {}).await;
+    // "test" (hidden) sorts before "val" (public): the default is still "val".
+    let c = app.challenge_with_split("lb", "test", true).await;
+    actions::import_references(
+        &app.pool,
+        &app.engine,
+        &c,
+        &spiceboard::domain::SplitName::parse("val").expect("split"),
+        crate::helpers::demo_references(),
+        false,
+    )
+    .await
+    .expect("import val");
+    app.team("lb", "Owls").await;
+    let owl = owls_member(&app).await;
+    let (_, html) = get_text(&owl, &app.url("/c/lb/submit")).await;
+    assert!(html.contains("<option value=\"val\" selected>"), "{html}");
+    assert!(!html.contains("<option value=\"test\" selected>"), "{html}");
+    // A small file limit reads as what it is, not "0.0 MB".
+    spiceboard::storage::challenges::set_limits(&app.pool, c.id, Some(10), Some(200), 1000)
+        .await
+        .expect("limits");
+    let (_, html) = get_text(&owl, &app.url("/c/lb/submit")).await;
+    assert!(html.contains("at most 1000 bytes)"), "{html}");
+    let anon = reqwest::Client::new();
+    assert_eq!(board(&app, &anon, "").await["split"], "val");
+    let (status, html) = get_text(&anon, &app.url("/c/lb/leaderboard")).await;
+    assert_eq!(status, 200);
+    assert!(html.contains("<strong>val</strong>"), "{html}");
+
+    for path in ["leaderboard", "leaderboard.json", "leaderboard.csv"] {
+        let (status, body) = get_text(&anon, &app.url(&format!("/c/lb/{path}?sort=bogus"))).await;
+        assert_eq!(status, 400, "{path}");
+        assert!(body.contains("unknown sort key"), "{body}");
+        assert!(
+            body.contains(
+                "valid keys: spice, object, relation, attribute, color, count, size, bleu_4, \
+                 meteor, rouge_l, cider_d"
+            ),
+            "{body}"
+        );
+        for fine in ["?sort=object", "?sort=", ""] {
+            let (status, _) = get_text(&anon, &app.url(&format!("/c/lb/{path}{fine}"))).await;
+            assert_eq!(status, 200, "{path}{fine}");
         }
     }
 }

@@ -1212,7 +1212,14 @@ async fn the_embedded_cluster_is_stopped_by_its_last_user_and_served_once() {
 #[tokio::test]
 async fn only_a_teams_member_chooses_its_entry_and_only_a_scored_one() {
     let app = spawn_app_with(0, |_| {}).await;
-    app.challenge_with_split("pick", "val", false).await;
+    let challenge = app.challenge_with_split("pick", "val", false).await;
+    spiceboard::storage::challenges::set_entry_policy(
+        &app.pool,
+        challenge.id,
+        spiceboard::domain::leaderboard::EntryPolicy::Chosen,
+    )
+    .await
+    .expect("teams choose");
     let (owls, foxes) = (client(), client());
     member_with_team(&app, &owls, "pick", "ann@example.org", "Owls").await;
     member_with_team(&app, &foxes, "pick", "bea@example.org", "Foxes").await;
@@ -1253,17 +1260,17 @@ async fn only_a_teams_member_chooses_its_entry_and_only_a_scored_one() {
         "another team's submission does not exist for it"
     );
     // The page offers the choice to the team only; an organizer sees the page without it.
-    let button = format!("action=\"/s/{}/choose\"", ids[0]);
-    let (status, page) = get(&owls, app.url(&format!("/s/{}", ids[0]))).await;
+    let button = format!("action=\"/s/{}/choose\"", ids[1]);
+    let (status, page) = get(&owls, app.url(&format!("/s/{}", ids[1]))).await;
     assert!(status == 200 && page.contains(&button), "{status}");
     app.log_in_as_organizer().await;
-    let (status, page) = get(&app.client, app.url(&format!("/s/{}", ids[0]))).await;
+    let (status, page) = get(&app.client, app.url(&format!("/s/{}", ids[1]))).await;
     assert!(status == 200 && !page.contains(&button), "{status}");
-    assert_eq!(choose(owls.clone(), ids[0]).await, 303);
+    assert_eq!(choose(owls.clone(), ids[1]).await, 303);
     let (_, body) = get(&client(), app.url("/c/pick/leaderboard.json?split=val")).await;
     let board: serde_json::Value = serde_json::from_str(&body).expect("json");
     assert_eq!(
-        board["entries"][0]["submission_id"], ids[0],
-        "the chosen, not the latest"
+        board["entries"][0]["submission_id"], ids[1],
+        "the chosen, not the best"
     );
 }

@@ -1,4 +1,5 @@
-//! The organizer area: create a challenge, import references, set limits, hide or reveal a split,
+//! The organizer area: create a challenge, import references, set limits and the leaderboard entry
+//! policy, hide or reveal a split,
 //! add baselines and the Human row, re-score, soft-delete submissions, export CSV. Each action is
 //! one call into `crate::actions`, which the CLI shares.
 
@@ -9,18 +10,18 @@ use serde::Deserialize;
 use sqlx::PgPool;
 
 use super::forms::{Organizer, Posted, Sender, Upload};
-use super::home::html;
 use super::{multipart, Layout, PageError};
 use crate::actions::{self, Uploader, Viewer};
 use crate::auth::MaybeUser;
-use crate::domain::leaderboard::SortKey;
-use crate::domain::{ChallengeSlug, SplitName, Title};
+use crate::domain::leaderboard::{EntryPolicy, SortKey};
+use crate::domain::phase::{self, Phase};
+use crate::domain::{ChallengeSlug, SplitName, SubmissionKind, Title};
 use crate::scoring::SharedEngine;
 use crate::startup::AppConfig;
 use crate::storage::accounts::User;
 use crate::storage::challenges::{self, Challenge};
 use crate::storage::splits::{self, Split};
-use crate::storage::submissions::{self, Submission};
+use crate::storage::submissions;
 
 /// The organizer looking at a page of this area.
 fn organizer(user: MaybeUser) -> Result<User, PageError> {
@@ -61,6 +62,9 @@ fn serde_urlencoded_msg(s: &str) -> String {
 struct AdminIndex {
     layout: Layout,
     challenges: Vec<Challenge>,
+    /// Why the new-challenge form failed, and the form as typed.
+    error: Option<String>,
+    typed: NewChallenge,
 }
 
 pub async fn index(
@@ -69,14 +73,33 @@ pub async fn index(
     user: MaybeUser,
 ) -> Result<HttpResponse, PageError> {
     let user = organizer(user)?;
-    let page = AdminIndex {
-        layout: Layout::new(&req, Some(&user)),
-        challenges: challenges::list(pool.get_ref()).await?,
-    };
-    Ok(html(page.render()?))
+    render_index(&req, &pool, &user, None, NewChallenge::default()).await
 }
 
-#[derive(Deserialize)]
+async fn render_index(
+    req: &HttpRequest,
+    pool: &PgPool,
+    user: &User,
+    error: Option<String>,
+    typed: NewChallenge,
+) -> Result<HttpResponse, PageError> {
+    let status = if error.is_some() {
+        actix_web::http::StatusCode::BAD_REQUEST
+    } else {
+        actix_web::http::StatusCode::OK
+    };
+    let page = AdminIndex {
+        layout: Layout::new(req, Some(user)),
+        challenges: challenges::list(pool).await?,
+        error,
+        typed,
+    };
+    Ok(HttpResponse::build(status)
+        .content_type("text/html; charset=utf-8")
+        .body(page.render()?))
+}
+
+#[derive(Deserialize, Default)]
 pub struct NewChallenge {
     slug: String,
     title: String,
@@ -85,14 +108,33 @@ pub struct NewChallenge {
 }
 
 pub async fn create_challenge(
+    req: HttpRequest,
     pool: web::Data<PgPool>,
-    Posted { form, .. }: Posted<Organizer, NewChallenge>,
+    Posted {
+        by: Organizer(user),
+        form,
+    }: Posted<Organizer, NewChallenge>,
 ) -> Result<HttpResponse, PageError> {
-    let slug =
-        ChallengeSlug::parse(&form.slug).map_err(|e| PageError::BadRequest(e.to_string()))?;
-    let title = Title::parse(&form.title).map_err(|e| PageError::BadRequest(e.to_string()))?;
-    let c = actions::create_challenge(&pool, &slug, &title, form.description.trim()).await?;
-    Ok(back(&c.slug, "challenge created; import references next"))
+    let parsed = ChallengeSlug::parse(&form.slug)
+        .map_err(|e| e.to_string())
+        .and_then(|slug| {
+            Title::parse(&form.title)
+                .map(|title| (slug, title))
+                .map_err(|e| e.to_string())
+        });
+    let created = match parsed {
+        Ok((slug, title)) => {
+            actions::create_challenge(&pool, &slug, &title, form.description.trim()).await
+        }
+        Err(e) => Err(actions::ActionError::Invalid(e)),
+    };
+    match created {
+        Ok(c) => Ok(back(&c.slug, "challenge created; import references next")),
+        Err(e @ (actions::ActionError::Invalid(_) | actions::ActionError::ChallengeExists(_))) => {
+            render_index(&req, &pool, &user, Some(e.to_string()), form).await
+        }
+        Err(e) => Err(e.into()),
+    }
 }
 
 struct SplitRow {
@@ -107,11 +149,23 @@ struct AdminChallenge {
     layout: Layout,
     challenge: Challenge,
     splits: Vec<SplitRow>,
-    submissions: Vec<Submission>,
+    submissions: Vec<submissions::OrganizerLine>,
     message: Option<String>,
+    /// The title and description as the edit form shows them, and its error.
+    title: String,
+    description: String,
+    details_error: Option<String>,
     daily: String,
     total: String,
     team_bytes: String,
+    max_bytes: String,
+    /// The error of a failed limits or phase form, shown above it.
+    limits_error: Option<String>,
+    phase_error: Option<String>,
+    /// The phase's bounds as the `datetime-local` inputs take them (UTC), and the current state.
+    opens_at: String,
+    closes_at: String,
+    phase: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -127,36 +181,85 @@ pub async fn challenge(
     q: web::Query<MsgQuery>,
 ) -> Result<HttpResponse, PageError> {
     let user = organizer(user)?;
-    let challenge = actions::challenge(&pool, &slug).await?;
+    render_challenge(&req, &pool, &user, &slug, q.msg.clone(), None).await
+}
+
+/// A form of the organizer's page that failed: why, and what was typed (shown again in the form).
+enum Failed {
+    Details(String, DetailsForm),
+    Limits(String, LimitsForm),
+    Phase(String, PhaseForm),
+}
+
+async fn render_challenge(
+    req: &HttpRequest,
+    pool: &PgPool,
+    user: &User,
+    slug: &str,
+    message: Option<String>,
+    failed: Option<Failed>,
+) -> Result<HttpResponse, PageError> {
+    let challenge = actions::challenge(pool, slug).await?;
     let mut rows = Vec::new();
-    for split in splits::list_current(pool.get_ref(), challenge.id).await? {
-        let (unparsed, parse_error) = splits::parse_failures(pool.get_ref(), split.id).await?;
+    for split in splits::list_current(pool, challenge.id).await? {
+        let (unparsed, parse_error) = splits::parse_failures(pool, split.id).await?;
         rows.push(SplitRow {
             split,
             unparsed,
             parse_error,
         });
     }
-    let page = AdminChallenge {
-        layout: Layout::new(&req, Some(&user)),
-        daily: challenge
-            .daily_submission_limit
-            .map(|v| v.to_string())
-            .unwrap_or_default(),
-        total: challenge
-            .total_submission_limit
-            .map(|v| v.to_string())
-            .unwrap_or_default(),
-        team_bytes: challenge
-            .max_team_bytes
-            .map(|v| v.to_string())
-            .unwrap_or_default(),
-        submissions: submissions::recent_of_challenge(pool.get_ref(), challenge.id, 100).await?,
+    let text = |v: Option<i64>| v.map(|v| v.to_string()).unwrap_or_default();
+    let mut page = AdminChallenge {
+        layout: Layout::new(req, Some(user)),
+        daily: text(challenge.daily_submission_limit.map(i64::from)),
+        total: text(challenge.total_submission_limit.map(i64::from)),
+        max_bytes: challenge.max_file_bytes.to_string(),
+        team_bytes: text(challenge.max_team_bytes),
+        opens_at: phase::input_text(challenge.opens_at),
+        closes_at: phase::input_text(challenge.closes_at),
+        phase: challenge.phase().summary(chrono::Utc::now()),
+        limits_error: None,
+        phase_error: None,
+        submissions: submissions::organizer_lines(pool, challenge.id, Some(100)).await?,
+        title: challenge.title.clone(),
+        description: challenge.description.clone(),
+        details_error: None,
         challenge,
         splits: rows,
-        message: q.msg.clone(),
+        message,
     };
-    Ok(html(page.render()?))
+    let failed_status = failed.is_some();
+    match failed {
+        Some(Failed::Limits(error, form)) => {
+            page.limits_error = Some(error);
+            page.daily = form.daily;
+            page.total = form.total;
+            page.max_bytes = form.max_bytes;
+            if let Some(t) = form.max_team_bytes {
+                page.team_bytes = t;
+            }
+        }
+        Some(Failed::Details(error, form)) => {
+            page.details_error = Some(error);
+            page.title = form.title;
+            page.description = form.description;
+        }
+        Some(Failed::Phase(error, form)) => {
+            page.phase_error = Some(error);
+            page.opens_at = form.opens_at;
+            page.closes_at = form.closes_at;
+        }
+        None => {}
+    }
+    let status = if failed_status {
+        actix_web::http::StatusCode::BAD_REQUEST
+    } else {
+        actix_web::http::StatusCode::OK
+    };
+    Ok(HttpResponse::build(status)
+        .content_type("text/html; charset=utf-8")
+        .body(page.render()?))
 }
 
 pub async fn import_references(
@@ -206,6 +309,46 @@ pub async fn import_references(
 }
 
 #[derive(Deserialize)]
+pub struct DetailsForm {
+    title: String,
+    #[serde(default)]
+    description: String,
+}
+
+/// Edits the challenge's title and description.
+pub async fn set_details(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    slug: web::Path<String>,
+    Posted {
+        by: Organizer(user),
+        form,
+    }: Posted<Organizer, DetailsForm>,
+) -> Result<HttpResponse, PageError> {
+    let challenge = actions::challenge(&pool, &slug).await?;
+    let description = form.description.trim();
+    let checked = Title::parse(&form.title)
+        .map_err(|e| e.to_string())
+        .and_then(|t| {
+            if description.chars().count() > 5000 {
+                Err("the description is longer than 5000 characters".to_string())
+            } else {
+                Ok(t)
+            }
+        });
+    match checked {
+        Ok(title) => {
+            challenges::set_details(pool.get_ref(), challenge.id, &title, description).await?;
+            Ok(back(&challenge.slug, "title and description saved"))
+        }
+        Err(e) => {
+            let failed = Failed::Details(e, form);
+            render_challenge(&req, &pool, &user, &slug, None, Some(failed)).await
+        }
+    }
+}
+
+#[derive(Deserialize)]
 pub struct LimitsForm {
     #[serde(default)]
     daily: String,
@@ -229,11 +372,30 @@ fn optional_count(s: &str, what: &str) -> Result<Option<i32>, PageError> {
 }
 
 pub async fn set_limits(
+    req: HttpRequest,
     pool: web::Data<PgPool>,
     slug: web::Path<String>,
-    Posted { form, .. }: Posted<Organizer, LimitsForm>,
+    Posted {
+        by: Organizer(user),
+        form,
+    }: Posted<Organizer, LimitsForm>,
 ) -> Result<HttpResponse, PageError> {
     let challenge = actions::challenge(&pool, &slug).await?;
+    match save_limits(&pool, &challenge, &form).await {
+        Ok(()) => Ok(back(&challenge.slug, "limits saved")),
+        Err(PageError::BadRequest(e)) => {
+            let failed = Failed::Limits(e, form);
+            render_challenge(&req, &pool, &user, &slug, None, Some(failed)).await
+        }
+        Err(e) => Err(e),
+    }
+}
+
+async fn save_limits(
+    pool: &PgPool,
+    challenge: &Challenge,
+    form: &LimitsForm,
+) -> Result<(), PageError> {
     let daily = optional_count(&form.daily, "daily limit")?;
     let total = optional_count(&form.total, "total limit")?;
     let max_bytes: i64 = form
@@ -245,19 +407,85 @@ pub async fn set_limits(
         .ok_or_else(|| {
             PageError::BadRequest("maximum file size must be a positive number of bytes".into())
         })?;
-    challenges::set_limits(pool.get_ref(), challenge.id, daily, total, max_bytes).await?;
-    if let Some(cap) = &form.max_team_bytes {
-        let cap = match cap.trim() {
-            "" => None,
-            t => Some(t.parse::<i64>().ok().filter(|v| *v > 0).ok_or_else(|| {
+    let cap = match form.max_team_bytes.as_deref().map(str::trim) {
+        None => None,
+        Some("") => Some(None),
+        Some(t) => Some(Some(t.parse::<i64>().ok().filter(|v| *v > 0).ok_or_else(
+            || {
                 PageError::BadRequest(
                     "stored bytes per team must be a positive number or empty".into(),
                 )
-            })?),
-        };
-        challenges::set_max_team_bytes(pool.get_ref(), challenge.id, cap).await?;
+            },
+        )?)),
+    };
+    challenges::set_limits(pool, challenge.id, daily, total, max_bytes).await?;
+    if let Some(cap) = cap {
+        challenges::set_max_team_bytes(pool, challenge.id, cap).await?;
     }
-    Ok(back(&challenge.slug, "limits saved"))
+    Ok(())
+}
+
+#[derive(Deserialize)]
+pub struct EntryPolicyForm {
+    policy: String,
+}
+
+/// Which of a team's submissions the challenge's leaderboards show: `best`, `latest` or `chosen`.
+pub async fn set_entry_policy(
+    pool: web::Data<PgPool>,
+    slug: web::Path<String>,
+    Posted { form, .. }: Posted<Organizer, EntryPolicyForm>,
+) -> Result<HttpResponse, PageError> {
+    let challenge = actions::challenge(&pool, &slug).await?;
+    let policy = EntryPolicy::parse(&form.policy).ok_or_else(|| {
+        PageError::BadRequest(format!(
+            "unknown entry policy {:?}; valid: best, latest, chosen",
+            form.policy
+        ))
+    })?;
+    challenges::set_entry_policy(pool.get_ref(), challenge.id, policy).await?;
+    Ok(back(&challenge.slug, "leaderboard entry policy saved"))
+}
+
+#[derive(Deserialize)]
+pub struct PhaseForm {
+    #[serde(default)]
+    opens_at: String,
+    #[serde(default)]
+    closes_at: String,
+}
+
+/// When team uploads open and close (UTC; empty = no bound).
+pub async fn set_phase(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    slug: web::Path<String>,
+    Posted {
+        by: Organizer(user),
+        form,
+    }: Posted<Organizer, PhaseForm>,
+) -> Result<HttpResponse, PageError> {
+    let challenge = actions::challenge(&pool, &slug).await?;
+    let parsed = phase::parse_time(&form.opens_at)
+        .map_err(|e| format!("opens: {e}"))
+        .and_then(|o| {
+            phase::parse_time(&form.closes_at)
+                .map_err(|e| format!("closes: {e}"))
+                .map(|c| (o, c))
+        })
+        .and_then(|(o, c)| Phase::new(o, c));
+    let phase = match parsed {
+        Ok(p) => p,
+        Err(e) => {
+            let failed = Failed::Phase(e, form);
+            return render_challenge(&req, &pool, &user, &slug, None, Some(failed)).await;
+        }
+    };
+    challenges::set_phase(pool.get_ref(), challenge.id, phase).await?;
+    let msg = phase
+        .summary(chrono::Utc::now())
+        .unwrap_or_else(|| "Submissions are open, with no deadline.".into());
+    Ok(back(&challenge.slug, &format!("phase saved. {msg}")))
 }
 
 #[derive(Deserialize)]
@@ -359,6 +587,74 @@ pub async fn rescore(
     ))
 }
 
+#[derive(Template)]
+#[template(path = "admin_delete.html")]
+struct ConfirmDelete {
+    layout: Layout,
+    challenge: Challenge,
+    line: submissions::OrganizerLine,
+}
+
+/// Asks before deleting: what the submission is, and a button that deletes it.
+pub async fn confirm_delete(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    user: MaybeUser,
+    id: web::Path<i64>,
+) -> Result<HttpResponse, PageError> {
+    let user = organizer(user)?;
+    let s = submissions::by_id(pool.get_ref(), *id)
+        .await?
+        .ok_or(PageError::NotFound)?;
+    let split = splits::by_id(pool.get_ref(), s.split_id)
+        .await?
+        .ok_or(PageError::NotFound)?;
+    let challenge = challenges::by_id(pool.get_ref(), split.challenge_id)
+        .await?
+        .ok_or(PageError::NotFound)?;
+    let line = submissions::organizer_lines(pool.get_ref(), challenge.id, None)
+        .await?
+        .into_iter()
+        .find(|l| l.id == s.id)
+        .ok_or(PageError::NotFound)?;
+    let page = ConfirmDelete {
+        layout: Layout::new(&req, Some(&user)),
+        challenge,
+        line,
+    };
+    Ok(HttpResponse::Ok()
+        .content_type("text/html; charset=utf-8")
+        .body(page.render()?))
+}
+
+/// The organizers' export of every submission of the challenge (all splits, deleted ones too):
+/// who sent it, its description, status and scores, and whether it is its team's entry.
+pub async fn export_submissions(
+    pool: web::Data<PgPool>,
+    user: MaybeUser,
+    slug: web::Path<String>,
+) -> Result<HttpResponse, PageError> {
+    let _ = organizer(user)?;
+    let challenge = actions::challenge(&pool, &slug).await?;
+    let lines = submissions::organizer_lines(pool.get_ref(), challenge.id, None).await?;
+    let entries = crate::storage::leaderboard::entries_of_challenge(pool.get_ref(), challenge.id)
+        .await?
+        .into_iter()
+        .collect();
+    let body =
+        actions::submissions_csv(&lines, &entries).map_err(|e| PageError::Internal(e.into()))?;
+    Ok(HttpResponse::Ok()
+        .content_type("text/csv; charset=utf-8")
+        .insert_header((
+            "Content-Disposition",
+            format!(
+                "attachment; filename=\"{}-submissions.csv\"",
+                challenge.slug
+            ),
+        ))
+        .body(body))
+}
+
 pub async fn delete_submission(
     pool: web::Data<PgPool>,
     id: web::Path<i64>,
@@ -398,7 +694,7 @@ pub async fn export_csv(
     let rows = actions::leaderboard(
         &pool,
         &split,
-        SortKey::parse(q.sort.as_deref()),
+        SortKey::parse(q.sort.as_deref()).map_err(|e| PageError::BadRequest(e.to_string()))?,
         Viewer {
             organizer: true,
             team_id: None,

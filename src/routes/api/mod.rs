@@ -1,7 +1,8 @@
 //! The JSON API for `curl`-style use: upload with an API token, then poll the submission.
 //!
 //! `POST /api/c/{slug}/submissions` (multipart `file`, optional `split` and `description`,
-//! `Authorization: Bearer <token>`) answers 202 `{"id", "status_url"}`;
+//! `Authorization: Bearer <token>`) answers 202 `{"id", "status_url"}` (refusals answer
+//! `{"error"}`: 400 for a bad file, 403 outside the challenge's phase, 413, 429 for the quota);
 //! `GET /api/submissions/{id}` answers `{"id", "status", "queue_position", "attempts", "error",
 //! "challenge", "split", "scores": {"all": {"precision", "recall", "f", "tp", "fp", "fn"}, ...},
 //! "classic": {"Bleu_1", ..., "Bleu_4", "ROUGE_L", "CIDEr"} or null}`.
@@ -32,6 +33,9 @@ pub enum ApiError {
     TooLarge(String),
     #[error("{0}")]
     Quota(String),
+    /// Outside the challenge's submission phase.
+    #[error("{0}")]
+    Closed(String),
     #[error("{0}")]
     Unavailable(String),
     #[error("internal error")]
@@ -67,6 +71,7 @@ impl From<ActionError> for ApiError {
                 ApiError::TooLarge(u.to_string())
             }
             ActionError::Quota(q) => ApiError::Quota(q),
+            ActionError::Closed(m) => ApiError::Closed(m),
             ActionError::Database(db) => db.into(),
             ActionError::DiskFull(m) => ApiError::Unavailable(m),
             ActionError::Internal(cause) => ApiError::Internal(anyhow::anyhow!(cause)),
@@ -89,6 +94,7 @@ impl ResponseError for ApiError {
             ApiError::Rejected(_) => StatusCode::BAD_REQUEST,
             ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::Quota(_) => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::Closed(_) => StatusCode::FORBIDDEN,
             ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }

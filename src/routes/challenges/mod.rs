@@ -1,4 +1,5 @@
-//! A challenge's overview, team creation and API tokens, and its leaderboard (HTML, CSV, JSON).
+//! A challenge's overview, teams (creating, invite links, joining, leaving) and API tokens, and its
+//! leaderboard (HTML, CSV, JSON).
 
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
@@ -40,9 +41,51 @@ struct Overview {
     challenge: Challenge,
     splits: Vec<Split>,
     team: Option<accounts::Team>,
+    members: Vec<String>,
+    /// The team's invite link, shown to its members only.
+    invite_link: Option<String>,
     tokens: Vec<TokenInfo>,
     new_token: Option<String>,
     coco_mode: bool,
+    /// When submissions open and close, with the time left (`None`: no bounds).
+    phase: Option<String>,
+    /// The next open or close (RFC 3339), for the page's countdown script.
+    phase_until: Option<String>,
+    /// A team form that failed: why, and the name as typed.
+    failed: Option<FailedTeam>,
+    /// The upload API's address as this browser reaches the server, and the split the snippet
+    /// names (the first public one, as on the submit form).
+    api_url: String,
+    default_split: String,
+    /// The file size limit in the unit that fits ("20.0 MB").
+    max_size: String,
+}
+
+/// The team form as it was sent, shown again with its error.
+struct FailedTeam {
+    error: String,
+    name: String,
+}
+
+/// The absolute address of `path` as the browser reached this server.
+fn absolute(req: &HttpRequest, path: &str) -> String {
+    let info = req.connection_info();
+    format!("{}://{}{path}", info.scheme(), info.host())
+}
+
+/// A page that carries a secret in its address (an invite code): sent nowhere else by the browser,
+/// and not kept in caches.
+fn private(mut res: HttpResponse) -> HttpResponse {
+    let headers = res.headers_mut();
+    headers.insert(
+        actix_web::http::header::REFERRER_POLICY,
+        actix_web::http::header::HeaderValue::from_static("no-referrer"),
+    );
+    headers.insert(
+        actix_web::http::header::CACHE_CONTROL,
+        actix_web::http::header::HeaderValue::from_static("no-store"),
+    );
+    res
 }
 
 pub async fn overview(
@@ -51,7 +94,7 @@ pub async fn overview(
     user: MaybeUser,
     slug: web::Path<String>,
 ) -> Result<HttpResponse, PageError> {
-    render_overview(&req, &pool, user.0.as_ref(), &slug, None).await
+    render_overview(&req, &pool, user.0.as_ref(), &slug, None, None).await
 }
 
 async fn render_overview(
@@ -60,6 +103,7 @@ async fn render_overview(
     user: Option<&accounts::User>,
     slug: &str,
     new_token: Option<String>,
+    failed: Option<FailedTeam>,
 ) -> Result<HttpResponse, PageError> {
     let challenge = actions::challenge(pool, slug).await?;
     let splits = splits::list_current(pool, challenge.id).await?;
@@ -67,21 +111,58 @@ async fn render_overview(
         Some(u) => accounts::team_of_user(pool, challenge.id, u.id).await?,
         None => None,
     };
-    let tokens = match &team {
-        Some(t) => accounts::tokens_of_team(pool, t.id).await?,
-        None => Vec::new(),
+    let (tokens, members, invite_link) = match &team {
+        Some(t) => (
+            accounts::tokens_of_team(pool, t.id).await?,
+            accounts::members_of_team(pool, t.id).await?,
+            Some(absolute(
+                req,
+                &format!(
+                    "/c/{}/join/{}",
+                    challenge.slug,
+                    accounts::invite_code(pool, t.id).await?
+                ),
+            )),
+        ),
+        None => (Vec::new(), Vec::new(), None),
     };
     let coco_mode = splits.iter().any(|s| s.caption_mode == CaptionMode::Coco);
+    let now = chrono::Utc::now();
+    let phase = challenge.phase().summary(now);
+    let phase_until = challenge.phase().next_change_text(now);
+    let status = if failed.is_some() {
+        actix_web::http::StatusCode::BAD_REQUEST
+    } else {
+        actix_web::http::StatusCode::OK
+    };
+    let default_split = splits
+        .iter()
+        .find(|s| !s.hidden)
+        .or(splits.first())
+        .map(|s| s.name.clone())
+        .unwrap_or_default();
+    let api_url = absolute(req, &format!("/api/c/{}/submissions", challenge.slug));
     let page = Overview {
         layout: Layout::new(req, user),
+        phase,
+        phase_until,
+        failed,
+        api_url,
+        default_split,
+        max_size: super::view::size_text(challenge.max_file_bytes),
         challenge,
         splits,
         team,
+        members,
+        invite_link,
         tokens,
         new_token,
         coco_mode,
     };
-    Ok(html(page.render()?))
+    let res = HttpResponse::build(status)
+        .content_type("text/html; charset=utf-8")
+        .body(page.render()?);
+    Ok(private(res))
 }
 
 #[derive(Deserialize)]
@@ -99,9 +180,99 @@ pub async fn create_team(
     }: Posted<Member, TeamForm>,
 ) -> Result<HttpResponse, PageError> {
     let challenge = actions::challenge(&pool, &slug).await?;
-    let name = TeamName::parse(&form.name).map_err(|e| PageError::BadRequest(e.to_string()))?;
-    let (_, token) = actions::create_team(&pool, &challenge, &name, Some(u.id)).await?;
-    render_overview(&req, &pool, Some(&u), &slug, Some(token)).await
+    let created = match TeamName::parse(&form.name) {
+        Ok(name) => actions::create_team(&pool, &challenge, &name, Some(u.id)).await,
+        Err(e) => Err(actions::ActionError::Invalid(e.to_string())),
+    };
+    match created {
+        Ok((_, token)) => render_overview(&req, &pool, Some(&u), &slug, Some(token), None).await,
+        Err(e @ (actions::ActionError::Invalid(_) | actions::ActionError::TeamExists(_))) => {
+            let failed = FailedTeam {
+                error: e.to_string(),
+                name: form.name.clone(),
+            };
+            render_overview(&req, &pool, Some(&u), &slug, None, Some(failed)).await
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+#[derive(Template)]
+#[template(path = "join.html")]
+struct JoinPage {
+    layout: Layout,
+    challenge: Challenge,
+    team: accounts::Team,
+    code: String,
+    /// The visitor's team in this challenge, if they have one (then they cannot join).
+    current: Option<accounts::Team>,
+}
+
+/// An invite link: the team's name and a Join button (for a visitor in no team of the challenge).
+pub async fn join_form(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    user: MaybeUser,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, PageError> {
+    let (slug, code) = path.into_inner();
+    let challenge = actions::challenge(&pool, &slug).await?;
+    let team = actions::invited_team(&pool, &challenge, &code).await?;
+    let current = match &user.0 {
+        Some(u) => accounts::team_of_user(pool.get_ref(), challenge.id, u.id).await?,
+        None => None,
+    };
+    let page = JoinPage {
+        layout: Layout::new(&req, user.0.as_ref()),
+        challenge,
+        team,
+        code,
+        current,
+    };
+    Ok(private(html(page.render()?)))
+}
+
+/// Joins the team of an invite link, then shows the challenge page.
+pub async fn join(
+    pool: web::Data<PgPool>,
+    path: web::Path<(String, String)>,
+    Posted { by: Member(u), .. }: Posted<Member>,
+) -> Result<HttpResponse, PageError> {
+    let (slug, code) = path.into_inner();
+    let challenge = actions::challenge(&pool, &slug).await?;
+    actions::join_team(&pool, &challenge, &code, u.id).await?;
+    Ok(to_challenge(&challenge))
+}
+
+/// Leaves the user's team of the challenge (the team's invite code changes).
+pub async fn leave_team(
+    pool: web::Data<PgPool>,
+    slug: web::Path<String>,
+    Posted { by: Member(u), .. }: Posted<Member>,
+) -> Result<HttpResponse, PageError> {
+    let challenge = actions::challenge(&pool, &slug).await?;
+    actions::leave_team(&pool, &challenge, u.id).await?;
+    Ok(to_challenge(&challenge))
+}
+
+/// Gives the user's team a new invite code; links with the old one stop working.
+pub async fn renew_invite(
+    pool: web::Data<PgPool>,
+    slug: web::Path<String>,
+    Posted { by: Member(u), .. }: Posted<Member>,
+) -> Result<HttpResponse, PageError> {
+    let challenge = actions::challenge(&pool, &slug).await?;
+    actions::renew_invite(&pool, &challenge, u.id).await?;
+    Ok(to_challenge(&challenge))
+}
+
+fn to_challenge(challenge: &Challenge) -> HttpResponse {
+    HttpResponse::SeeOther()
+        .insert_header((
+            actix_web::http::header::LOCATION,
+            format!("/c/{}", challenge.slug),
+        ))
+        .finish()
 }
 
 #[derive(Deserialize)]
@@ -126,7 +297,7 @@ pub async fn create_token(
     let token = auth::new_token();
     let label: String = form.label.trim().chars().take(80).collect();
     accounts::create_api_token(pool.get_ref(), team.id, &auth::token_hash(&token), &label).await?;
-    render_overview(&req, &pool, Some(&u), &slug, Some(token)).await
+    render_overview(&req, &pool, Some(&u), &slug, Some(token), None).await
 }
 
 /// Revokes one of the team's API tokens: it stops working at once.
@@ -142,7 +313,7 @@ pub async fn revoke_token(
         .await?
         .ok_or(PageError::Forbidden)?;
     actions::revoke_token(&pool, Some(team.id), token_id).await?;
-    render_overview(&req, &pool, Some(&u), &slug, None).await
+    render_overview(&req, &pool, Some(&u), &slug, None, None).await
 }
 
 #[derive(Deserialize)]
@@ -180,6 +351,9 @@ struct Row {
     name: String,
     link: Option<String>,
     cells: Vec<String>,
+    /// When the entry was scored (UTC day) and how many scored submissions its team has here.
+    date: String,
+    entries: String,
 }
 
 struct Column {
@@ -228,7 +402,8 @@ async fn ranked(
             }
         }
     }
-    let sort = SortKey::parse(q.sort.as_deref());
+    let sort =
+        SortKey::parse(q.sort.as_deref()).map_err(|e| PageError::BadRequest(e.to_string()))?;
     let rows = actions::leaderboard(pool, &split, sort, viewer).await?;
     Ok((challenge, split, all, rows, sort, viewer))
 }
@@ -267,6 +442,15 @@ pub async fn leaderboard(
                 link: (own || r.entry.kind != SubmissionKind::Team)
                     .then(|| format!("/s/{}", r.entry.submission_id)),
                 cells: keys.iter().map(|k| score(k.value(&r.entry))).collect(),
+                date: r
+                    .entry
+                    .scored_at
+                    .map(|t| t.format("%Y-%m-%d").to_string())
+                    .unwrap_or_default(),
+                entries: match r.entry.kind {
+                    SubmissionKind::Team => r.entry.entries.to_string(),
+                    _ => String::new(),
+                },
             }
         })
         .collect();
@@ -321,6 +505,8 @@ struct PublicEntry<'a> {
     name: &'a str,
     submission_id: i64,
     scored_at: Option<chrono::DateTime<chrono::Utc>>,
+    /// The team's scored submissions on this split (0 for baseline and Human rows).
+    entries: i64,
     spice: Option<f64>,
     object: Option<f64>,
     relation: Option<f64>,
@@ -343,6 +529,7 @@ impl<'a> From<&'a RankedEntry> for PublicEntry<'a> {
             name: &e.name,
             submission_id: e.submission_id,
             scored_at: e.scored_at,
+            entries: e.entries,
             spice: e.spice,
             object: e.object,
             relation: e.relation,

@@ -9,17 +9,18 @@ use sqlx::PgPool;
 
 use super::forms::{Member, Posted, Upload};
 use super::home::html;
-use super::view::score;
+use super::view::{score, size_text};
 use super::{multipart, Layout, PageError};
 use crate::actions::{self, Uploader};
 use crate::auth::MaybeUser;
+use crate::domain::leaderboard::SortKey;
 use crate::domain::UploadError;
 use crate::startup::AppConfig;
 use crate::storage::accounts::{self, User};
 use crate::storage::challenges::Challenge;
 use crate::storage::scores::{self, CategoryScore};
 use crate::storage::splits::{self, Split};
-use crate::storage::submissions::{self, Submission};
+use crate::storage::submissions::{self, HistoryLine, Submission};
 
 #[derive(Template)]
 #[template(path = "submit.html")]
@@ -28,9 +29,27 @@ struct SubmitPage {
     challenge: Challenge,
     splits: Vec<Split>,
     team: Option<accounts::Team>,
-    recent: Vec<Submission>,
+    /// The split the form offers first: the first public one.
+    default_split: String,
+    history: Vec<HistoryLine>,
+    quota: Option<actions::QuotaLeft>,
     error: Option<String>,
-    max_mb: String,
+    max_size: String,
+    /// When submissions open and close, with the time left (`None`: no bounds).
+    phase: Option<String>,
+    /// The next open or close (RFC 3339), for the page's countdown script.
+    phase_until: Option<String>,
+    /// False before the open and after the close: the form is not offered then.
+    open: bool,
+    /// The description as typed, when an upload failed (a file input cannot be refilled).
+    description: String,
+}
+
+/// What the person had chosen and typed in a form that failed (empty on a fresh form).
+#[derive(Default, Clone, Copy)]
+struct Typed<'a> {
+    split: &'a str,
+    description: &'a str,
 }
 
 async fn submit_page(
@@ -39,24 +58,43 @@ async fn submit_page(
     user: &User,
     slug: &str,
     error: Option<String>,
+    typed: Typed<'_>,
 ) -> Result<HttpResponse, PageError> {
     let challenge = actions::challenge(pool, slug).await?;
     let splits = splits::list_current(pool, challenge.id).await?;
     let team = accounts::team_of_user(pool, challenge.id, user.id).await?;
-    let recent = match &team {
-        Some(t) => submissions::of_team(pool, t.id).await?,
-        None => Vec::new(),
+    let (history, quota) = match &team {
+        Some(t) => (
+            submissions::history_of_team(pool, t.id).await?,
+            Some(actions::quota_left(pool, &challenge, t.id).await?),
+        ),
+        None => (Vec::new(), None),
     };
-    let max_mb = format!("{:.1}", challenge.max_file_bytes as f64 / 1_048_576.0);
+    let default_split = splits
+        .iter()
+        .find(|s| s.name == typed.split)
+        .or(splits.iter().find(|s| !s.hidden))
+        .or(splits.first())
+        .map(|s| s.name.clone())
+        .unwrap_or_default();
+    let max_size = size_text(challenge.max_file_bytes);
     let status = if error.is_some() { 400 } else { 200 };
+    let now = chrono::Utc::now();
+    let phase = challenge.phase();
     let page = SubmitPage {
+        phase: phase.summary(now),
+        phase_until: phase.next_change_text(now),
+        open: phase.refusal(now).is_none(),
+        description: typed.description.to_string(),
         layout: Layout::new(req, Some(user)),
         challenge,
         splits,
         team,
-        recent,
+        default_split,
+        history,
+        quota,
         error,
-        max_mb,
+        max_size,
     };
     let body = page.render()?;
     Ok(
@@ -77,7 +115,7 @@ pub async fn form(
             .insert_header((LOCATION, format!("/login?next=/c/{slug}/submit")))
             .finish());
     };
-    submit_page(&req, &pool, &user, &slug, None).await
+    submit_page(&req, &pool, &user, &slug, None, Typed::default()).await
 }
 
 pub async fn upload(
@@ -106,18 +144,23 @@ pub async fn upload(
     let Some(team) = team else {
         return Err(PageError::Forbidden);
     };
-    let split = match actions::split(&pool, &challenge, form.field("split")).await {
+    let description = form.field("description").to_string();
+    let split_name = form.field("split").to_string();
+    let typed = Typed {
+        split: &split_name,
+        description: &description,
+    };
+    let split = match actions::split(&pool, &challenge, &split_name).await {
         Ok(s) => s,
-        Err(e) => return submit_page(&req, &pool, &user, &slug, Some(e.to_string())).await,
+        Err(e) => return submit_page(&req, &pool, &user, &slug, Some(e.to_string()), typed).await,
     };
     if let Some(size) = form.file_too_large {
         let e = UploadError::TooLarge {
             size,
             limit: challenge.max_file_bytes as u64,
         };
-        return submit_page(&req, &pool, &user, &slug, Some(e.to_string())).await;
+        return submit_page(&req, &pool, &user, &slug, Some(e.to_string()), typed).await;
     }
-    let description = form.field("description").to_string();
     let file = form.file.unwrap_or_default();
     let settings = &config.settings;
     let uploader = Uploader::Team {
@@ -143,7 +186,7 @@ pub async fn upload(
             | actions::ActionError::DiskFull(_)
             | actions::ActionError::Internal(_)),
         ) => Err(e.into()),
-        Err(e) => submit_page(&req, &pool, &user, &slug, Some(e.to_string())).await,
+        Err(e) => submit_page(&req, &pool, &user, &slug, Some(e.to_string()), typed).await,
     }
 }
 
@@ -205,9 +248,10 @@ struct SubmissionPage {
     image_total: i64,
     page: i64,
     pages: i64,
-    own_team: bool,
     /// False on a hidden split for anyone but an organizer: no per-image table then.
     per_image: bool,
+    on_leaderboard: bool,
+    can_choose: bool,
 }
 
 #[derive(Deserialize)]
@@ -228,15 +272,23 @@ pub async fn page(
         submission,
         split,
         challenge,
-        own_team,
         per_image,
+        on_leaderboard,
+        can_choose,
+        ..
     } = actions::view_submission(&pool, *id, user.0.as_ref()).await?;
     let status = actions::submission_status(&pool, &submission).await?;
     let categories = cat_rows(&scores::aggregates(pool.get_ref(), submission.id).await?);
     let classic = match scores::classic(pool.get_ref(), submission.id).await? {
-        Some(serde_json::Value::Object(m)) => {
-            m.into_iter().map(|(k, v)| (k, score(v.as_f64()))).collect()
-        }
+        // Named as the leaderboard names them; a metric not computed (METEOR without its data) is
+        // left out rather than shown as "–".
+        Some(serde_json::Value::Object(m)) => m
+            .into_iter()
+            .filter_map(|(k, v)| {
+                v.as_f64()
+                    .map(|v| (SortKey::classic_title(&k), score(Some(v))))
+            })
+            .collect(),
         _ => Vec::new(),
     };
     let (image_total, pages, page, images) = if per_image {
@@ -281,8 +333,9 @@ pub async fn page(
         image_total,
         page,
         pages,
-        own_team,
         per_image,
+        on_leaderboard,
+        can_choose,
     };
     Ok(html(page.render()?))
 }
@@ -314,6 +367,11 @@ struct ImagePage {
     categories: Vec<CatRow>,
     candidate: Vec<TupleLine>,
     reference: Vec<TupleLine>,
+    /// Its place in the submission's worst-first order, and the images either side.
+    position: i64,
+    image_total: i64,
+    previous: Option<i64>,
+    next: Option<i64>,
 }
 
 fn tuple_lines(t: &[spice::MarkedTuple]) -> Vec<TupleLine> {
@@ -333,7 +391,13 @@ pub async fn image(
 ) -> Result<HttpResponse, PageError> {
     let (id, image_id) = path.into_inner();
     let image = actions::view_image(&pool, id, image_id, user.0.as_ref()).await?;
+    let around = scores::neighbors(pool.get_ref(), image.submission_id, image.image_id).await?;
+    let image_total = scores::image_count(pool.get_ref(), image.submission_id).await?;
     let page = ImagePage {
+        position: around.as_ref().map_or(0, |n| n.position),
+        image_total,
+        previous: around.as_ref().and_then(|n| n.previous),
+        next: around.as_ref().and_then(|n| n.next),
         layout: Layout::new(&req, user.0.as_ref()),
         submission_id: image.submission_id,
         image_id: image.image_id,
