@@ -19,7 +19,9 @@ use crate::scoring::{self, SharedEngine};
 use crate::storage::challenges::Challenge;
 use crate::storage::splits::Split;
 use crate::storage::submissions::{NewSubmission, Submission};
-use crate::storage::{accounts, challenges, leaderboard, queue, scores, splits, submissions};
+use crate::storage::{
+    accounts, challenges, leaderboard, queue, scores, splits, submissions, uncertainty,
+};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ActionError {
@@ -718,6 +720,107 @@ pub async fn leaderboard(
     let everything = viewer.organizer || !split.hidden;
     let entries = leaderboard::entries(pool, split.id, everything, viewer.team_id).await?;
     Ok(rank(entries, sort))
+}
+
+/// Bootstraps a scored submission's per-image scores and stores the interval of every column
+/// with per-image values (see `domain::uncertainty`). The worker calls it in the job's final
+/// transaction, right after the scores are written; a submission scored before intervals existed
+/// gets them on first display (`leaderboard_uncertainty`).
+pub async fn record_intervals(
+    conn: &mut sqlx::PgConnection,
+    submission_id: i64,
+) -> Result<(), sqlx::Error> {
+    let images = uncertainty::per_image(&mut *conn, submission_id).await?;
+    // About 40 ms of one core for 5,000 images (examples/bench_uncertainty.rs).
+    let intervals = crate::domain::uncertainty::intervals(&images);
+    uncertainty::store(conn, submission_id, &intervals).await
+}
+
+/// The uncertainty of one leaderboard row in its ranking column.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
+pub struct RowUncertainty {
+    /// The 95 % bootstrap interval (none for BLEU-4 and METEOR, corpus statistics).
+    pub interval: Option<(f64, f64)>,
+    /// The paired-bootstrap p-value of the difference from the row above, where tested.
+    pub p_above: Option<f64>,
+    /// Not significantly different from the row above (p >= 0.05).
+    pub tied_with_above: bool,
+}
+
+/// For each row of a ranked leaderboard, its interval in the ranking column and whether it is
+/// statistically tied with the row above. Intervals missing (a submission scored before they
+/// existed) are computed and stored first: the lazy backfill.
+pub async fn leaderboard_uncertainty(
+    pool: &PgPool,
+    rows: &[RankedEntry],
+    sort: SortKey,
+) -> Result<Vec<RowUncertainty>, ActionError> {
+    let ids: Vec<i64> = rows.iter().map(|r| r.entry.submission_id).collect();
+    for id in uncertainty::without_intervals(pool, &ids).await? {
+        let mut conn = pool.acquire().await?;
+        record_intervals(&mut conn, id).await?;
+    }
+    let stored: std::collections::HashMap<i64, crate::domain::uncertainty::Interval> =
+        uncertainty::of_column(pool, &ids, sort).await?.into_iter().collect();
+    let mut out = Vec::with_capacity(rows.len());
+    for (k, r) in rows.iter().enumerate() {
+        let here = stored.get(&r.entry.submission_id);
+        let above = k
+            .checked_sub(1)
+            .and_then(|j| stored.get(&rows[j].entry.submission_id));
+        let tie = here
+            .zip(above)
+            .and_then(|(h, a)| crate::domain::uncertainty::tied(h, a));
+        out.push(RowUncertainty {
+            interval: here.and_then(|i| i.low.zip(i.high)),
+            p_above: tie.map(|t| t.1),
+            tied_with_above: tie.is_some_and(|t| t.0),
+        });
+    }
+    Ok(out)
+}
+
+/// Two entries of a split's leaderboard compared (see `domain::uncertainty::compare`).
+pub struct ComparisonView {
+    pub a: RankedEntry,
+    pub b: RankedEntry,
+    pub comparison: crate::domain::uncertainty::Comparison,
+    /// The images where they differ most are listed (see `shows_per_image`).
+    pub per_image: bool,
+}
+
+/// Images listed on a comparison page, at most.
+pub const COMPARE_IMAGES: usize = 20;
+
+/// Compares two entries that `viewer` sees on the split's leaderboard; any other id, whether it
+/// exists or not, is `NoSubmission`, so the page says nothing the leaderboard does not. On a
+/// hidden split (for anyone but an organizer) no per-image difference is even computed.
+pub async fn compare(
+    pool: &PgPool,
+    split: &Split,
+    viewer: Viewer,
+    a: i64,
+    b: i64,
+) -> Result<ComparisonView, ActionError> {
+    let entries = leaderboard(pool, split, SortKey::Spice, viewer).await?;
+    let find = |id: i64| {
+        entries
+            .iter()
+            .find(|e| e.entry.submission_id == id)
+            .cloned()
+            .ok_or(ActionError::NoSubmission(id))
+    };
+    let (ea, eb) = (find(a)?, find(b)?);
+    let per_image = shows_per_image(split, viewer.organizer);
+    let va = uncertainty::per_image(pool, a).await?;
+    let vb = uncertainty::per_image(pool, b).await?;
+    let top = if per_image { COMPARE_IMAGES } else { 0 };
+    Ok(ComparisonView {
+        a: ea,
+        b: eb,
+        comparison: crate::domain::uncertainty::compare(&va, &vb, top),
+        per_image,
+    })
 }
 
 /// The stable CSV columns of `leaderboard.csv` and `challenge export`.

@@ -83,6 +83,7 @@ pub mod leaderboard;
 mod names;
 pub mod references;
 pub mod results_file;
+pub mod uncertainty;
 mod submission;
 
 pub use job::{JobKind, JobState};
