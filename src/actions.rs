@@ -731,8 +731,17 @@ pub async fn record_intervals(
     submission_id: i64,
 ) -> Result<(), sqlx::Error> {
     let images = uncertainty::per_image(&mut *conn, submission_id).await?;
-    // About 40 ms of one core for 5,000 images (examples/bench_uncertainty.rs).
-    let intervals = crate::domain::uncertainty::intervals(&images);
+    // Tens of milliseconds of one core for 5,000 images (`cargo bench --bench uncertainty`): off
+    // the async threads, which serve pages.
+    let intervals =
+        tokio::task::spawn_blocking(move || crate::domain::uncertainty::intervals(&images))
+            .await
+            .map_err(|e| {
+                // Only a bug of ours panics there; the job fails and is retried like on any error.
+                sqlx::Error::Protocol(format!(
+                    "the bootstrap of submission {submission_id} crashed: {e}"
+                ))
+            })?;
     uncertainty::store(conn, submission_id, &intervals).await
 }
 
@@ -750,11 +759,19 @@ pub struct RowUncertainty {
 /// For each row of a ranked leaderboard, its interval in the ranking column and whether it is
 /// statistically tied with the row above. Intervals missing (a submission scored before they
 /// existed) are computed and stored first: the lazy backfill.
+///
+/// Intervals and ties are functions of the per-image scores, so where those are not shown (a
+/// hidden split, to anyone but an organizer: see `shows_per_image`) every row has none.
 pub async fn leaderboard_uncertainty(
     pool: &PgPool,
+    split: &Split,
+    viewer: Viewer,
     rows: &[RankedEntry],
     sort: SortKey,
 ) -> Result<Vec<RowUncertainty>, ActionError> {
+    if !shows_per_image(split, viewer.organizer) {
+        return Ok(vec![RowUncertainty::default(); rows.len()]);
+    }
     let ids: Vec<i64> = rows.iter().map(|r| r.entry.submission_id).collect();
     for id in uncertainty::without_intervals(pool, &ids).await? {
         let mut conn = pool.acquire().await?;
@@ -785,16 +802,16 @@ pub struct ComparisonView {
     pub a: RankedEntry,
     pub b: RankedEntry,
     pub comparison: crate::domain::uncertainty::Comparison,
-    /// The images where they differ most are listed (see `shows_per_image`).
-    pub per_image: bool,
 }
 
 /// Images listed on a comparison page, at most.
 pub const COMPARE_IMAGES: usize = 20;
 
 /// Compares two entries that `viewer` sees on the split's leaderboard; any other id, whether it
-/// exists or not, is `NoSubmission`, so the page says nothing the leaderboard does not. On a
-/// hidden split (for anyone but an organizer) no per-image difference is even computed.
+/// exists or not, is `NoSubmission`, so the page says nothing the leaderboard does not. A hidden
+/// split cannot be compared (except by an organizer): the per-category intervals, p-values and
+/// the images where two entries differ are all per-image results (see `shows_per_image`), and
+/// the answer is the same `NoSubmission`.
 pub async fn compare(
     pool: &PgPool,
     split: &Split,
@@ -802,6 +819,9 @@ pub async fn compare(
     a: i64,
     b: i64,
 ) -> Result<ComparisonView, ActionError> {
+    if !shows_per_image(split, viewer.organizer) {
+        return Err(ActionError::NoSubmission(a));
+    }
     let entries = leaderboard(pool, split, SortKey::Spice, viewer).await?;
     let find = |id: i64| {
         entries
@@ -811,15 +831,16 @@ pub async fn compare(
             .ok_or(ActionError::NoSubmission(id))
     };
     let (ea, eb) = (find(a)?, find(b)?);
-    let per_image = shows_per_image(split, viewer.organizer);
     let va = uncertainty::per_image(pool, a).await?;
     let vb = uncertainty::per_image(pool, b).await?;
-    let top = if per_image { COMPARE_IMAGES } else { 0 };
+    let comparison = off_the_async_threads("the comparison", move || {
+        crate::domain::uncertainty::compare(&va, &vb, COMPARE_IMAGES)
+    })
+    .await?;
     Ok(ComparisonView {
         a: ea,
         b: eb,
-        comparison: crate::domain::uncertainty::compare(&va, &vb, top),
-        per_image,
+        comparison,
     })
 }
 

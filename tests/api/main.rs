@@ -14,4 +14,5 @@ mod pages;
 mod queue;
 mod references;
 mod security;
+mod uncertainty;
 mod uploads;
