@@ -10,7 +10,7 @@
 //! - "Poor" says "xylophone" everywhere: below Twin on 19 images out of 20 and above it on none,
 //!   so every resample puts Twin ahead: p = 0, not a tie.
 
-use crate::helpers::{demo_references, spawn_app_with, TestApp};
+use crate::helpers::{demo_references, escaped, spawn_app_with, TestApp};
 
 /// The image whose caption Twin gets wrong.
 fn odd_image() -> i64 {
@@ -139,10 +139,10 @@ async fn entries_show_their_interval_and_ties_with_the_entry_above() {
     let mark = html.find("title=\"tied with the entry above").expect("a tie mark");
     let exact_row = html.find("<td>Exact").expect("Exact's row");
     assert!(exact_row < mark && mark < twin_row, "the mark is on Twin's row");
-    assert!(html.contains(&format!(
-        "/c/u/compare?split=val&amp;a={}&amp;b={}",
+    assert!(html.contains(&escaped(&format!(
+        "/c/u/compare?split=val&a={}&b={}",
         b.twin.1, b.exact.1
-    )));
+    ))));
 
     // Ranked by BLEU-4, a corpus statistic: no intervals and no tie marks.
     let bleu = json(&b.app, "/c/u/leaderboard.json?split=val&sort=bleu_4", None).await;
