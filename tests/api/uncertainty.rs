@@ -141,7 +141,7 @@ async fn entries_show_their_interval_and_ties_with_the_entry_above() {
     assert!(exact_row < mark && mark < twin_row, "the mark is on Twin's row");
     assert!(html.contains(&escaped(&format!(
         "/c/u/compare?split=val&a={}&b={}",
-        b.twin.1, b.exact.1
+        b.exact.1, b.twin.1
     ))));
 
     // Ranked by BLEU-4, a corpus statistic: no intervals and no tie marks.

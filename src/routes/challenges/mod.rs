@@ -185,7 +185,7 @@ struct Row {
     /// Not significantly different from the row above; `p` is the test's p-value.
     tied: bool,
     p: String,
-    /// The comparison of this row with the one above.
+    /// The comparison of the row above (A) with this one (B).
     compare: Option<String>,
 }
 
@@ -302,8 +302,8 @@ pub async fn leaderboard(
                         "/c/{}/compare?split={}&a={}&b={}",
                         challenge.slug,
                         split.name,
-                        r.entry.submission_id,
-                        entries[j].entry.submission_id
+                        entries[j].entry.submission_id,
+                        r.entry.submission_id
                     )
                 }),
             }
