@@ -93,14 +93,17 @@ fn main() {
             time(|| uncertainty::compare(&a, &b, 20)),
         ),
     ];
+    let show = |d: Duration| {
+        if d < Duration::from_millis(1) {
+            format!("{:.1} µs", d.as_secs_f64() * 1e6)
+        } else {
+            format!("{:.1} ms", d.as_secs_f64() * 1e3)
+        }
+    };
     println!("| step | median | fastest |");
     println!("|---|---:|---:|");
     for (name, (median, fastest)) in rows {
-        println!(
-            "| {name} | {:.1} ms | {:.1} ms |",
-            median.as_secs_f64() * 1e3,
-            fastest.as_secs_f64() * 1e3
-        );
+        println!("| {name} | {} | {} |", show(median), show(fastest));
     }
     let spice = &ia[0];
     println!(

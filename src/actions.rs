@@ -730,6 +730,15 @@ pub async fn record_intervals(
     conn: &mut sqlx::PgConnection,
     submission_id: i64,
 ) -> Result<(), sqlx::Error> {
+    let intervals = bootstrap(&mut *conn, submission_id).await?;
+    uncertainty::store(conn, submission_id, &intervals, true).await
+}
+
+/// The intervals of a scored submission, from its stored per-image scores.
+async fn bootstrap(
+    conn: &mut sqlx::PgConnection,
+    submission_id: i64,
+) -> Result<Vec<crate::domain::uncertainty::Interval>, sqlx::Error> {
     let images = uncertainty::per_image(&mut *conn, submission_id).await?;
     // Tens of milliseconds of one core for 5,000 images (`cargo bench --bench uncertainty`): off
     // the async threads, which serve pages.
@@ -742,7 +751,7 @@ pub async fn record_intervals(
                     "the bootstrap of submission {submission_id} crashed: {e}"
                 ))
             })?;
-    uncertainty::store(conn, submission_id, &intervals).await
+    Ok(intervals)
 }
 
 /// The uncertainty of one leaderboard row in its ranking column.
@@ -775,7 +784,9 @@ pub async fn leaderboard_uncertainty(
     let ids: Vec<i64> = rows.iter().map(|r| r.entry.submission_id).collect();
     for id in uncertainty::without_intervals(pool, &ids).await? {
         let mut conn = pool.acquire().await?;
-        record_intervals(&mut conn, id).await?;
+        let intervals = bootstrap(&mut conn, id).await?;
+        // Never over a worker's: a rescore that commits meanwhile has the newer scores.
+        uncertainty::store(&mut conn, id, &intervals, false).await?;
     }
     let stored: std::collections::HashMap<i64, crate::domain::uncertainty::Interval> =
         uncertainty::of_column(pool, &ids, sort).await?.into_iter().collect();

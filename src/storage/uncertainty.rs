@@ -66,22 +66,31 @@ pub async fn per_image(
         .collect())
 }
 
-/// Stores (or replaces) the intervals of a submission.
+/// Stores the intervals of a submission: with `replace`, over any stored ones (the worker, with
+/// fresh scores); without, only where none is stored (the lazy backfill, which must not
+/// overwrite what a rescoring worker wrote meanwhile).
 pub async fn store(
     db: &mut PgConnection,
     submission_id: i64,
     intervals: &[Interval],
+    replace: bool,
 ) -> Result<(), sqlx::Error> {
+    let on_conflict = if replace {
+        "DO UPDATE SET
+            estimate = EXCLUDED.estimate, low = EXCLUDED.low, high = EXCLUDED.high,
+            images = EXCLUDED.images, image_set = EXCLUDED.image_set, seed = EXCLUDED.seed,
+            replicates = EXCLUDED.replicates"
+    } else {
+        "DO NOTHING"
+    };
+    let sql = format!(
+        "INSERT INTO score_intervals
+            (submission_id, metric, estimate, low, high, images, image_set, seed, replicates)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+         ON CONFLICT (submission_id, metric) {on_conflict}"
+    );
     for i in intervals {
-        sqlx::query(
-            "INSERT INTO score_intervals
-                (submission_id, metric, estimate, low, high, images, image_set, seed, replicates)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-             ON CONFLICT (submission_id, metric) DO UPDATE SET
-                estimate = EXCLUDED.estimate, low = EXCLUDED.low, high = EXCLUDED.high,
-                images = EXCLUDED.images, image_set = EXCLUDED.image_set, seed = EXCLUDED.seed,
-                replicates = EXCLUDED.replicates",
-        )
+        sqlx::query(&sql)
         .bind(submission_id)
         .bind(i.metric.name())
         .bind(i.estimate)

@@ -144,6 +144,22 @@ async fn entries_show_their_interval_and_ties_with_the_entry_above() {
         b.exact.1, b.twin.1
     ))));
 
+    // A submission scored before intervals existed gets them on first display, the same ones
+    // (the seed is fixed).
+    sqlx::query("DELETE FROM score_intervals WHERE submission_id = $1")
+        .bind(b.twin.1)
+        .execute(&b.app.pool)
+        .await
+        .expect("delete");
+    let again = json(&b.app, "/c/u/leaderboard.json?split=val", None).await;
+    assert_eq!(again["entries"], board["entries"]);
+    let stored: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM score_intervals WHERE submission_id = $1")
+        .bind(b.twin.1)
+        .fetch_one(&b.app.pool)
+        .await
+        .expect("count");
+    assert_eq!(stored, 9);
+
     // Ranked by BLEU-4, a corpus statistic: no intervals and no tie marks.
     let bleu = json(&b.app, "/c/u/leaderboard.json?split=val&sort=bleu_4", None).await;
     for e in bleu["entries"].as_array().expect("entries") {
