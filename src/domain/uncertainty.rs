@@ -283,12 +283,12 @@ mod tests {
         let iv = intervals(&images);
         let spice = &iv[0];
         let expected: f64 = spread(200, 0.0).iter().sum::<f64>() / 200.0;
-        assert!((spice.estimate.unwrap() - expected).abs() < 1e-12);
-        let (lo, hi) = (spice.low.unwrap(), spice.high.unwrap());
+        assert!((spice.estimate.expect("defined") - expected).abs() < 1e-12);
+        let (lo, hi) = (spice.low.expect("defined"), spice.high.expect("defined"));
         assert!(lo < expected && expected < hi && hi - lo < 0.2, "{lo} {hi}");
         // Object: the mean over the 100 even images only.
         let even: f64 = spread(200, 0.0).iter().step_by(2).sum::<f64>() / 2.0 / 100.0;
-        assert!((iv[1].estimate.unwrap() - even).abs() < 1e-12);
+        assert!((iv[1].estimate.expect("defined") - even).abs() < 1e-12);
         // Columns without values have no score and no interval.
         assert_eq!((iv[8].estimate, iv[8].low), (None, None));
         assert_eq!(spice.replicates.len(), RESAMPLES);
@@ -317,7 +317,7 @@ mod tests {
         let a = &intervals(&entry(&base))[0];
         let b = &intervals(&entry(&near))[0];
         let c = &intervals(&entry(&better))[0];
-        assert!(tied(a, b).unwrap().0);
+        assert!(tied(a, b).expect("defined").0);
         // Better by 0.1 on every image: every resample says so, p = 0.
         assert_eq!(tied(c, a), Some((false, 0.0)));
         // Resampled on other images: no test.
@@ -338,8 +338,8 @@ mod tests {
         let c = compare(&a, &b, 10);
         assert_eq!(c.images, 3);
         let spice = &c.columns[0];
-        assert!((spice.difference.unwrap() - (1.0 - 1.2) / 3.0).abs() < 1e-12);
-        assert!(spice.low.unwrap() <= spice.difference.unwrap());
+        assert!((spice.difference.expect("defined") - (1.0 - 1.2) / 3.0).abs() < 1e-12);
+        assert!(spice.low.expect("defined") <= spice.difference.expect("defined"));
         let ids: Vec<i64> = c.most_different.iter().map(|d| d.image_id).collect();
         // |0.3 - 0.6| > |0.5 - 0.4|; image 101 is equal in both and left out.
         assert_eq!(ids, vec![102, 100]);
