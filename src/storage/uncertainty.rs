@@ -99,7 +99,7 @@ pub async fn store(
         .bind(i.images)
         .bind(i.image_set)
         .bind(i.seed as i64)
-        .bind(&i.replicates)
+        .bind(to_bytes(&i.replicates))
         .execute(&mut *db)
         .await?;
     }
@@ -129,7 +129,23 @@ struct StoredRow {
     images: i32,
     image_set: i64,
     seed: i64,
-    replicates: Vec<f64>,
+    replicates: Vec<u8>,
+}
+
+/// `score_intervals.replicates`: 8-byte little-endian doubles back to back.
+fn to_bytes(values: &[f64]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+fn from_bytes(bytes: &[u8]) -> Vec<f64> {
+    bytes
+        .chunks_exact(8)
+        .map(|c| {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(c);
+            f64::from_le_bytes(b)
+        })
+        .collect()
 }
 
 /// The stored intervals of `ids` in column `metric` (none for a column without per-image values).
@@ -162,9 +178,23 @@ pub async fn of_column(
                     images: r.images,
                     image_set: r.image_set,
                     seed: r.seed as u64,
-                    replicates: r.replicates,
+                    replicates: from_bytes(&r.replicates),
                 },
             )
         })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replicates_round_trip_through_bytes_nan_included() {
+        let v = [0.25, f64::NAN, -1e-300, 1.0 / 3.0];
+        let back = from_bytes(&to_bytes(&v));
+        assert_eq!(back.len(), 4);
+        assert!(back[1].is_nan());
+        assert_eq!((back[0], back[2], back[3]), (v[0], v[2], v[3]));
+    }
 }
