@@ -144,6 +144,10 @@ async fn entries_show_their_interval_and_ties_with_the_entry_above() {
         b.exact.1, b.twin.1
     ))));
 
+    // Any two entries, from a form.
+    assert!(html.contains("<form class=\"compare-two\" method=\"get\" action=\"/c/u/compare\">"));
+    assert!(html.contains(&format!("<option value=\"{}\">3. Poor</option>", b.poor.1)));
+
     // A submission scored before intervals existed gets them on first display, the same ones
     // (the seed is fixed).
     sqlx::query("DELETE FROM score_intervals WHERE submission_id = $1")
@@ -243,7 +247,7 @@ async fn a_hidden_split_shows_no_intervals_and_cannot_be_compared() {
     }
     let (status, html) = get(&b.app, "/c/u/leaderboard?split=val", Some(&b.twin.0)).await;
     assert_eq!(status, 200);
-    assert!(!html.contains("/compare?") && !html.contains("class=\"tied\" title"));
+    assert!(!html.contains("/compare") && !html.contains("class=\"tied\" title"));
 
     // The organizers see everything on their test set, the comparison included.
     b.app.log_in_as_organizer().await;

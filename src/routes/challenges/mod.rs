@@ -175,6 +175,7 @@ async fn pick_split(
 }
 
 struct Row {
+    submission_id: i64,
     rank: usize,
     kind: SubmissionKind,
     name: String,
@@ -207,6 +208,8 @@ struct Board {
     sort: &'static str,
     sort_title: &'static str,
     hidden_notice: bool,
+    /// Entries may be compared (see `actions::compare`).
+    comparable: bool,
 }
 
 /// Who is looking at a leaderboard: a session's user, or a team's API token.
@@ -277,7 +280,7 @@ pub async fn leaderboard(
     let uncertainty =
         actions::leaderboard_uncertainty(&pool, &split, viewer, &entries, sort).await?;
     let comparable = actions::shows_per_image(&split, viewer.organizer);
-    let rows = entries
+    let rows: Vec<Row> = entries
         .iter()
         .zip(&uncertainty)
         .enumerate()
@@ -285,6 +288,7 @@ pub async fn leaderboard(
             let own = viewer.organizer
                 || (r.entry.team_id.is_some() && r.entry.team_id == viewer.team_id);
             Row {
+                submission_id: r.entry.submission_id,
                 rank: r.rank,
                 kind: r.entry.kind,
                 name: r.entry.name.clone(),
@@ -320,6 +324,7 @@ pub async fn leaderboard(
     let page = Board {
         layout: Layout::new(&req, user.0.as_ref()),
         hidden_notice: split.hidden && !viewer.organizer,
+        comparable: comparable && rows.len() > 1,
         challenge,
         split,
         splits,
