@@ -789,7 +789,10 @@ pub async fn leaderboard_uncertainty(
         uncertainty::store(&mut conn, id, &intervals, false).await?;
     }
     let stored: std::collections::HashMap<i64, crate::domain::uncertainty::Interval> =
-        uncertainty::of_column(pool, &ids, sort).await?.into_iter().collect();
+        uncertainty::of_column(pool, &ids, sort)
+            .await?
+            .into_iter()
+            .collect();
     let mut out = Vec::with_capacity(rows.len());
     for (k, r) in rows.iter().enumerate() {
         let here = stored.get(&r.entry.submission_id);

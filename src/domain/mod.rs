@@ -83,8 +83,8 @@ pub mod leaderboard;
 mod names;
 pub mod references;
 pub mod results_file;
-pub mod uncertainty;
 mod submission;
+pub mod uncertainty;
 
 pub use job::{JobKind, JobState};
 pub use names::{

@@ -274,7 +274,9 @@ mod tests {
     }
 
     fn spread(n: usize, offset: f64) -> Vec<f64> {
-        (0..n).map(|i| (i * 37 % 100) as f64 / 100.0 + offset).collect()
+        (0..n)
+            .map(|i| (i * 37 % 100) as f64 / 100.0 + offset)
+            .collect()
     }
 
     #[test]

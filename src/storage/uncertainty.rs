@@ -91,17 +91,17 @@ pub async fn store(
     );
     for i in intervals {
         sqlx::query(&sql)
-        .bind(submission_id)
-        .bind(i.metric.name())
-        .bind(i.estimate)
-        .bind(i.low)
-        .bind(i.high)
-        .bind(i.images)
-        .bind(i.image_set)
-        .bind(i.seed as i64)
-        .bind(to_bytes(&i.replicates))
-        .execute(&mut *db)
-        .await?;
+            .bind(submission_id)
+            .bind(i.metric.name())
+            .bind(i.estimate)
+            .bind(i.low)
+            .bind(i.high)
+            .bind(i.images)
+            .bind(i.image_set)
+            .bind(i.seed as i64)
+            .bind(to_bytes(&i.replicates))
+            .execute(&mut *db)
+            .await?;
     }
     Ok(())
 }

@@ -119,7 +119,10 @@ async fn entries_show_their_interval_and_ties_with_the_entry_above() {
     assert!(entries[0]["p_above"].is_null() && entries[0]["tied_with_above"] == false);
     // Twin differs from Exact on one image of 20: tied.
     let p = entries[1]["p_above"].as_f64().expect("a p-value");
-    assert!(p >= 0.05 && entries[1]["tied_with_above"] == true, "{board}");
+    assert!(
+        p >= 0.05 && entries[1]["tied_with_above"] == true,
+        "{board}"
+    );
     // Poor is below Twin on 19 images and above it on none: not tied.
     assert_eq!(entries[2]["p_above"].as_f64(), Some(0.0));
     assert_eq!(entries[2]["tied_with_above"], false);
@@ -136,9 +139,14 @@ async fn entries_show_their_interval_and_ties_with_the_entry_above() {
     assert!(html.contains(&exact), "{exact} not in {html}");
     assert_eq!(html.matches("title=\"tied with the entry above").count(), 1);
     let twin_row = html.find("<td>Twin").expect("Twin's row");
-    let mark = html.find("title=\"tied with the entry above").expect("a tie mark");
+    let mark = html
+        .find("title=\"tied with the entry above")
+        .expect("a tie mark");
     let exact_row = html.find("<td>Exact").expect("Exact's row");
-    assert!(exact_row < mark && mark < twin_row, "the mark is on Twin's row");
+    assert!(
+        exact_row < mark && mark < twin_row,
+        "the mark is on Twin's row"
+    );
     assert!(html.contains(&escaped(&format!(
         "/c/u/compare?split=val&a={}&b={}",
         b.exact.1, b.twin.1
@@ -157,17 +165,21 @@ async fn entries_show_their_interval_and_ties_with_the_entry_above() {
         .expect("delete");
     let again = json(&b.app, "/c/u/leaderboard.json?split=val", None).await;
     assert_eq!(again["entries"], board["entries"]);
-    let stored: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM score_intervals WHERE submission_id = $1")
-        .bind(b.twin.1)
-        .fetch_one(&b.app.pool)
-        .await
-        .expect("count");
+    let stored: i64 =
+        sqlx::query_scalar("SELECT COUNT(*) FROM score_intervals WHERE submission_id = $1")
+            .bind(b.twin.1)
+            .fetch_one(&b.app.pool)
+            .await
+            .expect("count");
     assert_eq!(stored, 9);
 
     // Ranked by BLEU-4, a corpus statistic: no intervals and no tie marks.
     let bleu = json(&b.app, "/c/u/leaderboard.json?split=val&sort=bleu_4", None).await;
     for e in bleu["entries"].as_array().expect("entries") {
-        assert!(e["interval"].is_null() && e["tied_with_above"] == false, "{e}");
+        assert!(
+            e["interval"].is_null() && e["tied_with_above"] == false,
+            "{e}"
+        );
     }
 }
 
@@ -196,7 +208,10 @@ async fn two_public_entries_compare_by_category_and_by_image() {
     )
     .await;
     assert_eq!(status, 200);
-    assert!(html.contains("<tr class=\"significant\"><td>SPICE</td>"), "{html}");
+    assert!(
+        html.contains("<tr class=\"significant\"><td>SPICE</td>"),
+        "{html}"
+    );
     let images = &html[html.find("id=\"images\"").expect("the images table")..];
     assert_eq!(images.matches("<tr><td>").count(), 20);
 
