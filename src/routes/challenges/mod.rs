@@ -176,11 +176,6 @@ async fn pick_split(
 
 struct Row {
     submission_id: i64,
-    rank: usize,
-    kind: SubmissionKind,
-    name: String,
-    link: Option<String>,
-    cells: Vec<String>,
     /// The 95 % interval of the ranking column, "–" where there is none.
     interval: String,
     /// Not significantly different from the row above; `p` is the test's p-value.
@@ -188,6 +183,11 @@ struct Row {
     p: String,
     /// The comparison of the row above (A) with this one (B).
     compare: Option<String>,
+    rank: usize,
+    kind: SubmissionKind,
+    name: String,
+    link: Option<String>,
+    cells: Vec<String>,
 }
 
 struct Column {
@@ -289,12 +289,6 @@ pub async fn leaderboard(
                 || (r.entry.team_id.is_some() && r.entry.team_id == viewer.team_id);
             Row {
                 submission_id: r.entry.submission_id,
-                rank: r.rank,
-                kind: r.entry.kind,
-                name: r.entry.name.clone(),
-                link: (own || r.entry.kind != SubmissionKind::Team)
-                    .then(|| format!("/s/{}", r.entry.submission_id)),
-                cells: keys.iter().map(|k| score(k.value(&r.entry))).collect(),
                 interval: match u.interval {
                     Some((lo, hi)) => format!("{} – {}", score(Some(lo)), score(Some(hi))),
                     None => score(None),
@@ -310,6 +304,12 @@ pub async fn leaderboard(
                         r.entry.submission_id
                     )
                 }),
+                rank: r.rank,
+                kind: r.entry.kind,
+                name: r.entry.name.clone(),
+                link: (own || r.entry.kind != SubmissionKind::Team)
+                    .then(|| format!("/s/{}", r.entry.submission_id)),
+                cells: keys.iter().map(|k| score(k.value(&r.entry))).collect(),
             }
         })
         .collect();
