@@ -19,7 +19,9 @@ use crate::scoring::{self, SharedEngine};
 use crate::storage::challenges::Challenge;
 use crate::storage::splits::Split;
 use crate::storage::submissions::{NewSubmission, Submission};
-use crate::storage::{accounts, challenges, leaderboard, queue, scores, splits, submissions};
+use crate::storage::{
+    accounts, challenges, leaderboard, queue, scores, splits, submissions, uncertainty,
+};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ActionError {
@@ -871,6 +873,142 @@ pub async fn leaderboard(
     let everything = viewer.organizer || !split.hidden;
     let entries = leaderboard::entries(pool, split.id, everything, viewer.team_id).await?;
     Ok(rank(entries, sort))
+}
+
+/// Bootstraps a scored submission's per-image scores and stores the interval of every column
+/// with per-image values (see `domain::uncertainty`). The worker calls it in the job's final
+/// transaction, right after the scores are written; a submission scored before intervals existed
+/// gets them on first display (`leaderboard_uncertainty`).
+pub async fn record_intervals(
+    conn: &mut sqlx::PgConnection,
+    submission_id: i64,
+) -> Result<(), sqlx::Error> {
+    let intervals = bootstrap(&mut *conn, submission_id).await?;
+    uncertainty::store(conn, submission_id, &intervals, true).await
+}
+
+/// The intervals of a scored submission, from its stored per-image scores.
+async fn bootstrap(
+    conn: &mut sqlx::PgConnection,
+    submission_id: i64,
+) -> Result<Vec<crate::domain::uncertainty::Interval>, sqlx::Error> {
+    let images = uncertainty::per_image(&mut *conn, submission_id).await?;
+    // Tens of milliseconds of one core for 5,000 images (`cargo bench --bench uncertainty`): off
+    // the async threads, which serve pages.
+    let intervals =
+        tokio::task::spawn_blocking(move || crate::domain::uncertainty::intervals(&images))
+            .await
+            .map_err(|e| {
+                // Only a bug of ours panics there; the job fails and is retried like on any error.
+                sqlx::Error::Protocol(format!(
+                    "the bootstrap of submission {submission_id} crashed: {e}"
+                ))
+            })?;
+    Ok(intervals)
+}
+
+/// The uncertainty of one leaderboard row in its ranking column.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
+pub struct RowUncertainty {
+    /// The 95 % bootstrap interval (none for BLEU-4 and METEOR, corpus statistics).
+    pub interval: Option<(f64, f64)>,
+    /// The paired-bootstrap p-value of the difference from the row above, where tested.
+    pub p_above: Option<f64>,
+    /// Not significantly different from the row above (p >= 0.05).
+    pub tied_with_above: bool,
+}
+
+/// For each row of a ranked leaderboard, its interval in the ranking column and whether it is
+/// statistically tied with the row above. Intervals missing (a submission scored before they
+/// existed) are computed and stored first: the lazy backfill.
+///
+/// Intervals and ties are functions of the per-image scores, so where those are not shown (a
+/// hidden split, to anyone but an organizer: see `shows_per_image`) every row has none.
+pub async fn leaderboard_uncertainty(
+    pool: &PgPool,
+    split: &Split,
+    viewer: Viewer,
+    rows: &[RankedEntry],
+    sort: SortKey,
+) -> Result<Vec<RowUncertainty>, ActionError> {
+    if !shows_per_image(split, viewer.organizer) {
+        return Ok(vec![RowUncertainty::default(); rows.len()]);
+    }
+    let ids: Vec<i64> = rows.iter().map(|r| r.entry.submission_id).collect();
+    for id in uncertainty::without_intervals(pool, &ids).await? {
+        let mut conn = pool.acquire().await?;
+        let intervals = bootstrap(&mut conn, id).await?;
+        // Never over a worker's: a rescore that commits meanwhile has the newer scores.
+        uncertainty::store(&mut conn, id, &intervals, false).await?;
+    }
+    let stored: std::collections::HashMap<i64, crate::domain::uncertainty::Interval> =
+        uncertainty::of_column(pool, &ids, sort)
+            .await?
+            .into_iter()
+            .collect();
+    let mut out = Vec::with_capacity(rows.len());
+    for (k, r) in rows.iter().enumerate() {
+        let here = stored.get(&r.entry.submission_id);
+        let above = k
+            .checked_sub(1)
+            .and_then(|j| stored.get(&rows[j].entry.submission_id));
+        let tie = here
+            .zip(above)
+            .and_then(|(h, a)| crate::domain::uncertainty::tied(h, a));
+        out.push(RowUncertainty {
+            interval: here.and_then(|i| i.low.zip(i.high)),
+            p_above: tie.map(|t| t.1),
+            tied_with_above: tie.is_some_and(|t| t.0),
+        });
+    }
+    Ok(out)
+}
+
+/// Two entries of a split's leaderboard compared (see `domain::uncertainty::compare`).
+pub struct ComparisonView {
+    pub a: RankedEntry,
+    pub b: RankedEntry,
+    pub comparison: crate::domain::uncertainty::Comparison,
+}
+
+/// Images listed on a comparison page, at most.
+pub const COMPARE_IMAGES: usize = 20;
+
+/// Compares two entries that `viewer` sees on the split's leaderboard; any other id, whether it
+/// exists or not, is `NoSubmission`, so the page says nothing the leaderboard does not. A hidden
+/// split cannot be compared (except by an organizer): the per-category intervals, p-values and
+/// the images where two entries differ are all per-image results (see `shows_per_image`), and
+/// the answer is the same `NoSubmission`.
+pub async fn compare(
+    pool: &PgPool,
+    split: &Split,
+    viewer: Viewer,
+    a: i64,
+    b: i64,
+) -> Result<ComparisonView, ActionError> {
+    if !shows_per_image(split, viewer.organizer) {
+        return Err(ActionError::NoSubmission(a));
+    }
+    let entries = leaderboard(pool, split, SortKey::Spice, viewer).await?;
+    let find = |id: i64| {
+        entries
+            .iter()
+            .find(|e| e.entry.submission_id == id)
+            .cloned()
+            .ok_or(ActionError::NoSubmission(id))
+    };
+    let (ea, eb) = (find(a)?, find(b)?);
+    let va = uncertainty::per_image(pool, a).await?;
+    let vb = uncertainty::per_image(pool, b).await?;
+    let comparison = off_the_async_threads("the comparison", move || {
+        crate::domain::uncertainty::compare(&va, &vb, COMPARE_IMAGES)
+    })
+    .await?;
+    Ok(ComparisonView {
+        a: ea,
+        b: eb,
+        comparison,
+    })
 }
 
 /// The stable CSV columns of `leaderboard.csv` and `challenge export`.

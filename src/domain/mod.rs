@@ -85,6 +85,7 @@ pub mod phase;
 pub mod references;
 pub mod results_file;
 mod submission;
+pub mod uncertainty;
 
 pub use job::{JobKind, JobState};
 pub use names::{

@@ -103,6 +103,7 @@ async fn finish(
         return tx.rollback().await;
     }
     scores::write(&mut tx, claim.job.submission_id, result).await?;
+    crate::actions::record_intervals(&mut tx, claim.job.submission_id).await?;
     tx.commit().await?;
     tracing::info!(
         job = claim.job.id,

@@ -65,6 +65,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             "/c/{slug}/leaderboard.json",
             web::get().to(challenges::leaderboard_json),
         )
+        .route("/c/{slug}/compare", web::get().to(challenges::compare))
         .service(
             web::resource("/c/{slug}/submit")
                 .route(web::get().to(submissions::form))

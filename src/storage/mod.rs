@@ -8,6 +8,7 @@ pub mod queue;
 pub mod scores;
 pub mod splits;
 pub mod submissions;
+pub mod uncertainty;
 
 pub use sqlx::PgPool;
 

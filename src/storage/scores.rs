@@ -58,6 +58,7 @@ pub async fn write(
     result: &SubmissionResult,
 ) -> Result<(), sqlx::Error> {
     for table in [
+        "score_intervals",
         "image_scores",
         "image_results",
         "aggregate_scores",

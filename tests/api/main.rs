@@ -19,4 +19,5 @@ mod queue;
 mod references;
 mod security;
 mod teams;
+mod uncertainty;
 mod uploads;

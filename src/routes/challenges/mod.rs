@@ -346,6 +346,14 @@ async fn pick_split(
 }
 
 struct Row {
+    submission_id: i64,
+    /// The 95 % interval of the ranking column, "–" where there is none.
+    interval: String,
+    /// Not significantly different from the row above; `p` is the test's p-value.
+    tied: bool,
+    p: String,
+    /// The comparison of the row above (A) with this one (B).
+    compare: Option<String>,
     rank: usize,
     kind: SubmissionKind,
     name: String,
@@ -372,7 +380,28 @@ struct Board {
     columns: Vec<Column>,
     rows: Vec<Row>,
     sort: &'static str,
+    sort_title: &'static str,
     hidden_notice: bool,
+    /// Entries may be compared (see `actions::compare`).
+    comparable: bool,
+}
+
+/// Who is looking at a leaderboard: a session's user, or a team's API token.
+async fn board_viewer(
+    req: &HttpRequest,
+    pool: &PgPool,
+    user: &MaybeUser,
+    challenge: &Challenge,
+) -> Result<Viewer, PageError> {
+    let mut viewer = viewer(pool, challenge, user.0.as_ref()).await?;
+    if viewer.team_id.is_none() {
+        if let Some(team) = auth::team_from_bearer(pool, req).await? {
+            if team.challenge_id == challenge.id {
+                viewer.team_id = Some(team.id);
+            }
+        }
+    }
+    Ok(viewer)
 }
 
 async fn ranked(
@@ -394,14 +423,7 @@ async fn ranked(
 > {
     let challenge = actions::challenge(pool, slug).await?;
     let (split, all) = pick_split(pool, &challenge, q.split.as_deref()).await?;
-    let mut viewer = viewer(pool, &challenge, user.0.as_ref()).await?;
-    if viewer.team_id.is_none() {
-        if let Some(team) = auth::team_from_bearer(pool, req).await? {
-            if team.challenge_id == challenge.id {
-                viewer.team_id = Some(team.id);
-            }
-        }
-    }
+    let viewer = board_viewer(req, pool, user, &challenge).await?;
     let sort =
         SortKey::parse(q.sort.as_deref()).map_err(|e| PageError::BadRequest(e.to_string()))?;
     let rows = actions::leaderboard(pool, &split, sort, viewer).await?;
@@ -430,12 +452,33 @@ pub async fn leaderboard(
             _ => true,
         })
         .collect();
-    let rows = entries
+    let uncertainty =
+        actions::leaderboard_uncertainty(&pool, &split, viewer, &entries, sort).await?;
+    let comparable = actions::shows_per_image(&split, viewer.organizer);
+    let rows: Vec<Row> = entries
         .iter()
-        .map(|r| {
+        .zip(&uncertainty)
+        .enumerate()
+        .map(|(k, (r, u))| {
             let own = viewer.organizer
                 || (r.entry.team_id.is_some() && r.entry.team_id == viewer.team_id);
             Row {
+                submission_id: r.entry.submission_id,
+                interval: match u.interval {
+                    Some((lo, hi)) => format!("{} – {}", score(Some(lo)), score(Some(hi))),
+                    None => score(None),
+                },
+                tied: u.tied_with_above,
+                p: format!("{:.2}", u.p_above.unwrap_or(f64::NAN)),
+                compare: k.checked_sub(1).filter(|_| comparable).map(|j| {
+                    format!(
+                        "/c/{}/compare?split={}&a={}&b={}",
+                        challenge.slug,
+                        split.name,
+                        entries[j].entry.submission_id,
+                        r.entry.submission_id
+                    )
+                }),
                 rank: r.rank,
                 kind: r.entry.kind,
                 name: r.entry.name.clone(),
@@ -465,12 +508,14 @@ pub async fn leaderboard(
     let page = Board {
         layout: Layout::new(&req, user.0.as_ref()),
         hidden_notice: split.hidden && !viewer.organizer,
+        comparable: comparable && rows.len() > 1,
         challenge,
         split,
         splits,
         columns,
         rows,
         sort: sort.name(),
+        sort_title: sort.title(),
     };
     Ok(html(page.render()?))
 }
@@ -500,6 +545,18 @@ pub async fn leaderboard_csv(
 /// One entry of `leaderboard.json`: public fields only (a team's description and ids stay private).
 #[derive(serde::Serialize)]
 struct PublicEntry<'a> {
+    #[serde(flatten)]
+    scores: PublicScores<'a>,
+    /// The 95 % bootstrap interval of the ranking column, `[low, high]`, or null.
+    interval: Option<[f64; 2]>,
+    /// The paired-bootstrap p-value of the difference from the entry above, where tested.
+    p_above: Option<f64>,
+    /// Not significantly different from the entry above (p >= 0.05).
+    tied_with_above: bool,
+}
+
+#[derive(serde::Serialize)]
+struct PublicScores<'a> {
     rank: usize,
     kind: SubmissionKind,
     name: &'a str,
@@ -520,10 +577,10 @@ struct PublicEntry<'a> {
     cider_d: Option<f64>,
 }
 
-impl<'a> From<&'a RankedEntry> for PublicEntry<'a> {
+impl<'a> From<&'a RankedEntry> for PublicScores<'a> {
     fn from(r: &'a RankedEntry) -> Self {
         let e = &r.entry;
-        PublicEntry {
+        PublicScores {
             rank: r.rank,
             kind: e.kind,
             name: &e.name,
@@ -546,7 +603,8 @@ impl<'a> From<&'a RankedEntry> for PublicEntry<'a> {
 }
 
 /// `leaderboard.json`: `{"challenge", "split", "hidden", "sort", "columns", "entries": [{rank, kind,
-/// name, submission_id, scored_at, spice, object, ...}]}`; a missing score is `null`.
+/// name, submission_id, scored_at, spice, object, ..., interval, p_above, tied_with_above}]}`; a
+/// missing score is `null`; `interval` is the ranking column's (see `actions::leaderboard_uncertainty`).
 pub async fn leaderboard_json(
     req: HttpRequest,
     pool: web::Data<PgPool>,
@@ -554,7 +612,20 @@ pub async fn leaderboard_json(
     slug: web::Path<String>,
     q: web::Query<BoardQuery>,
 ) -> Result<HttpResponse, PageError> {
-    let (challenge, split, _, entries, sort, _) = ranked(&req, &pool, &user, &slug, &q).await?;
+    let (challenge, split, _, entries, sort, viewer) =
+        ranked(&req, &pool, &user, &slug, &q).await?;
+    let uncertainty =
+        actions::leaderboard_uncertainty(&pool, &split, viewer, &entries, sort).await?;
+    let public: Vec<PublicEntry> = entries
+        .iter()
+        .zip(&uncertainty)
+        .map(|(r, u)| PublicEntry {
+            scores: PublicScores::from(r),
+            interval: u.interval.map(|(lo, hi)| [lo, hi]),
+            p_above: u.p_above,
+            tied_with_above: u.tied_with_above,
+        })
+        .collect();
     Ok(HttpResponse::Ok().json(serde_json::json!({
         "challenge": challenge.slug,
         "split": split.name,
@@ -562,6 +633,101 @@ pub async fn leaderboard_json(
         "hidden": split.hidden,
         "sort": sort.name(),
         "columns": actions::CSV_COLUMNS,
-        "entries": entries.iter().map(PublicEntry::from).collect::<Vec<_>>(),
+        "entries": public,
     })))
+}
+
+#[derive(Deserialize)]
+pub struct CompareQuery {
+    split: Option<String>,
+    a: i64,
+    b: i64,
+}
+
+struct DifferenceRow {
+    title: &'static str,
+    a: String,
+    b: String,
+    difference: String,
+    interval: String,
+    p: String,
+    significant: bool,
+}
+
+struct ImageRow {
+    image_id: i64,
+    a: String,
+    b: String,
+    difference: String,
+}
+
+#[derive(Template)]
+#[template(path = "compare.html")]
+struct ComparePage {
+    layout: Layout,
+    challenge: Challenge,
+    split: Split,
+    a: String,
+    b: String,
+    images: usize,
+    rows: Vec<DifferenceRow>,
+    most_different: Vec<ImageRow>,
+}
+
+/// `/c/{slug}/compare?split=..&a=..&b=..`: two entries of a split's leaderboard, as the viewer
+/// sees it, compared column by column (see `actions::compare`).
+pub async fn compare(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    user: MaybeUser,
+    slug: web::Path<String>,
+    q: web::Query<CompareQuery>,
+) -> Result<HttpResponse, PageError> {
+    let challenge = actions::challenge(&pool, &slug).await?;
+    let (split, _) = pick_split(&pool, &challenge, q.split.as_deref()).await?;
+    let viewer = board_viewer(&req, &pool, &user, &challenge).await?;
+    let view = actions::compare(&pool, &split, viewer, q.a, q.b).await?;
+    let c = &view.comparison;
+    let signed = |x: Option<f64>| match x {
+        Some(v) if v > 0.0 => format!("+{}", score(Some(v))),
+        _ => score(x),
+    };
+    let rows = c
+        .columns
+        .iter()
+        .filter(|d| d.a.is_some() || d.b.is_some())
+        .map(|d| DifferenceRow {
+            title: d.metric.title(),
+            a: score(d.a),
+            b: score(d.b),
+            difference: signed(d.difference),
+            interval: match d.low.zip(d.high) {
+                Some((lo, hi)) => format!("{} – {}", signed(Some(lo)), signed(Some(hi))),
+                None => score(None),
+            },
+            p: d.p.map_or_else(|| score(None), |p| format!("{p:.3}")),
+            significant: d.p.is_some_and(|p| p < crate::domain::uncertainty::ALPHA),
+        })
+        .collect();
+    let most_different = c
+        .most_different
+        .iter()
+        .map(|i| ImageRow {
+            image_id: i.image_id,
+            a: score(Some(i.a)),
+            b: score(Some(i.b)),
+            difference: signed(Some(i.a - i.b)),
+        })
+        .collect();
+    let page = ComparePage {
+        layout: Layout::new(&req, user.0.as_ref()),
+        a: view.a.entry.name.clone(),
+        b: view.b.entry.name.clone(),
+        images: c.images,
+        rows,
+        most_different,
+        challenge,
+        split,
+    };
+    Ok(html(page.render()?))
 }

@@ -2,6 +2,11 @@
 //! rho and Pearson's r as scipy computes them, percentiles as numpy computes them, and the
 //! seeded generator the bootstrap draws from. Checked against scipy on fixed data by
 //! `tests/metaeval_parity.rs`.
+//!
+//! Also the bootstrap of the leaderboard (issue 14, part 4): `bootstrap_means` resamples items
+//! (images) and gives each resample's mean of every column, and `paired_p_value` turns the
+//! differences of two entries' means on the same resamples into a two-sided p-value. Checked on
+//! fixed data against values computed independently with numpy (`scripts/uncertainty-oracle`).
 
 use std::cmp::Ordering;
 
@@ -205,6 +210,76 @@ impl SplitMix64 {
     }
 }
 
+/// The bootstrap distribution of column means. `values` holds `n` items of `width` columns, row
+/// by row (`values[i * width + c]` is item i's value in column c); NaN marks a value that is not
+/// defined (SPICE's macro average leaves such images out). `resamples` times, `n` items are drawn
+/// with replacement from `SplitMix64::new(seed)` (`below(n)`, one draw per item, resample after
+/// resample), and each column's mean over the drawn items whose value is defined is recorded (NaN
+/// when none is). Returns `means[c][b]`, column c's mean in resample b.
+///
+/// The draws depend only on `seed` and `n`: two entries scored on the same images, in the same
+/// order, are resampled identically, so the differences of their means resample by resample are
+/// a paired bootstrap of the difference of their scores.
+pub fn bootstrap_means(values: &[f64], width: usize, resamples: usize, seed: u64) -> Vec<Vec<f64>> {
+    let mut means = vec![Vec::with_capacity(resamples); width];
+    if width == 0 {
+        return means;
+    }
+    let n = values.len() / width;
+    let mut rng = SplitMix64::new(seed);
+    let mut sums = vec![0.0f64; width];
+    let mut counts = vec![0u32; width];
+    for _ in 0..resamples {
+        sums.iter_mut().for_each(|s| *s = 0.0);
+        counts.iter_mut().for_each(|c| *c = 0);
+        for _ in 0..n {
+            let row = &values[rng.below(n) * width..][..width];
+            for (c, &v) in row.iter().enumerate() {
+                if !v.is_nan() {
+                    sums[c] += v;
+                    counts[c] += 1;
+                }
+            }
+        }
+        for c in 0..width {
+            means[c].push(if counts[c] == 0 {
+                f64::NAN
+            } else {
+                sums[c] / f64::from(counts[c])
+            });
+        }
+    }
+    means
+}
+
+/// The two-sided p-value of a paired bootstrap test of "no difference": `differences` are the
+/// resampled differences of two statistics (the same resamples for both). p is twice the smaller
+/// share of differences on either side of zero (zero counting on both sides), capped at 1, the
+/// percentile-bootstrap p-value: p < 0.05 when zero lies outside the central 95 % of the
+/// resampled differences. A difference within 1e-12 of zero counts as zero: means of the same
+/// numbers summed in another order differ by rounding alone. NaN differences are left out; NaN
+/// when none is left.
+pub fn paired_p_value(differences: &[f64]) -> f64 {
+    let (mut below, mut above, mut n) = (0usize, 0usize, 0usize);
+    for &d in differences {
+        if d.is_nan() {
+            continue;
+        }
+        let d = if d.abs() < 1e-12 { 0.0 } else { d };
+        n += 1;
+        if d <= 0.0 {
+            below += 1;
+        }
+        if d >= 0.0 {
+            above += 1;
+        }
+    }
+    if n == 0 {
+        return f64::NAN;
+    }
+    (2.0 * below.min(above) as f64 / n as f64).min(1.0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -266,5 +341,63 @@ mod tests {
         assert_eq!(draw(7), draw(7));
         assert_ne!(draw(7), draw(8));
         assert!(draw(7).iter().all(|&k| k < 10));
+    }
+
+    /// Expected values from `scripts/uncertainty-oracle` (numpy on the same draws).
+    #[test]
+    fn the_bootstrap_matches_numpy() {
+        const N: f64 = f64::NAN;
+        let a = [
+            0.21, 0.35, 0.18, N, 0.40, 0.27, 0.33, 0.12, 0.29, 0.31, 0.25, 0.22,
+        ];
+        let b = [
+            0.19, 0.30, 0.20, 0.10, 0.36, 0.22, 0.30, 0.15, 0.24, N, 0.21, 0.20,
+        ];
+        let shift = [
+            0.02, -0.03, 0.01, 0.0, -0.02, 0.03, -0.01, 0.02, -0.02, 0.01, -0.01, 0.01,
+        ];
+        let rows: Vec<f64> = (0..a.len())
+            .flat_map(|i| [a[i], b[i], a[i] + shift[i]])
+            .collect();
+        let means = bootstrap_means(&rows, 3, 1000, 7);
+        let close = |x: f64, y: f64| (x - y).abs() < 1e-12;
+        assert!(close(means[0][0], 0.29363636363636364));
+        assert!(close(means[1][0], 0.24666666666666667));
+        let [lo, hi] = interval95(&means[0]);
+        assert!(
+            close(lo, 0.22453598484848483) && close(hi, 0.3125),
+            "{lo} {hi}"
+        );
+        let [lo, hi] = interval95(&means[1]);
+        assert!(close(lo, 0.185) && close(hi, 0.266675), "{lo} {hi}");
+        let diff = |x: usize, y: usize| -> Vec<f64> {
+            means[x].iter().zip(&means[y]).map(|(p, q)| p - q).collect()
+        };
+        let [lo, hi] = interval95(&diff(0, 1));
+        assert!(close(lo, 0.015833333333333338) && close(hi, 0.08062215909090904));
+        assert!(close(paired_p_value(&diff(0, 1)), 0.002));
+        let [lo, hi] = interval95(&diff(0, 2));
+        assert!(close(lo, -0.011818181818181839) && close(hi, 0.01166666666666666));
+        assert!(close(paired_p_value(&diff(0, 2)), 0.924));
+    }
+
+    #[test]
+    fn paired_p_values_by_hand() {
+        // Identical entries differ by zero on every resample: no evidence at all, p = 1.
+        assert_eq!(paired_p_value(&[0.0; 10]), 1.0);
+        // Always better: p = 0. One resample in ten on the other side: p = 2 / 10.
+        assert_eq!(paired_p_value(&[0.1; 10]), 0.0);
+        let mut d = [0.1; 10];
+        d[3] = -0.05;
+        assert!((paired_p_value(&d) - 0.2).abs() < 1e-15);
+        assert!(paired_p_value(&[f64::NAN]).is_nan());
+    }
+
+    #[test]
+    fn a_single_item_or_an_undefined_column_resamples_to_itself() {
+        let means = bootstrap_means(&[0.5, f64::NAN], 2, 20, 1);
+        assert!(means[0].iter().all(|&m| m == 0.5));
+        assert!(means[1].iter().all(|m| m.is_nan()));
+        assert_eq!(interval95(&means[0]), [0.5, 0.5]);
     }
 }

@@ -1,0 +1,200 @@
+//! The per-image values the bootstrap resamples, and the stored intervals (`score_intervals`).
+//! The statistics are `crate::domain::uncertainty`.
+
+use sqlx::{PgConnection, PgExecutor};
+
+use crate::domain::leaderboard::SortKey;
+use crate::domain::uncertainty::{ImageValues, Interval, COLUMNS};
+
+#[derive(sqlx::FromRow)]
+struct Row {
+    image_id: i64,
+    spice: Option<f64>,
+    object: Option<f64>,
+    relation: Option<f64>,
+    attribute: Option<f64>,
+    color: Option<f64>,
+    count: Option<f64>,
+    size: Option<f64>,
+    rouge_l: Option<f64>,
+    cider_d: Option<f64>,
+}
+
+/// Every image of a submission with its value in each of `COLUMNS` (the F of each SPICE
+/// category, NULL where undefined; ROUGE-L and CIDEr-D from the image's classic metrics), in
+/// image-id order.
+pub async fn per_image(
+    db: impl PgExecutor<'_>,
+    submission_id: i64,
+) -> Result<Vec<ImageValues>, sqlx::Error> {
+    let rows: Vec<Row> = sqlx::query_as(
+        "SELECT r.image_id,
+                MAX(s.f) FILTER (WHERE s.category = 'all') AS spice,
+                MAX(s.f) FILTER (WHERE s.category = 'object') AS object,
+                MAX(s.f) FILTER (WHERE s.category = 'relation') AS relation,
+                MAX(s.f) FILTER (WHERE s.category = 'attribute') AS attribute,
+                MAX(s.f) FILTER (WHERE s.category = 'color') AS color,
+                MAX(s.f) FILTER (WHERE s.category = 'count') AS count,
+                MAX(s.f) FILTER (WHERE s.category = 'size') AS size,
+                (r.classic->>'ROUGE_L')::DOUBLE PRECISION AS rouge_l,
+                (r.classic->>'CIDEr')::DOUBLE PRECISION AS cider_d
+         FROM image_results r
+         LEFT JOIN image_scores s ON s.submission_id = r.submission_id AND s.image_id = r.image_id
+         WHERE r.submission_id = $1
+         GROUP BY r.image_id, r.classic
+         ORDER BY r.image_id",
+    )
+    .bind(submission_id)
+    .fetch_all(db)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|r| ImageValues {
+            image_id: r.image_id,
+            values: [
+                r.spice,
+                r.object,
+                r.relation,
+                r.attribute,
+                r.color,
+                r.count,
+                r.size,
+                r.rouge_l,
+                r.cider_d,
+            ],
+        })
+        .collect())
+}
+
+/// Stores the intervals of a submission: with `replace`, over any stored ones (the worker, with
+/// fresh scores); without, only where none is stored (the lazy backfill, which must not
+/// overwrite what a rescoring worker wrote meanwhile).
+pub async fn store(
+    db: &mut PgConnection,
+    submission_id: i64,
+    intervals: &[Interval],
+    replace: bool,
+) -> Result<(), sqlx::Error> {
+    let on_conflict = if replace {
+        "DO UPDATE SET
+            estimate = EXCLUDED.estimate, low = EXCLUDED.low, high = EXCLUDED.high,
+            images = EXCLUDED.images, image_set = EXCLUDED.image_set, seed = EXCLUDED.seed,
+            replicates = EXCLUDED.replicates"
+    } else {
+        "DO NOTHING"
+    };
+    let sql = format!(
+        "INSERT INTO score_intervals
+            (submission_id, metric, estimate, low, high, images, image_set, seed, replicates)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+         ON CONFLICT (submission_id, metric) {on_conflict}"
+    );
+    for i in intervals {
+        sqlx::query(&sql)
+            .bind(submission_id)
+            .bind(i.metric.name())
+            .bind(i.estimate)
+            .bind(i.low)
+            .bind(i.high)
+            .bind(i.images)
+            .bind(i.image_set)
+            .bind(i.seed as i64)
+            .bind(to_bytes(&i.replicates))
+            .execute(&mut *db)
+            .await?;
+    }
+    Ok(())
+}
+
+/// Which of `ids` have no stored intervals yet (scored before intervals existed).
+pub async fn without_intervals(
+    db: impl PgExecutor<'_>,
+    ids: &[i64],
+) -> Result<Vec<i64>, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT id FROM UNNEST($1::BIGINT[]) AS id
+         WHERE NOT EXISTS (SELECT 1 FROM score_intervals i WHERE i.submission_id = id)",
+    )
+    .bind(ids)
+    .fetch_all(db)
+    .await
+}
+
+#[derive(sqlx::FromRow)]
+struct StoredRow {
+    submission_id: i64,
+    estimate: Option<f64>,
+    low: Option<f64>,
+    high: Option<f64>,
+    images: i32,
+    image_set: i64,
+    seed: i64,
+    replicates: Vec<u8>,
+}
+
+/// `score_intervals.replicates`: 8-byte little-endian doubles back to back.
+fn to_bytes(values: &[f64]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+fn from_bytes(bytes: &[u8]) -> Vec<f64> {
+    bytes
+        .chunks_exact(8)
+        .map(|c| {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(c);
+            f64::from_le_bytes(b)
+        })
+        .collect()
+}
+
+/// The stored intervals of `ids` in column `metric` (none for a column without per-image values).
+pub async fn of_column(
+    db: impl PgExecutor<'_>,
+    ids: &[i64],
+    metric: SortKey,
+) -> Result<Vec<(i64, Interval)>, sqlx::Error> {
+    if !COLUMNS.contains(&metric) {
+        return Ok(Vec::new());
+    }
+    let rows: Vec<StoredRow> = sqlx::query_as(
+        "SELECT submission_id, estimate, low, high, images, image_set, seed, replicates
+         FROM score_intervals WHERE submission_id = ANY($1) AND metric = $2",
+    )
+    .bind(ids)
+    .bind(metric.name())
+    .fetch_all(db)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|r| {
+            (
+                r.submission_id,
+                Interval {
+                    metric,
+                    estimate: r.estimate,
+                    low: r.low,
+                    high: r.high,
+                    images: r.images,
+                    image_set: r.image_set,
+                    seed: r.seed as u64,
+                    replicates: from_bytes(&r.replicates),
+                },
+            )
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replicates_round_trip_through_bytes_nan_included() {
+        let v = [0.25, f64::NAN, -1e-300, 1.0 / 3.0];
+        let back = from_bytes(&to_bytes(&v));
+        assert_eq!(back.len(), 4);
+        assert!(back[1].is_nan());
+        assert_eq!((back[0], back[2], back[3]), (v[0], v[2], v[3]));
+    }
+}
