@@ -216,7 +216,19 @@ async fn two_public_entries_compare_by_category_and_by_image() {
     assert_eq!(images.matches("<tr><td>").count(), 20);
 
     // An id that is not an entry of this leaderboard: Exact's earlier submission, replaced as
-    // its entry by a later one, and an id that does not exist. Both are "not found".
+    // its entry by a later one (under the `latest` policy: a worse upload never replaces the
+    // best), and an id that does not exist. Both are "not found".
+    let challenge = spiceboard::storage::challenges::by_slug(&b.app.pool, "u")
+        .await
+        .expect("challenge")
+        .expect("challenge u");
+    spiceboard::storage::challenges::set_entry_policy(
+        &b.app.pool,
+        challenge.id,
+        spiceboard::domain::leaderboard::EntryPolicy::Latest,
+    )
+    .await
+    .expect("policy");
     let later = b
         .app
         .submit(
