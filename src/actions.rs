@@ -151,11 +151,10 @@ pub async fn import_references(
                 scoring::reference_graphs(&engine, &set.images, CaptionMode::of(set.format));
             let captions: Vec<&[String]> =
                 set.images.iter().map(|i| i.captions.as_slice()).collect();
-            let df = scoring::cider_df_json(&scoring::cider_df(&captions));
+            let df = scoring::cider_df_bytes(&scoring::cider_df(&captions));
             Ok((set, stored, df))
         })
         .await??;
-    let df = df.map_err(|e| ActionError::Internal(format!("CIDEr-D document frequencies: {e}")))?;
     let mut tx = pool.begin().await?;
     let split = splits::create_version(
         &mut tx,

@@ -153,19 +153,16 @@ pub fn stored_cider_df(refs: &[StoredReference]) -> CiderDf {
     cider_df(&captions)
 }
 
-/// The stored form of document frequencies (JSON text).
-pub fn cider_df_json(df: &CiderDf) -> Result<String, ScoringError> {
-    serde_json::to_string(df).map_err(|e| {
-        ScoringError::Classic(format!(
-            "cannot serialise CIDEr-D document frequencies: {e}"
-        ))
-    })
+/// The stored form of document frequencies: the compact form, which reads several times faster
+/// than JSON (and than counting again) for a COCO-sized split.
+pub fn cider_df_bytes(df: &CiderDf) -> Vec<u8> {
+    df.to_bytes()
 }
 
 /// Reads stored document frequencies; `None` (and a warning) if they cannot be read, so that the
 /// caller computes them again.
-pub fn parse_cider_df(json: &str) -> Option<CiderDf> {
-    serde_json::from_str(json)
+pub fn parse_cider_df(bytes: &[u8]) -> Option<CiderDf> {
+    CiderDf::from_bytes(bytes)
         .map_err(
             |e| tracing::warn!(error = %e, "stored CIDEr-D document frequencies are unreadable"),
         )

@@ -137,13 +137,13 @@ async fn run(
         let engine2 = engine.clone();
         let graphs = blocking(move || {
             let built = scoring::missing_reference_graphs(&engine2, &refs, mode, force);
-            let df = force.then(|| scoring::cider_df_json(&scoring::stored_cider_df(&refs)));
+            let df = force.then(|| scoring::cider_df_bytes(&scoring::stored_cider_df(&refs)));
             (refs, built, df)
         })
         .await?;
         refs = graphs.0;
         let built = graphs.1?;
-        let df = graphs.2.transpose()?;
+        let df = graphs.2;
         let mut tx = pool.begin().await?;
         splits::update_reference_graphs(&mut tx, split.id, &built, scoring::ENGINE_VERSION).await?;
         if let Some(df) = &df {
@@ -187,14 +187,14 @@ async fn run(
                         Some(df) => (refs, df, None),
                         None => {
                             let df = scoring::stored_cider_df(&refs);
-                            let json = scoring::cider_df_json(&df);
-                            (refs, df, Some(json))
+                            let bytes = scoring::cider_df_bytes(&df);
+                            (refs, df, Some(bytes))
                         }
                     },
                 )
                 .await?;
-            if let Some(json) = computed {
-                splits::set_cider_df(pool, split.id, &json?).await?;
+            if let Some(bytes) = computed {
+                splits::set_cider_df(pool, split.id, &bytes).await?;
             }
             Ok(
                 blocking(move || scoring::score_submission(&engine, &refs, &candidates, mode, &df))

@@ -220,35 +220,32 @@ pub async fn update_reference_graphs(
     Ok(())
 }
 
-/// The split's CIDEr-D document frequencies as stored (`classic_stats.cider_df`, JSON text), if
-/// they have been computed.
+/// The split's CIDEr-D document frequencies as stored (`splits.cider_df`, the compact form of
+/// `CiderDf::to_bytes`), if they have been computed.
 pub async fn cider_df(
     db: impl PgExecutor<'_>,
     split_id: i64,
-) -> Result<Option<String>, sqlx::Error> {
-    let json: Option<Option<String>> =
-        sqlx::query_scalar("SELECT (classic_stats -> 'cider_df')::TEXT FROM splits WHERE id = $1")
+) -> Result<Option<Vec<u8>>, sqlx::Error> {
+    let bytes: Option<Option<Vec<u8>>> =
+        sqlx::query_scalar("SELECT cider_df FROM splits WHERE id = $1")
             .bind(split_id)
             .fetch_optional(db)
             .await?;
-    Ok(json.flatten())
+    Ok(bytes.flatten())
 }
 
-/// Stores the split's CIDEr-D document frequencies (JSON text) in `classic_stats.cider_df`.
+/// Stores the split's CIDEr-D document frequencies (their compact form) in `splits.cider_df`.
 pub async fn set_cider_df(
     db: impl PgExecutor<'_>,
     split_id: i64,
-    json: &str,
+    bytes: &[u8],
 ) -> Result<(), sqlx::Error> {
-    sqlx::query(
-        "UPDATE splits SET classic_stats = jsonb_set(COALESCE(classic_stats, '{}'), '{cider_df}', $2::JSONB)
-         WHERE id = $1",
-    )
-    .bind(split_id)
-    .bind(json)
-    .execute(db)
-    .await
-    .map(|_| ())
+    sqlx::query("UPDATE splits SET cider_df = $2 WHERE id = $1")
+        .bind(split_id)
+        .bind(bytes)
+        .execute(db)
+        .await
+        .map(|_| ())
 }
 
 /// Images whose reference graph could not be built at ingestion, with the reason.

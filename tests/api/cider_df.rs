@@ -1,5 +1,5 @@
 //! CIDEr-D document frequencies belong to the reference split: counted once at import, stored in
-//! `splits.classic_stats`, and used by every scoring job, with the scores pycocoevalcap's way of
+//! `splits.cider_df` (their compact form), and used by every scoring job, with the scores pycocoevalcap's way of
 //! counting them per evaluation gives.
 
 use std::collections::BTreeMap;
@@ -46,12 +46,24 @@ fn cider_from_scratch(df: Option<&CiderDf>) -> (f64, BTreeMap<i64, f64>) {
     (corpus, per_image)
 }
 
-async fn stored_df(app: &TestApp, split_id: i64) -> Option<serde_json::Value> {
-    sqlx::query_scalar("SELECT classic_stats -> 'cider_df' FROM splits WHERE id = $1")
+async fn stored_df(app: &TestApp, split_id: i64) -> Option<Vec<u8>> {
+    sqlx::query_scalar("SELECT cider_df FROM splits WHERE id = $1")
         .bind(split_id)
         .fetch_one(&app.pool)
         .await
-        .expect("read classic_stats")
+        .expect("read splits.cider_df")
+}
+
+async fn store_df(app: &TestApp, split_id: i64, bytes: Option<Vec<u8>>, engine: Option<&str>) {
+    sqlx::query(
+        "UPDATE splits SET cider_df = $2, engine_version = COALESCE($3, engine_version) WHERE id = $1",
+    )
+    .bind(split_id)
+    .bind(bytes)
+    .bind(engine)
+    .execute(&app.pool)
+    .await
+    .expect("replace the frequencies");
 }
 
 /// Uploads the demo results, waits for the job, and returns its CIDEr-D (corpus, per image).
@@ -92,11 +104,8 @@ async fn cider_df_is_stored_at_import_and_jobs_score_with_it_as_from_scratch() {
     // Stored at import: the frequencies of the split's tokenized references.
     let expected = CiderDf::from_references(tokenized_references().into_values());
     assert_eq!(expected.images(), 20);
-    let expected_json = serde_json::to_value(&expected).expect("serialise");
-    assert_eq!(
-        stored_df(&app, split_id).await.as_ref(),
-        Some(&expected_json)
-    );
+    let expected_bytes = expected.to_bytes();
+    assert_eq!(stored_df(&app, split_id).await, Some(expected_bytes.clone()));
 
     // A job scores exactly as pycocoevalcap's per-evaluation counting does, to the bit.
     let scratch = cider_from_scratch(None);
@@ -109,45 +118,31 @@ async fn cider_df_is_stored_at_import_and_jobs_score_with_it_as_from_scratch() {
     // The job reads the stored frequencies rather than counting again: other stored frequencies
     // (those of the first five images only) give other scores, exactly those they should give.
     let five = CiderDf::from_references(tokenized_references().into_values().take(5));
-    sqlx::query(
-        "UPDATE splits SET classic_stats = jsonb_build_object('cider_df', $2::JSONB) WHERE id = $1",
-    )
-    .bind(split_id)
-    .bind(serde_json::to_value(&five).expect("serialise"))
-    .execute(&app.pool)
-    .await
-    .expect("replace the frequencies");
+    store_df(&app, split_id, Some(five.to_bytes()), None).await;
     let with_five = job_cider(&app, &token).await;
     assert_ne!(with_five.0, scratch.0);
     assert_eq!(with_five, cider_from_scratch(Some(&five)));
 
     // A split imported before frequencies were stored gets them counted by its first job, and
     // stored; the scores are the same.
-    sqlx::query("UPDATE splits SET classic_stats = NULL WHERE id = $1")
-        .bind(split_id)
-        .execute(&app.pool)
-        .await
-        .expect("forget the frequencies");
+    store_df(&app, split_id, None, None).await;
     assert_eq!(job_cider(&app, &token).await, scratch);
-    assert_eq!(
-        stored_df(&app, split_id).await.as_ref(),
-        Some(&expected_json)
-    );
+    assert_eq!(stored_df(&app, split_id).await, Some(expected_bytes.clone()));
+
+    // Unreadable stored frequencies (a truncated value) are counted again, and stored again.
+    store_df(&app, split_id, Some(expected_bytes[..20].to_vec()), None).await;
+    assert_eq!(job_cider(&app, &token).await, scratch);
+    assert_eq!(stored_df(&app, split_id).await, Some(expected_bytes.clone()));
 
     // After an engine upgrade the references are parsed again, and their frequencies counted
     // again (the stale ones here are the five images' ones).
-    sqlx::query(
-        "UPDATE splits SET engine_version = 'spiceboard/0.0.0',
-                classic_stats = jsonb_build_object('cider_df', $2::JSONB) WHERE id = $1",
+    store_df(
+        &app,
+        split_id,
+        Some(five.to_bytes()),
+        Some("spiceboard/0.0.0"),
     )
-    .bind(split_id)
-    .bind(serde_json::to_value(&five).expect("serialise"))
-    .execute(&app.pool)
-    .await
-    .expect("pretend an older engine");
+    .await;
     assert_eq!(job_cider(&app, &token).await, scratch);
-    assert_eq!(
-        stored_df(&app, split_id).await.as_ref(),
-        Some(&expected_json)
-    );
+    assert_eq!(stored_df(&app, split_id).await, Some(expected_bytes));
 }
