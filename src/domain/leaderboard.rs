@@ -94,6 +94,15 @@ impl SortKey {
         }
     }
 
+    /// [`SortKey::parse`] with another default: the challenge's ranking column when the page
+    /// names none.
+    pub fn parse_or(s: Option<&str>, default: SortKey) -> Result<SortKey, UnknownSortKey> {
+        match s {
+            None | Some("") => Ok(default),
+            s => SortKey::parse(s),
+        }
+    }
+
     pub fn value(self, e: &Entry) -> Option<f64> {
         match self {
             SortKey::Spice => e.spice,
