@@ -388,7 +388,10 @@ async fn dispatch(command: Command, settings: &Settings, db: &Database) -> anyho
             let c = actions::challenge(pool, &challenge).await?;
             let team = TeamName::parse(&team)?;
             let (team, user) = actions::add_member(pool, &c, &team, &email).await?;
-            println!("{} is now in team {:?} of {}", user.email, team.name, c.slug);
+            println!(
+                "{} is now in team {:?} of {}",
+                user.email, team.name, c.slug
+            );
         }
         Command::Team(TeamCommand::RevokeToken { id }) => {
             actions::revoke_token(pool, None, id).await?;
@@ -509,7 +512,11 @@ async fn challenge_command(
         ChallengeCommand::SetRankingMetric { slug, metric } => {
             let c = actions::challenge(pool, &slug).await?;
             let key = actions::set_ranking_metric(pool, &c, &metric).await?;
-            println!("the leaderboards of {} are ranked by {}", c.slug, key.title());
+            println!(
+                "the leaderboards of {} are ranked by {}",
+                c.slug,
+                key.title()
+            );
         }
         ChallengeCommand::SetPhase {
             slug,

@@ -475,7 +475,12 @@ pub fn judged_caption_scores(
     let mut images: Vec<ScoredImage> = scored.into_iter().map(|(i, _)| i).collect();
     let refs_of: Vec<Vec<String>> = captions
         .iter()
-        .map(|c| by_id.get(&c.image_id).map(|r| captions_of(r)).unwrap_or_default())
+        .map(|c| {
+            by_id
+                .get(&c.image_id)
+                .map(|r| captions_of(r))
+                .unwrap_or_default()
+        })
         .collect();
     let inputs: Vec<(&str, &[String])> = captions
         .iter()
@@ -567,8 +572,8 @@ pub fn agreement_table(
                 .iter()
                 .filter_map(|(rating, e)| key.value(e).map(|v| (v, *rating)))
                 .unzip();
-            let system = (x.len() >= 3)
-                .then(|| estimate(&metaeval::pearson_estimate(&x, &y, bootstrap)));
+            let system =
+                (x.len() >= 3).then(|| estimate(&metaeval::pearson_estimate(&x, &y, bootstrap)));
             if caption.is_none() && system.is_none() {
                 return None;
             }

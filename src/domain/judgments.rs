@@ -87,7 +87,10 @@ fn finite(v: &serde_json::Value) -> Option<f64> {
 }
 
 impl JudgmentsFile {
-    pub fn parse(bytes: &[u8], bounds: JudgmentBounds<'_>) -> Result<JudgmentsFile, JudgmentsError> {
+    pub fn parse(
+        bytes: &[u8],
+        bounds: JudgmentBounds<'_>,
+    ) -> Result<JudgmentsFile, JudgmentsError> {
         if bytes.len() as u64 > bounds.max_bytes {
             return Err(JudgmentsError::TooLarge {
                 size: bytes.len() as u64,
@@ -387,11 +390,20 @@ mod tests {
             .expect_err("bad")
             .to_string();
         assert!(e.contains("1 malformed line: line 1"), "{e}");
-        assert!(e.contains("1 line names an image not in split \"val\": line 2 (image 7)"), "{e}");
-        assert!(e.contains("1 caption is longer than 20 characters: line 4"), "{e}");
+        assert!(
+            e.contains("1 line names an image not in split \"val\": line 2 (image 7)"),
+            "{e}"
+        );
+        assert!(
+            e.contains("1 caption is longer than 20 characters: line 4"),
+            "{e}"
+        );
         assert!(e.contains("1 line has no ratings"), "{e}");
         assert!(e.contains(": line 3"), "{e}");
-        assert!(e.contains("no leaderboard entry of split \"val\": line 6 (submission 99)"), "{e}");
+        assert!(
+            e.contains("no leaderboard entry of split \"val\": line 6 (submission 99)"),
+            "{e}"
+        );
         assert!(e.contains("1 name is shown by more than one entry"), "{e}");
         assert_eq!(
             JudgmentsFile::parse(b"\n \n", bounds(&images, &entries)).err(),
