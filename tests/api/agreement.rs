@@ -406,3 +406,120 @@ async fn the_ranking_metric_sets_the_leaderboards_default_order_beside_the_agree
         .expect("POST ranking metric");
     assert_eq!(r.status(), 400);
 }
+
+fn spiceboard_cli(url: &str, args: &[&str]) -> (bool, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_spiceboard"))
+        .args(args)
+        .env("DATABASE_URL", url)
+        .env("RUST_LOG", "warn")
+        .output()
+        .expect("run spiceboard");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[tokio::test]
+async fn judgments_and_the_ranking_metric_can_be_scripted_from_the_command_line() {
+    use secrecy::ExposeSecret;
+    let (_, url) = crate::helpers::fresh_database().await;
+    let url = url.expose_secret().to_string();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = |name: &str, bytes: &[u8]| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, bytes).expect("write");
+        p.to_str().expect("utf-8 path").to_string()
+    };
+    let refs = path("captions.json", &demo_references());
+    let run = |args: &[&str]| spiceboard_cli(&url, args);
+    assert!(run(&["challenge", "create", "--slug", "cj", "--title", "Judged"]).0);
+    let (ok, _, err) = run(&[
+        "challenge",
+        "import-refs",
+        "--slug",
+        "cj",
+        "--split",
+        "val",
+        "--file",
+        &refs,
+    ]);
+    assert!(ok, "{err}");
+    let captions = judged_captions();
+    let lines: String = captions
+        .iter()
+        .take(3)
+        .zip([5, 3, 1])
+        .map(|((id, c), r)| {
+            serde_json::json!({"image_id": id, "caption": c, "ratings": [r]}).to_string() + "\n"
+        })
+        .collect();
+    let good = path("good.jsonl", lines.as_bytes());
+    let (ok, out, err) = run(&[
+        "challenge",
+        "import-judgments",
+        "--slug",
+        "cj",
+        "--split",
+        "val",
+        "--file",
+        &good,
+    ]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("judgments for split val: 3 captions, 0 entries"),
+        "{out}"
+    );
+    assert!(out.contains("/c/cj/agreement?split=val"), "{out}");
+    let bad = path(
+        "bad.jsonl",
+        b"{\"image_id\": 999999, \"caption\": \"x\"}\n{\"image_id\": 1, \"caption\": \"y\"}\n",
+    );
+    let (ok, _, err) = run(&[
+        "challenge",
+        "import-judgments",
+        "--slug",
+        "cj",
+        "--split",
+        "val",
+        "--file",
+        &bad,
+    ]);
+    assert!(!ok);
+    assert!(
+        err.contains("not in split \"val\": line 1 (image 999999)"),
+        "{err}"
+    );
+    assert!(err.contains("2 lines have no ratings"), "{err}");
+
+    let (ok, out, err) = run(&[
+        "challenge",
+        "set-ranking-metric",
+        "--slug",
+        "cj",
+        "--metric",
+        "cider_d",
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("ranked by CIDEr-D"), "{out}");
+    let (ok, _, err) = run(&[
+        "challenge",
+        "set-ranking-metric",
+        "--slug",
+        "cj",
+        "--metric",
+        "nope",
+    ]);
+    assert!(!ok);
+    assert!(err.contains("unknown sort key \"nope\""), "{err}");
+    let pool = sqlx::PgPool::connect(&url).await.expect("connect");
+    let (metric, sets): (String, i64) = sqlx::query_as(
+        "SELECT ranking_metric, (SELECT COUNT(*) FROM judgment_sets) FROM challenges",
+    )
+    .fetch_one(&pool)
+    .await
+    .expect("read");
+    assert_eq!((metric.as_str(), sets), ("cider_d", 1));
+    pool.close().await;
+}
