@@ -129,7 +129,8 @@ text_enum! {
     /// Which of a team's scored submissions a challenge's leaderboards show (per challenge, set
     /// by the organizers).
     pub enum EntryPolicy {
-        /// The highest SPICE (the ranking metric); a worse later upload never replaces it.
+        /// The highest score in the challenge's ranking column (SPICE by default); a worse later
+        /// upload never replaces it.
         Best => "best",
         /// The most recent.
         Latest => "latest",

@@ -523,3 +523,40 @@ async fn judgments_and_the_ranking_metric_can_be_scripted_from_the_command_line(
     assert_eq!((metric.as_str(), sets), ("cider_d", 1));
     pool.close().await;
 }
+
+#[tokio::test]
+async fn under_best_a_teams_entry_is_its_best_in_the_ranking_column() {
+    let app = spawn_app_with(0, |_| {}).await;
+    app.challenge_with_split("ag", "val", false).await;
+    let (_, token) = app.team("ag", "Owls").await;
+    // The first upload is better in SPICE, the second in Object.
+    let mut ids = Vec::new();
+    for (spice, object) in [(0.3, 0.1), (0.2, 0.4)] {
+        let id = app.submit("ag", &token, "val", demo_results(true)).await;
+        let mut f = [Some(0.1); 7];
+        f[0] = Some(spice);
+        f[1] = Some(object);
+        fake_aggregates(&app.pool, id, f).await;
+        ids.push(id);
+    }
+    let entry = |app: &TestApp| {
+        let url = app.url("/c/ag/leaderboard.json?split=val");
+        async move {
+            let b: serde_json::Value = reqwest::get(url)
+                .await
+                .expect("GET")
+                .json()
+                .await
+                .expect("JSON");
+            b["entries"][0]["submission_id"].as_i64()
+        }
+    };
+    assert_eq!(entry(&app).await, Some(ids[0]));
+    let c = actions::challenge(&app.pool, "ag")
+        .await
+        .expect("challenge");
+    actions::set_ranking_metric(&app.pool, &c, "object")
+        .await
+        .expect("ranking metric");
+    assert_eq!(entry(&app).await, Some(ids[1]));
+}
