@@ -22,6 +22,10 @@ use crate::domain::results_file::Offenders;
 /// Most judgments a file may hold (each caption is parsed by the engine at upload).
 pub const MAX_LINES: usize = 20_000;
 
+/// The keys of a caption judgment and of an entry judgment.
+const CAPTION_KEYS: [&str; 3] = ["image_id", "caption", "ratings"];
+const ENTRY_KEYS: [&str; 3] = ["submission_id", "team", "rating"];
+
 /// One caption-level judgment.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CaptionJudgment {
@@ -121,6 +125,7 @@ impl JudgmentsFile {
             Offenders::default(),
             Offenders::default(),
         );
+        let mut unknown_keys = Offenders::default();
         let (mut bad_ratings, mut unknown_entries, mut ambiguous, mut duplicates) = (
             Offenders::default(),
             Offenders::default(),
@@ -143,7 +148,21 @@ impl JudgmentsFile {
                 }
             };
             let line_no = n as i32;
-            if v.get("image_id").is_some() || v.get("caption").is_some() {
+            let caption_level = v.get("image_id").is_some() || v.get("caption").is_some();
+            let allowed: &[&str] = if caption_level {
+                &CAPTION_KEYS
+            } else {
+                &ENTRY_KEYS
+            };
+            if let Some(key) = v
+                .as_object()
+                .and_then(|o| o.keys().find(|k| !allowed.contains(&k.as_str())))
+            {
+                let key: String = key.chars().take(40).collect();
+                unknown_keys.add(|| format!("line {n} ({key:?})"));
+                continue;
+            }
+            if caption_level {
                 let Some(image_id) = v.get("image_id").and_then(serde_json::Value::as_i64) else {
                     malformed.add(|| format!("line {n} (\"image_id\" must be an integer)"));
                     continue;
@@ -247,6 +266,13 @@ impl JudgmentsFile {
         }
         let mut problems: Vec<String> = [
             problem(&malformed, "malformed line", "malformed lines", ""),
+            problem(
+                &unknown_keys,
+                "line has",
+                "lines have",
+                " a key other than \"image_id\", \"caption\", \"ratings\" (a caption) or \
+                 \"submission_id\", \"team\", \"rating\" (an entry); remove it",
+            ),
             problem(
                 &unknown_images,
                 "line names an image",
@@ -385,7 +411,8 @@ mod tests {
         let text = "not json\n{\"image_id\": 7, \"caption\": \"x\", \"ratings\": [1]}\n\
             {\"image_id\": 1, \"caption\": \"x\", \"ratings\": []}\n\
             {\"image_id\": 1, \"caption\": \"a caption far too long to pass\", \"ratings\": [1]}\n\
-            {\"team\": \"A\", \"rating\": 1}\n{\"submission_id\": 99, \"rating\": 1}\n";
+            {\"team\": \"A\", \"rating\": 1}\n{\"submission_id\": 99, \"rating\": 1}\n\
+            {\"team\": \"A\", \"rating\": 1, \"annotator\": 3}\n";
         let e = JudgmentsFile::parse(text.as_bytes(), bounds(&images, &entries))
             .expect_err("bad")
             .to_string();
@@ -405,6 +432,8 @@ mod tests {
             "{e}"
         );
         assert!(e.contains("1 name is shown by more than one entry"), "{e}");
+        assert!(e.contains("1 line has a key other than"), "{e}");
+        assert!(e.contains("remove it: line 7 (\"annotator\")"), "{e}");
         assert_eq!(
             JudgmentsFile::parse(b"\n \n", bounds(&images, &entries)).err(),
             Some(JudgmentsError::Empty)
