@@ -64,6 +64,8 @@ pub enum ActionError {
     References(#[from] ReferenceError),
     #[error(transparent)]
     Upload(#[from] UploadError),
+    #[error(transparent)]
+    Judgments(#[from] crate::domain::judgments::JudgmentsError),
     #[error("{0}")]
     Quota(String),
     /// Outside the challenge's submission phase (the message names the time).
@@ -1168,4 +1170,142 @@ mod tests {
         );
         assert!(matches!(off_the_async_threads("work", || 7).await, Ok(7)));
     }
+}
+
+/// What a judgments upload did.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct JudgmentsReport {
+    pub set_id: i64,
+    pub caption_judgments: usize,
+    pub entry_judgments: usize,
+    /// Columns in the agreement table.
+    pub metrics: usize,
+}
+
+/// Imports human judgments for a split (format: `domain::judgments`) and computes, once, how
+/// every leaderboard column agrees with them; both are stored together, so the agreement page
+/// only reads. Caption judgments are scored as the worker scores a submission (the split's stored
+/// references and CIDEr-D document frequencies); entry judgments are paired with the entries'
+/// stored corpus scores, as the organizers' leaderboard shows them now. The scoring and the
+/// bootstraps run off the async threads.
+pub async fn import_judgments(
+    pool: &PgPool,
+    engine: &SharedEngine,
+    split: &Split,
+    uploaded_by: Option<i64>,
+    bytes: Vec<u8>,
+    max_bytes: u64,
+    max_caption_chars: usize,
+) -> Result<JudgmentsReport, ActionError> {
+    use crate::domain::judgments::{JudgmentBounds, JudgmentsFile};
+    let organizer = Viewer {
+        organizer: true,
+        team_id: None,
+    };
+    let board: Vec<leaderboard::Entry> = leaderboard(pool, split, SortKey::Spice, organizer)
+        .await?
+        .into_iter()
+        .map(|r| r.entry)
+        .collect();
+    let ids = splits::image_ids(pool, split.id).await?;
+    let named: Vec<(i64, String)> = board
+        .iter()
+        .map(|e| (e.submission_id, e.name.clone()))
+        .collect();
+    let split_name = split.name.clone();
+    let size = bytes.len();
+    let sha256 = hex::encode(Sha256::digest(&bytes));
+    let file = off_the_async_threads("judgments validation", move || {
+        JudgmentsFile::parse(
+            &bytes,
+            JudgmentBounds {
+                split_name: &split_name,
+                split_images: &ids,
+                entries: &named,
+                max_bytes,
+                max_caption_chars,
+            },
+        )
+    })
+    .await??;
+    let refs = if file.captions.is_empty() {
+        Vec::new()
+    } else {
+        splits::references(pool, split.id).await?
+    };
+    let stored_df = splits::cider_df(pool, split.id).await?;
+    let engine = engine.clone();
+    let mode = split.caption_mode;
+    let (file, table) = off_the_async_threads("judgments scoring", move || {
+        let caption_scores = if file.captions.is_empty() {
+            Vec::new()
+        } else {
+            let df = stored_df
+                .as_deref()
+                .and_then(scoring::parse_cider_df)
+                .unwrap_or_else(|| scoring::stored_cider_df(&refs));
+            scoring::judged_caption_scores(&engine, &refs, &file.captions, mode, &df)?
+        };
+        let entries: Vec<(f64, leaderboard::Entry)> = file
+            .entries
+            .iter()
+            .filter_map(|j| {
+                board
+                    .iter()
+                    .find(|e| e.submission_id == j.submission_id)
+                    .map(|e| (j.rating, e.clone()))
+            })
+            .collect();
+        let table = scoring::agreement_table(&file.captions, &caption_scores, &entries);
+        Ok::<_, scoring::ScoringError>((file, table))
+    })
+    .await?
+    .map_err(|e| ActionError::Invalid(format!("the judged captions cannot be scored: {e}")))?;
+    let mut tx = pool.begin().await?;
+    let set_id = crate::storage::judgments::insert(
+        &mut tx,
+        split.id,
+        uploaded_by,
+        size as i64,
+        &sha256,
+        &file,
+        &table,
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(JudgmentsReport {
+        set_id,
+        caption_judgments: file.captions.len(),
+        entry_judgments: file.entries.len(),
+        metrics: table.rows.len(),
+    })
+}
+
+/// The stored agreement table of a split, as `viewer` may see it. A hidden split's table is the
+/// organizers' alone: it is computed from the references (and the entries' scores) of a test set,
+/// so anyone else gets `NoSplit`, the answer for a split that does not exist.
+pub async fn agreement(
+    pool: &PgPool,
+    challenge: &Challenge,
+    split: &Split,
+    viewer: Viewer,
+) -> Result<Option<crate::storage::judgments::StoredAgreement>, ActionError> {
+    if !shows_per_image(split, viewer.organizer) {
+        return Err(ActionError::NoSplit(
+            challenge.slug.clone(),
+            split.name.clone(),
+        ));
+    }
+    Ok(crate::storage::judgments::current(pool, split.id).await?)
+}
+
+/// Sets the column that ranks the challenge's leaderboards when a page asks for no other.
+pub async fn set_ranking_metric(
+    pool: &PgPool,
+    challenge: &Challenge,
+    metric: &str,
+) -> Result<SortKey, ActionError> {
+    let key = SortKey::parse(Some(metric)).map_err(|e| ActionError::Invalid(e.to_string()))?;
+    challenges::set_ranking_metric(pool, challenge.id, key).await?;
+    Ok(key)
 }

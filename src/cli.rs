@@ -117,6 +117,23 @@ pub enum ChallengeCommand {
         #[arg(long)]
         no_human: bool,
     },
+    /// Import human judgments for a split (JSON lines: `{"image_id", "caption", "ratings"}` per
+    /// judged caption, `{"submission_id" or "team", "rating"}` per judged leaderboard entry) and
+    /// compute how each leaderboard column agrees with them (the metric agreement page).
+    ImportJudgments {
+        #[command(flatten)]
+        target: SplitArgs,
+        #[arg(long)]
+        file: PathBuf,
+    },
+    /// Rank the challenge's leaderboards by a column (`spice`, `cider_d`, ...) unless a page asks
+    /// for another.
+    SetRankingMetric {
+        #[arg(long)]
+        slug: String,
+        #[arg(long)]
+        metric: String,
+    },
     /// Write a split's ranked leaderboard as CSV to stdout (hidden entries included).
     Export {
         #[command(flatten)]
@@ -371,7 +388,10 @@ async fn dispatch(command: Command, settings: &Settings, db: &Database) -> anyho
             let c = actions::challenge(pool, &challenge).await?;
             let team = TeamName::parse(&team)?;
             let (team, user) = actions::add_member(pool, &c, &team, &email).await?;
-            println!("{} is now in team {:?} of {}", user.email, team.name, c.slug);
+            println!(
+                "{} is now in team {:?} of {}",
+                user.email, team.name, c.slug
+            );
         }
         Command::Team(TeamCommand::RevokeToken { id }) => {
             actions::revoke_token(pool, None, id).await?;
@@ -442,7 +462,7 @@ async fn challenge_command(
             let rows = actions::leaderboard(
                 pool,
                 &split,
-                SortKey::parse(sort.as_deref())?,
+                SortKey::parse_or(sort.as_deref(), c.ranking_key())?,
                 Viewer {
                     organizer: true,
                     team_id: None,
@@ -463,6 +483,40 @@ async fn challenge_command(
             }
             challenges::set_limits(pool, c.id, daily, total, max_bytes).await?;
             println!("limits of {} saved", c.slug);
+        }
+        ChallengeCommand::ImportJudgments { target, file } => {
+            let c = actions::challenge(pool, &target.slug).await?;
+            let split = actions::split(pool, &c, &target.split).await?;
+            let bytes = read_file(&file).await?;
+            let engine = scoring::new_engine();
+            let r = actions::import_judgments(
+                pool,
+                &engine,
+                &split,
+                None,
+                bytes,
+                settings.limits.max_request_bytes as u64,
+                settings.limits.max_caption_chars,
+            )
+            .await?;
+            println!(
+                "judgments for split {}: {} captions, {} entries; agreement of {} columns at /c/{}/agreement?split={}",
+                split.name,
+                r.caption_judgments,
+                r.entry_judgments,
+                r.metrics,
+                c.slug,
+                split.name
+            );
+        }
+        ChallengeCommand::SetRankingMetric { slug, metric } => {
+            let c = actions::challenge(pool, &slug).await?;
+            let key = actions::set_ranking_metric(pool, &c, &metric).await?;
+            println!(
+                "the leaderboards of {} are ranked by {}",
+                c.slug,
+                key.title()
+            );
         }
         ChallengeCommand::SetPhase {
             slug,

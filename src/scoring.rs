@@ -9,7 +9,10 @@ use spice::metrics::CiderDf;
 use spice::score::{Category, ImageScores, MarkedTuple, Score};
 use spice::{Engine, EngineOptions, SceneGraph};
 
+use crate::domain::judgments::{AgreementRow, AgreementTable, CaptionJudgment, Estimate};
+use crate::domain::leaderboard::SortKey;
 use crate::domain::{Candidate, CaptionMode, ReferenceImage};
+use crate::storage::leaderboard::Entry;
 use crate::storage::scores::{CategoryScore, ClassicScores, ScoredImage, SubmissionResult};
 use crate::storage::splits::{NewReferenceImage, StoredReference};
 
@@ -418,4 +421,177 @@ pub fn score_human(
         images,
         classic: Some(classic),
     })
+}
+
+/// Each judged caption scored as the worker scores a submission's caption (issue 14, part 3):
+/// SPICE and its categories against the image's stored reference graph, the classic metrics
+/// against its stored reference captions with the split's CIDEr-D document frequencies. Returns,
+/// per leaderboard column with per-caption scores, the scores in `captions` order (NaN where
+/// undefined or not computed, e.g. METEOR without its data).
+pub fn judged_caption_scores(
+    engine: &Engine,
+    refs: &[StoredReference],
+    captions: &[CaptionJudgment],
+    mode: CaptionMode,
+    df: &CiderDf,
+) -> Result<Vec<(SortKey, Vec<f64>)>, ScoringError> {
+    let by_id: std::collections::HashMap<i64, &StoredReference> =
+        refs.iter().map(|r| (r.image_id, r)).collect();
+    let scored: Vec<(ScoredImage, ImageScores)> = captions
+        .par_iter()
+        .enumerate()
+        .map(|(k, c)| {
+            let r = by_id
+                .get(&c.image_id)
+                .ok_or(ScoringError::MissingReference(c.image_id))?;
+            let reference = match r.scene_graph {
+                Some(_) => stored_graph(r)?,
+                // Not built at ingestion (the worker builds it before scoring): build it here.
+                None => graph_of(engine, &captions_of(r), mode).map_err(|message| {
+                    ScoringError::Engine {
+                        image_id: r.image_id,
+                        message,
+                    }
+                })?,
+            };
+            let text = prepare(&c.caption, mode);
+            let candidate =
+                engine
+                    .scene_graph(&[text.as_str()])
+                    .map_err(|e| ScoringError::Engine {
+                        image_id: c.image_id,
+                        message: e.to_string(),
+                    })?;
+            let scores = engine.score(&candidate, &reference);
+            // Each judged caption is an "image" of its own for the classic metrics (an image
+            // may have several judged captions): its index is its id.
+            Ok((scored_image(k as i64, &c.caption, text, &scores), scores))
+        })
+        .collect::<Result<_, ScoringError>>()?;
+    let spice: Vec<ImageScores> = scored.iter().map(|(_, s)| s.clone()).collect();
+    let mut images: Vec<ScoredImage> = scored.into_iter().map(|(i, _)| i).collect();
+    let refs_of: Vec<Vec<String>> = captions
+        .iter()
+        .map(|c| {
+            by_id
+                .get(&c.image_id)
+                .map(|r| captions_of(r))
+                .unwrap_or_default()
+        })
+        .collect();
+    let inputs: Vec<(&str, &[String])> = captions
+        .iter()
+        .zip(&refs_of)
+        .map(|(c, r)| (c.caption.as_str(), r.as_slice()))
+        .collect();
+    classic_metrics(&mut images, &inputs, Some(df))?;
+    let f = |s: Option<&Score>| s.map_or(f64::NAN, |s| s.f);
+    let classic = |name: &str| -> Vec<f64> {
+        images
+            .iter()
+            .map(|i| {
+                i.classic
+                    .as_ref()
+                    .and_then(|c| c.get(name))
+                    .and_then(serde_json::Value::as_f64)
+                    .unwrap_or(f64::NAN)
+            })
+            .collect()
+    };
+    let category = |c: Category| -> Vec<f64> { spice.iter().map(|s| f(s.category(c))).collect() };
+    Ok(SortKey::ALL
+        .into_iter()
+        .map(|key| {
+            let scores = match key {
+                SortKey::Spice => spice.iter().map(|s| f(Some(&s.all))).collect(),
+                SortKey::Object => category(Category::Object),
+                SortKey::Relation => category(Category::Relation),
+                SortKey::Attribute => category(Category::Attribute),
+                SortKey::Color => category(Category::Color),
+                SortKey::Count => category(Category::Cardinality),
+                SortKey::Size => category(Category::Size),
+                SortKey::Bleu4 => classic("Bleu_4"),
+                SortKey::Meteor => classic("METEOR"),
+                SortKey::RougeL => classic("ROUGE_L"),
+                SortKey::CiderD => classic("CIDEr"),
+            };
+            (key, scores)
+        })
+        .collect())
+}
+
+/// The agreement of every leaderboard column with the judgments, with the engine's
+/// meta-evaluation (`spice::metaeval`): at caption level, Kendall tau-c, tau-b and Spearman over
+/// (caption, rating) pairs with bootstrap intervals resampling captions; at system level, when
+/// three or more entries are judged, Pearson's r between each entry's score (`entries`: rating
+/// and the entry as the leaderboard shows it) and its rating, resampling entries. A column with
+/// neither (no defined score) is left out.
+pub fn agreement_table(
+    captions: &[CaptionJudgment],
+    caption_scores: &[(SortKey, Vec<f64>)],
+    entries: &[(f64, Entry)],
+) -> AgreementTable {
+    use spice::metaeval::{self, Bootstrap, Judgment, MetricScores};
+    let bootstrap = Bootstrap::default();
+    let judgments: Vec<Judgment> = captions
+        .iter()
+        .map(|c| Judgment {
+            candidate: c.caption.clone(),
+            references: Vec::new(),
+            ratings: c.ratings.clone(),
+            system: None,
+        })
+        .collect();
+    let metrics: Vec<MetricScores> = caption_scores
+        .iter()
+        .map(|(key, scores)| MetricScores {
+            name: key.name(),
+            scores: scores.clone(),
+        })
+        .collect();
+    let caption_level = if judgments.is_empty() {
+        Vec::new()
+    } else {
+        metaeval::agreement(&judgments, &metrics, bootstrap)
+    };
+    let estimate = |e: &metaeval::Estimate| Estimate {
+        value: finite(e.value),
+        ci: [finite(e.ci[0]), finite(e.ci[1])],
+    };
+    let rows = SortKey::ALL
+        .into_iter()
+        .filter_map(|key| {
+            let caption = caption_level
+                .iter()
+                .find(|a| a.name == key.name())
+                .filter(|a| a.candidates > 0);
+            let (x, y): (Vec<f64>, Vec<f64>) = entries
+                .iter()
+                .filter_map(|(rating, e)| key.value(e).map(|v| (v, *rating)))
+                .unzip();
+            let system =
+                (x.len() >= 3).then(|| estimate(&metaeval::pearson_estimate(&x, &y, bootstrap)));
+            if caption.is_none() && system.is_none() {
+                return None;
+            }
+            Some(AgreementRow {
+                metric: key.name().to_string(),
+                captions: caption.map_or(0, |a| a.candidates),
+                pairs: caption.map_or(0, |a| a.pairs),
+                tau_c: caption.map(|a| estimate(&a.tau_c)),
+                tau_b: caption.map(|a| estimate(&a.tau_b)),
+                spearman: caption.map(|a| estimate(&a.spearman)),
+                entries: x.len(),
+                pearson_system: system,
+            })
+        })
+        .collect();
+    AgreementTable {
+        caption_judgments: captions.len(),
+        ratings: captions.iter().map(|c| c.ratings.len()).sum(),
+        entry_judgments: entries.len(),
+        resamples: bootstrap.resamples,
+        seed: bootstrap.seed,
+        rows,
+    }
 }

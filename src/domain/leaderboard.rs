@@ -94,6 +94,15 @@ impl SortKey {
         }
     }
 
+    /// [`SortKey::parse`] with another default: the challenge's ranking column when the page
+    /// names none.
+    pub fn parse_or(s: Option<&str>, default: SortKey) -> Result<SortKey, UnknownSortKey> {
+        match s {
+            None | Some("") => Ok(default),
+            s => SortKey::parse(s),
+        }
+    }
+
     pub fn value(self, e: &Entry) -> Option<f64> {
         match self {
             SortKey::Spice => e.spice,
@@ -120,7 +129,8 @@ text_enum! {
     /// Which of a team's scored submissions a challenge's leaderboards show (per challenge, set
     /// by the organizers).
     pub enum EntryPolicy {
-        /// The highest SPICE (the ranking metric); a worse later upload never replaces it.
+        /// The highest score in the challenge's ranking column (SPICE by default); a worse later
+        /// upload never replaces it.
         Best => "best",
         /// The most recent.
         Latest => "latest",

@@ -79,6 +79,7 @@ macro_rules! text_enum {
 }
 
 mod job;
+pub mod judgments;
 pub mod leaderboard;
 mod names;
 pub mod phase;

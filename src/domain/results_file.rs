@@ -100,7 +100,7 @@ pub struct Offenders {
 }
 
 impl Offenders {
-    fn add(&mut self, example: impl FnOnce() -> String) {
+    pub(crate) fn add(&mut self, example: impl FnOnce() -> String) {
         self.count += 1;
         if self.examples.len() < EXAMPLES {
             self.examples.push(example());
@@ -108,7 +108,7 @@ impl Offenders {
     }
 
     /// The examples after a colon, preceded by " (first 5)" when there are more than those.
-    fn list(&self, separator: &str) -> String {
+    pub(crate) fn list(&self, separator: &str) -> String {
         let first = if self.count > self.examples.len() {
             format!(" (first {})", self.examples.len())
         } else {

@@ -66,6 +66,11 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             web::get().to(challenges::leaderboard_json),
         )
         .route("/c/{slug}/compare", web::get().to(challenges::compare))
+        .route("/c/{slug}/agreement", web::get().to(challenges::agreement))
+        .route(
+            "/c/{slug}/agreement.json",
+            web::get().to(challenges::agreement_json),
+        )
         .service(
             web::resource("/c/{slug}/submit")
                 .route(web::get().to(submissions::form))
@@ -99,6 +104,14 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route(
             "/admin/c/{slug}/submissions.csv",
             web::get().to(admin::export_submissions),
+        )
+        .route(
+            "/admin/c/{slug}/ranking-metric",
+            web::post().to(admin::set_ranking_metric),
+        )
+        .route(
+            "/admin/c/{slug}/judgments",
+            web::post().to(admin::import_judgments),
         )
         .route(
             "/admin/c/{slug}/entry-policy",

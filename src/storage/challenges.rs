@@ -4,7 +4,7 @@ use sqlx::PgExecutor;
 
 use chrono::{DateTime, Utc};
 
-use crate::domain::leaderboard::EntryPolicy;
+use crate::domain::leaderboard::{EntryPolicy, SortKey};
 use crate::domain::phase::Phase;
 use crate::domain::{ChallengeSlug, Title};
 
@@ -24,9 +24,17 @@ pub struct Challenge {
     /// When team uploads open and close (`None` = no bound).
     pub opens_at: Option<DateTime<Utc>>,
     pub closes_at: Option<DateTime<Utc>>,
+    /// The leaderboard column that ranks the challenge unless a page asks for another (`sort=`
+    /// name; the schema's CHECK lists the valid ones).
+    pub ranking_metric: String,
 }
 
 impl Challenge {
+    /// The ranking column (SPICE if the stored name were ever unknown to this code).
+    pub fn ranking_key(&self) -> SortKey {
+        SortKey::parse(Some(&self.ranking_metric)).unwrap_or(SortKey::Spice)
+    }
+
     pub fn phase(&self) -> Phase {
         Phase {
             opens_at: self.opens_at,
@@ -37,7 +45,7 @@ impl Challenge {
 
 const COLUMNS: &str =
     "id, slug, title, description, daily_submission_limit, total_submission_limit, max_file_bytes,
-     max_team_bytes, entry_policy, opens_at, closes_at";
+     max_team_bytes, entry_policy, opens_at, closes_at, ranking_metric";
 
 pub async fn create(
     db: impl PgExecutor<'_>,
@@ -154,6 +162,20 @@ pub async fn set_details(
         .bind(challenge_id)
         .bind(title.as_str())
         .bind(description)
+        .execute(db)
+        .await
+        .map(|_| ())
+}
+
+/// The column that ranks the challenge's leaderboards by default.
+pub async fn set_ranking_metric(
+    db: impl PgExecutor<'_>,
+    challenge_id: i64,
+    metric: SortKey,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE challenges SET ranking_metric = $2 WHERE id = $1")
+        .bind(challenge_id)
+        .bind(metric.name())
         .execute(db)
         .await
         .map(|_| ())

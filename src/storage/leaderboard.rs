@@ -33,7 +33,8 @@ pub struct Entry {
 /// SQL selecting the `id` of the submission that stands for each team on each split's leaderboard,
 /// among the submissions `filter` (a condition on `s`, the submissions) keeps. Of a team's live
 /// scored submissions to a split: under the challenge's `chosen` policy the one the team chose,
-/// else (and under `best`) the highest SPICE, the newest among equals; under `latest` the newest.
+/// else (and under `best`) the highest score in the challenge's ranking column (SPICE unless the
+/// organizers chose another), the newest among equals; under `latest` the newest.
 pub(super) fn team_entries(filter: &str) -> String {
     format!(
         "SELECT DISTINCT ON (s.team_id, s.split_id) s.id
@@ -41,11 +42,19 @@ pub(super) fn team_entries(filter: &str) -> String {
          JOIN splits sp ON sp.id = s.split_id
          JOIN challenges ch ON ch.id = sp.challenge_id
          LEFT JOIN leaderboard_choices c ON c.team_id = s.team_id AND c.split_id = s.split_id
-         LEFT JOIN aggregate_scores a ON a.submission_id = s.id AND a.category = 'all'
+         LEFT JOIN aggregate_scores a ON a.submission_id = s.id
+              AND a.category = CASE ch.ranking_metric WHEN 'spice' THEN 'all'
+                                                      ELSE ch.ranking_metric END
+         LEFT JOIN classic_scores cs ON cs.submission_id = s.id
          WHERE s.kind = 'team' AND s.status = 'scored' AND s.deleted_at IS NULL AND ({filter})
          ORDER BY s.team_id, s.split_id,
                   (ch.entry_policy = 'chosen' AND s.id = c.submission_id) IS TRUE DESC,
-                  CASE WHEN ch.entry_policy = 'latest' THEN NULL ELSE a.f END DESC NULLS LAST,
+                  CASE WHEN ch.entry_policy = 'latest' THEN NULL
+                       ELSE CASE ch.ranking_metric WHEN 'bleu_4' THEN cs.bleu_4
+                                                   WHEN 'meteor' THEN cs.meteor
+                                                   WHEN 'rouge_l' THEN cs.rouge_l
+                                                   WHEN 'cider_d' THEN cs.cider_d
+                                                   ELSE a.f END END DESC NULLS LAST,
                   s.id DESC"
     )
 }

@@ -3,6 +3,7 @@
 
 pub mod accounts;
 pub mod challenges;
+pub mod judgments;
 pub mod leaderboard;
 pub mod queue;
 pub mod scores;

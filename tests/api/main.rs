@@ -4,6 +4,7 @@
 mod helpers;
 
 mod accounts;
+mod agreement;
 mod browser;
 mod cider_df;
 mod cli;
@@ -12,8 +13,8 @@ mod health;
 mod leaderboard;
 mod organizer;
 mod organizer_tables;
-mod pages;
 mod page_details;
+mod pages;
 mod phases;
 mod queue;
 mod references;

@@ -141,6 +141,15 @@ struct SplitRow {
     split: Split,
     unparsed: i64,
     parse_error: Option<String>,
+    /// The agreement table of the split's current judgments, if any were uploaded.
+    agreement: Option<Vec<super::challenges::AgreementLine>>,
+}
+
+/// A column the organizer may rank the challenge by.
+struct RankingChoice {
+    key: &'static str,
+    title: &'static str,
+    chosen: bool,
 }
 
 #[derive(Template)]
@@ -166,6 +175,7 @@ struct AdminChallenge {
     opens_at: String,
     closes_at: String,
     phase: Option<String>,
+    ranking: Vec<RankingChoice>,
 }
 
 #[derive(Deserialize)]
@@ -203,10 +213,14 @@ async fn render_challenge(
     let mut rows = Vec::new();
     for split in splits::list_current(pool, challenge.id).await? {
         let (unparsed, parse_error) = splits::parse_failures(pool, split.id).await?;
+        let agreement = crate::storage::judgments::current(pool, split.id)
+            .await?
+            .map(|a| super::challenges::agreement_lines(&a.table, challenge.ranking_key()));
         rows.push(SplitRow {
             split,
             unparsed,
             parse_error,
+            agreement,
         });
     }
     let text = |v: Option<i64>| v.map(|v| v.to_string()).unwrap_or_default();
@@ -225,6 +239,14 @@ async fn render_challenge(
         title: challenge.title.clone(),
         description: challenge.description.clone(),
         details_error: None,
+        ranking: SortKey::ALL
+            .into_iter()
+            .map(|k| RankingChoice {
+                key: k.name(),
+                title: k.title(),
+                chosen: k == challenge.ranking_key(),
+            })
+            .collect(),
         challenge,
         splits: rows,
         message,
@@ -423,6 +445,68 @@ async fn save_limits(
         challenges::set_max_team_bytes(pool, challenge.id, cap).await?;
     }
     Ok(())
+}
+
+/// Human judgments for a split (form fields `split` and `file`; format:
+/// `crate::domain::judgments`); the metric agreement is computed now, once, and stored.
+pub async fn import_judgments(
+    pool: web::Data<PgPool>,
+    engine: web::Data<SharedEngine>,
+    config: web::Data<AppConfig>,
+    slug: web::Path<String>,
+    Upload {
+        by: Organizer(user),
+        body,
+    }: Upload<Organizer>,
+) -> Result<HttpResponse, PageError> {
+    let limits = server_limits(&config);
+    let max_bytes = limits.file;
+    let form = body.read(limits, Ok(())).await?;
+    let (challenge, split) = split_of(&pool, &slug, form.field("split")).await?;
+    if form.file_too_large.is_some() {
+        return Err(PageError::BadRequest(
+            "the judgments file is larger than the server accepts".into(),
+        ));
+    }
+    let file = form
+        .file
+        .ok_or_else(|| PageError::BadRequest("choose a judgments file".into()))?;
+    let report = actions::import_judgments(
+        &pool,
+        &engine,
+        &split,
+        Some(user.id),
+        file,
+        max_bytes,
+        config.settings.limits.max_caption_chars,
+    )
+    .await?;
+    Ok(back(
+        &challenge.slug,
+        &format!(
+            "judgments for split {}: {} captions, {} entries; the metric agreement table has {} columns",
+            split.name, report.caption_judgments, report.entry_judgments, report.metrics
+        ),
+    ))
+}
+
+#[derive(Deserialize)]
+pub struct RankingMetricForm {
+    metric: String,
+}
+
+/// The column that ranks the challenge's leaderboards when a page asks for no other.
+pub async fn set_ranking_metric(
+    pool: web::Data<PgPool>,
+    slug: web::Path<String>,
+    Posted { form, .. }: Posted<Organizer, RankingMetricForm>,
+) -> Result<HttpResponse, PageError> {
+    let challenge = actions::challenge(&pool, &slug).await?;
+    let key = actions::set_ranking_metric(&pool, &challenge, &form.metric).await?;
+    Ok(back(
+        &challenge.slug,
+        &format!("the leaderboards are now ranked by {}", key.title()),
+    ))
 }
 
 #[derive(Deserialize)]
@@ -694,7 +778,8 @@ pub async fn export_csv(
     let rows = actions::leaderboard(
         &pool,
         &split,
-        SortKey::parse(q.sort.as_deref()).map_err(|e| PageError::BadRequest(e.to_string()))?,
+        SortKey::parse_or(q.sort.as_deref(), challenge.ranking_key())
+            .map_err(|e| PageError::BadRequest(e.to_string()))?,
         Viewer {
             organizer: true,
             team_id: None,

@@ -384,6 +384,10 @@ struct Board {
     hidden_notice: bool,
     /// Entries may be compared (see `actions::compare`).
     comparable: bool,
+    /// The viewer may see the split's metric agreement page (see `actions::agreement`).
+    agreement: bool,
+    /// The title of the challenge's ranking column (the default sort).
+    ranking_title: &'static str,
 }
 
 /// Who is looking at a leaderboard: a session's user, or a team's API token.
@@ -424,8 +428,9 @@ async fn ranked(
     let challenge = actions::challenge(pool, slug).await?;
     let (split, all) = pick_split(pool, &challenge, q.split.as_deref()).await?;
     let viewer = board_viewer(req, pool, user, &challenge).await?;
-    let sort =
-        SortKey::parse(q.sort.as_deref()).map_err(|e| PageError::BadRequest(e.to_string()))?;
+    // No `sort=`: the column the organizers chose to rank the challenge.
+    let sort = SortKey::parse_or(q.sort.as_deref(), challenge.ranking_key())
+        .map_err(|e| PageError::BadRequest(e.to_string()))?;
     let rows = actions::leaderboard(pool, &split, sort, viewer).await?;
     Ok((challenge, split, all, rows, sort, viewer))
 }
@@ -509,6 +514,8 @@ pub async fn leaderboard(
         layout: Layout::new(&req, user.0.as_ref()),
         hidden_notice: split.hidden && !viewer.organizer,
         comparable: comparable && rows.len() > 1,
+        agreement: comparable,
+        ranking_title: challenge.ranking_key().title(),
         challenge,
         split,
         splits,
@@ -730,4 +737,139 @@ pub async fn compare(
         split,
     };
     Ok(html(page.render()?))
+}
+
+#[derive(Deserialize)]
+pub struct AgreementQuery {
+    split: Option<String>,
+}
+
+/// One row of the agreement table as the page shows it.
+pub struct AgreementLine {
+    pub key: String,
+    pub title: &'static str,
+    pub ranking: bool,
+    pub captions: usize,
+    pub pairs: usize,
+    pub tau_c: String,
+    pub tau_b: String,
+    pub spearman: String,
+    pub entries: usize,
+    pub pearson: String,
+}
+
+/// "0.452 [0.401, 0.498]", "–" when undefined.
+fn estimate(e: Option<&crate::domain::judgments::Estimate>) -> String {
+    match e {
+        Some(e) => format!(
+            "{} [{}, {}]",
+            score(e.value),
+            score(e.ci[0]),
+            score(e.ci[1])
+        ),
+        None => score(None),
+    }
+}
+
+/// The agreement table's rows, the challenge's ranking column marked.
+pub fn agreement_lines(
+    table: &crate::domain::judgments::AgreementTable,
+    ranking: SortKey,
+) -> Vec<AgreementLine> {
+    table
+        .rows
+        .iter()
+        .map(|r| {
+            let key = SortKey::parse(Some(&r.metric)).ok();
+            AgreementLine {
+                key: r.metric.clone(),
+                title: key.map_or("?", SortKey::title),
+                ranking: key == Some(ranking),
+                captions: r.captions,
+                pairs: r.pairs,
+                tau_c: estimate(r.tau_c.as_ref()),
+                tau_b: estimate(r.tau_b.as_ref()),
+                spearman: estimate(r.spearman.as_ref()),
+                entries: r.entries,
+                pearson: estimate(r.pearson_system.as_ref()),
+            }
+        })
+        .collect()
+}
+
+#[derive(Template)]
+#[template(path = "agreement.html")]
+struct AgreementPage {
+    layout: Layout,
+    challenge: Challenge,
+    split: Split,
+    splits: Vec<Split>,
+    organizer: bool,
+    ranking_title: &'static str,
+    table: Option<crate::domain::judgments::AgreementTable>,
+    uploaded: String,
+    lines: Vec<AgreementLine>,
+}
+
+/// `/c/{slug}/agreement?split=..`: how each leaderboard column agrees with the organizers' human
+/// judgments of the split (computed at upload; see `actions::import_judgments`).
+pub async fn agreement(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    user: MaybeUser,
+    slug: web::Path<String>,
+    q: web::Query<AgreementQuery>,
+) -> Result<HttpResponse, PageError> {
+    let challenge = actions::challenge(&pool, &slug).await?;
+    let (split, all) = pick_split(&pool, &challenge, q.split.as_deref()).await?;
+    let viewer = board_viewer(&req, &pool, &user, &challenge).await?;
+    let stored = actions::agreement(&pool, &challenge, &split, viewer).await?;
+    // The split links: only the splits this viewer may see the agreement of.
+    let splits = all
+        .into_iter()
+        .filter(|s| actions::shows_per_image(s, viewer.organizer))
+        .collect();
+    let ranking = challenge.ranking_key();
+    let page = AgreementPage {
+        layout: Layout::new(&req, user.0.as_ref()),
+        organizer: viewer.organizer,
+        ranking_title: ranking.title(),
+        uploaded: stored
+            .as_ref()
+            .map(|s| s.uploaded_at.format("%Y-%m-%d %H:%M UTC").to_string())
+            .unwrap_or_default(),
+        lines: stored
+            .as_ref()
+            .map(|s| agreement_lines(&s.table, ranking))
+            .unwrap_or_default(),
+        table: stored.map(|s| s.table),
+        challenge,
+        split,
+        splits,
+    };
+    Ok(html(page.render()?))
+}
+
+/// `/c/{slug}/agreement.json?split=..`: the stored table, `{"challenge", "split", "split_version",
+/// "ranking_metric", "agreement": null | {"caption_judgments", "ratings", "entry_judgments",
+/// "resamples", "seed", "rows": [{"metric", "captions", "pairs", "tau_c": {"value", "ci"}, "tau_b",
+/// "spearman", "entries", "pearson_system"}]}}`.
+pub async fn agreement_json(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    user: MaybeUser,
+    slug: web::Path<String>,
+    q: web::Query<AgreementQuery>,
+) -> Result<HttpResponse, PageError> {
+    let challenge = actions::challenge(&pool, &slug).await?;
+    let (split, _) = pick_split(&pool, &challenge, q.split.as_deref()).await?;
+    let viewer = board_viewer(&req, &pool, &user, &challenge).await?;
+    let stored = actions::agreement(&pool, &challenge, &split, viewer).await?;
+    Ok(HttpResponse::Ok().json(serde_json::json!({
+        "challenge": challenge.slug,
+        "split": split.name,
+        "split_version": split.version,
+        "ranking_metric": challenge.ranking_key().name(),
+        "agreement": stored.map(|s| s.table),
+    })))
 }

@@ -337,6 +337,26 @@ pub fn agreement(
         .collect()
 }
 
+/// Pearson's r between paired values, such as systems' scores and their mean human ratings when
+/// each system is judged as a whole (no candidates to resample within it), and its 95 %
+/// bootstrap interval: the pairs resampled with replacement, from the fixed seed.
+pub fn pearson_estimate(x: &[f64], y: &[f64], bootstrap: Bootstrap) -> Estimate {
+    let n = x.len().min(y.len());
+    let mut rng = stats::SplitMix64::new(bootstrap.seed);
+    let boot: Vec<f64> = (0..bootstrap.resamples)
+        .map(|_| {
+            let sample: Vec<usize> = (0..n).map(|_| rng.below(n)).collect();
+            let xs: Vec<f64> = sample.iter().map(|&k| x[k]).collect();
+            let ys: Vec<f64> = sample.iter().map(|&k| y[k]).collect();
+            stats::pearson(&xs, &ys)
+        })
+        .collect();
+    Estimate {
+        value: stats::pearson(&x[..n], &y[..n]),
+        ci: stats::interval95(&boot),
+    }
+}
+
 /// The (score, rating) pairs of some candidates: each score once per rating of its candidate.
 fn pairs(
     judgments: &[Judgment],
@@ -476,6 +496,18 @@ mod tests {
         let (x, y) = pairs(&j, &[0.1, 0.9], 0..2);
         assert_eq!(x, [0.1, 0.1, 0.9]);
         assert_eq!(y, [1.0, 2.0, 4.0]);
+    }
+
+    #[test]
+    fn pearson_over_systems_has_an_interval() {
+        let x = [0.1, 0.2, 0.3, 0.4, 0.5];
+        let y = [1.0, 2.0, 3.0, 4.0, 5.0];
+        let b = Bootstrap::default();
+        let e = pearson_estimate(&x, &y, b);
+        assert!((e.value - 1.0).abs() < 1e-12);
+        assert!((e.ci[0] - 1.0).abs() < 1e-12 && (e.ci[1] - 1.0).abs() < 1e-12);
+        let reversed = pearson_estimate(&x, &[5.0, 4.0, 3.0, 2.0, 1.0], b);
+        assert!((reversed.value + 1.0).abs() < 1e-12);
     }
 
     #[test]
