@@ -753,6 +753,7 @@ pub async fn view_submission(
     };
     let can_choose = own_team
         && challenge.entry_policy == EntryPolicy::Chosen
+        && challenge.phase().refusal(chrono::Utc::now()).is_none()
         && submission.status.is_scored()
         && submission.deleted_at.is_none()
         && !on_leaderboard;
@@ -842,6 +843,10 @@ pub async fn choose_for_leaderboard(
         return Err(ActionError::Forbidden(
             "only a scored submission can be chosen",
         ));
+    }
+    // The pick is part of the entry: outside the phase it is as closed as uploads are.
+    if let Some(why) = challenge.phase().refusal(chrono::Utc::now()) {
+        return Err(ActionError::Closed(why));
     }
     submissions::choose_for_leaderboard(pool, team_id, split.id, submission.id).await?;
     Ok((split, challenge))

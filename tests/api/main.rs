@@ -4,6 +4,7 @@
 mod helpers;
 
 mod accounts;
+mod attacks;
 mod browser;
 mod cider_df;
 mod cli;

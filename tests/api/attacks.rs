@@ -1,0 +1,105 @@
+//! The review of the teams, phases and uncertainty features: each attack that worked against
+//! them, replayed against a real server and database, now doing no harm.
+
+use chrono::{Duration, Utc};
+
+use crate::helpers::{client, demo_results, fake_aggregates, spawn_app_with, TestApp};
+use spiceboard::domain::leaderboard::EntryPolicy;
+use spiceboard::domain::phase::Phase;
+use spiceboard::storage::challenges;
+
+async fn get(browser: &reqwest::Client, url: String) -> (u16, String) {
+    let r = browser.get(url).send().await.expect("GET");
+    (r.status().as_u16(), r.text().await.expect("body"))
+}
+
+/// A signed-up browser whose user created team `team` of challenge `slug`.
+async fn member_with_team(app: &TestApp, slug: &str, email: &str, team: &str) -> reqwest::Client {
+    let browser = client();
+    let csrf = app.csrf_of(&browser, "/signup").await;
+    let r = browser
+        .post(app.url("/signup"))
+        .form(&[
+            ("email", email),
+            ("password", "a long password"),
+            ("csrf", &csrf),
+        ])
+        .send()
+        .await
+        .expect("POST /signup");
+    assert_eq!(r.status(), 303);
+    let csrf = app.csrf_of(&browser, &format!("/c/{slug}")).await;
+    let r = browser
+        .post(app.url(&format!("/c/{slug}/team")))
+        .form(&[("csrf", csrf.as_str()), ("name", team)])
+        .send()
+        .await
+        .expect("POST team");
+    assert_eq!(r.status(), 200);
+    browser
+}
+
+/// Uploads through the browser's form; returns the new submission's id.
+async fn upload(app: &TestApp, browser: &reqwest::Client, slug: &str, careful: bool) -> i64 {
+    let r = app
+        .form_upload(browser, slug, "val", demo_results(careful))
+        .await;
+    assert_eq!(r.status(), 303);
+    r.headers()["location"]
+        .to_str()
+        .expect("location")
+        .trim_start_matches("/s/")
+        .parse()
+        .expect("id")
+}
+
+/// Under the `chosen` policy the pick is part of the entry: once submissions have closed, a team
+/// cannot swap its leaderboard entry any more (say, for the one that did best on the test split
+/// the organizers have just revealed).
+#[tokio::test]
+async fn after_the_close_a_team_cannot_change_its_chosen_entry() {
+    let app = spawn_app_with(0, |_| {}).await;
+    let challenge = app.challenge_with_split("late", "val", false).await;
+    challenges::set_entry_policy(&app.pool, challenge.id, EntryPolicy::Chosen)
+        .await
+        .expect("teams choose");
+    let owls = member_with_team(&app, "late", "ann@example.org", "Owls").await;
+    let first = upload(&app, &owls, "late", true).await;
+    let second = upload(&app, &owls, "late", false).await;
+    fake_aggregates(&app.pool, first, [Some(0.3); 7]).await;
+    fake_aggregates(&app.pool, second, [Some(0.1); 7]).await;
+    challenges::set_phase(
+        &app.pool,
+        challenge.id,
+        Phase {
+            opens_at: Some(Utc::now() - Duration::days(2)),
+            closes_at: Some(Utc::now() - Duration::hours(1)),
+        },
+    )
+    .await
+    .expect("closed an hour ago");
+
+    let button = format!("action=\"/s/{second}/choose\"");
+    let (status, page) = get(&owls, app.url(&format!("/s/{second}"))).await;
+    assert!(
+        status == 200 && !page.contains(&button),
+        "no choice offered after the close"
+    );
+    let csrf = app.csrf_of(&owls, "/c/late").await;
+    let r = owls
+        .post(app.url(&format!("/s/{second}/choose")))
+        .form(&[("csrf", csrf.as_str())])
+        .send()
+        .await
+        .expect("POST choose");
+    let status = r.status().as_u16();
+    let body = r.text().await.expect("body");
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("submissions closed at"), "{body}");
+    let (_, body) = get(&client(), app.url("/c/late/leaderboard.json?split=val")).await;
+    let board: serde_json::Value = serde_json::from_str(&body).expect("json");
+    assert_eq!(
+        board["entries"][0]["submission_id"], first,
+        "the entry at the close stays"
+    );
+}
