@@ -541,6 +541,14 @@ pub async fn submit(
     let (kind, team_id, label, user) = match uploader {
         Uploader::Team { team_id, user_id } => {
             submissions::lock_team(&mut tx, team_id).await?;
+            // Again now that the file is validated (seconds for a large one): the phase may have
+            // closed meanwhile, by the clock or by the organizer, and the limits changed.
+            let challenge = &challenges::by_id(&mut *tx, challenge.id)
+                .await?
+                .ok_or_else(|| ActionError::NoChallenge(challenge.slug.clone()))?;
+            if let Some(why) = challenge.phase().refusal(chrono::Utc::now()) {
+                return Err(ActionError::Closed(why));
+            }
             let (today, total) = submissions::quota_used(&mut *tx, team_id).await?;
             if let Some(limit) = challenge.daily_submission_limit {
                 if today >= i64::from(limit) {

@@ -103,3 +103,57 @@ async fn after_the_close_a_team_cannot_change_its_chosen_entry() {
         "the entry at the close stays"
     );
 }
+
+/// The phase is checked when the upload arrives, and its file then takes a while to validate (a
+/// large file, seconds): an upload that started before the close must not be stored after it.
+/// Replayed here by submitting with the challenge as it was read at the start while the database
+/// already says closed (the organizer closed it, or the time passed, during the validation).
+#[tokio::test]
+async fn an_upload_whose_phase_closes_while_it_validates_is_refused() {
+    let app = spawn_app_with(0, |_| {}).await;
+    let challenge = app.challenge_with_split("race", "val", false).await;
+    let (team_id, _) = app.team("race", "Owls").await;
+    let as_it_was = spiceboard::actions::challenge(&app.pool, "race")
+        .await
+        .expect("challenge");
+    assert!(as_it_was.phase().refusal(Utc::now()).is_none(), "open");
+    challenges::set_phase(
+        &app.pool,
+        challenge.id,
+        Phase {
+            opens_at: None,
+            closes_at: Some(Utc::now() - Duration::seconds(1)),
+        },
+    )
+    .await
+    .expect("closed meanwhile");
+    let split = spiceboard::actions::split(&app.pool, &as_it_was, "val")
+        .await
+        .expect("split");
+    let stored = spiceboard::actions::submit(
+        &app.pool,
+        &as_it_was,
+        &split,
+        spiceboard::actions::Uploader::Team {
+            team_id,
+            user_id: None,
+        },
+        "",
+        demo_results(true),
+        spiceboard::actions::SubmitLimits::from_settings(&app.settings),
+    )
+    .await;
+    match stored {
+        Err(spiceboard::actions::ActionError::Closed(why)) => {
+            assert!(why.contains("submissions closed at"), "{why}")
+        }
+        Err(e) => panic!("refused for another reason: {e}"),
+        Ok(s) => panic!("submission {} stored after the close", s.id),
+    }
+    let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM submissions WHERE team_id = $1")
+        .bind(team_id)
+        .fetch_one(&app.pool)
+        .await
+        .expect("count");
+    assert_eq!(count, 0);
+}
