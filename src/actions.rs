@@ -48,6 +48,9 @@ pub enum ActionError {
     NoToken(i64),
     #[error("{0}")]
     DiskFull(String),
+    /// Heavy work that waited too long for its turn (see `Turns`): a 503, try again.
+    #[error("{0}")]
+    Busy(&'static str),
     #[error("too many attempts; wait a few minutes and try again")]
     TooManyAttempts,
     #[error("that e-mail address already has an account; log in instead")]
@@ -977,6 +980,36 @@ pub async fn leaderboard_uncertainty(
     Ok(out)
 }
 
+/// A few turns at some heavy work that anyone may ask for (the compare page's bootstrap): at most
+/// `at_once` run together, and a request that does not get its turn within `wait` is refused
+/// (`Busy`), so that a flood of such requests cannot take every core from the workers, the
+/// validation of uploads and the logins.
+pub struct Turns {
+    slots: tokio::sync::Semaphore,
+    wait: std::time::Duration,
+}
+
+impl Turns {
+    pub fn new(at_once: usize, wait: std::time::Duration) -> Turns {
+        Turns {
+            slots: tokio::sync::Semaphore::new(at_once.max(1)),
+            wait,
+        }
+    }
+
+    async fn take(&self) -> Result<tokio::sync::SemaphorePermit<'_>, ActionError> {
+        let busy =
+            || ActionError::Busy("the server is busy comparing entries; try again in a moment");
+        if let Ok(permit) = self.slots.try_acquire() {
+            return Ok(permit);
+        }
+        match tokio::time::timeout(self.wait, self.slots.acquire()).await {
+            Ok(Ok(permit)) => Ok(permit),
+            _ => Err(busy()),
+        }
+    }
+}
+
 /// Two entries of a split's leaderboard compared (see `domain::uncertainty::compare`).
 pub struct ComparisonView {
     pub a: RankedEntry,
@@ -998,6 +1031,7 @@ pub async fn compare(
     viewer: Viewer,
     a: i64,
     b: i64,
+    turns: &Turns,
 ) -> Result<ComparisonView, ActionError> {
     if !shows_per_image(split, viewer.organizer) {
         return Err(ActionError::NoSubmission(a));
@@ -1011,6 +1045,8 @@ pub async fn compare(
             .ok_or(ActionError::NoSubmission(id))
     };
     let (ea, eb) = (find(a)?, find(b)?);
+    // The reading of the per-image scores and the bootstrap take their turn.
+    let _turn = turns.take().await?;
     let va = uncertainty::per_image(pool, a).await?;
     let vb = uncertainty::per_image(pool, b).await?;
     let comparison = off_the_async_threads("the comparison", move || {

@@ -157,3 +157,72 @@ async fn an_upload_whose_phase_closes_while_it_validates_is_refused() {
         .expect("count");
     assert_eq!(count, 0);
 }
+
+/// Gives a submission `images` fake per-image rows (every category's F and the image's SPICE).
+async fn fake_images(app: &TestApp, submission_id: i64, images: i64, shift: f64) {
+    sqlx::query(
+        "INSERT INTO image_results (submission_id, image_id, caption, spice_f, details)
+         SELECT $1, g, 'a caption', ((g * 7919) % 1000) / 1000.0 * $3, '{}'::JSONB
+         FROM generate_series(1, $2) g",
+    )
+    .bind(submission_id)
+    .bind(images)
+    .bind(shift)
+    .execute(&app.pool)
+    .await
+    .expect("image rows");
+    sqlx::query(
+        "INSERT INTO image_scores (submission_id, image_id, category, tp, fp, fn, precision, recall, f)
+         SELECT r.submission_id, r.image_id, c, 1, 1, 1, r.spice_f, r.spice_f, r.spice_f
+         FROM image_results r,
+              unnest(ARRAY['all','object','relation','attribute','color','count','size']) c
+         WHERE r.submission_id = $1",
+    )
+    .bind(submission_id)
+    .execute(&app.pool)
+    .await
+    .expect("image scores");
+}
+
+/// The compare page bootstraps two entries' per-image scores for every request (a tenth of a
+/// second of a core and more for a large split), for anyone, logged in or not, for any pair of a
+/// public leaderboard's entries. A visitor who asks for many at once must not take every core
+/// from the workers, the uploads' validation and the logins: comparisons run a few at a time,
+/// and a request that cannot get its turn soon is answered 503.
+#[tokio::test]
+async fn a_flood_of_comparisons_is_turned_away_rather_than_taking_every_core() {
+    let app = spawn_app_with(0, |s| {
+        s.limits.comparisons_at_once = 1;
+        s.limits.compare_wait_ms = 0;
+    })
+    .await;
+    app.challenge_with_split("big", "val", false).await;
+    let mut ids = Vec::new();
+    for (team, shift) in [("Owls", 1.0), ("Foxes", 0.8)] {
+        let (_, token) = app.team("big", team).await;
+        let id = app.submit("big", &token, "val", demo_results(true)).await;
+        fake_aggregates(&app.pool, id, [Some(0.2 * shift); 7]).await;
+        fake_images(&app, id, 4000, shift).await;
+        ids.push(id);
+    }
+    let url = app.url(&format!(
+        "/c/big/compare?split=val&a={}&b={}",
+        ids[0], ids[1]
+    ));
+    let (status, _) = get(&client(), url.clone()).await;
+    assert_eq!(status, 200, "one comparison alone is answered");
+    let statuses = futures_util::future::join_all((0..8).map(|_| {
+        let url = url.clone();
+        async move { get(&client(), url).await.0 }
+    }))
+    .await;
+    assert!(
+        statuses.iter().all(|s| *s == 200 || *s == 503),
+        "{statuses:?}"
+    );
+    assert!(statuses.contains(&200), "{statuses:?}");
+    assert!(
+        statuses.contains(&503),
+        "eight comparisons at once all ran: {statuses:?}"
+    );
+}
