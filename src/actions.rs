@@ -289,7 +289,8 @@ pub async fn add_member(
 
 /// Takes a user out of their team of the challenge. The team keeps its submissions and gets a new
 /// invite code, so that the link the leaver knows no longer lets them (or whoever they pass it to)
-/// back in. API tokens are the team's: the members revoke any the leaver may have kept.
+/// back in. API tokens are the team's: the members revoke any the leaver may have kept, and when
+/// the last member leaves they are all revoked.
 pub async fn leave_team(
     pool: &PgPool,
     challenge: &Challenge,
@@ -299,10 +300,17 @@ pub async fn leave_team(
     let team = accounts::team_of_user(&mut *tx, challenge.id, user_id)
         .await?
         .ok_or(ActionError::NotInTeam)?;
+    // Members leave one at a time, so that the last one is known to be the last.
+    submissions::lock_team(&mut tx, team.id).await?;
     if !accounts::remove_member(&mut *tx, team.id, user_id).await? {
         return Err(ActionError::NotInTeam);
     }
     accounts::set_invite_code(&mut *tx, team.id, &auth::new_token()).await?;
+    // Nobody is left to revoke the tokens the last member may keep (who could then upload for
+    // this team from another one): they stop working now.
+    if accounts::members_of_team(&mut *tx, team.id).await?.is_empty() {
+        accounts::revoke_all_api_tokens(&mut *tx, team.id).await?;
+    }
     tx.commit().await?;
     Ok(team)
 }

@@ -226,3 +226,43 @@ async fn a_flood_of_comparisons_is_turned_away_rather_than_taking_every_core() {
         "eight comparisons at once all ran: {statuses:?}"
     );
 }
+
+/// A person is in one team per challenge, and a team's quota is its own. The last member of a
+/// team who leaves it is left holding its API tokens with nobody to revoke them: they could make
+/// a new team and still upload for (and read the hidden-split scores of) the old one, two
+/// leaderboard rows and two quotas for one person. When the last member leaves, the team's tokens
+/// stop working.
+#[tokio::test]
+async fn the_last_member_to_leave_takes_no_working_token_of_the_team_along() {
+    let app = spawn_app_with(0, |_| {}).await;
+    app.challenge_with_split("solo", "val", false).await;
+    let (_, token) = app.team("solo", "Owls").await;
+    let ann = app.member("solo", "Owls", "ann@example.org").await;
+    let (_, other_token) = app.team("solo", "Bats").await;
+    let _bea = app.member("solo", "Bats", "bea@example.org").await;
+    let csrf = app.csrf_of(&ann, "/c/solo").await;
+    let r = ann
+        .post(app.url("/c/solo/team/leave"))
+        .form(&[("csrf", csrf.as_str())])
+        .send()
+        .await
+        .expect("POST leave");
+    assert_eq!(r.status(), 303);
+    let csrf = app.csrf_of(&ann, "/c/solo").await;
+    let r = ann
+        .post(app.url("/c/solo/team"))
+        .form(&[("csrf", csrf.as_str()), ("name", "Owls Again")])
+        .send()
+        .await
+        .expect("POST team");
+    assert_eq!(r.status(), 200);
+    let r = app
+        .api_upload("solo", &token, Some("val"), demo_results(true))
+        .await;
+    assert_eq!(r.status(), 401, "the left team's token still uploads");
+    // A team that still has members keeps its tokens (its members revoke them).
+    let r = app
+        .api_upload("solo", &other_token, Some("val"), demo_results(true))
+        .await;
+    assert_eq!(r.status(), 202);
+}
