@@ -308,7 +308,10 @@ pub async fn leave_team(
     accounts::set_invite_code(&mut *tx, team.id, &auth::new_token()).await?;
     // Nobody is left to revoke the tokens the last member may keep (who could then upload for
     // this team from another one): they stop working now.
-    if accounts::members_of_team(&mut *tx, team.id).await?.is_empty() {
+    if accounts::members_of_team(&mut *tx, team.id)
+        .await?
+        .is_empty()
+    {
         accounts::revoke_all_api_tokens(&mut *tx, team.id).await?;
     }
     tx.commit().await?;
