@@ -95,12 +95,22 @@ async fn off_the_async_threads<T: Send + 'static>(
 }
 
 pub async fn challenge(pool: &PgPool, slug: &str) -> Result<Challenge, ActionError> {
+    // PostgreSQL refuses text with a NUL; no name has one.
+    if slug.contains('\0') {
+        return Err(ActionError::NoChallenge(slug.to_string()));
+    }
     challenges::by_slug(pool, slug)
         .await?
         .ok_or_else(|| ActionError::NoChallenge(slug.to_string()))
 }
 
 pub async fn split(pool: &PgPool, challenge: &Challenge, name: &str) -> Result<Split, ActionError> {
+    if name.contains('\0') {
+        return Err(ActionError::NoSplit(
+            challenge.slug.clone(),
+            name.to_string(),
+        ));
+    }
     splits::current(pool, challenge.id, name)
         .await?
         .ok_or_else(|| ActionError::NoSplit(challenge.slug.clone(), name.to_string()))

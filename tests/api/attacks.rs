@@ -266,3 +266,60 @@ async fn the_last_member_to_leave_takes_no_working_token_of_the_team_along() {
         .await;
     assert_eq!(r.status(), 202);
 }
+
+/// PostgreSQL refuses text with a NUL character; a request carrying one in a challenge's address,
+/// a form field or an upload's split name was answered 500 and logged as the server's own error
+/// (anyone could fill the error log). It is the request's fault: 404 or 400.
+#[tokio::test]
+async fn a_nul_character_anywhere_is_the_requests_fault_not_the_servers() {
+    let app = spawn_app_with(0, |_| {}).await;
+    app.challenge_with_split("nul", "val", false).await;
+    let (_, token) = app.team("nul", "Owls").await;
+    let owl = app.member("nul", "Owls", "owl@example.org").await;
+    for path in [
+        "/c/%00",
+        "/c/nul%00/leaderboard",
+        "/c/nul%00/compare?a=1&b=2",
+    ] {
+        let (status, body) = get(&client(), app.url(path)).await;
+        assert_eq!(status, 404, "{path}: {body}");
+    }
+    let csrf = app.csrf("/login").await;
+    let r = app
+        .client
+        .post(app.url("/login"))
+        .form(&[
+            ("email", "ann\0@example.org"),
+            ("password", "a long password"),
+            ("csrf", csrf.as_str()),
+        ])
+        .send()
+        .await
+        .expect("POST /login");
+    assert_eq!(r.status(), 400, "login");
+    let csrf = app.csrf_of(&owl, "/c/nul").await;
+    let r = owl
+        .post(app.url("/c/nul/tokens"))
+        .form(&[("label", "ci\0"), ("csrf", csrf.as_str())])
+        .send()
+        .await
+        .expect("POST token");
+    assert_eq!(r.status(), 400, "token label");
+    let form = reqwest::multipart::Form::new().text("split", "val\0").part(
+        "file",
+        reqwest::multipart::Part::bytes(demo_results(true)).file_name("results.json"),
+    );
+    let r = reqwest::Client::new()
+        .post(app.url("/api/c/nul/submissions"))
+        .bearer_auth(&token)
+        .multipart(form)
+        .send()
+        .await
+        .expect("upload");
+    let status = r.status().as_u16();
+    let body = r.text().await.expect("body");
+    assert!(
+        status == 400 && !body.contains("database error"),
+        "{status} {body}"
+    );
+}
