@@ -323,3 +323,59 @@ async fn a_nul_character_anywhere_is_the_requests_fault_not_the_servers() {
         "{status} {body}"
     );
 }
+
+/// A split is hidden by name: its references are the test set whatever their version. A split
+/// first imported public (by mistake, or as a dev phase) and then hidden, by importing a new
+/// version hidden or with the organizer's Hide button, kept showing the per-image results and
+/// reference captions of the submissions made to its earlier version.
+#[tokio::test]
+async fn hiding_a_split_hides_the_per_image_results_of_its_earlier_versions() {
+    let app = spawn_app_with(1, |_| {}).await;
+    for slug in ["reimport", "button"] {
+        let challenge = app.challenge_with_split(slug, "val", false).await;
+        let owls = member_with_team(&app, slug, &format!("ann@{slug}.org"), "Owls").await;
+        let id = upload(&app, &owls, slug, true).await;
+        app.assert_scored(id).await;
+        let image: i64 = sqlx::query_scalar(
+            "SELECT image_id FROM image_results WHERE submission_id = $1 LIMIT 1",
+        )
+        .bind(id)
+        .fetch_one(&app.pool)
+        .await
+        .expect("an image");
+        let image_page = app.url(&format!("/s/{id}/images/{image}"));
+        assert_eq!(
+            get(&owls, image_page.clone()).await.0,
+            200,
+            "public at first"
+        );
+        // A new version: hidden from the start, or public and then hidden by the organizer.
+        spiceboard::actions::import_references(
+            &app.pool,
+            &app.engine,
+            &challenge,
+            &spiceboard::domain::SplitName::parse("val").expect("name"),
+            crate::helpers::demo_references(),
+            slug == "reimport",
+        )
+        .await
+        .expect("import again");
+        if slug == "button" {
+            let current = spiceboard::actions::split(&app.pool, &challenge, "val")
+                .await
+                .expect("split");
+            assert!(!current.hidden);
+            spiceboard::storage::splits::set_hidden(&app.pool, current.id, true)
+                .await
+                .expect("hide");
+        }
+        let (status, body) = get(&owls, image_page).await;
+        assert_eq!(status, 404, "{slug}: the image page of version 1: {body}");
+        let (status, body) = get(&owls, app.url(&format!("/s/{id}"))).await;
+        assert_eq!(status, 200);
+        assert!(
+            !body.contains("/images/"),
+            "{slug}: the per-image table of version 1"
+        );
+    }
+}
