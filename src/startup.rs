@@ -141,7 +141,9 @@ pub fn run(
                     )),
             )
             .wrap(Compress::default())
-            .wrap(tracing_actix_web::TracingLogger::default())
+            .wrap(tracing_actix_web::TracingLogger::<
+                crate::telemetry::RequestSpan,
+            >::new())
             .app_data(pool.clone())
             .app_data(engine.clone())
             .app_data(config.clone())

@@ -379,3 +379,46 @@ async fn hiding_a_split_hides_the_per_image_results_of_its_earlier_versions() {
         );
     }
 }
+
+/// A log line written while the request log's span is open (`spiceboard::telemetry::RequestSpan`).
+struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().expect("log buffer").extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Invite codes are shown to the team's members only, but they travel in addresses, and every
+/// line logged during a request carried its full target (a join refused with 400 logs the valid
+/// code; at debug level every query of the request does): whoever read the log could join the
+/// team. The request log shows the target with the code replaced.
+#[test]
+fn invite_codes_stay_out_of_the_request_log() {
+    use tracing_actix_web::RootSpanBuilder;
+    let code = "0123456789abcdef".repeat(4);
+    let buffer = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let writer = buffer.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || Captured(writer.clone()))
+        .with_ansi(false)
+        .finish();
+    tracing::subscriber::with_default(subscriber, || {
+        let request = actix_web::test::TestRequest::post()
+            .uri(&format!(
+                "/c/owls/join/{code}?next=%2Fc%2Fowls%2Fjoin%2F{code}"
+            ))
+            .to_srv_request();
+        let span = spiceboard::telemetry::RequestSpan::on_request_start(&request);
+        let _inside = span.enter();
+        tracing::warn!("a refusal inside the request");
+    });
+    let log = String::from_utf8(buffer.lock().expect("log buffer").clone()).expect("text");
+    assert!(log.contains("/c/owls/join/"), "{log}");
+    assert!(!log.contains(&code), "{log}");
+    assert!(!log.contains(&code[..32]), "{log}");
+}
