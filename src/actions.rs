@@ -48,6 +48,9 @@ pub enum ActionError {
     NoToken(i64),
     #[error("{0}")]
     DiskFull(String),
+    /// Heavy work that waited too long for its turn (see `Turns`): a 503, try again.
+    #[error("{0}")]
+    Busy(&'static str),
     #[error("too many attempts; wait a few minutes and try again")]
     TooManyAttempts,
     #[error("that e-mail address already has an account; log in instead")]
@@ -94,12 +97,22 @@ async fn off_the_async_threads<T: Send + 'static>(
 }
 
 pub async fn challenge(pool: &PgPool, slug: &str) -> Result<Challenge, ActionError> {
+    // PostgreSQL refuses text with a NUL; no name has one.
+    if slug.contains('\0') {
+        return Err(ActionError::NoChallenge(slug.to_string()));
+    }
     challenges::by_slug(pool, slug)
         .await?
         .ok_or_else(|| ActionError::NoChallenge(slug.to_string()))
 }
 
 pub async fn split(pool: &PgPool, challenge: &Challenge, name: &str) -> Result<Split, ActionError> {
+    if name.contains('\0') {
+        return Err(ActionError::NoSplit(
+            challenge.slug.clone(),
+            name.to_string(),
+        ));
+    }
     splits::current(pool, challenge.id, name)
         .await?
         .ok_or_else(|| ActionError::NoSplit(challenge.slug.clone(), name.to_string()))
@@ -287,7 +300,8 @@ pub async fn add_member(
 
 /// Takes a user out of their team of the challenge. The team keeps its submissions and gets a new
 /// invite code, so that the link the leaver knows no longer lets them (or whoever they pass it to)
-/// back in. API tokens are the team's: the members revoke any the leaver may have kept.
+/// back in. API tokens are the team's: the members revoke any the leaver may have kept, and when
+/// the last member leaves they are all revoked.
 pub async fn leave_team(
     pool: &PgPool,
     challenge: &Challenge,
@@ -297,10 +311,20 @@ pub async fn leave_team(
     let team = accounts::team_of_user(&mut *tx, challenge.id, user_id)
         .await?
         .ok_or(ActionError::NotInTeam)?;
+    // Members leave one at a time, so that the last one is known to be the last.
+    submissions::lock_team(&mut tx, team.id).await?;
     if !accounts::remove_member(&mut *tx, team.id, user_id).await? {
         return Err(ActionError::NotInTeam);
     }
     accounts::set_invite_code(&mut *tx, team.id, &auth::new_token()).await?;
+    // Nobody is left to revoke the tokens the last member may keep (who could then upload for
+    // this team from another one): they stop working now.
+    if accounts::members_of_team(&mut *tx, team.id)
+        .await?
+        .is_empty()
+    {
+        accounts::revoke_all_api_tokens(&mut *tx, team.id).await?;
+    }
     tx.commit().await?;
     Ok(team)
 }
@@ -542,6 +566,14 @@ pub async fn submit(
     let (kind, team_id, label, user) = match uploader {
         Uploader::Team { team_id, user_id } => {
             submissions::lock_team(&mut tx, team_id).await?;
+            // Again now that the file is validated (seconds for a large one): the phase may have
+            // closed meanwhile, by the clock or by the organizer, and the limits changed.
+            let challenge = &challenges::by_id(&mut *tx, challenge.id)
+                .await?
+                .ok_or_else(|| ActionError::NoChallenge(challenge.slug.clone()))?;
+            if let Some(why) = challenge.phase().refusal(chrono::Utc::now()) {
+                return Err(ActionError::Closed(why));
+            }
             let (today, total) = submissions::quota_used(&mut *tx, team_id).await?;
             if let Some(limit) = challenge.daily_submission_limit {
                 if today >= i64::from(limit) {
@@ -754,6 +786,7 @@ pub async fn view_submission(
     };
     let can_choose = own_team
         && challenge.entry_policy == EntryPolicy::Chosen
+        && challenge.phase().refusal(chrono::Utc::now()).is_none()
         && submission.status.is_scored()
         && submission.deleted_at.is_none()
         && !on_leaderboard;
@@ -843,6 +876,10 @@ pub async fn choose_for_leaderboard(
         return Err(ActionError::Forbidden(
             "only a scored submission can be chosen",
         ));
+    }
+    // The pick is part of the entry: outside the phase it is as closed as uploads are.
+    if let Some(why) = challenge.phase().refusal(chrono::Utc::now()) {
+        return Err(ActionError::Closed(why));
     }
     submissions::choose_for_leaderboard(pool, team_id, split.id, submission.id).await?;
     Ok((split, challenge))
@@ -965,6 +1002,36 @@ pub async fn leaderboard_uncertainty(
     Ok(out)
 }
 
+/// A few turns at some heavy work that anyone may ask for (the compare page's bootstrap): at most
+/// `at_once` run together, and a request that does not get its turn within `wait` is refused
+/// (`Busy`), so that a flood of such requests cannot take every core from the workers, the
+/// validation of uploads and the logins.
+pub struct Turns {
+    slots: tokio::sync::Semaphore,
+    wait: std::time::Duration,
+}
+
+impl Turns {
+    pub fn new(at_once: usize, wait: std::time::Duration) -> Turns {
+        Turns {
+            slots: tokio::sync::Semaphore::new(at_once.max(1)),
+            wait,
+        }
+    }
+
+    async fn take(&self) -> Result<tokio::sync::SemaphorePermit<'_>, ActionError> {
+        let busy =
+            || ActionError::Busy("the server is busy comparing entries; try again in a moment");
+        if let Ok(permit) = self.slots.try_acquire() {
+            return Ok(permit);
+        }
+        match tokio::time::timeout(self.wait, self.slots.acquire()).await {
+            Ok(Ok(permit)) => Ok(permit),
+            _ => Err(busy()),
+        }
+    }
+}
+
 /// Two entries of a split's leaderboard compared (see `domain::uncertainty::compare`).
 pub struct ComparisonView {
     pub a: RankedEntry,
@@ -986,6 +1053,7 @@ pub async fn compare(
     viewer: Viewer,
     a: i64,
     b: i64,
+    turns: &Turns,
 ) -> Result<ComparisonView, ActionError> {
     if !shows_per_image(split, viewer.organizer) {
         return Err(ActionError::NoSubmission(a));
@@ -999,6 +1067,8 @@ pub async fn compare(
             .ok_or(ActionError::NoSubmission(id))
     };
     let (ea, eb) = (find(a)?, find(b)?);
+    // The reading of the per-image scores and the bootstrap take their turn.
+    let _turn = turns.take().await?;
     let va = uncertainty::per_image(pool, a).await?;
     let vb = uncertainty::per_image(pool, b).await?;
     let comparison = off_the_async_threads("the comparison", move || {

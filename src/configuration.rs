@@ -67,6 +67,11 @@ pub struct LimitSettings {
     /// The directory whose file system is checked; by default the embedded cluster's data
     /// directory, and nothing (no check) with a `DATABASE_URL` unless set.
     pub disk_path: Option<PathBuf>,
+    /// Comparisons (the compare page's bootstrap, a tenth of a second of a core and more on a
+    /// large split) computed at once; more wait for their turn.
+    pub comparisons_at_once: usize,
+    /// How long a comparison waits for its turn before it is answered 503.
+    pub compare_wait_ms: u64,
 }
 
 impl Settings {
@@ -86,7 +91,9 @@ impl Settings {
             .set_default("worker.retry_backoff_seconds", 5)?
             .set_default("limits.max_caption_chars", 1000)?
             .set_default("limits.max_request_bytes", 256 * 1024 * 1024)?
-            .set_default("limits.min_free_disk_bytes", 1024 * 1024 * 1024)?;
+            .set_default("limits.min_free_disk_bytes", 1024 * 1024 * 1024)?
+            .set_default("limits.comparisons_at_once", 1)?
+            .set_default("limits.compare_wait_ms", 2000)?;
         match config_file {
             Some(path) => builder = builder.add_source(config::File::from(path).required(true)),
             None => {
@@ -139,6 +146,8 @@ impl Settings {
                 max_request_bytes: 256 * 1024 * 1024,
                 min_free_disk_bytes: 1024 * 1024 * 1024,
                 disk_path: None,
+                comparisons_at_once: 1,
+                compare_wait_ms: 2000,
             },
         }
     }

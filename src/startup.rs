@@ -27,6 +27,8 @@ use crate::scoring::SharedEngine;
 /// Shared, read-only state of the web app.
 pub struct AppConfig {
     pub settings: Settings,
+    /// The turns of the compare page's bootstrap (`limits.comparisons_at_once`).
+    pub comparisons: crate::actions::Turns,
 }
 
 /// The pool: a request waits at most `acquire_timeout_ms` for a connection, so that a lost
@@ -114,7 +116,13 @@ pub fn run(
     csrf_key: auth::CsrfKey,
 ) -> std::io::Result<Server> {
     let csrf_key = web::Data::new(csrf_key);
-    let config = web::Data::new(AppConfig { settings });
+    let config = web::Data::new(AppConfig {
+        comparisons: crate::actions::Turns::new(
+            settings.limits.comparisons_at_once,
+            Duration::from_millis(settings.limits.compare_wait_ms),
+        ),
+        settings,
+    });
     let pool = web::Data::new(pool);
     let engine = web::Data::from(Arc::new(engine));
     let server = HttpServer::new(move || {
@@ -133,7 +141,9 @@ pub fn run(
                     )),
             )
             .wrap(Compress::default())
-            .wrap(tracing_actix_web::TracingLogger::default())
+            .wrap(tracing_actix_web::TracingLogger::<
+                crate::telemetry::RequestSpan,
+            >::new())
             .app_data(pool.clone())
             .app_data(engine.clone())
             .app_data(config.clone())

@@ -15,11 +15,23 @@
     if (m > 0) return plural(m, "minute");
     return "less than a minute";
   }
+  function reloadedLately() {
+    try {
+      var key = "phase-reload", last = +sessionStorage.getItem(key) || 0, now = Date.now();
+      if (Math.abs(now - last) < 10000) return true;
+      sessionStorage.setItem(key, String(now));
+    } catch (e) {
+      return true;
+    }
+    return false;
+  }
   function tick() {
     var ms = until - Date.now();
     if (ms <= 0) {
-      // A clock far ahead of the server's would reload forever; give up after a minute.
-      if (ms > -60000) location.reload();
+      // A clock far ahead of the server's would reload forever; give up after a minute. A clock
+      // a little ahead gets the same time back from the server: reload at most every ten
+      // seconds, not in a loop until the server's clock catches up.
+      if (ms > -60000 && !reloadedLately()) location.reload();
       return;
     }
     el.textContent = el.textContent.replace(/\((in )?[^()]*?( left)?\)/, function (_, pre, post) {

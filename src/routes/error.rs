@@ -74,6 +74,7 @@ impl From<ActionError> for PageError {
             | ActionError::NoInvite => PageError::NotFound,
             ActionError::Database(db) => db.into(),
             ActionError::DiskFull(m) => PageError::Unavailable(m),
+            ActionError::Busy(m) => PageError::Unavailable(m.to_string()),
             ActionError::TooManyAttempts => PageError::TooManyAttempts,
             ActionError::Forbidden(_) => PageError::Forbidden,
             ActionError::Internal(cause) => PageError::Internal(anyhow::anyhow!(cause)),

@@ -97,6 +97,15 @@ impl<S: Sender + 'static, T: DeserializeOwned + 'static> FromRequest for Posted<
                 .find(|(name, _)| name == "csrf")
                 .map_or("", |(_, value)| value.as_str());
             check_csrf(&req, token)?;
+            // PostgreSQL refuses text with a NUL: no field of ours may hold one.
+            if pairs
+                .iter()
+                .any(|(n, v)| n.contains('\0') || v.contains('\0'))
+            {
+                return Err(PageError::BadRequest(
+                    "the form holds a NUL character".into(),
+                ));
+            }
             let form = serde_urlencoded::to_string(&pairs)
                 .map_err(|e| e.to_string())
                 .and_then(|encoded| {

@@ -293,6 +293,20 @@ pub async fn revoke_api_token(
     Ok(r.rows_affected() == 1)
 }
 
+/// Revokes every API token of a team.
+pub async fn revoke_all_api_tokens(
+    db: impl PgExecutor<'_>,
+    team_id: i64,
+) -> Result<u64, sqlx::Error> {
+    let r = sqlx::query(
+        "UPDATE api_tokens SET revoked_at = now() WHERE team_id = $1 AND revoked_at IS NULL",
+    )
+    .bind(team_id)
+    .execute(db)
+    .await?;
+    Ok(r.rows_affected())
+}
+
 /// Records a failed login or a sign-up under each of `keys`.
 pub async fn record_attempt(db: impl PgExecutor<'_>, keys: &[String]) -> Result<(), sqlx::Error> {
     sqlx::query(

@@ -37,11 +37,15 @@ pub async fn create_version(
         .bind(challenge_id)
         .execute(&mut **tx)
         .await?;
+    // A hidden split is a test set whatever its version: a new hidden version hides the earlier
+    // ones (whose submissions' pages would show their references), as `set_hidden` does.
     sqlx::query(
-        "UPDATE splits SET is_current = FALSE WHERE challenge_id = $1 AND name = $2 AND is_current",
+        "UPDATE splits SET is_current = FALSE, hidden = hidden OR $3
+         WHERE challenge_id = $1 AND name = $2 AND (is_current OR $3)",
     )
     .bind(challenge_id)
     .bind(name)
+    .bind(hidden)
     .execute(&mut **tx)
     .await?;
     sqlx::query_as(&format!(
@@ -146,12 +150,18 @@ pub async fn forget_engine_version(
         .map(|_| ())
 }
 
+/// Hides or reveals a split's version. Hiding hides its earlier versions too (the submissions
+/// made to them would show the same test set's references); revealing reveals this one only.
 pub async fn set_hidden(
     db: impl PgExecutor<'_>,
     split_id: i64,
     hidden: bool,
 ) -> Result<(), sqlx::Error> {
-    sqlx::query("UPDATE splits SET hidden = $2 WHERE id = $1")
+    sqlx::query(
+        "UPDATE splits SET hidden = $2
+         WHERE id = $1
+            OR ($2 AND (challenge_id, name) = (SELECT challenge_id, name FROM splits WHERE id = $1))",
+    )
         .bind(split_id)
         .bind(hidden)
         .execute(db)

@@ -563,3 +563,49 @@ async fn the_story_of_a_team_and_an_organizer() {
         )
         .await;
 }
+
+/// The countdown reloads the page when the phase changes. A browser whose clock runs ahead of the
+/// server's reached the time first, reloaded, got the same time back from the server (not yet
+/// reached there) and reloaded again at once, over and over until the server's clock caught up:
+/// up to a minute of back-to-back page loads from every such browser, right at the close, when
+/// the server is busiest. It reloads at most once every ten seconds.
+#[tokio::test]
+async fn a_browser_clock_ahead_of_the_server_does_not_reload_the_page_in_a_loop() {
+    let app = spawn_app_with(0, |_| {}).await;
+    let challenge = app.challenge_with_split("tick", "val", false).await;
+    spiceboard::storage::challenges::set_phase(
+        &app.pool,
+        challenge.id,
+        spiceboard::domain::phase::Phase {
+            opens_at: None,
+            closes_at: Some(chrono::Utc::now() + chrono::Duration::seconds(20)),
+        },
+    )
+    .await
+    .expect("closes in 20 s");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let base = app.address.replace("127.0.0.1", "localhost");
+    let driver = Driver::start(&dir.path().join("profile")).await;
+    // This browser's clock is 30 s ahead of the server's (for it the close was 10 s ago); it
+    // counts its page loads.
+    driver
+        .call(
+            "POST",
+            &format!("/session/{}/goog/cdp/execute", driver.session),
+            json!({"cmd": "Page.addScriptToEvaluateOnNewDocument", "params": {"source":
+                "(function () { var now = Date.now; Date.now = function () { return now() + 30000; };
+                   sessionStorage.setItem('loads', (+sessionStorage.getItem('loads') || 0) + 1); })();"}}),
+        )
+        .await;
+    driver.go(&format!("{base}/c/tick")).await;
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    let loads = driver
+        .call(
+            "POST",
+            &format!("/session/{}/execute/sync", driver.session),
+            json!({"script": "return sessionStorage.getItem('loads');", "args": []}),
+        )
+        .await;
+    let loads: u32 = loads.as_str().unwrap_or("0").parse().unwrap_or(0);
+    assert!((1..=2).contains(&loads), "{loads} page loads in 4 s");
+}

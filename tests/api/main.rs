@@ -5,6 +5,7 @@ mod helpers;
 
 mod accounts;
 mod agreement;
+mod attacks;
 mod browser;
 mod cider_df;
 mod cli;

@@ -74,6 +74,7 @@ impl From<ActionError> for ApiError {
             ActionError::Closed(m) => ApiError::Closed(m),
             ActionError::Database(db) => db.into(),
             ActionError::DiskFull(m) => ApiError::Unavailable(m),
+            ActionError::Busy(m) => ApiError::Unavailable(m.to_string()),
             ActionError::Internal(cause) => ApiError::Internal(anyhow::anyhow!(cause)),
             ActionError::TooManyAttempts => ApiError::Quota(e_text_too_many()),
             other => ApiError::Rejected(other.to_string()),

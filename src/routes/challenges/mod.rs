@@ -689,11 +689,12 @@ pub async fn compare(
     user: MaybeUser,
     slug: web::Path<String>,
     q: web::Query<CompareQuery>,
+    config: web::Data<crate::startup::AppConfig>,
 ) -> Result<HttpResponse, PageError> {
     let challenge = actions::challenge(&pool, &slug).await?;
     let (split, _) = pick_split(&pool, &challenge, q.split.as_deref()).await?;
     let viewer = board_viewer(&req, &pool, &user, &challenge).await?;
-    let view = actions::compare(&pool, &split, viewer, q.a, q.b).await?;
+    let view = actions::compare(&pool, &split, viewer, q.a, q.b, &config.comparisons).await?;
     let c = &view.comparison;
     let signed = |x: Option<f64>| match x {
         Some(v) if v > 0.0 => format!("+{}", score(Some(v))),

@@ -1,0 +1,424 @@
+//! The review of the teams, phases and uncertainty features: each attack that worked against
+//! them, replayed against a real server and database, now doing no harm.
+
+use chrono::{Duration, Utc};
+
+use crate::helpers::{client, demo_results, fake_aggregates, spawn_app_with, TestApp};
+use spiceboard::domain::leaderboard::EntryPolicy;
+use spiceboard::domain::phase::Phase;
+use spiceboard::storage::challenges;
+
+async fn get(browser: &reqwest::Client, url: String) -> (u16, String) {
+    let r = browser.get(url).send().await.expect("GET");
+    (r.status().as_u16(), r.text().await.expect("body"))
+}
+
+/// A signed-up browser whose user created team `team` of challenge `slug`.
+async fn member_with_team(app: &TestApp, slug: &str, email: &str, team: &str) -> reqwest::Client {
+    let browser = client();
+    let csrf = app.csrf_of(&browser, "/signup").await;
+    let r = browser
+        .post(app.url("/signup"))
+        .form(&[
+            ("email", email),
+            ("password", "a long password"),
+            ("csrf", &csrf),
+        ])
+        .send()
+        .await
+        .expect("POST /signup");
+    assert_eq!(r.status(), 303);
+    let csrf = app.csrf_of(&browser, &format!("/c/{slug}")).await;
+    let r = browser
+        .post(app.url(&format!("/c/{slug}/team")))
+        .form(&[("csrf", csrf.as_str()), ("name", team)])
+        .send()
+        .await
+        .expect("POST team");
+    assert_eq!(r.status(), 200);
+    browser
+}
+
+/// Uploads through the browser's form; returns the new submission's id.
+async fn upload(app: &TestApp, browser: &reqwest::Client, slug: &str, careful: bool) -> i64 {
+    let r = app
+        .form_upload(browser, slug, "val", demo_results(careful))
+        .await;
+    assert_eq!(r.status(), 303);
+    r.headers()["location"]
+        .to_str()
+        .expect("location")
+        .trim_start_matches("/s/")
+        .parse()
+        .expect("id")
+}
+
+/// Under the `chosen` policy the pick is part of the entry: once submissions have closed, a team
+/// cannot swap its leaderboard entry any more (say, for the one that did best on the test split
+/// the organizers have just revealed).
+#[tokio::test]
+async fn after_the_close_a_team_cannot_change_its_chosen_entry() {
+    let app = spawn_app_with(0, |_| {}).await;
+    let challenge = app.challenge_with_split("late", "val", false).await;
+    challenges::set_entry_policy(&app.pool, challenge.id, EntryPolicy::Chosen)
+        .await
+        .expect("teams choose");
+    let owls = member_with_team(&app, "late", "ann@example.org", "Owls").await;
+    let first = upload(&app, &owls, "late", true).await;
+    let second = upload(&app, &owls, "late", false).await;
+    fake_aggregates(&app.pool, first, [Some(0.3); 7]).await;
+    fake_aggregates(&app.pool, second, [Some(0.1); 7]).await;
+    challenges::set_phase(
+        &app.pool,
+        challenge.id,
+        Phase {
+            opens_at: Some(Utc::now() - Duration::days(2)),
+            closes_at: Some(Utc::now() - Duration::hours(1)),
+        },
+    )
+    .await
+    .expect("closed an hour ago");
+
+    let button = format!("action=\"/s/{second}/choose\"");
+    let (status, page) = get(&owls, app.url(&format!("/s/{second}"))).await;
+    assert!(
+        status == 200 && !page.contains(&button),
+        "no choice offered after the close"
+    );
+    let csrf = app.csrf_of(&owls, "/c/late").await;
+    let r = owls
+        .post(app.url(&format!("/s/{second}/choose")))
+        .form(&[("csrf", csrf.as_str())])
+        .send()
+        .await
+        .expect("POST choose");
+    let status = r.status().as_u16();
+    let body = r.text().await.expect("body");
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("submissions closed at"), "{body}");
+    let (_, body) = get(&client(), app.url("/c/late/leaderboard.json?split=val")).await;
+    let board: serde_json::Value = serde_json::from_str(&body).expect("json");
+    assert_eq!(
+        board["entries"][0]["submission_id"], first,
+        "the entry at the close stays"
+    );
+}
+
+/// The phase is checked when the upload arrives, and its file then takes a while to validate (a
+/// large file, seconds): an upload that started before the close must not be stored after it.
+/// Replayed here by submitting with the challenge as it was read at the start while the database
+/// already says closed (the organizer closed it, or the time passed, during the validation).
+#[tokio::test]
+async fn an_upload_whose_phase_closes_while_it_validates_is_refused() {
+    let app = spawn_app_with(0, |_| {}).await;
+    let challenge = app.challenge_with_split("race", "val", false).await;
+    let (team_id, _) = app.team("race", "Owls").await;
+    let as_it_was = spiceboard::actions::challenge(&app.pool, "race")
+        .await
+        .expect("challenge");
+    assert!(as_it_was.phase().refusal(Utc::now()).is_none(), "open");
+    challenges::set_phase(
+        &app.pool,
+        challenge.id,
+        Phase {
+            opens_at: None,
+            closes_at: Some(Utc::now() - Duration::seconds(1)),
+        },
+    )
+    .await
+    .expect("closed meanwhile");
+    let split = spiceboard::actions::split(&app.pool, &as_it_was, "val")
+        .await
+        .expect("split");
+    let stored = spiceboard::actions::submit(
+        &app.pool,
+        &as_it_was,
+        &split,
+        spiceboard::actions::Uploader::Team {
+            team_id,
+            user_id: None,
+        },
+        "",
+        demo_results(true),
+        spiceboard::actions::SubmitLimits::from_settings(&app.settings),
+    )
+    .await;
+    match stored {
+        Err(spiceboard::actions::ActionError::Closed(why)) => {
+            assert!(why.contains("submissions closed at"), "{why}")
+        }
+        Err(e) => panic!("refused for another reason: {e}"),
+        Ok(s) => panic!("submission {} stored after the close", s.id),
+    }
+    let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM submissions WHERE team_id = $1")
+        .bind(team_id)
+        .fetch_one(&app.pool)
+        .await
+        .expect("count");
+    assert_eq!(count, 0);
+}
+
+/// Gives a submission `images` fake per-image rows (every category's F and the image's SPICE).
+async fn fake_images(app: &TestApp, submission_id: i64, images: i64, shift: f64) {
+    sqlx::query(
+        "INSERT INTO image_results (submission_id, image_id, caption, spice_f, details)
+         SELECT $1, g, 'a caption', ((g * 7919) % 1000) / 1000.0 * $3, '{}'::JSONB
+         FROM generate_series(1, $2) g",
+    )
+    .bind(submission_id)
+    .bind(images)
+    .bind(shift)
+    .execute(&app.pool)
+    .await
+    .expect("image rows");
+    sqlx::query(
+        "INSERT INTO image_scores (submission_id, image_id, category, tp, fp, fn, precision, recall, f)
+         SELECT r.submission_id, r.image_id, c, 1, 1, 1, r.spice_f, r.spice_f, r.spice_f
+         FROM image_results r,
+              unnest(ARRAY['all','object','relation','attribute','color','count','size']) c
+         WHERE r.submission_id = $1",
+    )
+    .bind(submission_id)
+    .execute(&app.pool)
+    .await
+    .expect("image scores");
+}
+
+/// The compare page bootstraps two entries' per-image scores for every request (a tenth of a
+/// second of a core and more for a large split), for anyone, logged in or not, for any pair of a
+/// public leaderboard's entries. A visitor who asks for many at once must not take every core
+/// from the workers, the uploads' validation and the logins: comparisons run a few at a time,
+/// and a request that cannot get its turn soon is answered 503.
+#[tokio::test]
+async fn a_flood_of_comparisons_is_turned_away_rather_than_taking_every_core() {
+    let app = spawn_app_with(0, |s| {
+        s.limits.comparisons_at_once = 1;
+        s.limits.compare_wait_ms = 0;
+    })
+    .await;
+    app.challenge_with_split("big", "val", false).await;
+    let mut ids = Vec::new();
+    for (team, shift) in [("Owls", 1.0), ("Foxes", 0.8)] {
+        let (_, token) = app.team("big", team).await;
+        let id = app.submit("big", &token, "val", demo_results(true)).await;
+        fake_aggregates(&app.pool, id, [Some(0.2 * shift); 7]).await;
+        fake_images(&app, id, 4000, shift).await;
+        ids.push(id);
+    }
+    let url = app.url(&format!(
+        "/c/big/compare?split=val&a={}&b={}",
+        ids[0], ids[1]
+    ));
+    let (status, _) = get(&client(), url.clone()).await;
+    assert_eq!(status, 200, "one comparison alone is answered");
+    let statuses = futures_util::future::join_all((0..8).map(|_| {
+        let url = url.clone();
+        async move { get(&client(), url).await.0 }
+    }))
+    .await;
+    assert!(
+        statuses.iter().all(|s| *s == 200 || *s == 503),
+        "{statuses:?}"
+    );
+    assert!(statuses.contains(&200), "{statuses:?}");
+    assert!(
+        statuses.contains(&503),
+        "eight comparisons at once all ran: {statuses:?}"
+    );
+}
+
+/// A person is in one team per challenge, and a team's quota is its own. The last member of a
+/// team who leaves it is left holding its API tokens with nobody to revoke them: they could make
+/// a new team and still upload for (and read the hidden-split scores of) the old one, two
+/// leaderboard rows and two quotas for one person. When the last member leaves, the team's tokens
+/// stop working.
+#[tokio::test]
+async fn the_last_member_to_leave_takes_no_working_token_of_the_team_along() {
+    let app = spawn_app_with(0, |_| {}).await;
+    app.challenge_with_split("solo", "val", false).await;
+    let (_, token) = app.team("solo", "Owls").await;
+    let ann = app.member("solo", "Owls", "ann@example.org").await;
+    let (_, other_token) = app.team("solo", "Bats").await;
+    let _bea = app.member("solo", "Bats", "bea@example.org").await;
+    let csrf = app.csrf_of(&ann, "/c/solo").await;
+    let r = ann
+        .post(app.url("/c/solo/team/leave"))
+        .form(&[("csrf", csrf.as_str())])
+        .send()
+        .await
+        .expect("POST leave");
+    assert_eq!(r.status(), 303);
+    let csrf = app.csrf_of(&ann, "/c/solo").await;
+    let r = ann
+        .post(app.url("/c/solo/team"))
+        .form(&[("csrf", csrf.as_str()), ("name", "Owls Again")])
+        .send()
+        .await
+        .expect("POST team");
+    assert_eq!(r.status(), 200);
+    let r = app
+        .api_upload("solo", &token, Some("val"), demo_results(true))
+        .await;
+    assert_eq!(r.status(), 401, "the left team's token still uploads");
+    // A team that still has members keeps its tokens (its members revoke them).
+    let r = app
+        .api_upload("solo", &other_token, Some("val"), demo_results(true))
+        .await;
+    assert_eq!(r.status(), 202);
+}
+
+/// PostgreSQL refuses text with a NUL character; a request carrying one in a challenge's address,
+/// a form field or an upload's split name was answered 500 and logged as the server's own error
+/// (anyone could fill the error log). It is the request's fault: 404 or 400.
+#[tokio::test]
+async fn a_nul_character_anywhere_is_the_requests_fault_not_the_servers() {
+    let app = spawn_app_with(0, |_| {}).await;
+    app.challenge_with_split("nul", "val", false).await;
+    let (_, token) = app.team("nul", "Owls").await;
+    let owl = app.member("nul", "Owls", "owl@example.org").await;
+    for path in [
+        "/c/%00",
+        "/c/nul%00/leaderboard",
+        "/c/nul%00/compare?a=1&b=2",
+    ] {
+        let (status, body) = get(&client(), app.url(path)).await;
+        assert_eq!(status, 404, "{path}: {body}");
+    }
+    let csrf = app.csrf("/login").await;
+    let r = app
+        .client
+        .post(app.url("/login"))
+        .form(&[
+            ("email", "ann\0@example.org"),
+            ("password", "a long password"),
+            ("csrf", csrf.as_str()),
+        ])
+        .send()
+        .await
+        .expect("POST /login");
+    assert_eq!(r.status(), 400, "login");
+    let csrf = app.csrf_of(&owl, "/c/nul").await;
+    let r = owl
+        .post(app.url("/c/nul/tokens"))
+        .form(&[("label", "ci\0"), ("csrf", csrf.as_str())])
+        .send()
+        .await
+        .expect("POST token");
+    assert_eq!(r.status(), 400, "token label");
+    let form = reqwest::multipart::Form::new().text("split", "val\0").part(
+        "file",
+        reqwest::multipart::Part::bytes(demo_results(true)).file_name("results.json"),
+    );
+    let r = reqwest::Client::new()
+        .post(app.url("/api/c/nul/submissions"))
+        .bearer_auth(&token)
+        .multipart(form)
+        .send()
+        .await
+        .expect("upload");
+    let status = r.status().as_u16();
+    let body = r.text().await.expect("body");
+    assert!(
+        status == 400 && !body.contains("database error"),
+        "{status} {body}"
+    );
+}
+
+/// A split is hidden by name: its references are the test set whatever their version. A split
+/// first imported public (by mistake, or as a dev phase) and then hidden, by importing a new
+/// version hidden or with the organizer's Hide button, kept showing the per-image results and
+/// reference captions of the submissions made to its earlier version.
+#[tokio::test]
+async fn hiding_a_split_hides_the_per_image_results_of_its_earlier_versions() {
+    let app = spawn_app_with(1, |_| {}).await;
+    for slug in ["reimport", "button"] {
+        let challenge = app.challenge_with_split(slug, "val", false).await;
+        let owls = member_with_team(&app, slug, &format!("ann@{slug}.org"), "Owls").await;
+        let id = upload(&app, &owls, slug, true).await;
+        app.assert_scored(id).await;
+        let image: i64 = sqlx::query_scalar(
+            "SELECT image_id FROM image_results WHERE submission_id = $1 LIMIT 1",
+        )
+        .bind(id)
+        .fetch_one(&app.pool)
+        .await
+        .expect("an image");
+        let image_page = app.url(&format!("/s/{id}/images/{image}"));
+        assert_eq!(
+            get(&owls, image_page.clone()).await.0,
+            200,
+            "public at first"
+        );
+        // A new version: hidden from the start, or public and then hidden by the organizer.
+        spiceboard::actions::import_references(
+            &app.pool,
+            &app.engine,
+            &challenge,
+            &spiceboard::domain::SplitName::parse("val").expect("name"),
+            crate::helpers::demo_references(),
+            slug == "reimport",
+        )
+        .await
+        .expect("import again");
+        if slug == "button" {
+            let current = spiceboard::actions::split(&app.pool, &challenge, "val")
+                .await
+                .expect("split");
+            assert!(!current.hidden);
+            spiceboard::storage::splits::set_hidden(&app.pool, current.id, true)
+                .await
+                .expect("hide");
+        }
+        let (status, body) = get(&owls, image_page).await;
+        assert_eq!(status, 404, "{slug}: the image page of version 1: {body}");
+        let (status, body) = get(&owls, app.url(&format!("/s/{id}"))).await;
+        assert_eq!(status, 200);
+        assert!(
+            !body.contains("/images/"),
+            "{slug}: the per-image table of version 1"
+        );
+    }
+}
+
+/// A log line written while the request log's span is open (`spiceboard::telemetry::RequestSpan`).
+struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().expect("log buffer").extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Invite codes are shown to the team's members only, but they travel in addresses, and every
+/// line logged during a request carried its full target (a join refused with 400 logs the valid
+/// code; at debug level every query of the request does): whoever read the log could join the
+/// team. The request log shows the target with the code replaced.
+#[test]
+fn invite_codes_stay_out_of_the_request_log() {
+    use tracing_actix_web::RootSpanBuilder;
+    let code = "0123456789abcdef".repeat(4);
+    let buffer = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let writer = buffer.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || Captured(writer.clone()))
+        .with_ansi(false)
+        .finish();
+    tracing::subscriber::with_default(subscriber, || {
+        let request = actix_web::test::TestRequest::post()
+            .uri(&format!(
+                "/c/owls/join/{code}?next=%2Fc%2Fowls%2Fjoin%2F{code}"
+            ))
+            .to_srv_request();
+        let span = spiceboard::telemetry::RequestSpan::on_request_start(&request);
+        let _inside = span.enter();
+        tracing::warn!("a refusal inside the request");
+    });
+    let log = String::from_utf8(buffer.lock().expect("log buffer").clone()).expect("text");
+    assert!(log.contains("/c/owls/join/"), "{log}");
+    assert!(!log.contains(&code), "{log}");
+    assert!(!log.contains(&code[..32]), "{log}");
+}
