@@ -3,7 +3,8 @@
 //!
 //! ```text
 //! cargo run --release -p spice --example train_coco -- EVIDENCE.conllu [--weight W]
-//!     [--own N] [--epochs E] [--train-fold K] [--unlexicalised] [--no-tagger] [--tagger-weight T]
+//!     [--own N] [--epochs E] [--explore P] [--train-fold K] [--unlexicalised] [--no-tagger]
+//!     [--tagger-weight T]
 //!     [--out crates/spice/models/parser-coco.bin] [--tagger-out crates/spice/models/tagger-coco.bin]
 //! ```
 //!
@@ -40,6 +41,7 @@ struct Args {
     tagger_weight: usize,
     fold: Option<usize>,
     unlexicalised: bool,
+    explore: f64,
 }
 
 fn args() -> Result<Args, String> {
@@ -61,6 +63,7 @@ fn args() -> Result<Args, String> {
         tagger_weight: 3,
         fold: None,
         unlexicalised: false,
+        explore: DeltaOptions::default().explore,
     };
     let mut evidence = None;
     while let Some(x) = it.next() {
@@ -76,6 +79,10 @@ fn args() -> Result<Args, String> {
             "--tagger-weight" => a.tagger_weight = num(val()?)?,
             "--train-fold" => a.fold = Some(num(val()?)?),
             "--unlexicalised" => a.unlexicalised = true,
+            "--explore" => {
+                let v = val()?;
+                a.explore = v.parse::<f64>().map_err(|_| format!("not a number: {v}"))?;
+            }
             _ if !x.starts_with('-') && evidence.is_none() => evidence = Some(PathBuf::from(x)),
             _ => return Err(format!("unknown argument {x}")),
         }
@@ -218,6 +225,7 @@ fn run() -> Result<(), String> {
     let opts = DeltaOptions {
         epochs: a.epochs,
         unlexicalised: a.unlexicalised,
+        explore: a.explore,
         ..DeltaOptions::default()
     };
     let bytes = base.train_delta(&sents, &opts, &mut |l| eprintln!("{l}"))?;

@@ -1216,6 +1216,13 @@ pub struct DeltaOptions {
     /// folds of the tuning half, the lexicalised corrections reproduce more (the PCFG's
     /// attachments depend on the words through its tag splits), so this is off by default.
     pub unlexicalised: bool,
+    /// From this epoch on (0-based), a wrong prediction is followed with probability `explore`
+    /// (the dynamic oracle's error exploration), as the base parser is trained; 0 follows the
+    /// gold moves only. Off by default: on the folds of the tuning half, 0.5 and 0.9 gave
+    /// 49.9 / 41.5 % and 49.6 / 41.5 % exact proposal sets (captions-a / captions-b) against
+    /// 49.1 / 42.2 % without.
+    pub explore_from: usize,
+    pub explore: f64,
 }
 
 impl Default for DeltaOptions {
@@ -1225,6 +1232,8 @@ impl Default for DeltaOptions {
             seed: 7,
             prune: 0.05,
             unlexicalised: false,
+            explore_from: 1,
+            explore: 0.0,
         }
     }
 }
@@ -1307,14 +1316,27 @@ impl Parser {
                     let gold = self.best_move(&st, &scores, |m| cost[self.class_of(m)] == min);
                     let (gc, bc) = (self.class_of(guess), self.class_of(gold));
                     model.tick();
-                    if cost[gc] == min {
+                    let next = if cost[gc] == min {
                         right += 1;
+                        gold
                     } else {
                         all_right = false;
                         model.update(&feats, bc, gc);
-                    }
+                        // (The draw only when exploring, so that without it the shuffles,
+                        // and the model, are what they were.)
+                        let explore = opts.explore > 0.0 && epoch >= opts.explore_from && {
+                            rng = rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
+                            let coin = (perceptron::mix64(rng) >> 11) as f64 / (1u64 << 53) as f64;
+                            coin < opts.explore
+                        };
+                        if explore {
+                            guess
+                        } else {
+                            gold
+                        }
+                    };
                     total += 1;
-                    st.apply(gold);
+                    st.apply(next);
                 }
                 trees += usize::from(all_right);
             }
