@@ -295,6 +295,74 @@ fn aggregates(all: &[ImageScores]) -> Vec<CategoryScore> {
     out
 }
 
+/// SPICE of each `(id, image_id, caption)` against the image's reference graph (stored, or built
+/// here when ingestion could not store it), in parallel: the scored images (named by `id`) and
+/// their scores, in `items` order.
+fn score_against_references(
+    engine: &Engine,
+    refs: &[StoredReference],
+    items: &[(i64, i64, &str)],
+    mode: CaptionMode,
+) -> Result<(Vec<ScoredImage>, Vec<ImageScores>), ScoringError> {
+    let by_id: std::collections::HashMap<i64, &StoredReference> =
+        refs.iter().map(|r| (r.image_id, r)).collect();
+    let scored: Vec<(ScoredImage, ImageScores)> = items
+        .par_iter()
+        .map(|&(id, image_id, caption)| {
+            let r = by_id
+                .get(&image_id)
+                .ok_or(ScoringError::MissingReference(image_id))?;
+            let reference = match r.scene_graph {
+                Some(_) => stored_graph(r)?,
+                None => graph_of(engine, &captions_of(r), mode).map_err(|message| {
+                    ScoringError::Engine {
+                        image_id: r.image_id,
+                        message,
+                    }
+                })?,
+            };
+            let text = prepare(caption, mode);
+            let candidate =
+                engine
+                    .scene_graph(&[text.as_str()])
+                    .map_err(|e| ScoringError::Engine {
+                        image_id,
+                        message: e.to_string(),
+                    })?;
+            let scores = engine.score(&candidate, &reference);
+            Ok((scored_image(id, caption, text, &scores), scores))
+        })
+        .collect::<Result<_, ScoringError>>()?;
+    Ok(scored.into_iter().unzip())
+}
+
+/// The classic metrics of each `(id, image_id, caption)` against the image's reference captions,
+/// with the split's CIDEr-D document frequencies, attached to `images` (in `items` order).
+fn classic_against_references(
+    images: &mut [ScoredImage],
+    refs: &[StoredReference],
+    items: &[(i64, i64, &str)],
+    df: &CiderDf,
+) -> Result<ClassicScores, ScoringError> {
+    let by_id: std::collections::HashMap<i64, &StoredReference> =
+        refs.iter().map(|r| (r.image_id, r)).collect();
+    let refs_of: Vec<Vec<String>> = items
+        .iter()
+        .map(|&(_, image_id, _)| {
+            by_id
+                .get(&image_id)
+                .map(|r| captions_of(r))
+                .unwrap_or_default()
+        })
+        .collect();
+    let inputs: Vec<(&str, &[String])> = items
+        .iter()
+        .zip(&refs_of)
+        .map(|(&(_, _, caption), r)| (caption, r.as_slice()))
+        .collect();
+    classic_metrics(images, &inputs, Some(df))
+}
+
 /// Scores every candidate against its image's stored reference graph (candidates parsed in
 /// parallel). `refs` and `candidates` cover the same images (checked at upload), so the split's
 /// CIDEr-D document frequencies `df` are those of the evaluated references, as in pycocoevalcap.
@@ -306,45 +374,13 @@ pub fn score_submission(
     df: &CiderDf,
 ) -> Result<SubmissionResult, ScoringError> {
     let started = std::time::Instant::now();
-    let by_id: std::collections::HashMap<i64, &StoredReference> =
-        refs.iter().map(|r| (r.image_id, r)).collect();
-    let scored: Vec<(ScoredImage, ImageScores)> = candidates
-        .par_iter()
-        .map(|c| {
-            let r = by_id
-                .get(&c.image_id)
-                .ok_or(ScoringError::MissingReference(c.image_id))?;
-            let reference = stored_graph(r)?;
-            let text = prepare(&c.caption, mode);
-            let candidate =
-                engine
-                    .scene_graph(&[text.as_str()])
-                    .map_err(|e| ScoringError::Engine {
-                        image_id: c.image_id,
-                        message: e.to_string(),
-                    })?;
-            let scores = engine.score(&candidate, &reference);
-            Ok((scored_image(c.image_id, &c.caption, text, &scores), scores))
-        })
-        .collect::<Result<_, ScoringError>>()?;
-    let all: Vec<ImageScores> = scored.iter().map(|(_, s)| s.clone()).collect();
-    let mut images: Vec<ScoredImage> = scored.into_iter().map(|(i, _)| i).collect();
-    let refs_of: Vec<Vec<String>> = candidates
+    let items: Vec<(i64, i64, &str)> = candidates
         .iter()
-        .map(|c| {
-            by_id
-                .get(&c.image_id)
-                .map(|r| captions_of(r))
-                .unwrap_or_default()
-        })
+        .map(|c| (c.image_id, c.image_id, c.caption.as_str()))
         .collect();
-    let inputs: Vec<(&str, &[String])> = candidates
-        .iter()
-        .zip(&refs_of)
-        .map(|(c, r)| (c.caption.as_str(), r.as_slice()))
-        .collect();
+    let (mut images, all) = score_against_references(engine, refs, &items, mode)?;
     let spice_ms = started.elapsed().as_millis() as u64;
-    let classic = classic_metrics(&mut images, &inputs, Some(df))?;
+    let classic = classic_against_references(&mut images, refs, &items, df)?;
     tracing::debug!(
         spice_ms,
         classic_ms = started.elapsed().as_millis() as u64 - spice_ms,
@@ -435,56 +471,15 @@ pub fn judged_caption_scores(
     mode: CaptionMode,
     df: &CiderDf,
 ) -> Result<Vec<(SortKey, Vec<f64>)>, ScoringError> {
-    let by_id: std::collections::HashMap<i64, &StoredReference> =
-        refs.iter().map(|r| (r.image_id, r)).collect();
-    let scored: Vec<(ScoredImage, ImageScores)> = captions
-        .par_iter()
+    // Each judged caption is an "image" of its own for the classic metrics (an image may have
+    // several judged captions): its index is its id.
+    let items: Vec<(i64, i64, &str)> = captions
+        .iter()
         .enumerate()
-        .map(|(k, c)| {
-            let r = by_id
-                .get(&c.image_id)
-                .ok_or(ScoringError::MissingReference(c.image_id))?;
-            let reference = match r.scene_graph {
-                Some(_) => stored_graph(r)?,
-                // Not built at ingestion (the worker builds it before scoring): build it here.
-                None => graph_of(engine, &captions_of(r), mode).map_err(|message| {
-                    ScoringError::Engine {
-                        image_id: r.image_id,
-                        message,
-                    }
-                })?,
-            };
-            let text = prepare(&c.caption, mode);
-            let candidate =
-                engine
-                    .scene_graph(&[text.as_str()])
-                    .map_err(|e| ScoringError::Engine {
-                        image_id: c.image_id,
-                        message: e.to_string(),
-                    })?;
-            let scores = engine.score(&candidate, &reference);
-            // Each judged caption is an "image" of its own for the classic metrics (an image
-            // may have several judged captions): its index is its id.
-            Ok((scored_image(k as i64, &c.caption, text, &scores), scores))
-        })
-        .collect::<Result<_, ScoringError>>()?;
-    let spice: Vec<ImageScores> = scored.iter().map(|(_, s)| s.clone()).collect();
-    let mut images: Vec<ScoredImage> = scored.into_iter().map(|(i, _)| i).collect();
-    let refs_of: Vec<Vec<String>> = captions
-        .iter()
-        .map(|c| {
-            by_id
-                .get(&c.image_id)
-                .map(|r| captions_of(r))
-                .unwrap_or_default()
-        })
+        .map(|(k, c)| (k as i64, c.image_id, c.caption.as_str()))
         .collect();
-    let inputs: Vec<(&str, &[String])> = captions
-        .iter()
-        .zip(&refs_of)
-        .map(|(c, r)| (c.caption.as_str(), r.as_slice()))
-        .collect();
-    classic_metrics(&mut images, &inputs, Some(df))?;
+    let (mut images, spice) = score_against_references(engine, refs, &items, mode)?;
+    classic_against_references(&mut images, refs, &items, df)?;
     let f = |s: Option<&Score>| s.map_or(f64::NAN, |s| s.f);
     let classic = |name: &str| -> Vec<f64> {
         images
