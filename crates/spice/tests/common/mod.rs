@@ -48,7 +48,7 @@ pub fn metaeval_dir() -> Option<PathBuf> {
         "metaeval",
         "SPICE_METAEVAL_DIR",
         "flickr8k-expert.jsonl",
-        "the human judgments",
+        "the human-judgment data",
     )
 }
 
