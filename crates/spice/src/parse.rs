@@ -18,8 +18,9 @@
 use std::sync::OnceLock;
 
 use crate::depgraph::{DepGraph, Token};
+use crate::perceptron::shuffle;
 use crate::perceptron::{self, feat, hash_str, ModelError, Trainer, Weights};
-use crate::tag::{shuffle, word_key, Tagger};
+use crate::tag::{word_key, Tagger};
 use crate::tokenize::Form;
 
 /// Every dependency label a model may use: the basic UD v1 relations CoreNLP 3.6.0 produces.
@@ -1147,8 +1148,7 @@ pub fn train(
                     guess
                 } else {
                     model.update(&feats, bc, gc);
-                    rng = rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
-                    let coin = (perceptron::mix64(rng) >> 11) as f64 / (1u64 << 53) as f64;
+                    let coin = perceptron::coin(&mut rng);
                     if epoch >= opts.explore_from && coin < opts.explore {
                         guess
                     } else {
@@ -1324,11 +1324,9 @@ impl Parser {
                         model.update(&feats, bc, gc);
                         // (The draw only when exploring, so that without it the shuffles,
                         // and the model, are what they were.)
-                        let explore = opts.explore > 0.0 && epoch >= opts.explore_from && {
-                            rng = rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
-                            let coin = (perceptron::mix64(rng) >> 11) as f64 / (1u64 << 53) as f64;
-                            coin < opts.explore
-                        };
+                        let explore = opts.explore > 0.0
+                            && epoch >= opts.explore_from
+                            && perceptron::coin(&mut rng) < opts.explore;
                         if explore {
                             guess
                         } else {

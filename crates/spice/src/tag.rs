@@ -768,7 +768,7 @@ pub fn train(
     let mut model = Trainer::new(classes.len());
     let mut scores = vec![0f32; classes.len()];
     for epoch in 0..opts.epochs {
-        shuffle(&mut order, &mut rng);
+        perceptron::shuffle(&mut order, &mut rng);
         let (mut right, mut total) = (0usize, 0usize);
         for &k in &order {
             greedy(&sents[k].0, &dict, &[], |i, feats| {
@@ -847,7 +847,7 @@ impl Tagger {
         let mut base = vec![0i32; self.weights.score_len()];
         let mut scores = vec![0f32; n];
         for epoch in 0..epochs {
-            shuffle(&mut order, &mut rng);
+            perceptron::shuffle(&mut order, &mut rng);
             let (mut right, mut total) = (0usize, 0usize);
             for &u in &order {
                 let (k, gold) = &usable[u];
@@ -893,15 +893,6 @@ fn argmax_usize(xs: &[usize]) -> usize {
         }
     }
     best
-}
-
-/// Fisher-Yates with a splitmix64 stream: deterministic for a seed on every platform.
-pub(crate) fn shuffle(v: &mut [usize], state: &mut u64) {
-    for i in (1..v.len()).rev() {
-        *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let j = (perceptron::mix64(*state) % (i as u64 + 1)) as usize;
-        v.swap(i, j);
-    }
 }
 
 /// Lowercase hash of a word (re-exported for the parser, which keys words on their lowercase form).
