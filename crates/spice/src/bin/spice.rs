@@ -351,6 +351,17 @@ fn run(cmd: Command) -> Result<(), Failure> {
     }
 }
 
+/// ROUGE-1.5.5's exception lists if `rouge_su4_stem` is asked for, or the error naming the fix.
+fn check_rouge_data(scorers: &[spice::cocoeval::Scorer]) -> Result<(), Failure> {
+    use spice::metrics::{rouge_su::Exceptions, Metric};
+    if scorers.contains(&spice::cocoeval::Scorer::Classic(Metric::RougeSu4Stem)) {
+        Exceptions::shared().map_err(|e| {
+            Failure::input(format!("{e}; or leave rouge_su4_stem out of --metrics"))
+        })?;
+    }
+    Ok(())
+}
+
 /// METEOR's resources, or the error naming the fix.
 fn load_meteor() -> Result<&'static spice::metrics::meteor::Meteor, Failure> {
     spice::metrics::meteor::Meteor::shared().map_err(|e| {
@@ -644,6 +655,7 @@ fn eval(a: EvalArgs) -> Result<(), Failure> {
     };
     let mut steps = Steps::new(a.timings);
     // METEOR's data first, so that its absence is reported before any work.
+    check_rouge_data(&scorers)?;
     let meteor = if scorers.contains(&Scorer::Classic(spice::metrics::Metric::Meteor)) {
         Some(load_meteor()?)
     } else {
@@ -707,6 +719,7 @@ fn meta_eval(a: MetaEvalArgs) -> Result<(), Failure> {
     }
     let text = read_text(&a.judgments)?;
     let judgments = metaeval::read_judgments(&text, &a.judgments).map_err(Failure::input)?;
+    check_rouge_data(&scorers)?;
     let meteor = if scorers.contains(&Scorer::Classic(spice::metrics::Metric::Meteor)) {
         Some(load_meteor()?)
     } else {

@@ -246,7 +246,8 @@ pub struct Evaluation<K> {
 
 /// Runs `metrics` on `set`. CIDEr-D uses `df` if given, else document frequencies over the
 /// references of `set` (what pycocoevalcap does). METEOR runs only with its resources
-/// (`meteor`); without them it is left out. Each metric runs its images on rayon's pool.
+/// (`meteor`); without them it is left out, and so is ROUGE-SU4 with stemming without its data
+/// ([`rouge_su::Exceptions::shared`]). Each metric runs its images on rayon's pool.
 pub fn evaluate<K: Clone>(
     set: &EvalSet<K>,
     metrics: &[Metric],
@@ -327,7 +328,10 @@ pub fn evaluate<K: Clone>(
                 );
             }
             Metric::RougeSu4Stem => {
-                let s = rouge_su::rouge_su4_stem(images);
+                let Ok(exceptions) = rouge_su::Exceptions::shared() else {
+                    continue;
+                };
+                let s = rouge_su::rouge_su4_stem(exceptions, images);
                 let name = rouge_su::STEM_SCORE_NAME;
                 push_all(&mut corpus, &mut per_image, name, s.corpus, &s.per_image);
             }
