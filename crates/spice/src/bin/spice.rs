@@ -180,8 +180,8 @@ struct MetaEvalArgs {
     /// Judgments, one JSON object a line.
     #[arg(long, value_name = "FILE")]
     judgments: String,
-    /// Comma-separated metrics (as for `spice eval`); default: every metric we have (METEOR
-    /// needs the data of scripts/fetch-data).
+    /// Comma-separated metrics (as for `spice eval`); default: every metric we have but the
+    /// variant rouge_su4_stem (METEOR needs the data of scripts/fetch-data).
     #[arg(long, value_name = "LIST")]
     metrics: Option<String>,
     /// Write the correlations as JSON here.
@@ -205,7 +205,7 @@ struct EvalArgs {
     #[arg(long, value_name = "FILE")]
     results: String,
     /// Comma-separated metrics among bleu, meteor, rouge, cider, spice, and the seed paper's
-    /// rouge_su4, bleu_smoothed, bleu_unigram, ter. METEOR needs the data of scripts/fetch-data
+    /// rouge_su4, rouge_su4_stem, bleu_smoothed, bleu_unigram, ter. METEOR needs the data of scripts/fetch-data
     /// (SPICEBOARD_DATA, default ~/.cache/spiceboard/data).
     #[arg(
         long,
@@ -349,6 +349,17 @@ fn run(cmd: Command) -> Result<(), Failure> {
         Command::Meteor { input, coco, out } => meteor(&input, coco, out.as_deref()),
         Command::MetaEval(a) => meta_eval(a),
     }
+}
+
+/// ROUGE-1.5.5's exception lists if `rouge_su4_stem` is asked for, or the error naming the fix.
+fn check_rouge_data(scorers: &[spice::cocoeval::Scorer]) -> Result<(), Failure> {
+    use spice::metrics::{rouge_su::Exceptions, Metric};
+    if scorers.contains(&spice::cocoeval::Scorer::Classic(Metric::RougeSu4Stem)) {
+        Exceptions::shared().map_err(|e| {
+            Failure::input(format!("{e}; or leave rouge_su4_stem out of --metrics"))
+        })?;
+    }
+    Ok(())
 }
 
 /// METEOR's resources, or the error naming the fix.
@@ -644,6 +655,7 @@ fn eval(a: EvalArgs) -> Result<(), Failure> {
     };
     let mut steps = Steps::new(a.timings);
     // METEOR's data first, so that its absence is reported before any work.
+    check_rouge_data(&scorers)?;
     let meteor = if scorers.contains(&Scorer::Classic(spice::metrics::Metric::Meteor)) {
         Some(load_meteor()?)
     } else {
@@ -697,7 +709,7 @@ fn meta_eval(a: MetaEvalArgs) -> Result<(), Failure> {
             code: 2,
             message: format!("--metrics: {e}"),
         })?,
-        None => Scorer::ALL.to_vec(),
+        None => Scorer::DEFAULT.to_vec(),
     };
     if a.resamples == 0 {
         return Err(Failure {
@@ -707,6 +719,7 @@ fn meta_eval(a: MetaEvalArgs) -> Result<(), Failure> {
     }
     let text = read_text(&a.judgments)?;
     let judgments = metaeval::read_judgments(&text, &a.judgments).map_err(Failure::input)?;
+    check_rouge_data(&scorers)?;
     let meteor = if scorers.contains(&Scorer::Classic(spice::metrics::Metric::Meteor)) {
         Some(load_meteor()?)
     } else {

@@ -347,7 +347,7 @@ pub enum Scorer {
 
 /// The names [`Scorer::parse_list`] accepts.
 const AVAILABLE: &str =
-    "bleu, meteor, rouge, cider, spice, rouge_su4, bleu_smoothed, bleu_unigram, ter";
+    "bleu, meteor, rouge, cider, spice, rouge_su4, rouge_su4_stem, bleu_smoothed, bleu_unigram, ter";
 
 /// Why a list of metric names was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -360,8 +360,23 @@ pub enum ScorerError {
 
 impl Scorer {
     /// Every scorer we have, in `COCOEvalCap`'s order, then the seed paper's metrics
-    /// ([`Metric::SEED`]), which `COCOEvalCap` does not have.
-    pub const ALL: [Scorer; 9] = [
+    /// ([`Metric::SEED`]), which `COCOEvalCap` does not have, with ROUGE-SU4's stemmed variant.
+    pub const ALL: [Scorer; 10] = [
+        Scorer::Classic(Metric::Bleu),
+        Scorer::Classic(Metric::Meteor),
+        Scorer::Classic(Metric::RougeL),
+        Scorer::Classic(Metric::CiderD),
+        Scorer::Spice,
+        Scorer::Classic(Metric::RougeSu4),
+        Scorer::Classic(Metric::RougeSu4Stem),
+        Scorer::Classic(Metric::BleuSmoothed),
+        Scorer::Classic(Metric::BleuUnigram),
+        Scorer::Classic(Metric::Ter),
+    ];
+
+    /// What `spice meta-eval` runs when not told: [`Self::ALL`] but the variant
+    /// `rouge_su4_stem` (asked for by name).
+    pub const DEFAULT: [Scorer; 9] = [
         Scorer::Classic(Metric::Bleu),
         Scorer::Classic(Metric::Meteor),
         Scorer::Classic(Metric::RougeL),

@@ -19,6 +19,8 @@
 //! meta-evaluation: TER ([`ter`], tercom's), ROUGE-SU4 ([`rouge_su`], ROUGE-1.5.5's), smoothed
 //! and unigram BLEU ([`sentence_bleu`]). They are not in [`Metric::ALL`] (the COCO table) but in
 //! [`Metric::SEED`], under the names `TER`, `ROUGE_SU4`, `Bleu_smoothed`, `Bleu_unigram`.
+//! ROUGE-SU4 with ROUGE's Porter stemming (`-m`, [`porter`]) is [`Metric::RougeSu4Stem`],
+//! `ROUGE_SU4_stem`, in neither list.
 //!
 //! METEOR 1.5 ([`meteor`]) is [`Metric::Meteor`] (score name `METEOR`); it needs resources
 //! from the data directory ([`meteor::Meteor`]), which [`evaluate`] takes as an argument and
@@ -29,6 +31,7 @@ pub mod cider;
 mod corpus;
 pub mod meteor;
 mod ngrams;
+pub mod porter;
 pub mod rouge;
 pub mod rouge_su;
 pub mod sentence_bleu;
@@ -53,7 +56,7 @@ pub enum MetricsError {
     NoReferences,
     #[error("image id {image} appears more than once")]
     DuplicateImage { image: String },
-    #[error("unknown metric {name:?} (known: bleu, meteor, rouge, cider, ter, rouge_su4, bleu_smoothed, bleu_unigram)")]
+    #[error("unknown metric {name:?} (known: bleu, meteor, rouge, cider, ter, rouge_su4, rouge_su4_stem, bleu_smoothed, bleu_unigram)")]
     UnknownMetric { name: String },
     #[error("invalid CIDEr-D document frequencies: {reason}")]
     InvalidDocumentFrequencies { reason: String },
@@ -151,6 +154,8 @@ pub enum Metric {
     Ter,
     /// ROUGE-SU4 as ROUGE-1.5.5 computes it (F-measure).
     RougeSu4,
+    /// ROUGE-SU4 with ROUGE-1.5.5's Porter stemming (`-m`).
+    RougeSu4Stem,
     /// Sentence BLEU-4 with add-one smoothing (MultEval's, Clark et al. 2011).
     BleuSmoothed,
     /// Unigram BLEU without brevity penalty.
@@ -178,6 +183,7 @@ impl Metric {
             Metric::CiderD => &[cider::SCORE_NAME],
             Metric::Ter => &[ter::SCORE_NAME],
             Metric::RougeSu4 => &[rouge_su::SCORE_NAME],
+            Metric::RougeSu4Stem => &[rouge_su::STEM_SCORE_NAME],
             Metric::BleuSmoothed => &[sentence_bleu::SMOOTHED_NAME],
             Metric::BleuUnigram => &[sentence_bleu::UNIGRAM_NAME],
         }
@@ -193,7 +199,7 @@ impl FromStr for Metric {
     type Err = MetricsError;
 
     /// The names `spice eval --metrics` accepts: `bleu`, `meteor`, `rouge`, `cider`, `ter`,
-    /// `rouge_su4`, `bleu_smoothed`, `bleu_unigram` (any case, `-` for `_`).
+    /// `rouge_su4`, `rouge_su4_stem`, `bleu_smoothed`, `bleu_unigram` (any case, `-` for `_`).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s.trim().to_ascii_lowercase().as_str() {
             "bleu" => Ok(Metric::Bleu),
@@ -202,6 +208,7 @@ impl FromStr for Metric {
             "cider" | "cider-d" | "cider_d" => Ok(Metric::CiderD),
             "ter" => Ok(Metric::Ter),
             "rouge_su4" | "rouge-su4" => Ok(Metric::RougeSu4),
+            "rouge_su4_stem" | "rouge-su4-stem" => Ok(Metric::RougeSu4Stem),
             "bleu_smoothed" | "bleu-smoothed" => Ok(Metric::BleuSmoothed),
             "bleu_unigram" | "bleu-unigram" => Ok(Metric::BleuUnigram),
             _ => Err(MetricsError::UnknownMetric {
@@ -239,7 +246,8 @@ pub struct Evaluation<K> {
 
 /// Runs `metrics` on `set`. CIDEr-D uses `df` if given, else document frequencies over the
 /// references of `set` (what pycocoevalcap does). METEOR runs only with its resources
-/// (`meteor`); without them it is left out. Each metric runs its images on rayon's pool.
+/// (`meteor`); without them it is left out, and so is ROUGE-SU4 with stemming without its data
+/// ([`rouge_su::Exceptions::shared`]). Each metric runs its images on rayon's pool.
 pub fn evaluate<K: Clone>(
     set: &EvalSet<K>,
     metrics: &[Metric],
@@ -318,6 +326,14 @@ pub fn evaluate<K: Clone>(
                     s.corpus,
                     &s.per_image,
                 );
+            }
+            Metric::RougeSu4Stem => {
+                let Ok(exceptions) = rouge_su::Exceptions::shared() else {
+                    continue;
+                };
+                let s = rouge_su::rouge_su4_stem(exceptions, images);
+                let name = rouge_su::STEM_SCORE_NAME;
+                push_all(&mut corpus, &mut per_image, name, s.corpus, &s.per_image);
             }
             Metric::BleuSmoothed => {
                 let s = sentence_bleu::bleu_smoothed(images);
@@ -427,6 +443,7 @@ mod tests {
         assert_eq!("METEOR".parse::<Metric>(), Ok(Metric::Meteor));
         assert_eq!("TER".parse::<Metric>(), Ok(Metric::Ter));
         assert_eq!("rouge-su4".parse::<Metric>(), Ok(Metric::RougeSu4));
+        assert_eq!("ROUGE_SU4_stem".parse::<Metric>(), Ok(Metric::RougeSu4Stem));
         assert_eq!("Bleu_smoothed".parse::<Metric>(), Ok(Metric::BleuSmoothed));
         assert_eq!("bleu_unigram".parse::<Metric>(), Ok(Metric::BleuUnigram));
         assert_eq!(

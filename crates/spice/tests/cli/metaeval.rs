@@ -154,3 +154,23 @@ fn meta_eval_names_what_is_wrong_with_its_input() {
         );
     }
 }
+
+#[test]
+fn meta_eval_refuses_rouge_su4_stem_without_its_data_and_names_the_fix() {
+    let dir = TestDir::new();
+    let input = dir.file("judgments.jsonl", judgments(|k| (4 - k) as f64, |_| None));
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_spice"))
+        .args(["meta-eval", "--judgments", &input])
+        .args(["--metrics", "rouge_su4,rouge_su4_stem"])
+        .env("SPICEBOARD_DATA", dir.path("no-data-here"))
+        .output()
+        .expect("spice runs");
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(
+        err.contains("ROUGE_SU4_stem needs it")
+            && err.contains("scripts/fetch-data")
+            && err.contains("leave rouge_su4_stem out"),
+        "{err}"
+    );
+}
