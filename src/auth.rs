@@ -55,6 +55,18 @@ pub fn verify_password(password: &str, hash: Option<&str>) -> bool {
     }
 }
 
+/// The client's address as throttling counts it and the request log records it: the peer, or,
+/// only when the organizer declared the proxy trusted (`application.behind_proxy`), the client
+/// the proxy names (`X-Forwarded-For` / `Forwarded: for=`), which a direct client could forge.
+pub fn client_address(info: &actix_web::dev::ConnectionInfo, behind_proxy: bool) -> String {
+    let addr = if behind_proxy {
+        info.realip_remote_addr()
+    } else {
+        info.peer_addr()
+    };
+    addr.unwrap_or("unknown").to_string()
+}
+
 /// True if the request reached us over HTTPS: on a TLS listener, or, only when the organizer
 /// declared the proxy trusted (`application.behind_proxy`), as the proxy's `X-Forwarded-Proto`
 /// (or `Forwarded: proto=`) says. A direct client could forge that header, so it is ignored
@@ -274,6 +286,17 @@ mod tests {
         assert!(verify_password("correct horse", Some(&h)));
         assert!(!verify_password("wrong horse", Some(&h)));
         assert!(!verify_password("correct horse", None));
+    }
+
+    #[test]
+    fn the_client_address_is_the_peer_unless_a_trusted_proxy_names_another() {
+        let req = actix_web::test::TestRequest::default()
+            .peer_addr("10.0.0.7:40000".parse().expect("an address"))
+            .insert_header(("X-Forwarded-For", "6.6.6.6"))
+            .to_http_request();
+        let info = req.connection_info();
+        assert_eq!(client_address(&info, false), "10.0.0.7");
+        assert_eq!(client_address(&info, true), "6.6.6.6");
     }
 
     #[test]

@@ -65,12 +65,16 @@ impl tracing_actix_web::RootSpanBuilder for RequestSpan {
                 .map(|p| p.as_str())
                 .unwrap_or(""),
         );
-        let connection = request.connection_info();
+        // The peer, unless a trusted proxy names the client (a direct client could forge that).
+        let behind_proxy = request
+            .app_data::<actix_web::web::Data<crate::startup::AppConfig>>()
+            .is_some_and(|c| c.settings.application.behind_proxy);
+        let client = crate::auth::client_address(&request.connection_info(), behind_proxy);
         tracing::info_span!(
             "HTTP request",
             http.method = %request.method(),
             http.route = %route,
-            http.client_ip = %connection.realip_remote_addr().unwrap_or(""),
+            http.client_ip = %client,
             http.target = %target,
             http.status_code = tracing::field::Empty,
             otel.status_code = tracing::field::Empty,

@@ -40,13 +40,10 @@ pub struct Credentials {
 
 /// The address throttling counts by: the peer, or the client a trusted proxy names.
 fn client_address(req: &HttpRequest, config: &AppConfig) -> String {
-    let info = req.connection_info();
-    let addr = if config.settings.application.behind_proxy {
-        info.realip_remote_addr()
-    } else {
-        info.peer_addr()
-    };
-    addr.unwrap_or("unknown").to_string()
+    crate::auth::client_address(
+        &req.connection_info(),
+        config.settings.application.behind_proxy,
+    )
 }
 
 fn render(
