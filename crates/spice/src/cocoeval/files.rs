@@ -153,8 +153,9 @@ fn describe(v: &Value) -> String {
     }
 }
 
-// The annotation file, read in one pass. A bad entry is recorded in `FileReader::problem` and
-// stops the parse with a placeholder error, which the caller replaces by the problem.
+// The annotation file, read in one pass. A bad entry is recorded in `FileReader::problem` (where
+// and what) and stops serde's parse through `FileReader::fail`; serde's own error then carries
+// no detail, so the caller reports the recorded problem instead.
 
 struct FileReader<'k> {
     keep: &'k dyn Fn(&ImageId) -> bool,
