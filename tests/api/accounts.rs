@@ -363,7 +363,11 @@ async fn a_cookie_jar_client_uses_every_team_form_over_plain_http_on_a_host_name
         .expect("id");
     fake_aggregates(&app.pool, second, [Some(0.1); 7]).await;
     let r = post(format!("/s/{second}/choose"), vec![]).await;
-    assert_eq!(r.status(), 303, "entry chosen (the worse one: the best is already shown)");
+    assert_eq!(
+        r.status(),
+        303,
+        "entry chosen (the worse one: the best is already shown)"
+    );
     let r = post("/c/jar/team/invite".into(), vec![]).await;
     assert_eq!(r.status(), 303, "new invite link");
     let r = post("/c/jar/team/leave".into(), vec![]).await;

@@ -105,7 +105,10 @@ async fn cider_df_is_stored_at_import_and_jobs_score_with_it_as_from_scratch() {
     let expected = CiderDf::from_references(tokenized_references().into_values());
     assert_eq!(expected.images(), 20);
     let expected_bytes = expected.to_bytes();
-    assert_eq!(stored_df(&app, split_id).await, Some(expected_bytes.clone()));
+    assert_eq!(
+        stored_df(&app, split_id).await,
+        Some(expected_bytes.clone())
+    );
 
     // A job scores exactly as pycocoevalcap's per-evaluation counting does, to the bit.
     let scratch = cider_from_scratch(None);
@@ -127,12 +130,18 @@ async fn cider_df_is_stored_at_import_and_jobs_score_with_it_as_from_scratch() {
     // stored; the scores are the same.
     store_df(&app, split_id, None, None).await;
     assert_eq!(job_cider(&app, &token).await, scratch);
-    assert_eq!(stored_df(&app, split_id).await, Some(expected_bytes.clone()));
+    assert_eq!(
+        stored_df(&app, split_id).await,
+        Some(expected_bytes.clone())
+    );
 
     // Unreadable stored frequencies (a truncated value) are counted again, and stored again.
     store_df(&app, split_id, Some(expected_bytes[..20].to_vec()), None).await;
     assert_eq!(job_cider(&app, &token).await, scratch);
-    assert_eq!(stored_df(&app, split_id).await, Some(expected_bytes.clone()));
+    assert_eq!(
+        stored_df(&app, split_id).await,
+        Some(expected_bytes.clone())
+    );
 
     // After an engine upgrade the references are parsed again, and their frequencies counted
     // again (the stale ones here are the five images' ones).

@@ -252,7 +252,10 @@ async fn an_organizer_hands_a_team_made_on_the_command_line_to_a_person() {
     );
     assert!(ok, "{err}");
     for name in ["Night Owls", "Foxes"] {
-        let (ok, _, err) = spiceboard(&url, &["team", "create", "--challenge", "hand", "--name", name]);
+        let (ok, _, err) = spiceboard(
+            &url,
+            &["team", "create", "--challenge", "hand", "--name", name],
+        );
         assert!(ok, "{err}");
     }
     let pool = sqlx::PgPool::connect(&url).await.expect("connect");
@@ -263,14 +266,24 @@ async fn an_organizer_hands_a_team_made_on_the_command_line_to_a_person() {
         spiceboard(
             &url,
             &[
-                "team", "add-member", "--challenge", "hand", "--team", team, "--email", email,
+                "team",
+                "add-member",
+                "--challenge",
+                "hand",
+                "--team",
+                team,
+                "--email",
+                email,
             ],
         )
     };
     // E-mail addresses are matched as sign-up stores them (lowercase).
     let (ok, out, err) = add("Night Owls", "Ann@Example.org");
     assert!(ok, "{err}");
-    assert!(out.contains("ann@example.org is now in team \"Night Owls\""), "{out}");
+    assert!(
+        out.contains("ann@example.org is now in team \"Night Owls\""),
+        "{out}"
+    );
     let team: String = sqlx::query_scalar(
         "SELECT t.name FROM team_members m JOIN teams t ON t.id = m.team_id
          JOIN users u ON u.id = m.user_id WHERE u.email = 'ann@example.org'",
@@ -288,7 +301,10 @@ async fn an_organizer_hands_a_team_made_on_the_command_line_to_a_person() {
     assert!(err.contains("no team \"Badgers\""), "{err}");
     let (ok, _, err) = add("Foxes", "nobody@example.org");
     assert!(!ok);
-    assert!(err.contains("no account with e-mail address \"nobody@example.org\""), "{err}");
+    assert!(
+        err.contains("no account with e-mail address \"nobody@example.org\""),
+        "{err}"
+    );
     let members: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM team_members")
         .fetch_one(&pool)
         .await
@@ -309,14 +325,25 @@ async fn an_organizer_sets_the_phase_from_the_command_line() {
     let (ok, out, err) = spiceboard(
         &url,
         &[
-            "challenge", "set-phase", "--slug", "ph", "--opens", "2020-01-01 09:00", "--closes",
+            "challenge",
+            "set-phase",
+            "--slug",
+            "ph",
+            "--opens",
+            "2020-01-01 09:00",
+            "--closes",
             "2020-02-01T12:00:00+02:00",
         ],
     );
     assert!(ok, "{err}");
-    assert!(out.contains("phase of ph saved: Submissions closed at 2020-02-01 10:00 UTC."), "{out}");
+    assert!(
+        out.contains("phase of ph saved: Submissions closed at 2020-02-01 10:00 UTC."),
+        "{out}"
+    );
     let pool = sqlx::PgPool::connect(&url).await.expect("connect");
-    let c = spiceboard::actions::challenge(&pool, "ph").await.expect("challenge");
+    let c = spiceboard::actions::challenge(&pool, "ph")
+        .await
+        .expect("challenge");
     assert_eq!(
         c.opens_at.map(|t| t.to_rfc3339()).as_deref(),
         Some("2020-01-01T09:00:00+00:00")
@@ -324,7 +351,16 @@ async fn an_organizer_sets_the_phase_from_the_command_line() {
     // A close before the open is refused; nothing changes.
     let (ok, _, err) = spiceboard(
         &url,
-        &["challenge", "set-phase", "--slug", "ph", "--opens", "2020-03-01 09:00", "--closes", "2020-02-01 09:00"],
+        &[
+            "challenge",
+            "set-phase",
+            "--slug",
+            "ph",
+            "--opens",
+            "2020-03-01 09:00",
+            "--closes",
+            "2020-02-01 09:00",
+        ],
     );
     assert!(!ok);
     assert!(err.contains("must come after the open"), "{err}");

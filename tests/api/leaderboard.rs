@@ -163,12 +163,22 @@ async fn a_worse_later_upload_does_not_replace_the_best_entry_unless_the_policy_
     let good = entry_scoring(&app, token, 0.3).await;
     let worse = entry_scoring(&app, token, 0.1).await;
     let b = board(&app, &anon, "").await;
-    assert_eq!(b["entries"].as_array().map(Vec::len), Some(1), "one per team");
-    assert_eq!(b["entries"][0]["submission_id"], good, "the best by default");
+    assert_eq!(
+        b["entries"].as_array().map(Vec::len),
+        Some(1),
+        "one per team"
+    );
+    assert_eq!(
+        b["entries"][0]["submission_id"], good,
+        "the best by default"
+    );
 
     app.log_in_as_organizer().await;
     let (_, html) = get_text(&app.client, &app.url("/admin/c/lb")).await;
-    assert!(html.contains("value=\"best\" checked"), "best is the default");
+    assert!(
+        html.contains("value=\"best\" checked"),
+        "best is the default"
+    );
     set_policy(&app, "latest").await;
     let b = board(&app, &anon, "").await;
     assert_eq!(b["entries"][0]["submission_id"], worse, "the latest");
@@ -178,7 +188,10 @@ async fn a_worse_later_upload_does_not_replace_the_best_entry_unless_the_policy_
     set_policy(&app, "best").await;
     let better = entry_scoring(&app, token, 0.5).await;
     let b = board(&app, &anon, "").await;
-    assert_eq!(b["entries"][0]["submission_id"], better, "a better upload does");
+    assert_eq!(
+        b["entries"][0]["submission_id"], better,
+        "a better upload does"
+    );
     // A deleted entry gives way to the best of the rest.
     spiceboard::storage::submissions::soft_delete(&app.pool, better)
         .await
@@ -221,7 +234,9 @@ async fn owls_member(app: &TestApp) -> reqwest::Client {
         .await
         .expect("POST /signup");
     assert_eq!(r.status(), 303);
-    let c = actions::challenge(&app.pool, "lb").await.expect("challenge");
+    let c = actions::challenge(&app.pool, "lb")
+        .await
+        .expect("challenge");
     let owls = spiceboard::domain::TeamName::parse("Owls").expect("name");
     actions::add_member(&app.pool, &c, &owls, "owl@example.org")
         .await
@@ -240,7 +255,10 @@ async fn under_chosen_the_teams_pick_stays_and_the_page_stops_offering_it() {
     let good = entry_scoring(&app, token, 0.3).await;
     let worse = entry_scoring(&app, token, 0.1).await;
     let b = board(&app, &anon, "").await;
-    assert_eq!(b["entries"][0]["submission_id"], good, "the best until it chooses");
+    assert_eq!(
+        b["entries"][0]["submission_id"], good,
+        "the best until it chooses"
+    );
 
     let button = |id: i64| format!("action=\"/s/{id}/choose\"");
     let (_, html) = get_text(&owl, &app.url(&format!("/s/{good}"))).await;
@@ -276,10 +294,11 @@ async fn under_chosen_the_teams_pick_stays_and_the_page_stops_offering_it() {
     let history = &html[html.find("id=\"history\"").expect("history table")..];
     let rows: Vec<&str> = history.split("<tr>").skip(2).collect();
     assert_eq!(rows.len(), 3, "{history}");
-    for (row, (id, spice, entry)) in rows
-        .iter()
-        .zip([(better, "0.500", false), (worse, "0.100", true), (good, "0.300", false)])
-    {
+    for (row, (id, spice, entry)) in rows.iter().zip([
+        (better, "0.500", false),
+        (worse, "0.100", true),
+        (good, "0.300", false),
+    ]) {
         assert!(row.contains(&format!("/s/{id}\"")), "{row}");
         assert!(row.contains(spice), "{row}");
         assert!(row.contains("scored"), "{row}");

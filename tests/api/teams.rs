@@ -139,7 +139,10 @@ async fn a_teammate_joins_through_the_invite_link_and_the_team_page_lists_the_me
         Some("Owls")
     );
     let (_, html) = page(&app, &bob, "/c/tm").await;
-    assert!(html.contains("You are in team <strong>Owls</strong>"), "{html}");
+    assert!(
+        html.contains("You are in team <strong>Owls</strong>"),
+        "{html}"
+    );
     let both = ["alice@example.org", "bob@example.org"];
     assert_eq!(members(&app, &alice, "tm").await, both);
     assert_eq!(members(&app, &bob, "tm").await, both);
@@ -174,7 +177,9 @@ async fn invite_codes_are_for_members_only_bound_to_their_challenge_and_replacea
     // The page with the code is not cached, and sends no Referer on.
     let r = alice.get(app.url("/c/tm")).send().await.expect("GET");
     assert_eq!(
-        r.headers().get("referrer-policy").and_then(|h| h.to_str().ok()),
+        r.headers()
+            .get("referrer-policy")
+            .and_then(|h| h.to_str().ok()),
         Some("no-referrer")
     );
 
@@ -210,13 +215,19 @@ async fn invite_codes_are_for_members_only_bound_to_their_challenge_and_replacea
     // Only a member can replace it (Carol has no team: nothing to replace).
     let r = post_button(&app, &carol, "/c/tm", "/c/tm/team/invite").await;
     assert_eq!(r.status(), 400);
-    assert_eq!(invite_path(&app, &alice, "tm").await, Some(new_link.clone()));
+    assert_eq!(
+        invite_path(&app, &alice, "tm").await,
+        Some(new_link.clone())
+    );
 
     // Someone already in another team of the challenge cannot join: one team per person.
     create_team(&app, &carol, "tm", "Foxes").await;
     let (status, html) = page(&app, &carol, &new_link).await;
     assert_eq!(status, 200);
-    assert!(html.contains("You are in team <strong>Foxes</strong>"), "{html}");
+    assert!(
+        html.contains("You are in team <strong>Foxes</strong>"),
+        "{html}"
+    );
     assert!(!html.contains("id=\"join\""));
     let r = post_button(&app, &carol, &new_link, &new_link).await;
     assert_eq!(r.status(), 400);
@@ -229,7 +240,11 @@ async fn invite_codes_are_for_members_only_bound_to_their_challenge_and_replacea
     assert_eq!(status, 200);
     assert!(html.contains("Log in</a> or"), "{html}");
     assert!(!html.contains("id=\"join\""));
-    let r = client().post(app.url(&new_link)).send().await.expect("POST");
+    let r = client()
+        .post(app.url(&new_link))
+        .send()
+        .await
+        .expect("POST");
     assert_eq!(r.status(), 401);
 }
 
