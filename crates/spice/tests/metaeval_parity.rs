@@ -182,6 +182,14 @@ fn flickr8k_expert_reproduces_the_published_correlations() {
     let meteor = spice::metrics::meteor::Meteor::shared().ok();
     // ROUGE-SU4 with stemming where its data is (scripts/fetch-data too).
     let stemming = spice::metrics::rouge_su::Exceptions::shared().is_ok();
+    if std::env::var_os("CI").is_some() {
+        assert!(
+            meteor.is_some() && stemming,
+            "CI: METEOR's and ROUGE's data must be installed (scripts/fetch-data)"
+        );
+    } else if meteor.is_none() || !stemming {
+        eprintln!("*** METEOR or ROUGE_SU4_stem left out: run scripts/fetch-data ***");
+    }
     let scorers: Vec<Scorer> = Scorer::ALL
         .into_iter()
         .filter(|s| meteor.is_some() || *s != Scorer::Classic(spice::metrics::Metric::Meteor))
