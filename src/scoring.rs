@@ -295,15 +295,19 @@ fn aggregates(all: &[ImageScores]) -> Vec<CategoryScore> {
     out
 }
 
-/// SPICE of each `(id, image_id, caption)` against the image's reference graph (stored, or built
-/// here when ingestion could not store it), in parallel: the scored images (named by `id`) and
-/// their scores, in `items` order.
+/// Scores each `(id, image_id, caption)` against the image's references: SPICE against its
+/// reference graph (stored, or built here when ingestion could not store it), in parallel, then the
+/// classic metrics against its reference captions with the split's CIDEr-D document frequencies.
+/// Returns the scored images (named by `id`), their SPICE scores and the classic corpus scores,
+/// in `items` order.
 fn score_against_references(
     engine: &Engine,
     refs: &[StoredReference],
     items: &[(i64, i64, &str)],
     mode: CaptionMode,
-) -> Result<(Vec<ScoredImage>, Vec<ImageScores>), ScoringError> {
+    df: &CiderDf,
+) -> Result<(Vec<ScoredImage>, Vec<ImageScores>, ClassicScores), ScoringError> {
+    let started = std::time::Instant::now();
     let by_id: std::collections::HashMap<i64, &StoredReference> =
         refs.iter().map(|r| (r.image_id, r)).collect();
     let scored: Vec<(ScoredImage, ImageScores)> = items
@@ -333,34 +337,26 @@ fn score_against_references(
             Ok((scored_image(id, caption, text, &scores), scores))
         })
         .collect::<Result<_, ScoringError>>()?;
-    Ok(scored.into_iter().unzip())
-}
-
-/// The classic metrics of each `(id, image_id, caption)` against the image's reference captions,
-/// with the split's CIDEr-D document frequencies, attached to `images` (in `items` order).
-fn classic_against_references(
-    images: &mut [ScoredImage],
-    refs: &[StoredReference],
-    items: &[(i64, i64, &str)],
-    df: &CiderDf,
-) -> Result<ClassicScores, ScoringError> {
-    let by_id: std::collections::HashMap<i64, &StoredReference> =
-        refs.iter().map(|r| (r.image_id, r)).collect();
+    let (mut images, spice): (Vec<ScoredImage>, Vec<ImageScores>) = scored.into_iter().unzip();
+    let spice_ms = started.elapsed().as_millis() as u64;
+    // Every item's image is in `by_id` (checked above).
     let refs_of: Vec<Vec<String>> = items
         .iter()
-        .map(|&(_, image_id, _)| {
-            by_id
-                .get(&image_id)
-                .map(|r| captions_of(r))
-                .unwrap_or_default()
-        })
+        .map(|&(_, image_id, _)| captions_of(by_id[&image_id]))
         .collect();
     let inputs: Vec<(&str, &[String])> = items
         .iter()
         .zip(&refs_of)
         .map(|(&(_, _, caption), r)| (caption, r.as_slice()))
         .collect();
-    classic_metrics(images, &inputs, Some(df))
+    let classic = classic_metrics(&mut images, &inputs, Some(df))?;
+    tracing::debug!(
+        spice_ms,
+        classic_ms = started.elapsed().as_millis() as u64 - spice_ms,
+        items = items.len(),
+        "scored"
+    );
+    Ok((images, spice, classic))
 }
 
 /// Scores every candidate against its image's stored reference graph (candidates parsed in
@@ -373,19 +369,11 @@ pub fn score_submission(
     mode: CaptionMode,
     df: &CiderDf,
 ) -> Result<SubmissionResult, ScoringError> {
-    let started = std::time::Instant::now();
     let items: Vec<(i64, i64, &str)> = candidates
         .iter()
         .map(|c| (c.image_id, c.image_id, c.caption.as_str()))
         .collect();
-    let (mut images, all) = score_against_references(engine, refs, &items, mode)?;
-    let spice_ms = started.elapsed().as_millis() as u64;
-    let classic = classic_against_references(&mut images, refs, &items, df)?;
-    tracing::debug!(
-        spice_ms,
-        classic_ms = started.elapsed().as_millis() as u64 - spice_ms,
-        "scored"
-    );
+    let (images, all, classic) = score_against_references(engine, refs, &items, mode, df)?;
     Ok(SubmissionResult {
         aggregates: aggregates(&all),
         images,
@@ -478,8 +466,7 @@ pub fn judged_caption_scores(
         .enumerate()
         .map(|(k, c)| (k as i64, c.image_id, c.caption.as_str()))
         .collect();
-    let (mut images, spice) = score_against_references(engine, refs, &items, mode)?;
-    classic_against_references(&mut images, refs, &items, df)?;
+    let (images, spice, _) = score_against_references(engine, refs, &items, mode, df)?;
     let f = |s: Option<&Score>| s.map_or(f64::NAN, |s| s.f);
     let classic = |name: &str| -> Vec<f64> {
         images
