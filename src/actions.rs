@@ -118,18 +118,35 @@ pub async fn split(pool: &PgPool, challenge: &Challenge, name: &str) -> Result<S
         .ok_or_else(|| ActionError::NoSplit(challenge.slug.clone(), name.to_string()))
 }
 
+/// The longest challenge description, in characters.
+const CHALLENGE_DESCRIPTION_MAX: usize = 10_000;
+
 pub async fn create_challenge(
     pool: &PgPool,
     slug: &ChallengeSlug,
     title: &Title,
     description: &str,
 ) -> Result<Challenge, ActionError> {
-    let description =
-        Description::parse(description, 10_000).map_err(|e| ActionError::Invalid(e.to_string()))?;
+    let description = Description::parse(description, CHALLENGE_DESCRIPTION_MAX)
+        .map_err(|e| ActionError::Invalid(e.to_string()))?;
     if challenges::by_slug(pool, slug.as_str()).await?.is_some() {
         return Err(ActionError::ChallengeExists(slug.as_str().to_string()));
     }
     Ok(challenges::create(pool, slug, title, description.as_str()).await?)
+}
+
+/// Edits a challenge's title and description, checked as at creation.
+pub async fn set_details(
+    pool: &PgPool,
+    challenge: &Challenge,
+    title: &str,
+    description: &str,
+) -> Result<(), ActionError> {
+    let title = Title::parse(title).map_err(|e| ActionError::Invalid(e.to_string()))?;
+    let description = Description::parse(description, CHALLENGE_DESCRIPTION_MAX)
+        .map_err(|e| ActionError::Invalid(e.to_string()))?;
+    challenges::set_details(pool, challenge.id, &title, description.as_str()).await?;
+    Ok(())
 }
 
 /// What an import did.

@@ -139,10 +139,25 @@ async fn the_organizer_edits_title_and_description_in_the_browser() {
         html.contains("id=\"details-error\"") && html.contains(">kept</textarea>"),
         "{html}"
     );
+    // The description is checked as at creation: control characters and more than 10,000
+    // characters are refused.
+    for bad in ["bell \u{7}".to_string(), "x".repeat(10_001)] {
+        let r = post(
+            &app,
+            "/admin/c/ot",
+            "/admin/c/ot/details",
+            &[("title", "Still night"), ("description", bad.as_str())],
+        )
+        .await;
+        assert_eq!(r.status(), 400, "{}", &bad[..bad.len().min(20)]);
+        let html = r.text().await.expect("body");
+        assert!(html.contains("id=\"details-error\""), "{html}");
+    }
     let c = spiceboard::actions::challenge(&app.pool, "ot")
         .await
         .expect("challenge");
     assert_eq!(c.title, "Night captions 2026");
+    assert_eq!(c.description, "Owls & bats, after dark.");
 }
 
 #[tokio::test]

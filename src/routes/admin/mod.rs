@@ -348,25 +348,13 @@ pub async fn set_details(
     }: Posted<Organizer, DetailsForm>,
 ) -> Result<HttpResponse, PageError> {
     let challenge = actions::challenge(&pool, &slug).await?;
-    let description = form.description.trim();
-    let checked = Title::parse(&form.title)
-        .map_err(|e| e.to_string())
-        .and_then(|t| {
-            if description.chars().count() > 5000 {
-                Err("the description is longer than 5000 characters".to_string())
-            } else {
-                Ok(t)
-            }
-        });
-    match checked {
-        Ok(title) => {
-            challenges::set_details(pool.get_ref(), challenge.id, &title, description).await?;
-            Ok(back(&challenge.slug, "title and description saved"))
-        }
-        Err(e) => {
+    match actions::set_details(&pool, &challenge, &form.title, &form.description).await {
+        Ok(()) => Ok(back(&challenge.slug, "title and description saved")),
+        Err(actions::ActionError::Invalid(e)) => {
             let failed = Failed::Details(e, form);
             render_challenge(&req, &pool, &user, &slug, None, Some(failed)).await
         }
+        Err(e) => Err(e.into()),
     }
 }
 
