@@ -118,6 +118,11 @@ pub async fn split(pool: &PgPool, challenge: &Challenge, name: &str) -> Result<S
         .ok_or_else(|| ActionError::NoSplit(challenge.slug.clone(), name.to_string()))
 }
 
+/// The split pages and forms show when none is named: the first public one, else the first.
+pub fn default_split(splits: &[Split]) -> Option<&Split> {
+    splits.iter().find(|s| !s.hidden).or(splits.first())
+}
+
 /// The longest challenge description, in characters.
 const CHALLENGE_DESCRIPTION_MAX: usize = 10_000;
 

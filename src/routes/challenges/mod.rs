@@ -135,10 +135,7 @@ async fn render_overview(
     } else {
         actix_web::http::StatusCode::OK
     };
-    let default_split = splits
-        .iter()
-        .find(|s| !s.hidden)
-        .or(splits.first())
+    let default_split = actions::default_split(&splits)
         .map(|s| s.name.clone())
         .unwrap_or_default();
     let api_url = absolute(req, &format!("/api/c/{}/submissions", challenge.slug));
@@ -335,10 +332,7 @@ async fn pick_split(
             .find(|s| s.name == n)
             .cloned()
             .ok_or(PageError::NotFound)?,
-        _ => all
-            .iter()
-            .find(|s| !s.hidden)
-            .or(all.first())
+        _ => actions::default_split(&all)
             .cloned()
             .ok_or(PageError::NotFound)?,
     };

@@ -73,8 +73,7 @@ async fn submit_page(
     let default_split = splits
         .iter()
         .find(|s| s.name == typed.split)
-        .or(splits.iter().find(|s| !s.hidden))
-        .or(splits.first())
+        .or(actions::default_split(&splits))
         .map(|s| s.name.clone())
         .unwrap_or_default();
     let max_size = size_text(challenge.max_file_bytes);
