@@ -16,7 +16,7 @@ use crate::actions::{self, Uploader, Viewer};
 use crate::cluster::{self, Cluster, ClusterOptions};
 use crate::configuration::{default_data_dir, Settings};
 use crate::domain::leaderboard::SortKey;
-use crate::domain::phase::{self, Phase};
+use crate::domain::phase::Phase;
 use crate::domain::{ChallengeSlug, Email, Password, SplitName, TeamName, Title};
 use crate::scoring;
 use crate::startup::{self, Application};
@@ -524,12 +524,11 @@ async fn challenge_command(
             closes,
         } => {
             let c = actions::challenge(pool, &slug).await?;
-            let time = |t: Option<String>, what: &str| {
-                phase::parse_time(t.as_deref().unwrap_or_default())
-                    .map_err(|e| anyhow!("--{what}: {e}"))
-            };
-            let p = Phase::new(time(opens, "opens")?, time(closes, "closes")?)
-                .map_err(|e| anyhow!(e))?;
+            let p = Phase::parse(
+                opens.as_deref().unwrap_or_default(),
+                closes.as_deref().unwrap_or_default(),
+            )
+            .map_err(|e| anyhow!(e))?;
             challenges::set_phase(pool, c.id, p).await?;
             let now = chrono::Utc::now();
             println!(

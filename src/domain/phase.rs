@@ -64,6 +64,14 @@ pub fn parse_time(s: &str) -> Result<Option<DateTime<Utc>>, String> {
 }
 
 impl Phase {
+    /// The phase an organizer typed (each bound as [`parse_time`] reads it, empty = none); errors
+    /// name the bound ("opens: ...", "closes: ...").
+    pub fn parse(opens_at: &str, closes_at: &str) -> Result<Phase, String> {
+        let opens = parse_time(opens_at).map_err(|e| format!("opens: {e}"))?;
+        let closes = parse_time(closes_at).map_err(|e| format!("closes: {e}"))?;
+        Phase::new(opens, closes)
+    }
+
     /// Both bounds, refused when the close is not after the open.
     pub fn new(
         opens_at: Option<DateTime<Utc>>,

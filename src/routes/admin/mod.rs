@@ -538,15 +538,7 @@ pub async fn set_phase(
     }: Posted<Organizer, PhaseForm>,
 ) -> Result<HttpResponse, PageError> {
     let challenge = actions::challenge(&pool, &slug).await?;
-    let parsed = phase::parse_time(&form.opens_at)
-        .map_err(|e| format!("opens: {e}"))
-        .and_then(|o| {
-            phase::parse_time(&form.closes_at)
-                .map_err(|e| format!("closes: {e}"))
-                .map(|c| (o, c))
-        })
-        .and_then(|(o, c)| Phase::new(o, c));
-    let phase = match parsed {
+    let phase = match Phase::parse(&form.opens_at, &form.closes_at) {
         Ok(p) => p,
         Err(e) => {
             let failed = Failed::Phase(e, form);
