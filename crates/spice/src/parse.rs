@@ -23,65 +23,80 @@ use crate::perceptron::{self, feat, hash_str, ModelError, Trainer, Weights};
 use crate::tag::{word_key, Tagger};
 use crate::tokenize::Form;
 
-/// Every dependency label a model may use: the basic UD v1 relations CoreNLP 3.6.0 produces.
-pub const LABELS: &[&str] = &[
-    "root",
-    "dep",
-    "acl",
-    "acl:relcl",
-    "advcl",
-    "advmod",
-    "amod",
-    "appos",
-    "aux",
-    "auxpass",
-    "case",
-    "cc",
-    "cc:preconj",
-    "ccomp",
-    "compound",
-    "compound:prt",
-    "conj",
-    "cop",
-    "csubj",
-    "csubjpass",
-    "det",
-    "det:predet",
-    "discourse",
-    "dislocated",
-    "dobj",
-    "expl",
-    "foreign",
-    "goeswith",
-    "iobj",
-    "list",
-    "mark",
-    "mwe",
-    "name",
-    "neg",
-    "nmod",
-    "nmod:npmod",
-    "nmod:poss",
-    "nmod:tmod",
-    "nsubj",
-    "nsubjpass",
-    "nummod",
-    "parataxis",
-    "punct",
-    "remnant",
-    "reparandum",
-    "vocative",
-    "xcomp",
-];
+/// Declares [`LABELS`] and a [`Label`] constant for each (`Label::NSUBJ`, `Label::NMOD_POSS`, ...),
+/// numbered in list order.
+macro_rules! labels {
+    ($($konst:ident = $name:literal,)*) => {
+        /// Every dependency label a model may use: the basic UD v1 relations CoreNLP 3.6.0 produces.
+        pub const LABELS: &[&str] = &[$($name),*];
+
+        #[allow(non_camel_case_types, clippy::upper_case_acronyms)]
+        #[repr(u8)]
+        enum LabelIndex {
+            $($konst),*
+        }
+
+        impl Label {
+            $(pub const $konst: Label = Label(LabelIndex::$konst as u8);)*
+        }
+    };
+}
+
+labels! {
+    ROOT = "root",
+    DEP = "dep",
+    ACL = "acl",
+    ACL_RELCL = "acl:relcl",
+    ADVCL = "advcl",
+    ADVMOD = "advmod",
+    AMOD = "amod",
+    APPOS = "appos",
+    AUX = "aux",
+    AUXPASS = "auxpass",
+    CASE = "case",
+    CC = "cc",
+    CC_PRECONJ = "cc:preconj",
+    CCOMP = "ccomp",
+    COMPOUND = "compound",
+    COMPOUND_PRT = "compound:prt",
+    CONJ = "conj",
+    COP = "cop",
+    CSUBJ = "csubj",
+    CSUBJPASS = "csubjpass",
+    DET = "det",
+    DET_PREDET = "det:predet",
+    DISCOURSE = "discourse",
+    DISLOCATED = "dislocated",
+    DOBJ = "dobj",
+    EXPL = "expl",
+    FOREIGN = "foreign",
+    GOESWITH = "goeswith",
+    IOBJ = "iobj",
+    LIST = "list",
+    MARK = "mark",
+    MWE = "mwe",
+    NAME = "name",
+    NEG = "neg",
+    NMOD = "nmod",
+    NMOD_NPMOD = "nmod:npmod",
+    NMOD_POSS = "nmod:poss",
+    NMOD_TMOD = "nmod:tmod",
+    NSUBJ = "nsubj",
+    NSUBJPASS = "nsubjpass",
+    NUMMOD = "nummod",
+    PARATAXIS = "parataxis",
+    PUNCT = "punct",
+    REMNANT = "remnant",
+    REPARANDUM = "reparandum",
+    VOCATIVE = "vocative",
+    XCOMP = "xcomp",
+}
 
 /// A dependency label (an index into [`LABELS`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Label(u8);
 
 impl Label {
-    pub const ROOT: Label = Label(0);
-    pub const DEP: Label = Label(1);
-
     /// The label called `name`, if it is one of [`LABELS`].
     pub fn from_name(name: &str) -> Option<Label> {
         LABELS
@@ -92,6 +107,11 @@ impl Label {
 
     pub fn as_str(self) -> &'static str {
         LABELS.get(self.0 as usize).copied().unwrap_or("dep")
+    }
+
+    /// Position in [`LABELS`].
+    pub const fn index(self) -> usize {
+        self.0 as usize
     }
 }
 
