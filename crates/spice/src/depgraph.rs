@@ -11,7 +11,11 @@
 //! simple. Every query that returns several nodes returns them sorted by token index, which is what
 //! makes rule output deterministic.
 
+use std::collections::HashSet;
 use std::fmt::Write as _;
+use std::sync::{OnceLock, PoisonError, RwLock};
+
+use crate::parse::{Label, LABELS};
 
 /// One token of a sentence.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32,6 +36,167 @@ impl Token {
             tag: tag.into(),
         }
     }
+}
+
+/// The relation of an edge: one of the parser's [`LABELS`] (`nsubj`, `nmod:poss`; constants
+/// `Rel::NSUBJ`, `Rel::NMOD_POSS`), or a label with a specific part after the colon that
+/// `enhance` builds from words (`nmod:on`, `nmod:in_front_of`, `conj:and`), or any other name a
+/// CoNLL-U file brings (`obl:on`, `pobj`), kept as it is.
+///
+/// `Copy`: the name is a `&'static str`, the parser's labels as they are and any other name
+/// interned once when first met (their number is bounded by the prepositions and conjunctions of
+/// the text). The label before the first colon is kept alongside, so that the family tests
+/// ([`Rel::is`]) compare one byte. It displays, and orders, as its name.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Rel {
+    /// The label before the first colon (`nmod` for `nmod`, `nmod:poss` and `nmod:on`), if it is
+    /// one of [`LABELS`]; a function of `name`.
+    base: Option<Label>,
+    name: &'static str,
+}
+
+impl Rel {
+    /// `nmod:agent`: the "by" phrase of a passive verb.
+    pub const NMOD_AGENT: Rel = Rel {
+        base: Some(Label::NMOD),
+        name: "nmod:agent",
+    };
+    /// `det:qmod`: a demoted quantifier expression ("a lot of").
+    pub const DET_QMOD: Rel = Rel {
+        base: Some(Label::DET),
+        name: "det:qmod",
+    };
+
+    /// The relation of a parser label.
+    pub const fn label(label: Label) -> Rel {
+        Rel {
+            base: Some(base_label(label)),
+            name: LABELS[label.index()],
+        }
+    }
+
+    /// The relation called `name`. Never fails: a name outside [`LABELS`] is kept as it is.
+    pub fn named(name: &str) -> Rel {
+        if let Some(label) = Label::from_name(name) {
+            return Rel::label(label);
+        }
+        Rel {
+            base: Label::from_name(name.split(':').next().unwrap_or(name)),
+            name: intern(name),
+        }
+    }
+
+    /// `base:specific`, as `enhance` names collapsed relations (`nmod` + "in_front_of",
+    /// `conj` + "and"). The same relation as [`Rel::named`] of that string, so `nmod` + "poss"
+    /// is [`Rel::NMOD_POSS`].
+    pub fn with_specific(base: Label, specific: &str) -> Rel {
+        Rel::named(&format!("{base}:{specific}"))
+    }
+
+    /// The label before the first colon, if it is one of [`LABELS`]: `nmod` for `nmod`,
+    /// `nmod:poss` and `nmod:on`; `None` for `obl:on`.
+    pub fn base(self) -> Option<Label> {
+        self.base
+    }
+
+    /// Is this `label` or one of its subtypes (`label:...`)? `Rel::NMOD_POSS.is(Label::NMOD)`
+    /// holds, as does `nmod:on`'s; `nsubjpass` is not `nsubj`.
+    pub fn is(self, label: Label) -> bool {
+        self.base == Some(label)
+    }
+
+    /// Is this a subtype `label:...` of `label` (for `nmod`: `nmod:on`, `nmod:poss`), not `label`
+    /// itself?
+    pub fn is_subtype_of(self, label: Label) -> bool {
+        self.is(label) && self != Rel::label(label)
+    }
+
+    /// The part after the first colon: `on` for `nmod:on`, `in_front_of`, `poss` for `nmod:poss`,
+    /// `and` for `conj:and`; `None` for a name without colon.
+    pub fn specific(self) -> Option<&'static str> {
+        self.name.split_once(':').map(|(_, s)| s)
+    }
+
+    /// The name, exactly as CoreNLP writes it (the text of the SPICE relations comes from it).
+    pub fn as_str(self) -> &'static str {
+        self.name
+    }
+}
+
+impl From<Label> for Rel {
+    fn from(label: Label) -> Rel {
+        Rel::label(label)
+    }
+}
+
+impl std::fmt::Display for Rel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+impl std::fmt::Debug for Rel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", self.name)
+    }
+}
+
+/// By name, as the strings compare: graph queries sort edges by it.
+impl Ord for Rel {
+    fn cmp(&self, other: &Rel) -> std::cmp::Ordering {
+        self.name.cmp(other.name)
+    }
+}
+
+impl PartialOrd for Rel {
+    fn partial_cmp(&self, other: &Rel) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// The label before the colon of `label` (`nmod` for `nmod:poss`), `label` itself without colon.
+const fn base_label(label: Label) -> Label {
+    let name = LABELS[label.index()].as_bytes();
+    let mut n = 0;
+    while n < name.len() && name[n] != b':' {
+        n += 1;
+    }
+    let mut j = 0;
+    while j < LABELS.len() {
+        let candidate = LABELS[j].as_bytes();
+        if candidate.len() == n {
+            let mut k = 0;
+            while k < n && candidate[k] == name[k] {
+                k += 1;
+            }
+            if k == n {
+                return Label::from_index(j);
+            }
+        }
+        j += 1;
+    }
+    label
+}
+
+/// `name` as a `&'static str`: each name outside [`LABELS`] is leaked once and kept.
+fn intern(name: &str) -> &'static str {
+    static NAMES: OnceLock<RwLock<HashSet<&'static str>>> = OnceLock::new();
+    let names = NAMES
+        .get_or_init(|| RwLock::new(HashSet::from([Rel::NMOD_AGENT.name, Rel::DET_QMOD.name])));
+    if let Some(&known) = names
+        .read()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(name)
+    {
+        return known;
+    }
+    let mut names = names.write().unwrap_or_else(PoisonError::into_inner);
+    if let Some(&known) = names.get(name) {
+        return known;
+    }
+    let leaked: &'static str = Box::leak(name.to_owned().into_boxed_str());
+    names.insert(leaked);
+    leaked
 }
 
 /// A labelled dependency `gov -rel-> dep`.
@@ -469,6 +634,43 @@ mod tests {
             .expect("round trip")
             .remove(0);
         assert_eq!(round, g);
+    }
+
+    #[test]
+    fn relations_are_their_names() {
+        // Collapsed names split at the first colon; a parser label stays that label.
+        let on = Rel::named("nmod:in_front_of");
+        assert_eq!(on, Rel::with_specific(Label::NMOD, "in_front_of"));
+        assert_eq!(
+            (on.base(), on.specific()),
+            (Some(Label::NMOD), Some("in_front_of"))
+        );
+        assert_eq!(on.to_string(), "nmod:in_front_of");
+        assert_eq!(Rel::with_specific(Label::NMOD, "poss"), Rel::NMOD_POSS);
+        assert_eq!(Rel::named("nmod:agent"), Rel::NMOD_AGENT);
+        assert_eq!(Rel::named("det:qmod"), Rel::DET_QMOD);
+        for (k, name) in LABELS.iter().enumerate() {
+            assert_eq!(Rel::named(name), Rel::label(Label::from_index(k)));
+            assert_eq!(Rel::named(name).as_str(), *name);
+        }
+        // `nmod:poss` is of the nmod family, `nsubjpass` is not nsubj's.
+        assert!(Rel::NMOD_POSS.is(Label::NMOD) && Rel::NMOD_POSS.is_subtype_of(Label::NMOD));
+        assert!(Rel::NMOD.is(Label::NMOD) && !Rel::NMOD.is_subtype_of(Label::NMOD));
+        assert!(!Rel::NSUBJPASS.is(Label::NSUBJ));
+        // Names from elsewhere (UD v2, Stanford Dependencies) are kept as they are.
+        let obl = Rel::named("obl:on");
+        assert_eq!((obl.base(), obl.as_str()), (None, "obl:on"));
+        assert_eq!(Rel::named("nsubj:pass").base(), Some(Label::NSUBJ));
+        // Ordered as the names are.
+        let mut rels = [
+            Rel::named("nmod:on"),
+            Rel::NMOD,
+            Rel::named("pobj"),
+            Rel::NMOD_POSS,
+        ];
+        rels.sort();
+        let names: Vec<&str> = rels.iter().map(|r| r.as_str()).collect();
+        assert_eq!(names, ["nmod", "nmod:on", "nmod:poss", "pobj"]);
     }
 
     #[test]

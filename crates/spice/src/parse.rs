@@ -17,14 +17,14 @@
 
 use std::sync::OnceLock;
 
-use crate::depgraph::{DepGraph, Token};
+use crate::depgraph::{DepGraph, Rel, Token};
 use crate::perceptron::shuffle;
 use crate::perceptron::{self, feat, hash_str, ModelError, Trainer, Weights};
 use crate::tag::{word_key, Tagger};
 use crate::tokenize::Form;
 
-/// Declares [`LABELS`] and a [`Label`] constant for each (`Label::NSUBJ`, `Label::NMOD_POSS`, ...),
-/// numbered in list order.
+/// Declares [`LABELS`], a [`Label`] constant for each (`Label::NSUBJ`, `Label::NMOD_POSS`, ...),
+/// numbered in list order, and the graph relation of each (`Rel::NSUBJ`, ...).
 macro_rules! labels {
     ($($konst:ident = $name:literal,)*) => {
         /// Every dependency label a model may use: the basic UD v1 relations CoreNLP 3.6.0 produces.
@@ -38,6 +38,10 @@ macro_rules! labels {
 
         impl Label {
             $(pub const $konst: Label = Label(LabelIndex::$konst as u8);)*
+        }
+
+        impl Rel {
+            $(pub const $konst: Rel = Rel::label(Label::$konst);)*
         }
     };
 }
@@ -112,6 +116,11 @@ impl Label {
     /// Position in [`LABELS`].
     pub const fn index(self) -> usize {
         self.0 as usize
+    }
+
+    /// The label at position `i` of [`LABELS`].
+    pub(crate) const fn from_index(i: usize) -> Label {
+        Label(i as u8)
     }
 }
 
