@@ -7,10 +7,10 @@
 //! Compounds and particles need no step here: the reference only annotates them, and its rules
 //! read the head's own lemma (compounds become attributes in rule C1).
 
-use crate::depgraph::DepGraph;
+use crate::depgraph::{DepGraph, Rel};
 
 /// The relation that marks a demoted quantifier expression.
-pub const QMOD: &str = "det:qmod";
+pub const QMOD: Rel = Rel::DET_QMOD;
 
 /// Runs the clean-up steps in the reference's order.
 pub fn clean(g: &mut DepGraph) {
@@ -91,8 +91,9 @@ fn is_digits(s: &str) -> bool {
     !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
 }
 
-fn is_nmod(rel: &str) -> bool {
-    rel.starts_with("nmod")
+/// `/nmod.*/`, on the name as the pattern is (`nmod`, `nmod:of`, `nmod:poss`, ...).
+fn is_nmod(rel: Rel) -> bool {
+    rel.as_str().starts_with("nmod")
 }
 
 fn is_of(g: &DepGraph, i: usize) -> bool {
@@ -131,7 +132,7 @@ fn demote_quantifiers(g: &mut DepGraph) {
             match family {
                 // "a whole bunch of": adjectives before the head join the expression.
                 Family::A => words.extend(
-                    g.children(m.head, "amod")
+                    g.children(m.head, Rel::AMOD)
                         .into_iter()
                         .filter(|&c| c < m.head),
                 ),
@@ -166,7 +167,7 @@ impl Family {
                     return None;
                 }
                 let det = g
-                    .children(w, "det")
+                    .children(w, Rel::DET)
                     .into_iter()
                     .find(|&d| matches!(g.word(d).to_lowercase().as_str(), "a" | "an"))?;
                 let (noun, of) = of_noun(g, w, |_, _| true)?;
@@ -198,7 +199,7 @@ impl Family {
                 // A noun whose "of" is immediately followed by one of its determiners ("two of the
                 // dogs"), or a pronoun ("all of them").
                 let (noun, of) = of_noun(g, w, |noun, of| {
-                    g.tag(noun).starts_with("PRP") || g.children(noun, "det").contains(&(of + 1))
+                    g.tag(noun).starts_with("PRP") || g.children(noun, Rel::DET).contains(&(of + 1))
                 })?;
                 Some(QuantMatch {
                     head: w,
@@ -224,7 +225,7 @@ fn of_noun(g: &DepGraph, w: usize, extra: impl Fn(usize, usize) -> bool) -> Opti
         .find(|&n| {
             let tag = g.tag(n);
             (tag.starts_with("NN") || tag.starts_with("PRP"))
-                && g.has_edge(n, of, "case")
+                && g.has_edge(n, of, Rel::CASE)
                 && extra(n, of)
         })
         .map(|n| (n, of))
@@ -250,7 +251,7 @@ fn promote(g: &mut DepGraph, head: usize, noun: usize) -> bool {
         else {
             return false;
         };
-        g.remove_edge(edge.gov, edge.dep, &edge.rel);
+        g.remove_edge(edge.gov, edge.dep, edge.rel);
         g.add_edge(parent, noun, edge.rel);
     }
     g.remove_edges_between(head, noun);
@@ -271,7 +272,7 @@ fn multi_word_expression(g: &mut DepGraph, gov: usize, words: &[usize]) {
     }
     g.add_edge(gov, first, QMOD);
     for &w in rest {
-        g.add_edge(first, w, "mwe");
+        g.add_edge(first, w, Rel::MWE);
     }
 }
 
@@ -303,13 +304,13 @@ fn resolve_pronouns(g: &mut DepGraph) {
         } else {
             let inc: Vec<_> = g.incoming(pronoun).into_iter().cloned().collect();
             for e in inc {
-                g.remove_edge(e.gov, e.dep, &e.rel);
+                g.remove_edge(e.gov, e.dep, e.rel);
                 g.add_edge(e.gov, mention, e.rel);
             }
         }
         let out: Vec<_> = g.outgoing(pronoun).into_iter().cloned().collect();
         for e in out {
-            g.remove_edge(e.gov, e.dep, &e.rel);
+            g.remove_edge(e.gov, e.dep, e.rel);
             g.add_edge(mention, e.dep, e.rel);
         }
     }
@@ -368,9 +369,9 @@ mod tests {
         .remove(0);
         clean(&mut g);
         // The noun took the head's place, and "a couple of" is one det:qmod headed by "a".
-        assert!(g.has_edge(5, 4, "nsubj"));
+        assert!(g.has_edge(5, 4, Rel::NSUBJ));
         assert!(g.has_edge(4, 1, QMOD));
-        assert!(g.has_edge(1, 2, "mwe") && g.has_edge(1, 3, "mwe"));
+        assert!(g.has_edge(1, 2, Rel::MWE) && g.has_edge(1, 3, Rel::MWE));
         assert_eq!(g.incoming(2).len(), 1);
     }
 
@@ -387,7 +388,7 @@ mod tests {
         .expect("valid")
         .remove(0);
         clean(&mut g);
-        assert!(g.has_edge(5, 2, "nmod:poss"));
+        assert!(g.has_edge(5, 2, Rel::NMOD_POSS));
         assert!(g.incoming(4).is_empty());
     }
 

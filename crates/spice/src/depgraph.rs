@@ -3,8 +3,8 @@
 //!
 //! In: nothing (this is the shared type). Out: a [`DepGraph`] per sentence whose nodes carry word,
 //! lemma and Penn Treebank tag, and whose edges carry CoreNLP's Universal Dependencies labels
-//! (`nsubj`, `nmod:on`, `conj:and`, ...; SPEC §2). Token indices are 1-based, as in CoreNLP and
-//! CoNLL-U; index 0 is never a token.
+//! as a [`Rel`] (`nsubj`, `nmod:on`, `conj:and`, ...; SPEC §2). Token indices are 1-based, as in
+//! CoreNLP and CoNLL-U; index 0 is never a token.
 //!
 //! The graph is a small multigraph kept as an edge list. Captions have about a dozen tokens, so a
 //! linear scan beats any index, and an edge list keeps the rewrites of `enhance` and `cleanup`
@@ -204,7 +204,7 @@ fn intern(name: &str) -> &'static str {
 pub struct Edge {
     pub gov: usize,
     pub dep: usize,
-    pub rel: String,
+    pub rel: Rel,
 }
 
 /// A sentence's dependency graph. Not necessarily a tree: CC-processing adds extra governors.
@@ -284,16 +284,15 @@ impl DepGraph {
     }
 
     /// Adds `gov -rel-> dep` unless that exact edge exists. Returns whether it was added.
-    pub fn add_edge(&mut self, gov: usize, dep: usize, rel: impl Into<String>) -> bool {
-        let rel = rel.into();
-        if self.has_edge(gov, dep, &rel) {
+    pub fn add_edge(&mut self, gov: usize, dep: usize, rel: Rel) -> bool {
+        if self.has_edge(gov, dep, rel) {
             return false;
         }
         self.edges.push(Edge { gov, dep, rel });
         true
     }
 
-    pub fn has_edge(&self, gov: usize, dep: usize, rel: &str) -> bool {
+    pub fn has_edge(&self, gov: usize, dep: usize, rel: Rel) -> bool {
         self.edges
             .iter()
             .any(|e| e.gov == gov && e.dep == dep && e.rel == rel)
@@ -305,7 +304,7 @@ impl DepGraph {
     }
 
     /// Removes the edge `gov -rel-> dep` if present.
-    pub fn remove_edge(&mut self, gov: usize, dep: usize, rel: &str) {
+    pub fn remove_edge(&mut self, gov: usize, dep: usize, rel: Rel) {
         self.edges
             .retain(|e| !(e.gov == gov && e.dep == dep && e.rel == rel));
     }
@@ -325,7 +324,7 @@ impl DepGraph {
     }
 
     /// Children of `gov` through edges labelled exactly `rel`, in token order.
-    pub fn children(&self, gov: usize, rel: &str) -> Vec<usize> {
+    pub fn children(&self, gov: usize, rel: Rel) -> Vec<usize> {
         let mut c: Vec<usize> = self
             .edges
             .iter()
@@ -338,25 +337,25 @@ impl DepGraph {
     }
 
     /// Children of `gov` through edges whose label satisfies `pred`, with the label, in token order.
-    pub fn children_where(&self, gov: usize, pred: impl Fn(&str) -> bool) -> Vec<(usize, &str)> {
+    pub fn children_where(&self, gov: usize, pred: impl Fn(Rel) -> bool) -> Vec<(usize, Rel)> {
         self.outgoing(gov)
             .into_iter()
-            .filter(|e| pred(&e.rel))
-            .map(|e| (e.dep, e.rel.as_str()))
+            .filter(|e| pred(e.rel))
+            .map(|e| (e.dep, e.rel))
             .collect()
     }
 
     /// The first child (in token order) through `rel`, as CoreNLP's `getChildWithReln`.
-    pub fn child(&self, gov: usize, rel: &str) -> Option<usize> {
+    pub fn child(&self, gov: usize, rel: Rel) -> Option<usize> {
         self.children(gov, rel).into_iter().next()
     }
 
-    pub fn has_child(&self, gov: usize, rel: &str) -> bool {
+    pub fn has_child(&self, gov: usize, rel: Rel) -> bool {
         self.edges.iter().any(|e| e.gov == gov && e.rel == rel)
     }
 
     /// Governors of `dep` through `rel`, in token order.
-    pub fn parents(&self, dep: usize, rel: &str) -> Vec<usize> {
+    pub fn parents(&self, dep: usize, rel: Rel) -> Vec<usize> {
         let mut p: Vec<usize> = self
             .edges
             .iter()
@@ -383,13 +382,10 @@ impl DepGraph {
         let mut s = String::new();
         for i in self.nodes() {
             let t = self.token(i);
-            let mut inc: Vec<(usize, &str)> = self
-                .incoming(i)
-                .iter()
-                .map(|e| (e.gov, e.rel.as_str()))
-                .collect();
+            let mut inc: Vec<(usize, Rel)> =
+                self.incoming(i).iter().map(|e| (e.gov, e.rel)).collect();
             if self.is_root(i) {
-                inc.insert(0, (0, "root"));
+                inc.insert(0, (0, Rel::ROOT));
             }
             let (head, deprel) = inc
                 .first()
@@ -561,7 +557,7 @@ impl DepGraph {
                         g.roots.push(dep);
                     }
                 } else {
-                    g.add_edge(head, dep, r);
+                    g.add_edge(head, dep, Rel::named(&r));
                 }
             }
         }
@@ -598,11 +594,11 @@ mod tests {
         );
         g.roots.push(6);
         for (gov, dep, rel) in [
-            (2, 1, "det"),
-            (6, 2, "nsubj"),
-            (6, 3, "cop"),
-            (6, 4, "case"),
-            (6, 5, "det"),
+            (2, 1, Rel::DET),
+            (6, 2, Rel::NSUBJ),
+            (6, 3, Rel::COP),
+            (6, 4, Rel::CASE),
+            (6, 5, Rel::DET),
         ] {
             g.add_edge(gov, dep, rel);
         }
@@ -614,7 +610,7 @@ mod tests {
         let g = cat_on_mat();
         let kids: Vec<usize> = g.outgoing(6).iter().map(|e| e.dep).collect();
         assert_eq!(kids, vec![2, 3, 4, 5]);
-        assert_eq!(g.child(6, "nsubj"), Some(2));
+        assert_eq!(g.child(6, Rel::NSUBJ), Some(2));
         assert_eq!(g.parent(2), Some(6));
         assert!(g.is_noun(2) && !g.is_plural_noun(2));
     }
@@ -625,7 +621,7 @@ mod tests {
                     2\trun\trun\t_\tVBP\t_\t1\tacl\t1:acl|1:dep\t_\n\n";
         let g = DepGraph::from_conllu_str(text).expect("valid").remove(0);
         assert_eq!(g.roots, vec![1]);
-        assert!(g.has_edge(1, 2, "acl") && g.has_edge(1, 2, "dep"));
+        assert!(g.has_edge(1, 2, Rel::ACL) && g.has_edge(1, 2, Rel::DEP));
         assert_eq!(g.token(1).lemma, "dog");
         let bad = "1\tdogs\tdog\t_\tNNS\t_\t0\troot\t7:root\t_\n";
         let e = DepGraph::from_conllu_str(bad).expect_err("head past the end");
@@ -676,8 +672,8 @@ mod tests {
     #[test]
     fn add_edge_refuses_exact_duplicates() {
         let mut g = cat_on_mat();
-        assert!(!g.add_edge(6, 2, "nsubj"));
-        assert!(g.add_edge(6, 2, "dobj"));
+        assert!(!g.add_edge(6, 2, Rel::NSUBJ));
+        assert!(g.add_edge(6, 2, Rel::DOBJ));
         assert_eq!(g.edges.len(), 6);
     }
 }

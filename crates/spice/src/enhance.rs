@@ -23,7 +23,8 @@
 //! noun ("in and out of the house", `expandPrepConjunctions`) are left as they are. Quantifiers
 //! (`det:qmod`) are not done here but in `cleanup`, as in the SPICE jar.
 
-use crate::depgraph::DepGraph;
+use crate::depgraph::{DepGraph, Rel};
+use crate::parse::Label;
 
 /// CoreNLP's two-word prepositions whose words both hang on the noun (`case`/`advmod` + `case`).
 /// (CoreNLP's own list also has " depending_on" and " prior_to" with a leading space, which can never
@@ -130,11 +131,11 @@ fn is_leaf(g: &DepGraph, i: usize) -> bool {
 }
 
 /// The label of the edge `gov -> dep`, if any (the first one in edge order).
-fn rel_of(g: &DepGraph, gov: usize, dep: usize) -> Option<String> {
+fn rel_of(g: &DepGraph, gov: usize, dep: usize) -> Option<Rel> {
     g.edges
         .iter()
         .find(|e| e.gov == gov && e.dep == dep)
-        .map(|e| e.rel.clone())
+        .map(|e| e.rel)
 }
 
 /// Positions `i` (ascending) where the words `i..i+parts.len()` spell `parts` (ASCII words,
@@ -156,11 +157,7 @@ fn ngram_positions(g: &DepGraph, parts: &[&str]) -> Vec<usize> {
 
 /// Moves every outgoing edge of `from` to `to`, keeping labels.
 fn move_children(g: &mut DepGraph, from: usize, to: usize) {
-    let moved: Vec<(usize, String)> = g
-        .outgoing(from)
-        .iter()
-        .map(|e| (e.dep, e.rel.clone()))
-        .collect();
+    let moved: Vec<(usize, Rel)> = g.outgoing(from).iter().map(|e| (e.dep, e.rel)).collect();
     g.edges.retain(|e| e.gov != from);
     for (dep, rel) in moved {
         g.add_edge(to, dep, rel);
@@ -169,7 +166,7 @@ fn move_children(g: &mut DepGraph, from: usize, to: usize) {
 
 /// CoreNLP's `createMultiWordExpression`: each word leaves its governor; the first becomes `reln`
 /// of `gov`, the others `mwe` of the first. Other dependents of the words stay where they are.
-fn create_multiword_expression(g: &mut DepGraph, gov: usize, reln: &str, words: &[usize]) {
+fn create_multiword_expression(g: &mut DepGraph, gov: usize, reln: Rel, words: &[usize]) {
     let mut head: Option<usize> = None;
     for &w in words {
         if let Some(p) = g.parent(w) {
@@ -181,7 +178,7 @@ fn create_multiword_expression(g: &mut DepGraph, gov: usize, reln: &str, words: 
                 head = Some(w);
             }
             Some(h) => {
-                g.add_edge(h, w, "mwe");
+                g.add_edge(h, w, Rel::MWE);
             }
         }
     }
@@ -214,12 +211,12 @@ fn process_simple_2wp(g: &mut DepGraph) {
             }
             let gov = g.edges.iter().find_map(|e| {
                 let ok = e.dep == w1
-                    && (e.rel == "case" || e.rel == "advmod")
-                    && g.has_edge(e.gov, w2, "case");
+                    && (e.rel == Rel::CASE || e.rel == Rel::ADVMOD)
+                    && g.has_edge(e.gov, w2, Rel::CASE);
                 ok.then_some(e.gov)
             });
             if let Some(gov) = gov {
-                create_multiword_expression(g, gov, "case", &[w1, w2]);
+                create_multiword_expression(g, gov, Rel::CASE, &[w1, w2]);
             }
         }
     }
@@ -238,9 +235,9 @@ fn process_complex_2wp(g: &mut DepGraph) {
                 continue;
             }
             let Some(gov2) = g
-                .children(w1, "nmod")
+                .children(w1, Rel::NMOD)
                 .into_iter()
-                .find(|&c| g.has_edge(c, w2, "case"))
+                .find(|&c| g.has_edge(c, w2, Rel::CASE))
             else {
                 continue;
             };
@@ -249,19 +246,19 @@ fn process_complex_2wp(g: &mut DepGraph) {
             if !is_root && gov.is_none() {
                 continue;
             }
-            g.remove_edge(w1, gov2, "nmod");
+            g.remove_edge(w1, gov2, Rel::NMOD);
             if is_root {
                 replace_root(g, w1, gov2);
             } else if let Some(gov) = gov {
-                let reln = if g.has_child(w1, "cop") {
-                    rel_of(g, gov, w1).unwrap_or_else(|| "nmod".to_string())
+                let reln = if g.has_child(w1, Rel::COP) {
+                    rel_of(g, gov, w1).unwrap_or(Rel::NMOD)
                 } else {
-                    "nmod".to_string()
+                    Rel::NMOD
                 };
                 g.add_edge(gov, gov2, reln);
             }
             move_children(g, w1, gov2);
-            create_multiword_expression(g, gov2, "case", &[w1, w2]);
+            create_multiword_expression(g, gov2, Rel::CASE, &[w1, w2]);
         }
     }
 }
@@ -276,13 +273,13 @@ fn process_3wp(g: &mut DepGraph) {
         let parts: Vec<&str> = trigram.split('_').collect();
         for w1 in ngram_positions(g, &parts) {
             let (w2, w3) = (w1 + 1, w1 + 2);
-            if !is_leaf(g, w1) || !is_leaf(g, w3) || !g.has_edge(w2, w1, "case") {
+            if !is_leaf(g, w1) || !is_leaf(g, w3) || !g.has_edge(w2, w1, Rel::CASE) {
                 continue;
             }
             let found = g.outgoing(w2).into_iter().find_map(|e| {
-                let clausal = matches!(e.rel.as_str(), "nmod" | "acl" | "advcl");
-                let marked = g.has_edge(e.dep, w3, "case") || g.has_edge(e.dep, w3, "mark");
-                (clausal && marked).then(|| (e.dep, e.rel.clone()))
+                let clausal = matches!(e.rel, Rel::NMOD | Rel::ACL | Rel::ADVCL);
+                let marked = g.has_edge(e.dep, w3, Rel::CASE) || g.has_edge(e.dep, w3, Rel::MARK);
+                (clausal && marked).then_some((e.dep, e.rel))
             });
             let Some((gov2, inner_rel)) = found else {
                 continue;
@@ -292,15 +289,15 @@ fn process_3wp(g: &mut DepGraph) {
             if !is_root && gov.is_none() {
                 continue;
             }
-            let mut marker = "case";
-            g.remove_edge(w2, gov2, &inner_rel);
+            let mut marker = Rel::CASE;
+            g.remove_edge(w2, gov2, inner_rel);
             if is_root {
                 replace_root(g, w2, gov2);
             } else if let Some(gov) = gov {
-                let mut reln = rel_of(g, gov, w2).unwrap_or_else(|| "nmod".to_string());
-                if reln == "nmod" && (inner_rel == "acl" || inner_rel == "advcl") {
-                    reln = inner_rel.clone();
-                    marker = "mark";
+                let mut reln = rel_of(g, gov, w2).unwrap_or(Rel::NMOD);
+                if reln == Rel::NMOD && (inner_rel == Rel::ACL || inner_rel == Rel::ADVCL) {
+                    reln = inner_rel;
+                    marker = Rel::MARK;
                 }
                 g.add_edge(gov, gov2, reln);
             }
@@ -315,23 +312,23 @@ fn process_3wp(g: &mut DepGraph) {
 /// so the second noun is `nmod:under`, not a conjunct taking `nmod:on`. Without copy nodes the
 /// second PP hangs on the governor itself, which gives the same SPICE tuples.
 fn expand_pp_conjunctions(g: &mut DepGraph) {
-    let mut moves: Vec<(usize, usize, usize, String)> = Vec::new();
+    let mut moves: Vec<(usize, usize, usize, Rel)> = Vec::new();
     for e in &g.edges {
-        if !matches!(e.rel.as_str(), "nmod" | "acl" | "advcl") {
+        if !matches!(e.rel, Rel::NMOD | Rel::ACL | Rel::ADVCL) {
             continue;
         }
         let nmod = e.dep;
-        if !g.has_child(nmod, "case") || !g.has_child(nmod, "cc") {
+        if !g.has_child(nmod, Rel::CASE) || !g.has_child(nmod, Rel::CC) {
             continue;
         }
-        for conj in g.children(nmod, "conj") {
-            if g.has_child(conj, "case") {
-                moves.push((e.gov, nmod, conj, e.rel.clone()));
+        for conj in g.children(nmod, Rel::CONJ) {
+            if g.has_child(conj, Rel::CASE) {
+                moves.push((e.gov, nmod, conj, e.rel));
             }
         }
     }
     for (gov, nmod, conj, rel) in moves {
-        g.remove_edge(nmod, conj, "conj");
+        g.remove_edge(nmod, conj, Rel::CONJ);
         g.add_edge(gov, conj, rel);
     }
 }
@@ -342,28 +339,31 @@ fn expand_pp_conjunctions(g: &mut DepGraph) {
 fn add_case_marker_information(g: &mut DepGraph) {
     for k in 0..g.edges.len() {
         let e = &g.edges[k];
-        if e.rel != "nmod" || !g.has_child(e.gov, "auxpass") {
+        if e.rel != Rel::NMOD || !g.has_child(e.gov, Rel::AUXPASS) {
             continue;
         }
         let by = g
-            .children(e.dep, "case")
+            .children(e.dep, Rel::CASE)
             .into_iter()
             .any(|c| lower(g, c) == "by");
         if by {
-            g.edges[k].rel = "nmod:agent".to_string();
+            g.edges[k].rel = Rel::NMOD_AGENT;
         }
     }
     for want_mwes in [2usize, 1, 0] {
         let plain: Vec<usize> = (0..g.edges.len())
-            .filter(|&k| matches!(g.edges[k].rel.as_str(), "nmod" | "advcl" | "acl"))
+            .filter(|&k| matches!(g.edges[k].rel, Rel::NMOD | Rel::ADVCL | Rel::ACL))
             .collect();
         for k in plain {
-            let (base, mod_) = (g.edges[k].rel.clone(), g.edges[k].dep);
-            let mut markers: Vec<usize> = g.children(mod_, "case");
-            markers.extend(g.children(mod_, "mark"));
+            // `nmod`, `advcl` or `acl`: always a base label.
+            let (Some(base), mod_) = (g.edges[k].rel.base(), g.edges[k].dep) else {
+                continue;
+            };
+            let mut markers: Vec<usize> = g.children(mod_, Rel::CASE);
+            markers.extend(g.children(mod_, Rel::MARK));
             markers.sort_unstable();
             for c1 in markers {
-                let mwes = g.children(c1, "mwe");
+                let mwes = g.children(c1, Rel::MWE);
                 if mwes.len() < want_mwes {
                     continue;
                 }
@@ -371,7 +371,7 @@ fn add_case_marker_information(g: &mut DepGraph) {
                 words.extend(mwes.iter().take(want_mwes));
                 words.sort_unstable();
                 let name: Vec<String> = words.iter().map(|&w| lower(g, w)).collect();
-                g.edges[k].rel = format!("{base}:{}", name.join("_"));
+                g.edges[k].rel = Rel::with_specific(base, &name.join("_"));
             }
         }
     }
@@ -400,7 +400,7 @@ fn add_conj_information(g: &mut DepGraph) {
         let mut v: Vec<usize> = g
             .edges
             .iter()
-            .filter(|e| e.rel == "conj")
+            .filter(|e| e.rel == Rel::CONJ)
             .map(|e| e.gov)
             .collect();
         v.sort_unstable();
@@ -408,31 +408,31 @@ fn add_conj_information(g: &mut DepGraph) {
         v
     };
     for gov in govs {
-        let ccs = g.children(gov, "cc");
+        let ccs = g.children(gov, Rel::CC);
         let Some(&first) = ccs.first() else {
             continue;
         };
-        for conj in g.children(gov, "conj") {
+        for conj in g.children(gov, Rel::CONJ) {
             let cc = ccs
                 .iter()
                 .skip(1)
                 .rfind(|&&c| c < conj)
                 .copied()
                 .unwrap_or(first);
-            let label = format!("conj:{}", conj_value(g, cc));
+            let label = Rel::with_specific(Label::CONJ, &conj_value(g, cc));
             for e in g.edges.iter_mut() {
-                if e.gov == gov && e.dep == conj && e.rel == "conj" {
-                    e.rel = label.clone();
+                if e.gov == gov && e.dep == conj && e.rel == Rel::CONJ {
+                    e.rel = label;
                 }
             }
         }
     }
 }
 
-fn is_subject(rel: &str) -> bool {
-    matches!(rel, "nsubj" | "nsubjpass" | "csubj" | "csubjpass")
-        || rel.starts_with("nsubj:")
-        || rel.starts_with("csubj:")
+/// `nsubj`, `nsubjpass`, `csubj`, `csubjpass`, or a subtype of `nsubj`/`csubj` (`nsubj:xsubj`;
+/// not of the passive ones, as CoreNLP's test of the name).
+fn is_subject(rel: Rel) -> bool {
+    rel.is(Label::NSUBJ) || rel.is(Label::CSUBJ) || matches!(rel, Rel::NSUBJPASS | Rel::CSUBJPASS)
 }
 
 /// CoreNLP's `treatCC`. For every `conj:<cc>(gov, dep)`: `dep` gets each relation that enters
@@ -446,35 +446,39 @@ fn treat_cc(g: &mut DepGraph) {
     let subject_of = |n: usize| {
         snapshot
             .iter()
-            .filter(|e| e.gov == n && is_subject(&e.rel))
+            .filter(|e| e.gov == n && is_subject(e.rel))
             .min_by_key(|e| e.dep)
     };
-    let passive_aux = |n: usize| snapshot.iter().any(|e| e.gov == n && e.rel == "auxpass");
-    let relcl_head = |n: usize| snapshot.iter().any(|e| e.gov == n && e.rel == "acl:relcl");
+    let passive_aux = |n: usize| snapshot.iter().any(|e| e.gov == n && e.rel == Rel::AUXPASS);
+    let relcl_head = |n: usize| {
+        snapshot
+            .iter()
+            .any(|e| e.gov == n && e.rel == Rel::ACL_RELCL)
+    };
 
-    let mut additions: Vec<(usize, usize, String)> = Vec::new();
-    for conj in snapshot.iter().filter(|e| e.rel.starts_with("conj:")) {
+    let mut additions: Vec<(usize, usize, Rel)> = Vec::new();
+    for conj in snapshot.iter().filter(|e| e.rel.is_subtype_of(Label::CONJ)) {
         let (gov, dep) = (conj.gov, conj.dep);
         for e1 in incoming(gov) {
             if e1.gov == dep {
                 continue;
             }
             let both_relcl = relcl_head(gov) && relcl_head(dep);
-            if both_relcl && (e1.rel == "dobj" || e1.rel == "nsubj") {
+            if both_relcl && (e1.rel == Rel::DOBJ || e1.rel == Rel::NSUBJ) {
                 continue;
             }
-            additions.push((e1.gov, dep, e1.rel.clone()));
+            additions.push((e1.gov, dep, e1.rel));
         }
         let tag = g.tag(dep);
         if let Some(subj) = subject_of(gov) {
             if tag.starts_with("VB") && subject_of(dep).is_none() {
                 let active = matches!(tag, "VB" | "VBZ" | "VBP") || tag.starts_with("JJ");
-                let rel = match subj.rel.as_str() {
-                    "nsubjpass" if active => "nsubj".to_string(),
-                    "csubjpass" if active => "csubj".to_string(),
-                    "nsubj" if passive_aux(dep) => "nsubjpass".to_string(),
-                    "csubj" if passive_aux(dep) => "csubjpass".to_string(),
-                    other => other.to_string(),
+                let rel = match subj.rel {
+                    Rel::NSUBJPASS if active => Rel::NSUBJ,
+                    Rel::CSUBJPASS if active => Rel::CSUBJ,
+                    Rel::NSUBJ if passive_aux(dep) => Rel::NSUBJPASS,
+                    Rel::CSUBJ if passive_aux(dep) => Rel::CSUBJPASS,
+                    other => other,
                 };
                 additions.push((dep, subj.dep, rel));
             }
@@ -576,8 +580,8 @@ mod tests {
              7 a DT 8 det
              8 boy NN 5 nmod",
         );
-        assert!(g.has_edge(5, 8, "nmod:agent"));
-        assert!(g.has_edge(8, 6, "case"));
+        assert!(g.has_edge(5, 8, Rel::NMOD_AGENT));
+        assert!(g.has_edge(8, 6, Rel::CASE));
         // "a kite flown by a boy": no auxiliary, so CoreNLP keeps the preposition: nmod:by.
         let g = enhanced(
             "1 a DT 2 det
@@ -587,8 +591,8 @@ mod tests {
              5 a DT 6 det
              6 boy NN 3 nmod",
         );
-        assert!(g.has_edge(3, 6, "nmod:by"));
-        assert!(!g.has_edge(3, 6, "nmod:agent"));
+        assert!(g.has_edge(3, 6, Rel::named("nmod:by")));
+        assert!(!g.has_edge(3, 6, Rel::NMOD_AGENT));
     }
 
     #[test]
@@ -602,8 +606,8 @@ mod tests {
              5 is VBZ 6 cop
              6 white JJ 0 root",
         );
-        assert!(g.has_edge(4, 2, "nmod:poss"));
-        assert!(g.has_edge(2, 3, "case"));
+        assert!(g.has_edge(4, 2, Rel::NMOD_POSS));
+        assert!(g.has_edge(2, 3, Rel::CASE));
         assert_eq!(g.edges.len(), 5);
     }
 
@@ -677,9 +681,9 @@ mod tests {
              5 the DT 6 det
              6 water NN 1 nmod",
         );
-        assert!(g.has_edge(1, 3, "nmod:on"));
-        assert!(g.has_edge(1, 6, "nmod:of"));
-        assert!(!g.has_child(2, "mwe"));
+        assert!(g.has_edge(1, 3, Rel::named("nmod:on")));
+        assert!(g.has_edge(1, 6, Rel::named("nmod:of")));
+        assert!(!g.has_child(2, Rel::MWE));
     }
 
     #[test]
@@ -713,7 +717,7 @@ mod tests {
              5 a DT 6 det
              6 fence NN 3 nmod",
         );
-        assert!(g.has_edge(2, 6, "nmod:next_to"));
+        assert!(g.has_edge(2, 6, Rel::named("nmod:next_to")));
     }
 
     #[test]
@@ -729,10 +733,10 @@ mod tests {
              7 window NN 4 nmod",
         );
         assert_eq!(g.roots, vec![7]);
-        assert!(g.has_edge(7, 2, "nsubj"));
-        assert!(g.has_edge(7, 3, "cop"));
-        assert!(g.has_edge(7, 4, "case"));
-        assert!(g.has_edge(4, 5, "mwe"));
+        assert!(g.has_edge(7, 2, Rel::NSUBJ));
+        assert!(g.has_edge(7, 3, Rel::COP));
+        assert!(g.has_edge(7, 4, Rel::CASE));
+        assert!(g.has_edge(4, 5, Rel::MWE));
         assert_eq!(g.incoming(4).len(), 1);
     }
 
@@ -748,8 +752,8 @@ mod tests {
              5 fedex NN 6 compound
              6 plane NN 2 nmod",
         );
-        assert!(g.has_edge(2, 6, "nmod:to"));
-        assert!(g.has_edge(2, 3, "advmod"));
+        assert!(g.has_edge(2, 6, Rel::named("nmod:to")));
+        assert!(g.has_edge(2, 3, Rel::ADVMOD));
     }
 
     #[test]
@@ -763,10 +767,10 @@ mod tests {
              5 of IN 6 case
              6 trees NNS 3 nmod",
         );
-        assert!(g.has_edge(3, 6, "nmod:out_of"));
-        assert!(g.has_edge(6, 4, "case"));
-        assert!(g.has_edge(4, 5, "mwe"));
-        assert!(!g.has_edge(6, 5, "case"));
+        assert!(g.has_edge(3, 6, Rel::named("nmod:out_of")));
+        assert!(g.has_edge(6, 4, Rel::CASE));
+        assert!(g.has_edge(4, 5, Rel::MWE));
+        assert!(!g.has_edge(6, 5, Rel::CASE));
     }
 
     #[test]
@@ -781,7 +785,7 @@ mod tests {
              6 the DT 7 det
              7 rain NN 3 nmod",
         );
-        assert!(g.has_edge(3, 7, "nmod:because_of"));
+        assert!(g.has_edge(3, 7, Rel::named("nmod:because_of")));
     }
 
     #[test]
@@ -796,8 +800,8 @@ mod tests {
              6 while IN 7 mark
              7 walking VBG 3 advcl",
         );
-        assert!(g.has_edge(3, 7, "advcl:while"));
-        assert!(g.has_edge(2, 3, "acl"));
+        assert!(g.has_edge(3, 7, Rel::named("advcl:while")));
+        assert!(g.has_edge(2, 3, Rel::ACL));
     }
 
     #[test]
@@ -815,10 +819,10 @@ mod tests {
              9 a DT 10 det
              10 bench NN 7 nmod",
         );
-        assert!(g.has_edge(2, 5, "conj:and"));
-        assert!(g.has_edge(7, 5, "nsubj"));
-        assert!(g.has_edge(7, 2, "nsubj"));
-        assert!(g.has_edge(7, 10, "nmod:on"));
+        assert!(g.has_edge(2, 5, Rel::named("conj:and")));
+        assert!(g.has_edge(7, 5, Rel::NSUBJ));
+        assert!(g.has_edge(7, 2, Rel::NSUBJ));
+        assert!(g.has_edge(7, 10, Rel::named("nmod:on")));
     }
 
     #[test]
@@ -832,9 +836,9 @@ mod tests {
              5 and CC 4 cc
              6 cups NNS 4 conj",
         );
-        assert!(g.has_edge(2, 4, "nmod:with"));
-        assert!(g.has_edge(2, 6, "nmod:with"));
-        assert!(g.has_edge(4, 6, "conj:and"));
+        assert!(g.has_edge(2, 4, Rel::named("nmod:with")));
+        assert!(g.has_edge(2, 6, Rel::named("nmod:with")));
+        assert!(g.has_edge(4, 6, Rel::named("conj:and")));
     }
 
     #[test]
@@ -851,8 +855,8 @@ mod tests {
              7 a DT 8 det
              8 bat NN 6 dobj",
         );
-        assert!(g.has_edge(6, 2, "nsubj"));
-        assert!(!g.has_edge(6, 3, "aux"));
+        assert!(g.has_edge(6, 2, Rel::NSUBJ));
+        assert!(!g.has_edge(6, 3, Rel::AUX));
         // "the man is tall and thin": thin is JJ, so treatCC gives it no subject.
         let g = enhanced(
             "1 the DT 2 det
@@ -862,8 +866,8 @@ mod tests {
              5 and CC 4 cc
              6 thin JJ 4 conj",
         );
-        assert!(g.has_edge(4, 6, "conj:and"));
-        assert!(!g.has_edge(6, 2, "nsubj"));
+        assert!(g.has_edge(4, 6, Rel::named("conj:and")));
+        assert!(!g.has_edge(6, 2, Rel::NSUBJ));
     }
 
     #[test]
@@ -878,8 +882,8 @@ mod tests {
              6 serves VBZ 4 conj
              7 four CD 6 dobj",
         );
-        assert!(g.has_edge(6, 2, "nsubj"));
-        assert!(!g.has_edge(6, 2, "nsubjpass"));
+        assert!(g.has_edge(6, 2, Rel::NSUBJ));
+        assert!(!g.has_edge(6, 2, Rel::NSUBJPASS));
     }
 
     #[test]
@@ -892,13 +896,13 @@ mod tests {
              4 a DT 5 det
              5 cat NN 2 conj",
         );
-        assert!(g.has_edge(2, 5, "conj:or"));
+        assert!(g.has_edge(2, 5, Rel::named("conj:or")));
         let g = enhanced(
             "1 salt NN 0 root
              2 & CC 1 cc
              3 pepper NN 1 conj",
         );
-        assert!(g.has_edge(1, 3, "conj:and"));
+        assert!(g.has_edge(1, 3, Rel::named("conj:and")));
     }
 
     #[test]
@@ -911,8 +915,8 @@ mod tests {
              4 and CC 1 cc
              5 birds NNS 1 conj",
         );
-        assert!(g.has_edge(1, 3, "conj:or"));
-        assert!(g.has_edge(1, 5, "conj:and"));
+        assert!(g.has_edge(1, 3, Rel::named("conj:or")));
+        assert!(g.has_edge(1, 5, Rel::named("conj:and")));
     }
 
     #[test]
@@ -925,8 +929,8 @@ mod tests {
              4 , , 3 punct
              5 reading VBG 3 conj",
         );
-        assert!(g.has_edge(3, 5, "conj"));
-        assert!(!g.has_edge(2, 5, "acl"));
+        assert!(g.has_edge(3, 5, Rel::CONJ));
+        assert!(!g.has_edge(2, 5, Rel::ACL));
     }
 
     #[test]
@@ -943,9 +947,9 @@ mod tests {
              8 a DT 9 det
              9 blanket NN 5 conj",
         );
-        assert!(g.has_edge(2, 5, "nmod:on"));
-        assert!(g.has_edge(2, 9, "nmod:under"));
-        assert!(!g.has_edge(2, 9, "nmod:on"));
+        assert!(g.has_edge(2, 5, Rel::named("nmod:on")));
+        assert!(g.has_edge(2, 9, Rel::named("nmod:under")));
+        assert!(!g.has_edge(2, 9, Rel::named("nmod:on")));
     }
 
     #[test]

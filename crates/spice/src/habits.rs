@@ -284,8 +284,9 @@
 //! unchanged. It also moves a list item ("wearing a black hat , a beige shirt and ..."), where
 //! the PCFG coordinates; that reference set comes one tuple closer to the official count.
 
-use crate::depgraph::{DepGraph, Edge};
+use crate::depgraph::{DepGraph, Edge, Rel};
 use crate::lexicon;
+use crate::parse::Label;
 
 /// Applies the habits of the basic tree to one sentence, before [`crate::enhance`].
 pub fn apply_basic(g: &mut DepGraph) {
@@ -323,15 +324,15 @@ fn labels_follow_tags(g: &mut DepGraph) {
             continue;
         }
         let tag = g.tag(e.dep);
-        let new = match e.rel.as_str() {
-            "compound" if tag.starts_with("JJ") || tag == "VBN" || tag == "VBG" => "amod",
-            "amod" if tag == "NN" || tag == "NNS" => "compound",
+        let new = match e.rel {
+            Rel::COMPOUND if tag.starts_with("JJ") || tag == "VBN" || tag == "VBG" => Rel::AMOD,
+            Rel::AMOD if tag == "NN" || tag == "NNS" => Rel::COMPOUND,
             _ => continue,
         };
-        relabel.push((e.gov, e.dep, e.rel.clone(), new));
+        relabel.push((e.gov, e.dep, e.rel, new));
     }
     for (gov, dep, old, new) in relabel {
-        g.remove_edge(gov, dep, &old);
+        g.remove_edge(gov, dep, old);
         g.add_edge(gov, dep, new);
     }
 }
@@ -341,7 +342,11 @@ fn labels_follow_tags(g: &mut DepGraph) {
 /// `advmod`, so SPICE gives `(man, aged)` alone, not also `(aged)` and `(aged, middle)`.
 fn participle_adjective_phrases(g: &mut DepGraph) {
     let mut relabel = Vec::new();
-    for e in g.edges.iter().filter(|e| e.rel == "amod" && e.dep < e.gov) {
+    for e in g
+        .edges
+        .iter()
+        .filter(|e| e.rel == Rel::AMOD && e.dep < e.gov)
+    {
         let (modifier, participle) = (e.dep, e.gov);
         let word = g.word(participle).to_lowercase();
         let participle_like = matches!(g.tag(participle), "VBN" | "VBG")
@@ -350,14 +355,14 @@ fn participle_adjective_phrases(g: &mut DepGraph) {
         let modifies_noun = g
             .incoming(participle)
             .iter()
-            .any(|h| h.rel == "amod" && h.gov > participle && g.is_noun(h.gov));
+            .any(|h| h.rel == Rel::AMOD && h.gov > participle && g.is_noun(h.gov));
         if participle_like && modifies_noun && g.tag(modifier).starts_with("JJ") {
             relabel.push((participle, modifier));
         }
     }
     for (participle, modifier) in relabel {
-        g.remove_edge(participle, modifier, "amod");
-        g.add_edge(participle, modifier, "advmod");
+        g.remove_edge(participle, modifier, Rel::AMOD);
+        g.add_edge(participle, modifier, Rel::ADVMOD);
     }
 }
 
@@ -370,16 +375,17 @@ fn flat_noun_phrases(g: &mut DepGraph) {
     for e in g
         .edges
         .iter()
-        .filter(|e| e.rel == "compound" && e.dep < e.gov)
+        .filter(|e| e.rel == Rel::COMPOUND && e.dep < e.gov)
     {
         for m in g.outgoing(e.dep) {
-            if m.dep < e.dep && matches!(m.rel.as_str(), "det" | "amod" | "nummod" | "compound") {
-                moves.push((e.dep, m.dep, m.rel.clone(), e.gov));
+            if m.dep < e.dep && matches!(m.rel, Rel::DET | Rel::AMOD | Rel::NUMMOD | Rel::COMPOUND)
+            {
+                moves.push((e.dep, m.dep, m.rel, e.gov));
             }
         }
     }
     for (from, dep, rel, to) in moves {
-        g.remove_edge(from, dep, &rel);
+        g.remove_edge(from, dep, rel);
         g.add_edge(to, dep, rel);
     }
 }
@@ -401,44 +407,51 @@ fn participle_noun_head(g: &mut DepGraph) {
     }
     for root in g.roots.clone() {
         let p = root + 1;
-        if !g.is_noun(root) || p > g.len() || g.tag(p) != "VBG" || !g.has_edge(root, p, "acl") {
+        if !g.is_noun(root) || p > g.len() || g.tag(p) != "VBG" || !g.has_edge(root, p, Rel::ACL) {
             continue;
         }
         let in_front = p + 2 <= g.len()
             && g.word(p + 1).eq_ignore_ascii_case("in")
             && g.word(p + 2).eq_ignore_ascii_case("front")
-            && g.has_edge(p, p + 2, "nmod");
+            && g.has_edge(p, p + 2, Rel::NMOD);
         if final_punctuation && !in_front {
             continue;
         }
         let word = g.word(p).to_lowercase();
         if !lexicon::NOUN_LIKE_PARTICIPLES.contains(&word.as_str())
-            || g.outgoing(root).iter().any(|e| e.rel.starts_with("conj"))
-            || ["nsubj", "mark", "aux", "ccomp", "xcomp", "dobj"]
-                .iter()
-                .any(|r| g.has_child(p, r))
+            || g.outgoing(root).iter().any(|e| e.rel.is(Label::CONJ))
+            || [
+                Rel::NSUBJ,
+                Rel::MARK,
+                Rel::AUX,
+                Rel::CCOMP,
+                Rel::XCOMP,
+                Rel::DOBJ,
+            ]
+            .iter()
+            .any(|&r| g.has_child(p, r))
         {
             continue;
         }
         retag(g, p, "NN");
-        g.remove_edge(root, p, "acl");
+        g.remove_edge(root, p, Rel::ACL);
         if g.is_plural_noun(root) {
-            g.add_edge(root, p, "dep");
+            g.add_edge(root, p, Rel::DEP);
             continue;
         }
-        let moves: Vec<(usize, String)> = g
+        let moves: Vec<(usize, Rel)> = g
             .outgoing(root)
             .iter()
             .filter(|e| {
-                e.dep > p || matches!(e.rel.as_str(), "det" | "amod" | "compound" | "nummod")
+                e.dep > p || matches!(e.rel, Rel::DET | Rel::AMOD | Rel::COMPOUND | Rel::NUMMOD)
             })
-            .map(|e| (e.dep, e.rel.clone()))
+            .map(|e| (e.dep, e.rel))
             .collect();
         for (dep, rel) in moves {
-            g.remove_edge(root, dep, &rel);
+            g.remove_edge(root, dep, rel);
             g.add_edge(p, dep, rel);
         }
-        g.add_edge(p, root, "compound");
+        g.add_edge(p, root, Rel::COMPOUND);
         reroot(g, root, p);
     }
 }
@@ -453,25 +466,25 @@ fn subject_participle_as_clause(g: &mut DepGraph) {
         if p < 2
             || g.tag(p) != "VBG"
             || !g.is_noun(n)
-            || !g.has_edge(p, n, "nsubj")
+            || !g.has_edge(p, n, Rel::NSUBJ)
             || !lexicon::NOUN_LIKE_PARTICIPLES.contains(&g.word(p).to_lowercase().as_str())
             || [
-                "aux",
-                "auxpass",
-                "cop",
-                "mark",
-                "dobj",
-                "ccomp",
-                "xcomp",
-                "nsubjpass",
+                Rel::AUX,
+                Rel::AUXPASS,
+                Rel::COP,
+                Rel::MARK,
+                Rel::DOBJ,
+                Rel::CCOMP,
+                Rel::XCOMP,
+                Rel::NSUBJPASS,
             ]
             .iter()
-            .any(|r| g.has_child(p, r))
+            .any(|&r| g.has_child(p, r))
         {
             continue;
         }
-        g.remove_edge(p, n, "nsubj");
-        g.add_edge(n, p, "acl");
+        g.remove_edge(p, n, Rel::NSUBJ);
+        g.add_edge(n, p, Rel::ACL);
         reroot(g, p, n);
     }
 }
@@ -485,13 +498,13 @@ fn fragment_of_attachment(g: &mut DepGraph) {
         if !g.is_noun(x) {
             continue;
         }
-        for middle in g.children(x, "nmod") {
+        for middle in g.children(x, Rel::NMOD) {
             let word = g.word(middle).to_lowercase();
             let Some(&(_, opener)) = lexicon::FRAGMENT_OF_PARTS.iter().find(|(w, _)| *w == word)
             else {
                 continue;
             };
-            let [case] = g.children(middle, "case")[..] else {
+            let [case] = g.children(middle, Rel::CASE)[..] else {
                 continue;
             };
             if let Some(opener) = opener {
@@ -499,9 +512,9 @@ fn fragment_of_attachment(g: &mut DepGraph) {
                     continue;
                 }
             }
-            for y in g.children(middle, "nmod") {
+            for y in g.children(middle, Rel::NMOD) {
                 let of_next = g
-                    .children(y, "case")
+                    .children(y, Rel::CASE)
                     .into_iter()
                     .any(|c| c == middle + 1 && g.word(c).eq_ignore_ascii_case("of"));
                 if of_next {
@@ -511,8 +524,8 @@ fn fragment_of_attachment(g: &mut DepGraph) {
         }
     }
     for (x, middle, y) in moves {
-        g.remove_edge(middle, y, "nmod");
-        g.add_edge(x, y, "nmod");
+        g.remove_edge(middle, y, Rel::NMOD);
+        g.add_edge(x, y, Rel::NMOD);
     }
 }
 
@@ -530,18 +543,18 @@ fn trailing_participle_predicate(g: &mut DepGraph) {
     };
     let mut ends: Option<Vec<usize>> = None;
     for root in g.roots.clone() {
-        if !g.is_noun(root) || g.outgoing(root).iter().any(|e| e.rel.starts_with("conj")) {
+        if !g.is_noun(root) || g.outgoing(root).iter().any(|e| e.rel.is(Label::CONJ)) {
             continue;
         }
-        let clause = g.children(root, "acl").into_iter().find(|&c| {
+        let clause = g.children(root, Rel::ACL).into_iter().find(|&c| {
             c >= 2
                 && g.word(c - 1) == ","
                 && g.tag(c) == "VBG"
                 && ends.get_or_insert_with(|| subtree_spans(g).1)[c] >= end
         });
         if let Some(clause) = clause {
-            g.remove_edge(root, clause, "acl");
-            g.add_edge(clause, root, "nsubj");
+            g.remove_edge(root, clause, Rel::ACL);
+            g.add_edge(clause, root, Rel::NSUBJ);
             g.roots = vec![clause];
             return;
         }
@@ -595,10 +608,10 @@ fn participle_after_object(g: &mut DepGraph) {
     let mut moves = Vec::new();
     for e in &g.edges {
         let (verb, participle) = (e.gov, e.dep);
-        if e.rel != "advcl" || g.tag(participle) != "VBG" || participle < 2 {
+        if e.rel != Rel::ADVCL || g.tag(participle) != "VBG" || participle < 2 {
             continue;
         }
-        if g.has_child(participle, "mark") || g.has_child(participle, "nsubj") {
+        if g.has_child(participle, Rel::MARK) || g.has_child(participle, Rel::NSUBJ) {
             continue;
         }
         let noun = participle - 1;
@@ -607,8 +620,8 @@ fn participle_after_object(g: &mut DepGraph) {
         }
     }
     for (verb, participle, noun) in moves {
-        g.remove_edge(verb, participle, "advcl");
-        g.add_edge(noun, participle, "acl");
+        g.remove_edge(verb, participle, Rel::ADVCL);
+        g.add_edge(noun, participle, Rel::ACL);
     }
 }
 
@@ -622,17 +635,17 @@ fn nearest_noun_conjunct(g: &mut DepGraph) {
     let mut moves = Vec::new();
     for e in &g.edges {
         let (head, conjunct) = (e.gov, e.dep);
-        if e.rel != "conj" || conjunct < head || !g.is_noun(head) || !g.is_noun(conjunct) {
+        if e.rel != Rel::CONJ || conjunct < head || !g.is_noun(head) || !g.is_noun(conjunct) {
             continue;
         }
         let nearest = g
-            .children(head, "nmod")
+            .children(head, Rel::NMOD)
             .into_iter()
             .filter(|&m| m > head && m < conjunct && g.is_noun(m))
             .max();
         if let Some(object) = nearest {
             let ccs: Vec<usize> = g
-                .children(head, "cc")
+                .children(head, Rel::CC)
                 .into_iter()
                 .filter(|&c| c > object && c < conjunct)
                 .collect();
@@ -640,11 +653,11 @@ fn nearest_noun_conjunct(g: &mut DepGraph) {
         }
     }
     for (head, conjunct, object, ccs) in moves {
-        g.remove_edge(head, conjunct, "conj");
-        g.add_edge(object, conjunct, "conj");
+        g.remove_edge(head, conjunct, Rel::CONJ);
+        g.add_edge(object, conjunct, Rel::CONJ);
         for cc in ccs {
-            g.remove_edge(head, cc, "cc");
-            g.add_edge(object, cc, "cc");
+            g.remove_edge(head, cc, Rel::CC);
+            g.add_edge(object, cc, Rel::CC);
         }
     }
 }
@@ -655,19 +668,19 @@ fn nearest_noun_conjunct(g: &mut DepGraph) {
 fn adjective_conjunct_of_compound(g: &mut DepGraph) {
     let mut moves = Vec::new();
     for e in &g.edges {
-        if e.rel != "compound" || e.dep > e.gov {
+        if e.rel != Rel::COMPOUND || e.dep > e.gov {
             continue;
         }
         let (head, noun) = (e.gov, e.dep);
-        for adj in g.children(noun, "conj") {
+        for adj in g.children(noun, Rel::CONJ) {
             if adj > noun && adj < head && g.tag(adj).starts_with("JJ") {
                 moves.push((head, noun, adj));
             }
         }
     }
     for (head, noun, adj) in moves {
-        g.remove_edge(noun, adj, "conj");
-        g.add_edge(head, adj, "amod");
+        g.remove_edge(noun, adj, Rel::CONJ);
+        g.add_edge(head, adj, Rel::AMOD);
     }
 }
 
@@ -686,15 +699,15 @@ fn colour_complement_adjective(g: &mut DepGraph) {
             continue;
         }
         let gov_word = g.word(e.gov).to_lowercase();
-        let complement = match e.rel.as_str() {
-            "nmod" => {
+        let complement = match e.rel {
+            Rel::NMOD => {
                 gov_word == "dressed"
-                    && g.children(c, "case")
+                    && g.children(c, Rel::CASE)
                         .iter()
                         .any(|&k| g.word(k).eq_ignore_ascii_case("in"))
             }
             // Only at the end of the sentence, before punctuation or a last finite verb.
-            "dobj" => {
+            Rel::DOBJ => {
                 lexicon::WEARING_VERBS.contains(&gov_word.as_str())
                     && g.nodes().filter(|&k| k > c).all(|k| {
                         !g.word(k).chars().any(char::is_alphanumeric)
@@ -707,11 +720,11 @@ fn colour_complement_adjective(g: &mut DepGraph) {
         let bare = g
             .outgoing(c)
             .iter()
-            .all(|m| matches!(m.rel.as_str(), "case" | "cc" | "conj" | "punct"));
+            .all(|m| matches!(m.rel, Rel::CASE | Rel::CC | Rel::CONJ | Rel::PUNCT));
         if complement && bare {
             adjectives.push(c);
             adjectives.extend(
-                g.children(c, "conj")
+                g.children(c, Rel::CONJ)
                     .into_iter()
                     .filter(|&k| is_colour(g, k)),
             );
@@ -731,7 +744,7 @@ fn noun_before_nearby(g: &mut DepGraph) {
         if !g.word(i).eq_ignore_ascii_case("nearby")
             || !g.is_noun(n1)
             || !g.is_noun(n2)
-            || !g.has_edge(n2, i, "case")
+            || !g.has_edge(n2, i, Rel::CASE)
         {
             continue;
         }
@@ -742,9 +755,9 @@ fn noun_before_nearby(g: &mut DepGraph) {
             .cloned()
             .collect();
         for e in old {
-            g.remove_edge(e.gov, e.dep, &e.rel);
+            g.remove_edge(e.gov, e.dep, e.rel);
         }
-        g.add_edge(n2, i, "amod");
+        g.add_edge(n2, i, Rel::AMOD);
         retag(g, i, "JJ");
         take_place_of(g, n1, n2);
     }
@@ -758,27 +771,30 @@ fn noun_before_nearby(g: &mut DepGraph) {
 fn noun_before_close_to(g: &mut DepGraph) {
     for i in 2..g.len() {
         let (n1, to) = (i - 1, i + 1);
-        if !g.word(i).eq_ignore_ascii_case("close") || !g.is_noun(n1) || !g.has_edge(i, to, "mwe") {
+        if !g.word(i).eq_ignore_ascii_case("close")
+            || !g.is_noun(n1)
+            || !g.has_edge(i, to, Rel::MWE)
+        {
             continue;
         }
-        let Some(object) = g.parents(i, "case").into_iter().next() else {
+        let Some(object) = g.parents(i, Rel::CASE).into_iter().next() else {
             continue;
         };
         let stale: Vec<Edge> = g
             .edges
             .iter()
             .filter(|e| {
-                (e.dep == object && e.rel == "nmod:close_to")
+                (e.dep == object && e.rel.is(Label::NMOD) && e.rel.specific() == Some("close_to"))
                     || (e.gov == object && e.dep == i)
                     || (e.gov == i && e.dep == to)
             })
             .cloned()
             .collect();
         for e in stale {
-            g.remove_edge(e.gov, e.dep, &e.rel);
+            g.remove_edge(e.gov, e.dep, e.rel);
         }
-        g.add_edge(object, to, "case");
-        g.add_edge(i, object, "nmod:to");
+        g.add_edge(object, to, Rel::CASE);
+        g.add_edge(i, object, Rel::with_specific(Label::NMOD, "to"));
         retag(g, i, "NN");
         take_place_of(g, n1, i);
     }
@@ -794,7 +810,7 @@ fn take_place_of(g: &mut DepGraph, noun: usize, head: usize) {
         .cloned()
         .collect();
     for e in moved {
-        g.remove_edge(e.gov, e.dep, &e.rel);
+        g.remove_edge(e.gov, e.dep, e.rel);
         if e.gov == noun && e.dep != head {
             g.add_edge(head, e.dep, e.rel);
         } else if e.dep == noun && e.gov != head {
@@ -802,7 +818,7 @@ fn take_place_of(g: &mut DepGraph, noun: usize, head: usize) {
         }
     }
     reroot(g, noun, head);
-    g.add_edge(head, noun, "compound");
+    g.add_edge(head, noun, Rel::COMPOUND);
 }
 
 /// Basic tree: a present participle P is the root with one `nsubj` noun N before it and no
@@ -816,19 +832,19 @@ fn participle_root_fragment(g: &mut DepGraph) {
         if g.tag(root) != "VBG" {
             continue;
         }
-        let [n] = g.children(root, "nsubj")[..] else {
+        let [n] = g.children(root, Rel::NSUBJ)[..] else {
             continue;
         };
         if n > root
             || !g.is_noun(n)
-            || ["aux", "auxpass", "cop", "mark", "nsubjpass"]
+            || [Rel::AUX, Rel::AUXPASS, Rel::COP, Rel::MARK, Rel::NSUBJPASS]
                 .iter()
-                .any(|r| g.has_child(root, r))
+                .any(|&r| g.has_child(root, r))
         {
             continue;
         }
         let last = g
-            .children(n, "conj")
+            .children(n, Rel::CONJ)
             .into_iter()
             .filter(|&c| g.is_noun(c))
             .max();
@@ -839,12 +855,16 @@ fn participle_root_fragment(g: &mut DepGraph) {
             None if !(n..root).any(|i| g.word(i) == ",") => n,
             None => continue,
         };
-        g.remove_edge(root, n, "nsubj");
-        for p in g.children(root, "punct").into_iter().filter(|&p| p > root) {
-            g.remove_edge(root, p, "punct");
-            g.add_edge(n, p, "punct");
+        g.remove_edge(root, n, Rel::NSUBJ);
+        for p in g
+            .children(root, Rel::PUNCT)
+            .into_iter()
+            .filter(|&p| p > root)
+        {
+            g.remove_edge(root, p, Rel::PUNCT);
+            g.add_edge(n, p, Rel::PUNCT);
         }
-        g.add_edge(host, root, "acl");
+        g.add_edge(host, root, Rel::ACL);
         reroot(g, root, n);
     }
 }
@@ -876,7 +896,7 @@ fn while_gerund_noun_phrase(g: &mut DepGraph) {
     let mut found = Vec::new();
     for e in &g.edges {
         let (participle, marker) = (e.gov, e.dep);
-        if !matches!(e.rel.as_str(), "mark" | "advmod")
+        if !matches!(e.rel, Rel::MARK | Rel::ADVMOD)
             || participle != marker + 1
             || !g.word(marker).eq_ignore_ascii_case("while")
             || g.tag(participle) != "VBG"
@@ -884,50 +904,50 @@ fn while_gerund_noun_phrase(g: &mut DepGraph) {
         {
             continue;
         }
-        let has = |rel: &str| g.has_child(participle, rel);
-        if has("nsubj") || has("nsubjpass") || has("aux") || has("auxpass") {
+        let has = |rel: Rel| g.has_child(participle, rel);
+        if has(Rel::NSUBJ) || has(Rel::NSUBJPASS) || has(Rel::AUX) || has(Rel::AUXPASS) {
             continue;
         }
-        let Some(&head) = g.parents(participle, "advcl").first() else {
+        let Some(&head) = g.parents(participle, Rel::ADVCL).first() else {
             continue;
         };
         let Some(object) = g
-            .children(participle, "dobj")
+            .children(participle, Rel::DOBJ)
             .into_iter()
             .find(|&x| x > participle && g.is_noun(x))
         else {
             continue;
         };
-        let bare = !["det", "nmod:poss", "nummod"]
+        let bare = ![Rel::DET, Rel::NMOD_POSS, Rel::NUMMOD]
             .iter()
-            .any(|rel| g.has_child(object, rel));
+            .any(|&rel| g.has_child(object, rel));
         // The words between the participle and the noun are the noun's own premodifiers.
         let flat = (participle + 1..object).all(|w| {
             g.incoming(w)
                 .iter()
-                .any(|e| e.gov == object && matches!(e.rel.as_str(), "amod" | "compound"))
+                .any(|e| e.gov == object && matches!(e.rel, Rel::AMOD | Rel::COMPOUND))
         });
         if bare && flat {
-            found.push((marker, participle, head, object, e.rel.clone()));
+            found.push((marker, participle, head, object, e.rel));
         }
     }
     for (marker, participle, head, object, marker_rel) in found {
-        g.remove_edge(head, participle, "advcl");
-        g.remove_edge(participle, marker, &marker_rel);
-        g.remove_edge(participle, object, "dobj");
-        let rest: Vec<(usize, String)> = g
+        g.remove_edge(head, participle, Rel::ADVCL);
+        g.remove_edge(participle, marker, marker_rel);
+        g.remove_edge(participle, object, Rel::DOBJ);
+        let rest: Vec<(usize, Rel)> = g
             .outgoing(participle)
             .iter()
-            .map(|e| (e.dep, e.rel.clone()))
+            .map(|e| (e.dep, e.rel))
             .collect();
         for (dep, rel) in rest {
-            g.remove_edge(participle, dep, &rel);
+            g.remove_edge(participle, dep, rel);
             g.add_edge(object, dep, rel);
         }
         retag(g, participle, "NN");
-        g.add_edge(head, object, "nmod");
-        g.add_edge(object, participle, "compound");
-        g.add_edge(object, marker, "case");
+        g.add_edge(head, object, Rel::NMOD);
+        g.add_edge(object, participle, Rel::COMPOUND);
+        g.add_edge(object, marker, Rel::CASE);
     }
 }
 
@@ -941,7 +961,7 @@ fn comma_noun_phrase_appositive(g: &mut DepGraph) {
     let mut starts: Option<Vec<usize>> = None;
     for e in &g.edges {
         let (verb, object) = (e.gov, e.dep);
-        if e.rel != "dobj" || !g.is_noun(object) || !g.tag(verb).starts_with("VB") {
+        if e.rel != Rel::DOBJ || !g.is_noun(object) || !g.tag(verb).starts_with("VB") {
             continue;
         }
         let start = starts.get_or_insert_with(|| subtree_spans(g).0)[object];
@@ -952,7 +972,7 @@ fn comma_noun_phrase_appositive(g: &mut DepGraph) {
         let before = g
             .outgoing(verb)
             .iter()
-            .filter(|c| matches!(c.rel.as_str(), "dobj" | "nmod") && c.dep > verb && c.dep < comma)
+            .filter(|c| matches!(c.rel, Rel::DOBJ | Rel::NMOD) && c.dep > verb && c.dep < comma)
             .map(|c| c.dep)
             .max();
         if let Some(host) = before.filter(|&h| g.is_noun(h)) {
@@ -960,8 +980,8 @@ fn comma_noun_phrase_appositive(g: &mut DepGraph) {
         }
     }
     for (verb, object, host) in moves {
-        g.remove_edge(verb, object, "dobj");
-        g.add_edge(host, object, "appos");
+        g.remove_edge(verb, object, Rel::DOBJ);
+        g.add_edge(host, object, Rel::APPOS);
     }
 }
 
@@ -986,7 +1006,7 @@ fn object_of(g: &DepGraph, noun: usize, verb: usize) -> bool {
     let mut current = noun;
     // A tree path is acyclic; the bound only guards against a malformed graph.
     for _ in 0..g.len() {
-        let Some(up) = g.incoming(current).first().map(|e| (e.gov, e.rel.clone())) else {
+        let Some(up) = g.incoming(current).first().map(|e| (e.gov, e.rel)) else {
             return false;
         };
         if !matches!(up.1.as_str(), "dobj" | "nmod") {
@@ -1018,16 +1038,16 @@ fn fragment_participles(g: &mut DepGraph) {
         .roots
         .iter()
         .filter(|&&r| g.is_noun(r) && !g.is_plural_noun(r))
-        .flat_map(|&r| g.children(r, "acl").into_iter().map(move |c| (r, c)))
+        .flat_map(|&r| g.children(r, Rel::ACL).into_iter().map(move |c| (r, c)))
         .filter(|&(_, c)| g.tag(c) == "VBG")
         .filter(|&(r, c)| {
             starts_lowercase
-                || (c == r + 1 && (!g.has_child(c, "dobj") || g.has_child(c, "compound:prt")))
+                || (c == r + 1 && (!g.has_child(c, Rel::DOBJ) || g.has_child(c, Rel::COMPOUND_PRT)))
         })
         .collect();
     for (root, clause) in clauses {
-        g.remove_edge(root, clause, "acl");
-        g.add_edge(root, clause, "dep");
+        g.remove_edge(root, clause, Rel::ACL);
+        g.add_edge(root, clause, Rel::DEP);
     }
 }
 
@@ -1053,7 +1073,7 @@ mod tests {
         // "man riding an elephant": the official graph is (man) (elephant), no relation.
         let mut g = man_riding_an_elephant("man", None);
         apply(&mut g);
-        assert!(g.has_edge(1, 2, "dep") && !g.has_edge(1, 2, "acl"));
+        assert!(g.has_edge(1, 2, Rel::DEP) && !g.has_edge(1, 2, Rel::ACL));
     }
 
     #[test]
@@ -1070,19 +1090,19 @@ mod tests {
         .expect("valid")
         .remove(0);
         apply(&mut g);
-        assert!(g.has_edge(3, 4, "dep") && !g.has_edge(3, 4, "acl"));
+        assert!(g.has_edge(3, 4, Rel::DEP) && !g.has_edge(3, 4, Rel::ACL));
         // "Man riding an elephant": the participle has an object, the clause stays.
         let mut g = man_riding_an_elephant("Man", None);
         apply(&mut g);
-        assert!(g.has_edge(1, 2, "acl"));
+        assert!(g.has_edge(1, 2, Rel::ACL));
         // "Man riding down an elephant": an object after a particle is a prepositional one.
         let mut g = man_riding_an_elephant("Man", None);
         g.tokens[2].word = "down".into();
         g.tokens[2].tag = "RP".into();
-        g.remove_edge(4, 3, "det");
-        g.add_edge(2, 3, "compound:prt");
+        g.remove_edge(4, 3, Rel::DET);
+        g.add_edge(2, 3, Rel::COMPOUND_PRT);
         apply(&mut g);
-        assert!(g.has_edge(1, 2, "dep"));
+        assert!(g.has_edge(1, 2, Rel::DEP));
     }
 
     fn basic(rows: &[(&str, &str, usize, &str)]) -> DepGraph {
@@ -1117,23 +1137,23 @@ mod tests {
         // "A woman sings ... while playing guitar .": official count 6, (woman, sing while, guitar).
         let mut g = sings_while_playing(&[("guitar", "NN", 4, "dobj")]);
         apply_basic(&mut g);
-        assert!(g.has_edge(2, 5, "nmod") && g.has_edge(5, 3, "case"));
-        assert!(g.has_edge(5, 4, "compound") && g.tag(4) == "NN");
-        assert!(!g.has_edge(2, 4, "advcl") && !g.has_edge(4, 5, "dobj"));
+        assert!(g.has_edge(2, 5, Rel::NMOD) && g.has_edge(5, 3, Rel::CASE));
+        assert!(g.has_edge(5, 4, Rel::COMPOUND) && g.tag(4) == "NN");
+        assert!(!g.has_edge(2, 4, Rel::ADVCL) && !g.has_edge(4, 5, Rel::DOBJ));
         // A premodifier stays on the noun: "while playing acoustic guitar".
         let mut g =
             sings_while_playing(&[("acoustic", "JJ", 6, "amod"), ("guitar", "NN", 4, "dobj")]);
         apply_basic(&mut g);
-        assert!(g.has_edge(2, 6, "nmod") && g.has_edge(6, 5, "amod"));
+        assert!(g.has_edge(2, 6, Rel::NMOD) && g.has_edge(6, 5, Rel::AMOD));
         // A determiner keeps the clause: "while playing a guitar".
         let mut g = sings_while_playing(&[("a", "DT", 6, "det"), ("guitar", "NN", 4, "dobj")]);
         apply_basic(&mut g);
-        assert!(g.has_edge(2, 4, "advcl") && g.has_edge(4, 6, "dobj"));
+        assert!(g.has_edge(2, 4, Rel::ADVCL) && g.has_edge(4, 6, Rel::DOBJ));
         // "wearing" stays a verb ("... while wearing inline skates").
         let mut g = sings_while_playing(&[("skates", "NNS", 4, "dobj")]);
         g.tokens[3].word = "wearing".into();
         apply_basic(&mut g);
-        assert!(g.has_edge(2, 4, "advcl") && g.tag(4) == "VBG");
+        assert!(g.has_edge(2, 4, Rel::ADVCL) && g.tag(4) == "VBG");
     }
 
     #[test]
@@ -1147,9 +1167,9 @@ mod tests {
             ("rocks", "NNS", 1, "nmod"),
         ]);
         apply_basic(&mut g);
-        assert!(g.has_edge(1, 5, "nmod") && !g.has_edge(1, 3, "nmod"));
-        assert!(g.has_edge(5, 3, "compound") && g.has_edge(5, 4, "amod"));
-        assert!(g.has_edge(5, 2, "case") && g.tag(4) == "JJ");
+        assert!(g.has_edge(1, 5, Rel::NMOD) && !g.has_edge(1, 3, Rel::NMOD));
+        assert!(g.has_edge(5, 3, Rel::COMPOUND) && g.has_edge(5, 4, Rel::AMOD));
+        assert!(g.has_edge(5, 2, Rel::CASE) && g.tag(4) == "JJ");
     }
 
     #[test]
@@ -1165,9 +1185,9 @@ mod tests {
             ("shore", "NN", 3, "nmod:close_to"),
         ]);
         apply(&mut g);
-        assert!(g.has_edge(1, 4, "nmod:through") && g.has_edge(4, 2, "case"));
-        assert!(g.has_edge(4, 3, "compound") && g.has_edge(4, 7, "nmod:to"));
-        assert!(g.has_edge(7, 5, "case") && !g.has_edge(3, 7, "nmod:close_to"));
+        assert!(g.has_edge(1, 4, Rel::named("nmod:through")) && g.has_edge(4, 2, Rel::CASE));
+        assert!(g.has_edge(4, 3, Rel::COMPOUND) && g.has_edge(4, 7, Rel::named("nmod:to")));
+        assert!(g.has_edge(7, 5, Rel::CASE) && !g.has_edge(3, 7, Rel::named("nmod:close_to")));
         assert!(g.tag(4) == "NN" && g.incoming(3).len() == 1);
     }
 
@@ -1187,8 +1207,8 @@ mod tests {
             ("walks", "VBZ", 0, "root"),
         ]);
         apply_basic(&mut g);
-        assert!(g.has_edge(4, 7, "conj") && !g.has_edge(2, 7, "conj"));
-        assert!(g.has_edge(4, 5, "cc") && !g.has_edge(2, 5, "cc"));
+        assert!(g.has_edge(4, 7, Rel::CONJ) && !g.has_edge(2, 7, Rel::CONJ));
+        assert!(g.has_edge(4, 5, Rel::CC) && !g.has_edge(2, 5, Rel::CC));
 
         // "a man and a woman": no prepositional object in between, nothing moves.
         let mut g = basic(&[
@@ -1199,7 +1219,7 @@ mod tests {
             ("woman", "NN", 2, "conj"),
         ]);
         apply_basic(&mut g);
-        assert!(g.has_edge(2, 5, "conj") && g.has_edge(2, 3, "cc"));
+        assert!(g.has_edge(2, 5, Rel::CONJ) && g.has_edge(2, 3, Rel::CC));
     }
 
     #[test]
@@ -1214,9 +1234,9 @@ mod tests {
             ("jumps", "VBZ", 0, "root"),
         ]);
         apply_basic(&mut g);
-        assert!(g.has_edge(4, 2, "amod") && !g.has_edge(4, 2, "compound"));
-        assert!(g.has_edge(4, 3, "compound") && !g.has_edge(4, 3, "amod"));
-        assert!(g.has_edge(5, 4, "nsubj"));
+        assert!(g.has_edge(4, 2, Rel::AMOD) && !g.has_edge(4, 2, Rel::COMPOUND));
+        assert!(g.has_edge(4, 3, Rel::COMPOUND) && !g.has_edge(4, 3, Rel::AMOD));
+        assert!(g.has_edge(5, 4, Rel::NSUBJ));
     }
 
     #[test]
@@ -1230,8 +1250,8 @@ mod tests {
             ("climbs", "VBZ", 0, "root"),
         ]);
         apply_basic(&mut g);
-        assert!(g.has_edge(3, 2, "advmod") && !g.has_edge(3, 2, "amod"));
-        assert!(g.has_edge(4, 3, "amod"));
+        assert!(g.has_edge(3, 2, Rel::ADVMOD) && !g.has_edge(3, 2, Rel::AMOD));
+        assert!(g.has_edge(4, 3, Rel::AMOD));
 
         // "a bright blue jacket": "blue" is no participle, the official count keeps (blue, bright).
         let mut g = basic(&[
@@ -1241,7 +1261,7 @@ mod tests {
             ("jacket", "NN", 0, "root"),
         ]);
         apply_basic(&mut g);
-        assert!(g.has_edge(3, 2, "amod"));
+        assert!(g.has_edge(3, 2, Rel::AMOD));
     }
 
     #[test]
@@ -1254,8 +1274,8 @@ mod tests {
             ("jacket", "NN", 0, "root"),
         ]);
         apply_basic(&mut g);
-        assert!(g.has_edge(4, 1, "det") && g.has_edge(4, 2, "amod"));
-        assert!(g.outgoing(3).is_empty() && g.has_edge(4, 3, "compound"));
+        assert!(g.has_edge(4, 1, Rel::DET) && g.has_edge(4, 2, Rel::AMOD));
+        assert!(g.outgoing(3).is_empty() && g.has_edge(4, 3, Rel::COMPOUND));
     }
 
     #[test]
@@ -1270,8 +1290,8 @@ mod tests {
             ("water", "NN", 3, "nmod"),
         ]);
         apply_basic(&mut g);
-        assert!(g.has_edge(1, 6, "nmod") && !g.has_edge(3, 6, "nmod"));
-        assert!(g.has_edge(1, 3, "nmod"));
+        assert!(g.has_edge(1, 6, Rel::NMOD) && !g.has_edge(3, 6, Rel::NMOD));
+        assert!(g.has_edge(1, 3, Rel::NMOD));
     }
 
     #[test]
@@ -1289,8 +1309,8 @@ mod tests {
                 ("train", "NN", 4, "nmod"),
             ]);
             apply_basic(&mut g);
-            assert_eq!(g.has_edge(1, 7, "nmod"), moved, "{part}");
-            assert_eq!(g.has_edge(4, 7, "nmod"), !moved, "{part}");
+            assert_eq!(g.has_edge(1, 7, Rel::NMOD), moved, "{part}");
+            assert_eq!(g.has_edge(4, 7, Rel::NMOD), !moved, "{part}");
         }
     }
 
@@ -1307,7 +1327,7 @@ mod tests {
             ("car", "NN", 4, "nmod"),
         ]);
         apply_basic(&mut g);
-        assert!(g.has_edge(4, 7, "nmod"));
+        assert!(g.has_edge(4, 7, Rel::NMOD));
     }
 
     #[test]
@@ -1327,7 +1347,7 @@ mod tests {
         ];
         let mut g = basic(&rows);
         apply_basic(&mut g);
-        assert!(g.has_edge(8, 2, "nsubj") && !g.has_edge(2, 8, "acl"));
+        assert!(g.has_edge(8, 2, Rel::NSUBJ) && !g.has_edge(2, 8, Rel::ACL));
         assert_eq!(g.roots, vec![8]);
 
         // Without the comma the participle stays a clause of the noun.
@@ -1335,7 +1355,7 @@ mod tests {
         rows[6] = ("and", "CC", 2, "cc");
         let mut g = basic(&rows);
         apply_basic(&mut g);
-        assert!(g.has_edge(2, 8, "acl") && g.roots == vec![2]);
+        assert!(g.has_edge(2, 8, Rel::ACL) && g.roots == vec![2]);
     }
 
     #[test]
@@ -1355,7 +1375,7 @@ mod tests {
             (".", ".", 2, "punct"),
         ]);
         apply_basic(&mut g);
-        assert!(g.has_edge(2, 4, "acl") && g.roots == vec![2]);
+        assert!(g.has_edge(2, 4, Rel::ACL) && g.roots == vec![2]);
     }
 
     #[test]
@@ -1373,7 +1393,7 @@ mod tests {
             ("game", "NN", 7, "dobj"),
         ]);
         apply_basic(&mut g);
-        assert!(g.has_edge(6, 7, "acl") && !g.has_edge(3, 7, "advcl"));
+        assert!(g.has_edge(6, 7, Rel::ACL) && !g.has_edge(3, 7, Rel::ADVCL));
     }
 
     #[test]
@@ -1393,7 +1413,7 @@ mod tests {
             ("ball", "NN", 8, "nmod"),
         ]);
         apply_basic(&mut g);
-        assert!(g.has_edge(7, 8, "acl") && !g.has_edge(2, 8, "advcl"));
+        assert!(g.has_edge(7, 8, Rel::ACL) && !g.has_edge(2, 8, Rel::ADVCL));
     }
 
     #[test]
@@ -1413,7 +1433,7 @@ mod tests {
             ]);
             apply_basic(&mut g);
             assert!(
-                g.has_edge(2, 7, "advcl") && !g.has_edge(5, 7, "acl"),
+                g.has_edge(2, 7, Rel::ADVCL) && !g.has_edge(5, 7, Rel::ACL),
                 "{word}"
             );
         }
@@ -1431,8 +1451,8 @@ mod tests {
         ]);
         apply_basic(&mut g);
         assert_eq!((g.tag(2), g.roots.clone()), ("NN", vec![2]));
-        assert!(g.has_edge(2, 1, "compound") && g.has_edge(2, 5, "nmod"));
-        assert!(!g.has_edge(1, 2, "acl"));
+        assert!(g.has_edge(2, 1, Rel::COMPOUND) && g.has_edge(2, 5, Rel::NMOD));
+        assert!(!g.has_edge(1, 2, Rel::ACL));
     }
 
     #[test]
@@ -1453,10 +1473,10 @@ mod tests {
         ]);
         apply_basic(&mut g);
         assert_eq!(g.roots, vec![3]);
-        assert!(g.has_edge(3, 2, "compound") && g.has_edge(3, 1, "det"));
-        assert!(g.has_edge(3, 10, "punct") && g.has_edge(3, 5, "nmod"));
+        assert!(g.has_edge(3, 2, Rel::COMPOUND) && g.has_edge(3, 1, Rel::DET));
+        assert!(g.has_edge(3, 10, Rel::PUNCT) && g.has_edge(3, 5, Rel::NMOD));
         // The "in front of" split of noun fragments then applies to the new root.
-        assert!(g.has_edge(3, 9, "nmod") && !g.has_edge(5, 9, "nmod"));
+        assert!(g.has_edge(3, 9, Rel::NMOD) && !g.has_edge(5, 9, Rel::NMOD));
     }
 
     #[test]
@@ -1471,7 +1491,7 @@ mod tests {
         ]);
         apply_basic(&mut g);
         assert_eq!((g.tag(2), g.roots.clone()), ("NN", vec![1]));
-        assert!(g.has_edge(1, 2, "dep") && g.has_edge(2, 5, "nmod"));
+        assert!(g.has_edge(1, 2, Rel::DEP) && g.has_edge(2, 5, Rel::NMOD));
     }
 
     #[test]
@@ -1489,8 +1509,8 @@ mod tests {
         ]);
         apply_basic(&mut g);
         assert_eq!((g.tag(4), g.roots.clone()), ("NN", vec![4]));
-        assert!(g.has_edge(4, 3, "compound") && g.has_edge(4, 2, "amod"));
-        assert!(g.has_edge(4, 7, "nmod") && !g.has_edge(4, 3, "nsubj"));
+        assert!(g.has_edge(4, 3, Rel::COMPOUND) && g.has_edge(4, 2, Rel::AMOD));
+        assert!(g.has_edge(4, 7, Rel::NMOD) && !g.has_edge(4, 3, Rel::NSUBJ));
         // With an auxiliary ("a dog is swimming") the clause stays; with a final period the
         // participle stays a verb (the `acl` of "dog", see `participle_root_fragment`).
         let with_aux = [
@@ -1508,11 +1528,11 @@ mod tests {
         let mut g = basic(&with_aux);
         apply_basic(&mut g);
         assert_eq!((g.tag(4), g.roots.clone()), ("VBG", vec![4]));
-        assert!(g.has_edge(4, 2, "nsubj"));
+        assert!(g.has_edge(4, 2, Rel::NSUBJ));
         let mut g = basic(&with_period);
         apply_basic(&mut g);
         assert_eq!((g.tag(3), g.roots.clone()), ("VBG", vec![2]));
-        assert!(g.has_edge(2, 3, "acl"));
+        assert!(g.has_edge(2, 3, Rel::ACL));
     }
 
     #[test]
@@ -1549,7 +1569,7 @@ mod tests {
             let mut g = basic(rows);
             apply_basic(&mut g);
             assert!(
-                g.has_edge(2, 3, "acl") && g.tag(3) == "VBG",
+                g.has_edge(2, 3, Rel::ACL) && g.tag(3) == "VBG",
                 "{}",
                 g.word(3)
             );
@@ -1562,7 +1582,7 @@ mod tests {
         for (first, last) in [("man", Some(".")), ("Man", None)] {
             let mut g = man_riding_an_elephant(first, last);
             apply(&mut g);
-            assert!(g.has_edge(1, 2, "acl"), "{first} {last:?}");
+            assert!(g.has_edge(1, 2, Rel::ACL), "{first} {last:?}");
         }
     }
 
@@ -1582,8 +1602,8 @@ mod tests {
         let mut g = basic(&rows);
         apply_basic(&mut g);
         assert_eq!(g.roots, vec![1]);
-        assert!(g.has_edge(3, 4, "acl") && !g.has_edge(4, 1, "nsubj"));
-        assert!(g.has_edge(1, 8, "punct") && g.has_edge(4, 7, "nmod"));
+        assert!(g.has_edge(3, 4, Rel::ACL) && !g.has_edge(4, 1, Rel::NSUBJ));
+        assert!(g.has_edge(1, 8, Rel::PUNCT) && g.has_edge(4, 7, Rel::NMOD));
 
         // With an auxiliary ("Man and dog are standing") it stays a clause.
         let mut g = basic(&[
@@ -1595,8 +1615,8 @@ mod tests {
             (".", ".", 5, "punct"),
         ]);
         apply_basic(&mut g);
-        assert!(g.has_edge(5, 1, "nsubj") && g.roots == vec![5]);
-        assert!(!g.has_edge(3, 5, "acl"));
+        assert!(g.has_edge(5, 1, Rel::NSUBJ) && g.roots == vec![5]);
+        assert!(!g.has_edge(3, 5, Rel::ACL));
     }
 
     #[test]
@@ -1612,7 +1632,7 @@ mod tests {
         ]);
         apply_basic(&mut g);
         assert_eq!(g.roots, vec![2]);
-        assert!(g.has_edge(2, 3, "acl") && !g.has_edge(3, 2, "nsubj"));
+        assert!(g.has_edge(2, 3, Rel::ACL) && !g.has_edge(3, 2, Rel::NSUBJ));
 
         // A comma between the noun and the participle keeps the clause ("A dog , looking up .").
         let mut g = basic(&[
@@ -1624,7 +1644,7 @@ mod tests {
             (".", ".", 4, "punct"),
         ]);
         apply_basic(&mut g);
-        assert!(g.has_edge(4, 2, "nsubj") && g.roots == vec![4]);
+        assert!(g.has_edge(4, 2, Rel::NSUBJ) && g.roots == vec![4]);
     }
 
     #[test]
@@ -1646,14 +1666,14 @@ mod tests {
         // "A man in green is playing .": after "in" on a noun the colour stays a noun.
         let mut g = basic(&rows);
         g.tokens[2].word = "man".into();
-        g.remove_edge(2, 3, "acl");
-        g.remove_edge(3, 5, "nmod");
-        g.add_edge(2, 5, "nmod");
+        g.remove_edge(2, 3, Rel::ACL);
+        g.remove_edge(3, 5, Rel::NMOD);
+        g.add_edge(2, 5, Rel::NMOD);
         apply_basic(&mut g);
         assert_eq!(g.tag(5), "NN");
         // "... dressed in green shirts": a colour with its own noun is not touched.
         let mut g = basic(&rows);
-        g.add_edge(5, 1, "det");
+        g.add_edge(5, 1, Rel::DET);
         apply_basic(&mut g);
         assert_eq!(g.tag(5), "NN");
     }
@@ -1694,14 +1714,14 @@ mod tests {
              8\tlake\tlake\t_\tNN\t_\t2\tdobj\t2:dobj\t_\n";
         let mut g = DepGraph::from_conllu_str(text).expect("valid").remove(0);
         apply_basic(&mut g);
-        assert!(g.has_edge(5, 8, "appos") && !g.has_edge(2, 8, "dobj"));
+        assert!(g.has_edge(5, 8, Rel::APPOS) && !g.has_edge(2, 8, Rel::DOBJ));
         // Without the comma, or without an object before it, the object stays.
         let mut g =
             DepGraph::from_conllu_str(&text.replace("\t,\t,\t_\t,\t", "\tand\tand\t_\tCC\t"))
                 .expect("valid")
                 .remove(0);
         apply_basic(&mut g);
-        assert!(g.has_edge(2, 8, "dobj"));
+        assert!(g.has_edge(2, 8, Rel::DOBJ));
     }
 
     #[test]
@@ -1721,7 +1741,7 @@ mod tests {
         .expect("valid")
         .remove(0);
         adjective_conjunct_of_compound(&mut g);
-        assert!(g.has_edge(8, 7, "amod") && !g.has_edge(5, 7, "conj"));
-        assert!(g.has_edge(8, 5, "compound"));
+        assert!(g.has_edge(8, 7, Rel::AMOD) && !g.has_edge(5, 7, Rel::CONJ));
+        assert!(g.has_edge(8, 5, Rel::COMPOUND));
     }
 }

@@ -928,7 +928,7 @@ pub fn to_graph(words: &[&str], tags: &[&str], arcs: &[(usize, Label)]) -> DepGr
         if h == 0 {
             g.roots.push(i + 1);
         } else {
-            g.add_edge(h, i + 1, l.as_str());
+            g.add_edge(h, i + 1, Rel::label(l));
         }
     }
     g

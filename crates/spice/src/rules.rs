@@ -10,39 +10,52 @@
 //! node (`findNextMatchingNode`). Relation names in patterns match whole labels.
 
 use crate::cleanup::QMOD;
-use crate::depgraph::DepGraph;
+use crate::depgraph::{DepGraph, Rel};
 use crate::graph::Proposal;
+use crate::parse::Label;
 
 /// `/(iobj|dobj|nmod:.*)/`: labels that give a predicate its object.
-fn is_object_rel(rel: &str) -> bool {
-    rel == "iobj" || rel == "dobj" || rel.starts_with("nmod:")
+fn is_object_rel(rel: Rel) -> bool {
+    matches!(rel, Rel::IOBJ | Rel::DOBJ) || rel.is_subtype_of(Label::NMOD)
 }
 
-/// `/.obj/`: any one character then "obj" (dobj, iobj).
-fn is_dot_obj(rel: &str) -> bool {
-    rel.len() == 4 && rel.ends_with("obj")
+/// `/.obj/`: any one character then "obj" (dobj, iobj). Matched on the name, as the pattern is:
+/// a CoNLL-U input may bring other names (`pobj`).
+fn is_dot_obj(rel: Rel) -> bool {
+    let name = rel.as_str();
+    name.len() == 4 && name.ends_with("obj")
 }
 
 /// `/nmod:((?!agent).)*$/`: an `nmod:` label without "agent" in it.
-fn is_nmod_not_agent(rel: &str) -> bool {
-    rel.starts_with("nmod:") && !rel[5..].contains("agent")
+fn is_nmod_not_agent(rel: Rel) -> bool {
+    rel.is_subtype_of(Label::NMOD) && rel.specific().is_some_and(|s| !s.contains("agent"))
+}
+
+/// The preposition of an `nmod:X` label as SPICE writes it ("on top of" for `nmod:on_top_of`);
+/// none for `nmod:poss` and `nmod:agent`, which are no prepositions.
+fn preposition(rel: Rel) -> Option<String> {
+    if !rel.is_subtype_of(Label::NMOD) || matches!(rel, Rel::NMOD_POSS | Rel::NMOD_AGENT) {
+        return None;
+    }
+    rel.specific().map(|s| s.replace('_', " "))
 }
 
 /// The predicate's text: its lemma plus a verb particle ("pick up"); for "be" only the particle,
 /// after a space, as the reference formats it.
 fn predicate(g: &DepGraph, pred: usize) -> String {
     let lemma = &g.token(pred).lemma;
-    match g.child(pred, "compound:prt") {
+    match g.child(pred, Rel::COMPOUND_PRT) {
         Some(prt) => format!("{} {}", if lemma == "be" { "" } else { lemma }, g.word(prt)),
         None => lemma.clone(),
     }
 }
 
 /// The predicate plus the preposition of an `nmod:X` object ("sit on", "stand on top of").
-fn predicate_with(g: &DepGraph, pred: usize, rel: &str) -> String {
+fn predicate_with(g: &DepGraph, pred: usize, rel: Rel) -> String {
     let mut p = predicate(g, pred);
-    if rel.starts_with("nmod:") && rel != "nmod:poss" && rel != "nmod:agent" {
-        p.push_str(&rel.replacen("nmod:", " ", 1).replace('_', " "));
+    if let Some(prep) = preposition(rel) {
+        p.push(' ');
+        p.push_str(&prep);
     }
     p
 }
@@ -55,11 +68,11 @@ pub fn proposals(g: &DepGraph) -> Vec<Proposal> {
 
     // S1 subject-verb-object: pred >nsubj NOUN, >(iobj|dobj|nmod:*) NOUN, !>cop.
     for &pred in &nodes {
-        if g.has_child(pred, "cop") {
+        if g.has_child(pred, Rel::COP) {
             continue;
         }
         for subj in g
-            .children(pred, "nsubj")
+            .children(pred, Rel::NSUBJ)
             .into_iter()
             .filter(|&s| g.is_noun(s))
         {
@@ -78,7 +91,7 @@ pub fn proposals(g: &DepGraph) -> Vec<Proposal> {
     // S2 participle clause: X >acl (VERB >(iobj|dobj|nmod:*) NOUN).
     for &x in &nodes {
         for pred in g
-            .children(x, "acl")
+            .children(x, Rel::ACL)
             .into_iter()
             .filter(|&p| g.tag(p).starts_with('V'))
         {
@@ -97,7 +110,7 @@ pub fn proposals(g: &DepGraph) -> Vec<Proposal> {
     // S3 subject-predicate (no noun object, no copula), then S4 copula.
     for copular in [false, true] {
         for &pred in &nodes {
-            if g.has_child(pred, "cop") != copular {
+            if g.has_child(pred, Rel::COP) != copular {
                 continue;
             }
             if !copular
@@ -108,14 +121,14 @@ pub fn proposals(g: &DepGraph) -> Vec<Proposal> {
                 continue;
             }
             for subj in g
-                .children(pred, "nsubj")
+                .children(pred, Rel::NSUBJ)
                 .into_iter()
                 .filter(|&s| g.is_noun(s))
             {
-                if let Some(case) = g.child(pred, "case") {
+                if let Some(case) = g.child(pred, Rel::CASE) {
                     // "the cat is on the mat": (cat, mat, "on"), words as written.
                     let mut prep = g.word(case).to_string();
-                    for extra in g.children(case, "mwe") {
+                    for extra in g.children(case, Rel::MWE) {
                         prep.push(' ');
                         prep.push_str(g.word(extra));
                     }
@@ -129,7 +142,7 @@ pub fn proposals(g: &DepGraph) -> Vec<Proposal> {
 
     // A1 adjectival modifier: X >amod A.
     for &x in &nodes {
-        for a in g.children(x, "amod") {
+        for a in g.children(x, Rel::AMOD) {
             out.push(Proposal::attribute(lemma(x), lemma(a)));
         }
     }
@@ -137,7 +150,7 @@ pub fn proposals(g: &DepGraph) -> Vec<Proposal> {
     // A2 adjectival predicate: ADJ >nsubj X.
     for &adj in &nodes {
         if g.tag(adj).starts_with('J') {
-            for x in g.children(adj, "nsubj") {
+            for x in g.children(adj, Rel::NSUBJ) {
                 out.push(Proposal::attribute(lemma(x), lemma(adj)));
             }
         }
@@ -145,9 +158,8 @@ pub fn proposals(g: &DepGraph) -> Vec<Proposal> {
 
     // P1 prepositional modifier: NOUN >nmod:X M (not poss, not agent).
     for &gov in nodes.iter().filter(|&&n| g.is_noun(n)) {
-        for (m, rel) in g.children_where(gov, |r| r.starts_with("nmod:")) {
-            let prep = rel["nmod:".len()..].replace('_', " ");
-            if prep != "poss" && prep != "agent" {
+        for (m, rel) in g.children_where(gov, |r| r.is_subtype_of(Label::NMOD)) {
+            if let Some(prep) = preposition(rel) {
                 out.push(Proposal::relation(lemma(gov), lemma(m), prep));
             }
         }
@@ -156,7 +168,7 @@ pub fn proposals(g: &DepGraph) -> Vec<Proposal> {
     // P2 possessive: NOUN >nmod:poss NOUN -> (owner, owned, "have").
     for &gov in nodes.iter().filter(|&&n| g.is_noun(n)) {
         for m in g
-            .children(gov, "nmod:poss")
+            .children(gov, Rel::NMOD_POSS)
             .into_iter()
             .filter(|&m| g.is_noun(m))
         {
@@ -167,12 +179,12 @@ pub fn proposals(g: &DepGraph) -> Vec<Proposal> {
     // P3 passive agent: VERB >nmod:agent NOUN, >nsubjpass NOUN.
     for &pred in nodes.iter().filter(|&&n| g.tag(n).starts_with('V')) {
         for s in g
-            .children(pred, "nmod:agent")
+            .children(pred, Rel::NMOD_AGENT)
             .into_iter()
             .filter(|&s| g.is_noun(s))
         {
             for o in g
-                .children(pred, "nsubjpass")
+                .children(pred, Rel::NSUBJPASS)
                 .into_iter()
                 .filter(|&o| g.is_noun(o))
             {
@@ -187,7 +199,7 @@ pub fn proposals(g: &DepGraph) -> Vec<Proposal> {
     let mut compound = vec![false; g.len() + 1];
     for &tail in nodes.iter().filter(|&&n| g.is_noun(n)) {
         for head in g
-            .children(tail, "compound")
+            .children(tail, Rel::COMPOUND)
             .into_iter()
             .filter(|&h| g.is_noun(h))
         {
@@ -217,9 +229,9 @@ fn counts(g: &DepGraph, nodes: &[usize], out: &mut Vec<Proposal>) {
         let out = g.outgoing(pred);
         let objs = out
             .iter()
-            .filter(|e| g.is_plural_noun(e.dep) && is_dot_obj(&e.rel));
+            .filter(|e| g.is_plural_noun(e.dep) && is_dot_obj(e.rel));
         let nmods = out.iter().filter(|e| {
-            g.is_plural_noun(e.dep) && is_nmod_not_agent(&e.rel) && g.has_child(e.dep, "case")
+            g.is_plural_noun(e.dep) && is_nmod_not_agent(e.rel) && g.has_child(e.dep, Rel::CASE)
         });
         objs.chain(nmods).map(|e| e.dep).collect()
     };
@@ -227,7 +239,7 @@ fn counts(g: &DepGraph, nodes: &[usize], out: &mut Vec<Proposal>) {
     // Plural subject and plural object of one predicate: the first (subject, object) pair.
     for &pred in nodes {
         let first = g
-            .children(pred, "nsubj")
+            .children(pred, Rel::NSUBJ)
             .into_iter()
             .filter(|&s| g.is_plural_noun(s))
             .find_map(|s| plural_objects(pred).first().map(|&o| (s, o)));
@@ -240,7 +252,7 @@ fn counts(g: &DepGraph, nodes: &[usize], out: &mut Vec<Proposal>) {
     // Plural subject (or plural root) whose predicate has no plural object.
     for &s in nodes.iter().filter(|&&n| g.is_plural_noun(n)) {
         let lone = g.is_root(s)
-            || g.parents(s, "nsubj")
+            || g.parents(s, Rel::NSUBJ)
                 .into_iter()
                 .any(|p| plural_objects(p).is_empty());
         if lone {
@@ -251,12 +263,13 @@ fn counts(g: &DepGraph, nodes: &[usize], out: &mut Vec<Proposal>) {
     // Any other plural: not a root, not a subject, and not the object of a predicate whose
     // subject is plural.
     for &w in nodes.iter().filter(|&&n| g.is_plural_noun(n)) {
-        if g.is_root(w) || !g.parents(w, "nsubj").is_empty() {
+        if g.is_root(w) || !g.parents(w, Rel::NSUBJ).is_empty() {
             continue;
         }
         let object_of_plural_subject = g.incoming(w).into_iter().any(|e| {
-            (is_dot_obj(&e.rel) || e.rel.starts_with("nmod"))
-                && g.children(e.gov, "nsubj")
+            // `/nmod.*/` on the name, as the pattern is (`nmod`, `nmod:on`, `nmod:poss`, ...).
+            (is_dot_obj(e.rel) || e.rel.as_str().starts_with("nmod"))
+                && g.children(e.gov, Rel::NSUBJ)
                     .into_iter()
                     .any(|s| g.is_plural_noun(s))
         });
@@ -269,7 +282,7 @@ fn counts(g: &DepGraph, nodes: &[usize], out: &mut Vec<Proposal>) {
 /// checkForNumericAttribute: a number before the noun ("two dogs" -> (dog, two)), else a demoted
 /// quantifier ("a couple of dogs" -> (dog, a)).
 fn number_attribute(g: &DepGraph, w: usize, out: &mut Vec<Proposal>) {
-    if let Some(n) = g.child(w, "nummod") {
+    if let Some(n) = g.child(w, Rel::NUMMOD) {
         if n < w {
             out.push(Proposal::attribute(g.lemma(w), g.lemma(n)));
         }

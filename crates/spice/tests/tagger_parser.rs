@@ -1,6 +1,7 @@
 //! The embedded tagger and parser models on real captions, and on input that must not break them.
 //! These use only the committed models (no treebank files).
 
+use spice::depgraph::Rel;
 use spice::parse::{check_tree, Label, Parser, TreeProblem};
 use spice::tag::Tagger;
 
@@ -85,7 +86,7 @@ fn graph_has_basic_edges_and_empty_lemmas() {
     assert_eq!(g.len(), 6);
     assert_eq!(g.roots, vec![2]);
     assert_eq!(g.edges.len(), 5);
-    assert!(g.has_edge(2, 1, "nummod"));
+    assert!(g.has_edge(2, 1, Rel::NUMMOD));
     assert!(g.tokens.iter().all(|tok| tok.lemma.is_empty()));
     assert_eq!(g.tag(2), "NNS");
 }
