@@ -97,6 +97,9 @@ impl Evidence<'_> {
     }
 }
 
+/// A source of evidence: its name, its kind, and its tuning captions with their official tuples.
+type Source<'e> = (String, Evidence<'e>, Vec<(String, TupleSet)>);
+
 fn distance(a: &TupleSet, b: &TupleSet) -> usize {
     a.symmetric_difference(b).count()
 }
@@ -227,8 +230,7 @@ fn main() -> ExitCode {
     };
     let (parser, tagger) = (&parser, &tagger);
     let engine = Engine::new(EngineOptions::default());
-    // (source name, evidence kind, tuning captions with their official tuples)
-    let mut sources: Vec<(String, Evidence, Vec<(String, TupleSet)>)> = Vec::new();
+    let mut sources: Vec<Source> = Vec::new();
     for file in &files {
         match fidelity::read_parser_cache(file) {
             Ok(entries) => sources.push((
