@@ -38,6 +38,15 @@ macro_rules! labels {
 
         impl Label {
             $(pub const $konst: Label = Label(LabelIndex::$konst as u8);)*
+
+            /// The label called `name`, if it is one of [`LABELS`].
+            pub fn from_name(name: &str) -> Option<Label> {
+                // A `match` on the strings: every relation name read or built is looked up here.
+                match name {
+                    $($name => Some(Label::$konst),)*
+                    _ => None,
+                }
+            }
         }
 
         impl Rel {
@@ -101,14 +110,6 @@ labels! {
 pub struct Label(u8);
 
 impl Label {
-    /// The label called `name`, if it is one of [`LABELS`].
-    pub fn from_name(name: &str) -> Option<Label> {
-        LABELS
-            .iter()
-            .position(|l| *l == name)
-            .map(|i| Label(i as u8))
-    }
-
     pub fn as_str(self) -> &'static str {
         LABELS.get(self.0 as usize).copied().unwrap_or("dep")
     }
