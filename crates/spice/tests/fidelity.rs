@@ -41,10 +41,10 @@ fn flickr8k_counts_do_not_fall_back() {
     .expect("flickr8k");
     assert_eq!(a.captions, 5664);
     // 30.2 % before the COCO-form corrections, which also apply to the 160 Flickr8K captions
-    // written in lowercase without punctuation (in 983 of the 5,664 items): 1,699 captions
-    // (29.996 %) with them.
+    // written in lowercase without punctuation (in 983 of the 5,664 items): 1,704 captions
+    // (30.1 %) with them.
     assert!(
-        a.exact_share() >= 0.2995,
+        a.exact_share() >= 0.30,
         "{:.1} % of captions with the official tp/fp/fn",
         100.0 * a.exact_share()
     );
@@ -65,8 +65,8 @@ fn official_parser_cache_does_not_fall_back() {
     let engine = Engine::new(EngineOptions::default());
     // (file, held-out captions, exact share floor, largest relative SPICE offset)
     for (file, captions, exact, offset) in [
-        ("captions-a.jsonl", 746, 0.50, 0.045),
-        ("captions-b.jsonl", 3348, 0.445, 0.045),
+        ("captions-a.jsonl", 746, 0.50, 0.04),
+        ("captions-b.jsonl", 3348, 0.45, 0.04),
     ] {
         let entries = fidelity::read_parser_cache(&dir.join("official-parser-cache").join(file))
             .expect("parser cache");
