@@ -71,28 +71,23 @@ pub async fn entries(
         "WITH team_entries AS ({entries})
         SELECT s.id AS submission_id, s.kind, s.team_id,
                COALESCE(t.name, s.label, s.kind) AS name, s.description, s.scored_at,
-               (SELECT COUNT(*) FROM submissions x
-                WHERE x.team_id = s.team_id AND x.split_id = s.split_id AND x.kind = 'team'
-                  AND x.status = 'scored' AND x.deleted_at IS NULL) AS entries,
-               MAX(a.f) FILTER (WHERE a.category = 'all') AS spice,
-               MAX(a.f) FILTER (WHERE a.category = 'object') AS object,
-               MAX(a.f) FILTER (WHERE a.category = 'relation') AS relation,
-               MAX(a.f) FILTER (WHERE a.category = 'attribute') AS attribute,
-               MAX(a.f) FILTER (WHERE a.category = 'color') AS color,
-               MAX(a.f) FILTER (WHERE a.category = 'count') AS count,
-               MAX(a.f) FILTER (WHERE a.category = 'size') AS size,
-               MAX(cs.bleu_4) AS bleu_4, MAX(cs.meteor) AS meteor,
-               MAX(cs.rouge_l) AS rouge_l, MAX(cs.cider_d) AS cider_d
+               COALESCE(MAX(n.entries), 0) AS entries,
+               {scores}
         FROM submissions s
         LEFT JOIN teams t ON t.id = s.team_id
         JOIN aggregate_scores a ON a.submission_id = s.id
         LEFT JOIN classic_scores cs ON cs.submission_id = s.id
+        LEFT JOIN (SELECT team_id, COUNT(*) AS entries FROM submissions
+                   WHERE split_id = $1 AND kind = 'team' AND status = 'scored'
+                     AND deleted_at IS NULL
+                   GROUP BY team_id) n ON n.team_id = s.team_id
         WHERE (s.id IN (SELECT id FROM team_entries)
                OR (s.split_id = $1 AND s.kind IN ('baseline', 'human') AND s.status = 'scored'
                    AND s.deleted_at IS NULL))
           AND ($2 OR s.team_id = $3)
         GROUP BY s.id, t.name",
-        entries = team_entries("s.split_id = $1")
+        entries = team_entries("s.split_id = $1"),
+        scores = super::SCORE_COLUMNS,
     ))
     .bind(split_id)
     .bind(everything)

@@ -240,30 +240,47 @@ pub async fn organizer_lines(
     challenge_id: i64,
     limit: Option<i64>,
 ) -> Result<Vec<OrganizerLine>, sqlx::Error> {
-    sqlx::query_as(
-        "SELECT s.id, sp.name AS split, s.kind, COALESCE(t.name, s.label, s.kind) AS name,
-                s.description, s.status, s.error, s.created_at, s.scored_at, s.deleted_at,
-                MAX(a.f) FILTER (WHERE a.category = 'all') AS spice,
-                MAX(a.f) FILTER (WHERE a.category = 'object') AS object,
-                MAX(a.f) FILTER (WHERE a.category = 'relation') AS relation,
-                MAX(a.f) FILTER (WHERE a.category = 'attribute') AS attribute,
-                MAX(a.f) FILTER (WHERE a.category = 'color') AS color,
-                MAX(a.f) FILTER (WHERE a.category = 'count') AS count,
-                MAX(a.f) FILTER (WHERE a.category = 'size') AS size,
-                MAX(cs.bleu_4) AS bleu_4, MAX(cs.meteor) AS meteor,
-                MAX(cs.rouge_l) AS rouge_l, MAX(cs.cider_d) AS cider_d
-         FROM submissions s
-         JOIN splits sp ON sp.id = s.split_id
-         LEFT JOIN teams t ON t.id = s.team_id
-         LEFT JOIN aggregate_scores a ON a.submission_id = s.id
-         LEFT JOIN classic_scores cs ON cs.submission_id = s.id
+    sqlx::query_as(&format!(
+        "{}
          WHERE sp.challenge_id = $1
          GROUP BY s.id, sp.name, t.name
          ORDER BY s.id DESC
          LIMIT $2",
-    )
+        organizer_lines_sql()
+    ))
     .bind(challenge_id)
     .bind(limit)
     .fetch_all(db)
     .await
+}
+
+/// One submission's [`OrganizerLine`] (deleted or not), if it exists.
+pub async fn organizer_line(
+    db: impl PgExecutor<'_>,
+    submission_id: i64,
+) -> Result<Option<OrganizerLine>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "{}
+         WHERE s.id = $1
+         GROUP BY s.id, sp.name, t.name",
+        organizer_lines_sql()
+    ))
+    .bind(submission_id)
+    .fetch_optional(db)
+    .await
+}
+
+/// The columns and joins of [`OrganizerLine`]s; the callers add the WHERE and GROUP BY.
+fn organizer_lines_sql() -> String {
+    format!(
+        "SELECT s.id, sp.name AS split, s.kind, COALESCE(t.name, s.label, s.kind) AS name,
+            s.description, s.status, s.error, s.created_at, s.scored_at, s.deleted_at,
+            {scores}
+     FROM submissions s
+     JOIN splits sp ON sp.id = s.split_id
+     LEFT JOIN teams t ON t.id = s.team_id
+     LEFT JOIN aggregate_scores a ON a.submission_id = s.id
+     LEFT JOIN classic_scores cs ON cs.submission_id = s.id",
+        scores = super::SCORE_COLUMNS
+    )
 }

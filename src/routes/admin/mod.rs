@@ -676,10 +676,8 @@ pub async fn confirm_delete(
     let challenge = challenges::by_id(pool.get_ref(), split.challenge_id)
         .await?
         .ok_or(PageError::NotFound)?;
-    let line = submissions::organizer_lines(pool.get_ref(), challenge.id, None)
+    let line = submissions::organizer_line(pool.get_ref(), s.id)
         .await?
-        .into_iter()
-        .find(|l| l.id == s.id)
         .ok_or(PageError::NotFound)?;
     let page = ConfirmDelete {
         layout: Layout::new(&req, Some(&user)),
