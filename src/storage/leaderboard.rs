@@ -87,7 +87,7 @@ pub async fn entries(
           AND ($2 OR s.team_id = $3)
         GROUP BY s.id, t.name",
         entries = team_entries("s.split_id = $1"),
-        scores = super::SCORE_COLUMNS,
+        scores = super::score_columns(),
     ))
     .bind(split_id)
     .bind(everything)

@@ -13,18 +13,36 @@ pub mod uncertainty;
 
 pub use sqlx::PgPool;
 
+/// The F of each SPICE category (`spice`, `object`, ..., `size`), pivoted out of the rows of
+/// `alias` (a table with `category` and `f` columns) in a query grouped by submission or image.
+fn spice_columns(alias: &str) -> String {
+    [
+        ("all", "spice"),
+        ("object", "object"),
+        ("relation", "relation"),
+        ("attribute", "attribute"),
+        ("color", "color"),
+        ("count", "count"),
+        ("size", "size"),
+    ]
+    .iter()
+    .map(|(category, column)| {
+        format!("MAX({alias}.f) FILTER (WHERE {alias}.category = '{category}') AS {column}")
+    })
+    .collect::<Vec<_>>()
+    .join(", ")
+}
+
 /// The eleven score columns of a submission, pivoted out of `aggregate_scores a` (SPICE's
 /// categories) and `classic_scores cs`, for a query grouped by submission: the leaderboard's
 /// entries and the organizers' lines select them alike.
-const SCORE_COLUMNS: &str = "MAX(a.f) FILTER (WHERE a.category = 'all') AS spice,
-    MAX(a.f) FILTER (WHERE a.category = 'object') AS object,
-    MAX(a.f) FILTER (WHERE a.category = 'relation') AS relation,
-    MAX(a.f) FILTER (WHERE a.category = 'attribute') AS attribute,
-    MAX(a.f) FILTER (WHERE a.category = 'color') AS color,
-    MAX(a.f) FILTER (WHERE a.category = 'count') AS count,
-    MAX(a.f) FILTER (WHERE a.category = 'size') AS size,
-    MAX(cs.bleu_4) AS bleu_4, MAX(cs.meteor) AS meteor,
-    MAX(cs.rouge_l) AS rouge_l, MAX(cs.cider_d) AS cider_d";
+fn score_columns() -> String {
+    format!(
+        "{}, MAX(cs.bleu_4) AS bleu_4, MAX(cs.meteor) AS meteor,
+         MAX(cs.rouge_l) AS rouge_l, MAX(cs.cider_d) AS cider_d",
+        spice_columns("a")
+    )
+}
 
 /// A float for the database: NaN (a category without reference tuples) becomes NULL.
 pub fn finite(x: f64) -> Option<f64> {

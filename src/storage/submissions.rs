@@ -281,6 +281,6 @@ fn organizer_lines_sql() -> String {
      LEFT JOIN teams t ON t.id = s.team_id
      LEFT JOIN aggregate_scores a ON a.submission_id = s.id
      LEFT JOIN classic_scores cs ON cs.submission_id = s.id",
-        scores = super::SCORE_COLUMNS
+        scores = super::score_columns()
     )
 }

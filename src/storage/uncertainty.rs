@@ -27,15 +27,8 @@ pub async fn per_image(
     db: impl PgExecutor<'_>,
     submission_id: i64,
 ) -> Result<Vec<ImageValues>, sqlx::Error> {
-    let rows: Vec<Row> = sqlx::query_as(
-        "SELECT r.image_id,
-                MAX(s.f) FILTER (WHERE s.category = 'all') AS spice,
-                MAX(s.f) FILTER (WHERE s.category = 'object') AS object,
-                MAX(s.f) FILTER (WHERE s.category = 'relation') AS relation,
-                MAX(s.f) FILTER (WHERE s.category = 'attribute') AS attribute,
-                MAX(s.f) FILTER (WHERE s.category = 'color') AS color,
-                MAX(s.f) FILTER (WHERE s.category = 'count') AS count,
-                MAX(s.f) FILTER (WHERE s.category = 'size') AS size,
+    let rows: Vec<Row> = sqlx::query_as(&format!(
+        "SELECT r.image_id, {spice},
                 (r.classic->>'ROUGE_L')::DOUBLE PRECISION AS rouge_l,
                 (r.classic->>'CIDEr')::DOUBLE PRECISION AS cider_d
          FROM image_results r
@@ -43,7 +36,8 @@ pub async fn per_image(
          WHERE r.submission_id = $1
          GROUP BY r.image_id, r.classic
          ORDER BY r.image_id",
-    )
+        spice = super::spice_columns("s")
+    ))
     .bind(submission_id)
     .fetch_all(db)
     .await?;
