@@ -43,46 +43,87 @@ impl Token {
 /// `enhance` builds from words (`nmod:on`, `nmod:in_front_of`, `conj:and`), or any other name a
 /// CoNLL-U file brings (`obl:on`, `pobj`), kept as it is.
 ///
-/// `Copy`: the name is a `&'static str`, the parser's labels as they are and any other name
-/// interned once when first met (their number is bounded by the prepositions and conjunctions of
-/// the text). The label before the first colon is kept alongside, so that the family tests
-/// ([`Rel::is`]) compare one byte. It displays, and orders, as its name.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+/// `Copy`, and bounded in memory whatever the input: the parser's labels (and `nmod:agent`,
+/// `det:qmod`) are `&'static str`s, and any other name of up to [`INLINE_CAPACITY`] bytes is
+/// held in the `Rel` itself. The specific part of a collapsed name is a word of the caption (the
+/// `case` or `cc` word), so a process that reads untrusted text (the server) must not keep one
+/// allocation per distinct name: the longest name of 78,000 real captions is 16 bytes
+/// (`nmod:in_front_of`). Longer names, which only absurd input gives, are interned, at most
+/// [`MAX_INTERNED`] of them and each of at most [`MAX_INTERNED_LEN`] bytes (about 1 MB in all);
+/// beyond that, a name is cut at a char boundary to its first [`INLINE_CAPACITY`] bytes.
+///
+/// The label before the first colon is kept alongside, so that the family tests ([`Rel::is`])
+/// compare one byte. It displays, orders, compares and hashes as its name.
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Rel {
     /// The label before the first colon (`nmod` for `nmod`, `nmod:poss` and `nmod:on`), if it is
     /// one of [`LABELS`]; a function of `name`.
     base: Option<Label>,
-    name: &'static str,
+    name: Name,
 }
+
+/// How many bytes of a name a [`Rel`] holds itself: as many as keep a `Rel` to 32 bytes, six
+/// more than the longest name real captions give.
+pub const INLINE_CAPACITY: usize = 22;
+/// How many names longer than [`INLINE_CAPACITY`] are interned, once each, for the life of the
+/// process.
+pub const MAX_INTERNED: usize = 4096;
+/// The longest name that is interned; a longer one is cut to [`INLINE_CAPACITY`] bytes.
+pub const MAX_INTERNED_LEN: usize = 255;
+
+/// A relation's name. Each name has one form only, so that the derived equality is the names':
+/// `Static` for the parser's labels, `nmod:agent`, `det:qmod` and the interned long names,
+/// `Inline` for every other name (of at most [`INLINE_CAPACITY`] bytes).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Name {
+    Static(&'static str),
+    /// The name's UTF-8 bytes, zero after `len`.
+    Inline {
+        len: u8,
+        bytes: [u8; INLINE_CAPACITY],
+    },
+}
+
+const _: () = assert!(std::mem::size_of::<Rel>() <= 32);
 
 impl Rel {
     /// `nmod:agent`: the "by" phrase of a passive verb.
     pub const NMOD_AGENT: Rel = Rel {
         base: Some(Label::NMOD),
-        name: "nmod:agent",
+        name: Name::Static("nmod:agent"),
     };
     /// `det:qmod`: a demoted quantifier expression ("a lot of").
     pub const DET_QMOD: Rel = Rel {
         base: Some(Label::DET),
-        name: "det:qmod",
+        name: Name::Static("det:qmod"),
     };
 
     /// The relation of a parser label.
     pub const fn label(label: Label) -> Rel {
         Rel {
             base: Some(base_label(label)),
-            name: LABELS[label.index()],
+            name: Name::Static(LABELS[label.index()]),
         }
     }
 
-    /// The relation called `name`. Never fails: a name outside [`LABELS`] is kept as it is.
+    /// The relation called `name`. Never fails: a name outside [`LABELS`] is kept as it is (but
+    /// see [`Rel`] for the bound on long names).
     pub fn named(name: &str) -> Rel {
         if let Some(label) = Label::from_name(name) {
             return Rel::label(label);
         }
+        for known in [Rel::NMOD_AGENT, Rel::DET_QMOD] {
+            if known.as_str() == name {
+                return known;
+            }
+        }
+        let Some(stored) = Name::inline(name).or_else(|| intern(name).map(Name::Static)) else {
+            // Long, and no room left to intern it: the documented fallback, which allocates nothing.
+            return Rel::named(truncate(name, INLINE_CAPACITY));
+        };
         Rel {
             base: Label::from_name(name.split(':').next().unwrap_or(name)),
-            name: intern(name),
+            name: stored,
         }
     }
 
@@ -113,13 +154,31 @@ impl Rel {
 
     /// The part after the first colon: `on` for `nmod:on`, `in_front_of`, `poss` for `nmod:poss`,
     /// `and` for `conj:and`; `None` for a name without colon.
-    pub fn specific(self) -> Option<&'static str> {
-        self.name.split_once(':').map(|(_, s)| s)
+    pub fn specific(&self) -> Option<&str> {
+        self.as_str().split_once(':').map(|(_, s)| s)
     }
 
     /// The name, exactly as CoreNLP writes it (the text of the SPICE relations comes from it).
-    pub fn as_str(self) -> &'static str {
-        self.name
+    pub fn as_str(&self) -> &str {
+        match &self.name {
+            Name::Static(name) => name,
+            // Always valid: `Name::inline` copies a whole `&str`.
+            Name::Inline { len, bytes } => {
+                std::str::from_utf8(&bytes[..usize::from(*len)]).unwrap_or_default()
+            }
+        }
+    }
+}
+
+impl Name {
+    /// `name` held inline, if it fits.
+    fn inline(name: &str) -> Option<Name> {
+        let len = u8::try_from(name.len())
+            .ok()
+            .filter(|&len| usize::from(len) <= INLINE_CAPACITY)?;
+        let mut bytes = [0; INLINE_CAPACITY];
+        bytes[..name.len()].copy_from_slice(name.as_bytes());
+        Some(Name::Inline { len, bytes })
     }
 }
 
@@ -131,20 +190,29 @@ impl From<Label> for Rel {
 
 impl std::fmt::Display for Rel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name)
+        f.write_str(self.as_str())
     }
 }
 
 impl std::fmt::Debug for Rel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{:?}", self.name)
+        write!(f, "{:?}", self.as_str())
+    }
+}
+
+/// As the label and the name hash, whichever form the name has (consistent with the derived
+/// equality, since each name has one form).
+impl std::hash::Hash for Rel {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.base.hash(state);
+        self.as_str().hash(state);
     }
 }
 
 /// By name, as the strings compare: graph queries sort edges by it.
 impl Ord for Rel {
     fn cmp(&self, other: &Rel) -> std::cmp::Ordering {
-        self.name.cmp(other.name)
+        self.as_str().cmp(other.as_str())
     }
 }
 
@@ -178,25 +246,51 @@ const fn base_label(label: Label) -> Label {
     label
 }
 
-/// `name` as a `&'static str`: each name outside [`LABELS`] is leaked once and kept.
-fn intern(name: &str) -> &'static str {
-    static NAMES: OnceLock<RwLock<HashSet<&'static str>>> = OnceLock::new();
-    let names = NAMES
-        .get_or_init(|| RwLock::new(HashSet::from([Rel::NMOD_AGENT.name, Rel::DET_QMOD.name])));
+/// Names longer than [`INLINE_CAPACITY`], each leaked once and kept: at most [`MAX_INTERNED`]
+/// of them, each of at most [`MAX_INTERNED_LEN`] bytes.
+static INTERNED: OnceLock<RwLock<HashSet<&'static str>>> = OnceLock::new();
+
+/// `name` as a `&'static str`, if it is interned already or there is room to intern it; `None`
+/// when it is too long or the interner is full.
+fn intern(name: &str) -> Option<&'static str> {
+    if name.len() > MAX_INTERNED_LEN {
+        return None;
+    }
+    let names = INTERNED.get_or_init(|| RwLock::new(HashSet::new()));
     if let Some(&known) = names
         .read()
         .unwrap_or_else(PoisonError::into_inner)
         .get(name)
     {
-        return known;
+        return Some(known);
     }
     let mut names = names.write().unwrap_or_else(PoisonError::into_inner);
     if let Some(&known) = names.get(name) {
-        return known;
+        return Some(known);
+    }
+    if names.len() >= MAX_INTERNED {
+        return None;
     }
     let leaked: &'static str = Box::leak(name.to_owned().into_boxed_str());
     names.insert(leaked);
-    leaked
+    Some(leaked)
+}
+
+/// How many names are interned (never more than [`MAX_INTERNED`]).
+#[cfg(test)]
+fn interned_names() -> usize {
+    INTERNED.get().map_or(0, |names| {
+        names.read().unwrap_or_else(PoisonError::into_inner).len()
+    })
+}
+
+/// The longest prefix of `name` of at most `max` bytes that ends at a char boundary.
+fn truncate(name: &str, max: usize) -> &str {
+    let mut end = max.min(name.len());
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
+    &name[..end]
 }
 
 /// A labelled dependency `gov -rel-> dep`.
@@ -667,6 +761,52 @@ mod tests {
         rels.sort();
         let names: Vec<&str> = rels.iter().map(|r| r.as_str()).collect();
         assert_eq!(names, ["nmod", "nmod:on", "nmod:poss", "pobj"]);
+    }
+
+    #[test]
+    fn unknown_names_take_bounded_memory() {
+        // A hostile upload can put any word where a preposition goes ("a dog qzxv the cat"),
+        // and each becomes a relation name `nmod:qzxv`: short names are held in the `Rel` ...
+        let before = interned_names();
+        for i in 0..100_000 {
+            let name = format!("nmod:w{i}");
+            assert_eq!(Rel::named(&name).as_str(), name);
+        }
+        assert_eq!(interned_names(), before);
+        let qzxv = Rel::named("nmod:qzxv");
+        assert_eq!(qzxv, Rel::with_specific(Label::NMOD, "qzxv"));
+        assert_eq!(
+            (qzxv.as_str(), qzxv.specific()),
+            ("nmod:qzxv", Some("qzxv"))
+        );
+        assert!(qzxv.is_subtype_of(Label::NMOD) && qzxv != Rel::named("nmod:qzxw"));
+        assert!(Rel::NMOD_POSS < qzxv && qzxv < Rel::named("nmod:with"));
+        assert_eq!(format!("{qzxv} {qzxv:?}"), "nmod:qzxv \"nmod:qzxv\"");
+        // ... and long ones are interned, a bounded number of them; past the bound, a name is
+        // cut at a char boundary to what a `Rel` holds.
+        let long = Rel::named(&format!("conj:{}", "é".repeat(20)));
+        assert_eq!(long.specific(), Some("é".repeat(20).as_str()));
+        for i in 0..100_000 {
+            Rel::named(&format!("nmod:a_made_up_preposition_{i}"));
+        }
+        assert_eq!(interned_names(), MAX_INTERNED);
+        let cut = Rel::named("nmod:made_up_prepositéon_of_mine");
+        assert_eq!(cut.as_str(), "nmod:made_up_preposit");
+        assert_eq!(
+            (cut.base(), cut),
+            (Some(Label::NMOD), Rel::named(cut.as_str()))
+        );
+        assert_eq!(
+            Rel::named(&format!("nmod:{}", "x".repeat(1 << 20)))
+                .as_str()
+                .len(),
+            22
+        );
+        assert_eq!(Rel::named(long.as_str()), long);
+        assert_eq!(
+            Rel::named("nmod:a_made_up_preposition_7").as_str(),
+            "nmod:a_made_up_preposition_7"
+        );
     }
 
     #[test]
