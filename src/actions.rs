@@ -980,7 +980,7 @@ pub struct RowUncertainty {
 
 /// For each row of a ranked leaderboard, its interval in the ranking column and whether it is
 /// statistically tied with the row above. Intervals missing (a submission scored before they
-/// existed) are computed and stored first: the lazy backfill.
+/// existed) are computed and stored first, by one view at a time: the lazy backfill.
 ///
 /// Intervals and ties are functions of the per-image scores, so where those are not shown (a
 /// hidden split, to anyone but an organizer: see `shows_per_image`) every row has none.
@@ -995,11 +995,19 @@ pub async fn leaderboard_uncertainty(
         return Ok(vec![RowUncertainty::default(); rows.len()]);
     }
     let ids: Vec<i64> = rows.iter().map(|r| r.entry.submission_id).collect();
-    for id in uncertainty::without_intervals(pool, &ids).await? {
-        let mut conn = pool.acquire().await?;
-        let intervals = bootstrap(&mut conn, id).await?;
-        // Never over a worker's: a rescore that commits meanwhile has the newer scores.
-        uncertainty::store(&mut conn, id, &intervals, false).await?;
+    let missing = uncertainty::without_intervals(pool, &ids).await?;
+    if !missing.is_empty() {
+        // One backfill at a time: views arriving together wait for the first one's intervals
+        // instead of computing them again.
+        static BACKFILL: std::sync::LazyLock<tokio::sync::Mutex<()>> =
+            std::sync::LazyLock::new(|| tokio::sync::Mutex::new(()));
+        let _turn = BACKFILL.lock().await;
+        for id in uncertainty::without_intervals(pool, &missing).await? {
+            let mut conn = pool.acquire().await?;
+            let intervals = bootstrap(&mut conn, id).await?;
+            // Never over a worker's: a rescore that commits meanwhile has the newer scores.
+            uncertainty::store(&mut conn, id, &intervals, false).await?;
+        }
     }
     let stored: std::collections::HashMap<i64, crate::domain::uncertainty::Interval> =
         uncertainty::of_column(pool, &ids, sort)
