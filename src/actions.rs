@@ -1150,24 +1150,15 @@ pub fn leaderboard_csv(rows: &[RankedEntry]) -> Result<String, csv::Error> {
     let num = |x: Option<f64>| x.map(|v| format!("{v:.6}")).unwrap_or_default();
     for r in rows {
         let e = &r.entry;
-        w.write_record([
+        let mut record = vec![
             r.rank.to_string(),
             e.kind.to_string(),
             csv_cell(&e.name),
             e.submission_id.to_string(),
-            num(e.spice),
-            num(e.object),
-            num(e.relation),
-            num(e.attribute),
-            num(e.color),
-            num(e.count),
-            num(e.size),
-            num(e.bleu_4),
-            num(e.meteor),
-            num(e.rouge_l),
-            num(e.cider_d),
-            e.scored_at.map(|t| t.to_rfc3339()).unwrap_or_default(),
-        ])?;
+        ];
+        record.extend(e.scores.in_order().map(num));
+        record.push(e.scored_at.map(|t| t.to_rfc3339()).unwrap_or_default());
+        w.write_record(&record)?;
     }
     let bytes = w.into_inner().map_err(|e| e.into_error())?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
@@ -1211,7 +1202,7 @@ pub fn submissions_csv(
     let time =
         |t: Option<chrono::DateTime<chrono::Utc>>| t.map(|t| t.to_rfc3339()).unwrap_or_default();
     for l in lines {
-        w.write_record([
+        let mut record = vec![
             l.id.to_string(),
             csv_cell(&l.split),
             l.kind.to_string(),
@@ -1222,19 +1213,10 @@ pub fn submissions_csv(
             l.created_at.to_rfc3339(),
             time(l.scored_at),
             time(l.deleted_at),
-            num(l.spice),
-            num(l.object),
-            num(l.relation),
-            num(l.attribute),
-            num(l.color),
-            num(l.count),
-            num(l.size),
-            num(l.bleu_4),
-            num(l.meteor),
-            num(l.rouge_l),
-            num(l.cider_d),
-            entries.contains(&l.id).to_string(),
-        ])?;
+        ];
+        record.extend(l.scores.in_order().map(num));
+        record.push(entries.contains(&l.id).to_string());
+        w.write_record(&record)?;
     }
     let bytes = w.into_inner().map_err(|e| e.into_error())?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())

@@ -105,17 +105,17 @@ impl SortKey {
 
     pub fn value(self, e: &Entry) -> Option<f64> {
         match self {
-            SortKey::Spice => e.spice,
-            SortKey::Object => e.object,
-            SortKey::Relation => e.relation,
-            SortKey::Attribute => e.attribute,
-            SortKey::Color => e.color,
-            SortKey::Count => e.count,
-            SortKey::Size => e.size,
-            SortKey::Bleu4 => e.bleu_4,
-            SortKey::Meteor => e.meteor,
-            SortKey::RougeL => e.rouge_l,
-            SortKey::CiderD => e.cider_d,
+            SortKey::Spice => e.scores.spice,
+            SortKey::Object => e.scores.object,
+            SortKey::Relation => e.scores.relation,
+            SortKey::Attribute => e.scores.attribute,
+            SortKey::Color => e.scores.color,
+            SortKey::Count => e.scores.count,
+            SortKey::Size => e.scores.size,
+            SortKey::Bleu4 => e.scores.bleu_4,
+            SortKey::Meteor => e.scores.meteor,
+            SortKey::RougeL => e.scores.rouge_l,
+            SortKey::CiderD => e.scores.cider_d,
         }
     }
 }
@@ -184,17 +184,11 @@ mod tests {
             description: String::new(),
             scored_at: None,
             entries: 1,
-            spice,
-            object,
-            relation: None,
-            attribute: None,
-            color: None,
-            count: None,
-            size: None,
-            bleu_4: None,
-            meteor: None,
-            rouge_l: None,
-            cider_d: None,
+            scores: crate::storage::Scores {
+                spice,
+                object,
+                ..Default::default()
+            },
         }
     }
 

@@ -17,17 +17,9 @@ pub struct Entry {
     pub scored_at: Option<DateTime<Utc>>,
     /// How many scored submissions the team has on this split (0 for baseline and Human rows).
     pub entries: i64,
-    pub spice: Option<f64>,
-    pub object: Option<f64>,
-    pub relation: Option<f64>,
-    pub attribute: Option<f64>,
-    pub color: Option<f64>,
-    pub count: Option<f64>,
-    pub size: Option<f64>,
-    pub bleu_4: Option<f64>,
-    pub meteor: Option<f64>,
-    pub rouge_l: Option<f64>,
-    pub cider_d: Option<f64>,
+    #[sqlx(flatten)]
+    #[serde(flatten)]
+    pub scores: super::Scores,
 }
 
 /// SQL selecting the `id` of the submission that stands for each team on each split's leaderboard,

@@ -13,6 +13,43 @@ pub mod uncertainty;
 
 pub use sqlx::PgPool;
 
+/// The eleven score columns of a submission, as [`score_columns`] selects them: SPICE's F
+/// overall and per category, then the classic metrics; `None` where not computed. The field
+/// order is the order of the CSV exports' score columns.
+#[derive(Debug, Clone, Copy, Default, PartialEq, sqlx::FromRow, serde::Serialize)]
+pub struct Scores {
+    pub spice: Option<f64>,
+    pub object: Option<f64>,
+    pub relation: Option<f64>,
+    pub attribute: Option<f64>,
+    pub color: Option<f64>,
+    pub count: Option<f64>,
+    pub size: Option<f64>,
+    pub bleu_4: Option<f64>,
+    pub meteor: Option<f64>,
+    pub rouge_l: Option<f64>,
+    pub cider_d: Option<f64>,
+}
+
+impl Scores {
+    /// The values in field order (the CSV exports' score columns).
+    pub fn in_order(&self) -> [Option<f64>; 11] {
+        [
+            self.spice,
+            self.object,
+            self.relation,
+            self.attribute,
+            self.color,
+            self.count,
+            self.size,
+            self.bleu_4,
+            self.meteor,
+            self.rouge_l,
+            self.cider_d,
+        ]
+    }
+}
+
 /// The F of each SPICE category (`spice`, `object`, ..., `size`), pivoted out of the rows of
 /// `alias` (a table with `category` and `f` columns) in a query grouped by submission or image.
 fn spice_columns(alias: &str) -> String {

@@ -221,17 +221,8 @@ pub struct OrganizerLine {
     pub created_at: DateTime<Utc>,
     pub scored_at: Option<DateTime<Utc>>,
     pub deleted_at: Option<DateTime<Utc>>,
-    pub spice: Option<f64>,
-    pub object: Option<f64>,
-    pub relation: Option<f64>,
-    pub attribute: Option<f64>,
-    pub color: Option<f64>,
-    pub count: Option<f64>,
-    pub size: Option<f64>,
-    pub bleu_4: Option<f64>,
-    pub meteor: Option<f64>,
-    pub rouge_l: Option<f64>,
-    pub cider_d: Option<f64>,
+    #[sqlx(flatten)]
+    pub scores: super::Scores,
 }
 
 /// Every submission of a challenge (deleted ones too), newest first; at most `limit` if given.

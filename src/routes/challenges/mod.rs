@@ -440,9 +440,9 @@ pub async fn leaderboard(
         ranked(&req, &pool, &user, &slug, &q).await?;
     let classic = entries
         .iter()
-        .any(|e| e.entry.bleu_4.is_some() || e.entry.cider_d.is_some());
+        .any(|e| e.entry.scores.bleu_4.is_some() || e.entry.scores.cider_d.is_some());
     // METEOR only where the server computed it (it needs the data of scripts/fetch-data).
-    let meteor = entries.iter().any(|e| e.entry.meteor.is_some());
+    let meteor = entries.iter().any(|e| e.entry.scores.meteor.is_some());
     let keys: Vec<SortKey> = SortKey::ALL
         .into_iter()
         .filter(|k| match k {
@@ -565,17 +565,8 @@ struct PublicScores<'a> {
     scored_at: Option<chrono::DateTime<chrono::Utc>>,
     /// The team's scored submissions on this split (0 for baseline and Human rows).
     entries: i64,
-    spice: Option<f64>,
-    object: Option<f64>,
-    relation: Option<f64>,
-    attribute: Option<f64>,
-    color: Option<f64>,
-    count: Option<f64>,
-    size: Option<f64>,
-    bleu_4: Option<f64>,
-    meteor: Option<f64>,
-    rouge_l: Option<f64>,
-    cider_d: Option<f64>,
+    #[serde(flatten)]
+    scores: crate::storage::Scores,
 }
 
 impl<'a> From<&'a RankedEntry> for PublicScores<'a> {
@@ -588,17 +579,7 @@ impl<'a> From<&'a RankedEntry> for PublicScores<'a> {
             submission_id: e.submission_id,
             scored_at: e.scored_at,
             entries: e.entries,
-            spice: e.spice,
-            object: e.object,
-            relation: e.relation,
-            attribute: e.attribute,
-            color: e.color,
-            count: e.count,
-            size: e.size,
-            bleu_4: e.bleu_4,
-            meteor: e.meteor,
-            rouge_l: e.rouge_l,
-            cider_d: e.cider_d,
+            scores: e.scores,
         }
     }
 }
