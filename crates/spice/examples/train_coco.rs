@@ -144,8 +144,8 @@ fn read_conllu(path: &PathBuf) -> Result<Vec<(String, TreeSentence)>, String> {
     Ok(out)
 }
 
-/// COCO train captions `skip..skip + n` (in annotation order), in pycocoevalcap's form.
-fn coco_captions(skip: usize, n: usize) -> Result<Vec<String>, String> {
+/// The first `n` COCO train captions (in annotation order), in pycocoevalcap's form.
+fn coco_captions(n: usize) -> Result<Vec<String>, String> {
     if n == 0 {
         return Ok(Vec::new());
     }
@@ -165,7 +165,6 @@ fn coco_captions(skip: usize, n: usize) -> Result<Vec<String>, String> {
         .ok_or("no annotations")?
         .iter()
         .filter_map(|a| a["caption"].as_str())
-        .skip(skip)
         .take(n)
         .collect();
     Ok(tokenize::tokenize_coco_batch(&captions))
@@ -229,7 +228,10 @@ fn run() -> Result<(), String> {
     let evidence = sents.len();
     // --own N: our uncorrected analyses of N COCO captions, counting once each: what to leave
     // alone.
-    for (tree, tags) in parses(&base_tagger, &base, &coco_captions(0, a.own)?) {
+    // The COCO captions both read, read once: the anchors first, then those for self-training.
+    let mut coco = coco_captions(a.own + a.self_train)?;
+    let self_training = coco.split_off(a.own.min(coco.len()));
+    for (tree, tags) in parses(&base_tagger, &base, &coco) {
         tagged.push(((tree.words.clone(), tags), 1));
         sents.push((tree, 1));
     }
@@ -267,12 +269,11 @@ fn run() -> Result<(), String> {
             .clone()
             .with_coco(&tagger_bytes, "first-round tagger corrections")
             .map_err(|e| e.to_string())?;
-        let captions = coco_captions(a.own, a.self_train)?;
-        for (tree, tags) in parses(&corrected_tagger, &corrected, &captions) {
+        for (tree, tags) in parses(&corrected_tagger, &corrected, &self_training) {
             tagged.push(((tree.words.clone(), tags), 1));
             sents.push((tree, 1));
         }
-        eprintln!("self-training: {} corrected analyses", captions.len());
+        eprintln!("self-training: {} corrected analyses", self_training.len());
         (parser_bytes, tagger_bytes) = train(&sents, &tagged)?;
     }
     std::fs::write(&a.out, &parser_bytes).map_err(|e| format!("{}: {e}", a.out.display()))?;
