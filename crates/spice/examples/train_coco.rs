@@ -4,7 +4,7 @@
 //! ```text
 //! cargo run --release -p spice --example train_coco -- EVIDENCE.conllu [--weight W]
 //!     [--own N] [--self-train N] [--epochs E] [--explore P] [--train-fold K] [--unlexicalised]
-//!     [--no-tagger] [--tagger-weight T]
+//!     [--no-tagger] [--tagger-weight T] [--seed S]
 //!     [--out crates/spice/models/parser-coco.bin] [--tagger-out crates/spice/models/tagger-coco.bin]
 //! ```
 //!
@@ -54,6 +54,7 @@ struct Args {
     unlexicalised: bool,
     explore: f64,
     self_train: usize,
+    seed: u64,
 }
 
 fn args() -> Result<Args, String> {
@@ -77,6 +78,7 @@ fn args() -> Result<Args, String> {
         unlexicalised: false,
         explore: DeltaOptions::default().explore,
         self_train: 10_000,
+        seed: DeltaOptions::default().seed,
     };
     let mut evidence = None;
     while let Some(x) = it.next() {
@@ -87,6 +89,7 @@ fn args() -> Result<Args, String> {
             "--own" => a.own = num(val()?)?,
             "--self-train" => a.self_train = num(val()?)?,
             "--epochs" => a.epochs = num(val()?)?,
+            "--seed" => a.seed = num(val()?)? as u64,
             "--out" => a.out = PathBuf::from(val()?),
             "--tagger-out" => a.tagger_out = PathBuf::from(val()?),
             "--no-tagger" => a.tagger = false,
@@ -244,6 +247,7 @@ fn run() -> Result<(), String> {
         epochs: a.epochs,
         unlexicalised: a.unlexicalised,
         explore: a.explore,
+        seed: a.seed,
         ..DeltaOptions::default()
     };
     let train = |sents: &[(TreeSentence, usize)],
