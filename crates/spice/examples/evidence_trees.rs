@@ -196,19 +196,18 @@ fn search_retagged(
     target: &TupleSet,
     evidence: Evidence,
 ) -> Option<(Tree, usize)> {
-    let static_tag = |t: &str| tag::static_tag(t).expect("retag tags are tagger tags");
     let mut seen: HashSet<Tree> = HashSet::from([start.clone()]);
     let mut starts: Vec<(usize, Tree)> = Vec::new();
     for i in 0..words.len() {
         if !RETAG.contains(&start.tags[i]) {
             continue;
         }
-        for tag in RETAG {
-            if *tag == start.tags[i] {
+        for &tag in RETAG {
+            if tag == start.tags[i] {
                 continue;
             }
             let mut tags = start.tags.clone();
-            tags[i] = static_tag(tag);
+            tags[i] = tag;
             let t = reparse(&tags);
             if !seen.insert(t.clone()) {
                 continue;
@@ -374,18 +373,8 @@ fn main() -> ExitCode {
                     return None;
                 }
                 let words: Vec<&str> = tokens.iter().map(|t| t.text.as_str()).collect();
-                let tags = tag_sentence(tagger, &words);
-                let arcs = parser.parse_form(
-                    &words,
-                    &parser_tags(&words, &tags),
-                    tokenize::Form::of(&words),
-                );
-                let start = Tree {
-                    tags,
-                    heads: arcs.iter().map(|a| a.0).collect(),
-                    labels: arcs.iter().map(|a| a.1).collect(),
-                };
-                let reparse = |tags: &[&'static str]| {
+                // Our parse of the caption with these tags.
+                let parse = |tags: &[&'static str]| {
                     let arcs = parser.parse_form(
                         &words,
                         &parser_tags(&words, tags),
@@ -397,10 +386,10 @@ fn main() -> ExitCode {
                         labels: arcs.iter().map(|a| a.1).collect(),
                     }
                 };
+                let start = parse(&tag_sentence(tagger, &words));
                 search(&words, start.clone(), target, *evidence)
                     .or_else(|| {
-                        retag
-                            .then(|| search_retagged(&words, &start, reparse, target, *evidence))?
+                        retag.then(|| search_retagged(&words, &start, parse, target, *evidence))?
                     })
                     .map(|(t, k)| {
                         let t = if retag {
