@@ -709,7 +709,7 @@ fn meta_eval(a: MetaEvalArgs) -> Result<(), Failure> {
             code: 2,
             message: format!("--metrics: {e}"),
         })?,
-        None => Scorer::DEFAULT.to_vec(),
+        None => Scorer::defaults(),
     };
     if a.resamples == 0 {
         return Err(Failure {
