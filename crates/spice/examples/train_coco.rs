@@ -229,9 +229,8 @@ fn run() -> Result<(), String> {
         sents.push((s, a.weight));
     }
     let evidence = sents.len();
-    // --own N: our uncorrected analyses of N COCO captions, counting once each: what to leave
-    // alone.
-    // The COCO captions both read, read once: the anchors first, then those for self-training.
+    // The COCO captions of --own and --self-train, read once: first the anchors (our uncorrected
+    // analyses, counting once each: what to leave alone), then those for self-training.
     let mut coco = coco_captions(a.own + a.self_train)?;
     let self_training = coco.split_off(a.own.min(coco.len()));
     for (tree, tags) in parses(&base_tagger, &base, &coco) {
@@ -282,10 +281,13 @@ fn run() -> Result<(), String> {
     }
     std::fs::write(&a.out, &parser_bytes).map_err(|e| format!("{}: {e}", a.out.display()))?;
     eprintln!("wrote {} ({} bytes)", a.out.display(), parser_bytes.len());
-    let bytes = tagger_bytes;
-    std::fs::write(&a.tagger_out, &bytes)
+    std::fs::write(&a.tagger_out, &tagger_bytes)
         .map_err(|e| format!("{}: {e}", a.tagger_out.display()))?;
-    eprintln!("wrote {} ({} bytes)", a.tagger_out.display(), bytes.len());
+    eprintln!(
+        "wrote {} ({} bytes)",
+        a.tagger_out.display(),
+        tagger_bytes.len()
+    );
     Ok(())
 }
 
