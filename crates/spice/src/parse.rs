@@ -18,8 +18,7 @@
 use std::sync::OnceLock;
 
 use crate::depgraph::{DepGraph, Rel, Token};
-use crate::perceptron::shuffle;
-use crate::perceptron::{self, feat, hash_str, ModelError, Trainer, Weights};
+use crate::perceptron::{self, feat, hash_str, shuffle, ModelError, Trainer, Weights};
 use crate::tag::{word_key, Tagger};
 use crate::tokenize::Form;
 

@@ -66,16 +66,20 @@ pub(crate) fn mix64(mut x: u64) -> u64 {
 /// training order of the tagger, the parser and their corrections).
 pub(crate) fn shuffle(v: &mut [usize], state: &mut u64) {
     for i in (1..v.len()).rev() {
-        *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let j = (mix64(*state) % (i as u64 + 1)) as usize;
+        let j = (splitmix64(state) % (i as u64 + 1)) as usize;
         v.swap(i, j);
     }
 }
 
 /// A uniform draw in [0, 1) from the same splitmix64 stream (the parser's error exploration).
 pub(crate) fn coin(state: &mut u64) -> f64 {
+    (splitmix64(state) >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// The next value of the splitmix64 stream at `state`.
+fn splitmix64(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    (mix64(*state) >> 11) as f64 / (1u64 << 53) as f64
+    mix64(*state)
 }
 
 /// Combines a running hash with one more value.
