@@ -1,0 +1,128 @@
+//! How much of what the COCO-form corrections lose on unseen captions is the tagger's and how much
+//! the parser's: for each caption of one fold of the parser cache's tuning half that has an
+//! evidence tree, whether corrections trained on the *other* fold reproduce the official
+//! proposals, once with the tags they give and once with the evidence tree's tags (the parser
+//! still choosing the tree).
+//!
+//! ```text
+//! cargo run --release -p spice --example train_coco -- EVIDENCE.conllu --train-fold 0 \
+//!     --out /tmp/p0.bin --tagger-out /tmp/t0.bin
+//! cargo run --release -p spice --example tag_oracle -- EVIDENCE.conllu /tmp/p0.bin /tmp/t0.bin 1 \
+//!     [CACHE_DIR]
+//! ```
+//!
+//! EVIDENCE.conllu is what the `evidence_trees` example writes; CACHE_DIR defaults to
+//! `../shared/fidelity/official-parser-cache`. The evidence tree's tags are an upper bound for a
+//! tagger: they were chosen to make the tuples come out right.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use spice::fidelity::{self, Half, TupleSet};
+use spice::parse::{self, parser_tags};
+use spice::tag::{self, tag_sentence};
+use spice::{finish_basic, proposals_of, tokenize};
+
+const FILES: [&str; 2] = ["captions-a.jsonl", "captions-b.jsonl"];
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("tag_oracle: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> Result<(), String> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [evidence, parser_delta, tagger_delta, fold, rest @ ..] = args.as_slice() else {
+        return Err(
+            "usage: tag_oracle EVIDENCE.conllu PARSER_DELTA TAGGER_DELTA FOLD [CACHE_DIR]".into(),
+        );
+    };
+    let fold: usize = fold
+        .parse()
+        .ok()
+        .filter(|&f| f < 2)
+        .ok_or_else(|| format!("fold {fold:?} is not 0 or 1"))?;
+    let cache_dir = rest.first().map(PathBuf::from).unwrap_or_else(|| {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../../shared/fidelity/official-parser-cache")
+    });
+    let read = |p: &String| std::fs::read(p).map_err(|e| format!("{p}: {e}"));
+    let (tagger, parser) = parse::embedded_models().map_err(|e| e.to_string())?;
+    let parser = parser
+        .without_coco()
+        .with_coco(&read(parser_delta)?, parser_delta)
+        .map_err(|e| e.to_string())?;
+    let tagger = tagger
+        .without_coco()
+        .with_coco(&read(tagger_delta)?, tagger_delta)
+        .map_err(|e| e.to_string())?;
+    let mut official: HashMap<String, (usize, TupleSet)> = HashMap::new();
+    for (k, file) in FILES.iter().enumerate() {
+        for e in fidelity::read_parser_cache(&cache_dir.join(file))? {
+            official.insert(e.caption, (k, e.tuples.into_iter().collect()));
+        }
+    }
+    let text = std::fs::read_to_string(evidence).map_err(|e| format!("{evidence}: {e}"))?;
+    // Per file: captions, reproduced with our tags, with the evidence tree's tags, tags differ.
+    let mut counts = [[0usize; 4]; FILES.len()];
+    for block in text.split("\n\n") {
+        let Some(caption) = block.lines().find_map(|l| l.strip_prefix("# text = ")) else {
+            continue;
+        };
+        if Half::fold(caption) != fold {
+            continue;
+        }
+        let Some((k, target)) = official.get(caption) else {
+            continue; // an official graph's tree
+        };
+        let rows: Vec<Vec<&str>> = block
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(|l| l.split('\t').collect())
+            .collect();
+        let words: Vec<&str> = rows
+            .iter()
+            .map(|r| r.get(1).copied().unwrap_or(""))
+            .collect();
+        let evidence_tags = rows
+            .iter()
+            .map(|r| {
+                let t = r.get(4).copied().unwrap_or("");
+                tag::static_tag(t).ok_or_else(|| format!("{caption:?}: unknown tag {t:?}"))
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        let form = tokenize::Form::of(&words);
+        let reproduces = |tags: &[&'static str]| {
+            let arcs = parser.parse_form(&words, &parser_tags(&words, tags), form);
+            let proposals = proposals_of(finish_basic(&words, tags, &arcs));
+            &proposals
+                .iter()
+                .map(fidelity::printed_proposal)
+                .collect::<TupleSet>()
+                == target
+        };
+        let ours = tag_sentence(&tagger, &words);
+        let c = &mut counts[*k];
+        c[0] += 1;
+        c[1] += usize::from(reproduces(&ours));
+        c[2] += usize::from(reproduces(&evidence_tags));
+        c[3] += usize::from(ours != evidence_tags);
+    }
+    for (file, c) in FILES.iter().zip(counts) {
+        let pct = |x: usize| 100.0 * x as f64 / c[0].max(1) as f64;
+        println!(
+            "{file}, tuning fold {fold}: {} captions with an evidence tree; reproduced {:.1} % with our tags, {:.1} % with the evidence tree's; tags differ in {:.1} %",
+            c[0],
+            pct(c[1]),
+            pct(c[2]),
+            pct(c[3])
+        );
+    }
+    Ok(())
+}
