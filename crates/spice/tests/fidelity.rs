@@ -58,8 +58,8 @@ fn flickr8k_counts_do_not_fall_back() {
 /// The official parser's proposals on COCO-form captions, held-out halves: proposal sets
 /// reproduced exactly, tuple precision and recall, and how far the pseudo-image SPICE reads from
 /// the official one. (The issue asks for 50 % exact on `captions-a`; the held-out half reads
-/// 49.7 %, three captions short, within what the shuffle seed alone moves it; the floor is set
-/// there so that the other figures, which the retagging search raised, are kept.)
+/// 49.7 %, 371 of 746, two captions short, within what the shuffle seed alone moves it; the floor
+/// is set there so that the other figures, which the retagging search raised, are kept.)
 #[test]
 fn official_parser_cache_does_not_fall_back() {
     let Some(dir) = common::fidelity_dir() else {
