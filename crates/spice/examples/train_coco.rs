@@ -4,7 +4,7 @@
 //! ```text
 //! cargo run --release -p spice --example train_coco -- EVIDENCE.conllu [--weight W]
 //!     [--own N] [--self-train N] [--epochs E] [--explore P] [--train-fold K] [--unlexicalised]
-//!     [--no-tagger] [--tagger-weight T] [--seed S]
+//!     [--no-tagger] [--tagger-weight T] [--seed S] [--beam K] [--max-violation]
 //!     [--out crates/spice/models/parser-coco.bin] [--tagger-out crates/spice/models/tagger-coco.bin]
 //! ```
 //!
@@ -55,6 +55,8 @@ struct Args {
     explore: f64,
     self_train: usize,
     seed: u64,
+    beam: usize,
+    max_violation: bool,
 }
 
 fn args() -> Result<Args, String> {
@@ -79,6 +81,8 @@ fn args() -> Result<Args, String> {
         explore: DeltaOptions::default().explore,
         self_train: 10_000,
         seed: DeltaOptions::default().seed,
+        beam: DeltaOptions::default().beam,
+        max_violation: false,
     };
     let mut evidence = None;
     while let Some(x) = it.next() {
@@ -90,6 +94,8 @@ fn args() -> Result<Args, String> {
             "--self-train" => a.self_train = num(val()?)?,
             "--epochs" => a.epochs = num(val()?)?,
             "--seed" => a.seed = num(val()?)? as u64,
+            "--beam" => a.beam = num(val()?)?,
+            "--max-violation" => a.max_violation = true,
             "--out" => a.out = PathBuf::from(val()?),
             "--tagger-out" => a.tagger_out = PathBuf::from(val()?),
             "--no-tagger" => a.tagger = false,
@@ -247,6 +253,8 @@ fn run() -> Result<(), String> {
         unlexicalised: a.unlexicalised,
         explore: a.explore,
         seed: a.seed,
+        beam: a.beam,
+        max_violation: a.max_violation,
         ..DeltaOptions::default()
     };
     let train = |sents: &[(TreeSentence, usize)],

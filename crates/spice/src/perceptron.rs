@@ -511,6 +511,34 @@ impl Trainer {
         self.step += 1;
     }
 
+    /// Adds `delta` to the weights of `class` for `feats` (one side of a sequence update).
+    pub(crate) fn add(&mut self, feats: &[u64], class: usize, delta: f32) {
+        let step = self.step;
+        for f in feats {
+            let row = if self.frozen {
+                match self.rows.get_mut(f) {
+                    Some(r) => r,
+                    None => continue,
+                }
+            } else {
+                self.rows.entry(*f).or_default()
+            };
+            match row.iter_mut().find(|e| e.class as usize == class) {
+                Some(e) => {
+                    e.total += (step - e.stamp) as f64 * e.w as f64;
+                    e.stamp = step;
+                    e.w += delta;
+                }
+                None => row.push(TrainEntry {
+                    w: delta,
+                    class: class as u8,
+                    stamp: step,
+                    total: 0.0,
+                }),
+            }
+        }
+    }
+
     /// Perceptron update: +1 for `truth`, -1 for `guess`.
     pub(crate) fn update(&mut self, feats: &[u64], truth: usize, guess: usize) {
         if truth == guess {
