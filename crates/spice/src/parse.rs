@@ -1911,27 +1911,23 @@ mod tests {
             .collect()
     }
 
-    #[test]
-    fn learns_toy_trees_and_round_trips_the_model() {
-        let data = toy_data();
+    /// A parser trained on [`toy_data`] for `epochs` epochs, through its model file.
+    fn toy_parser(epochs: usize) -> Parser {
         let opts = TrainOptions {
-            epochs: 15,
+            epochs,
             min_count: 1,
             ..TrainOptions::default()
         };
-        let bytes = train(&data, &opts, &mut |_| {}).expect("training");
-        let p = Parser::from_bytes(&bytes, "toy").expect("load");
-        for s in &data {
-            let w: Vec<&str> = s.words.iter().map(String::as_str).collect();
-            let t: Vec<&str> = s.tags.iter().map(String::as_str).collect();
-            let got = p.parse(&w, &t);
-            let want: Vec<(usize, Label)> = s
-                .heads
-                .iter()
-                .copied()
-                .zip(s.labels.iter().map(|x| l(x)))
-                .collect();
-            assert_eq!(got, want, "{:?}", s.words);
+        let bytes = train(&toy_data(), &opts, &mut |_| {}).expect("training");
+        Parser::from_bytes(&bytes, "toy").expect("load")
+    }
+
+    #[test]
+    fn learns_toy_trees_and_round_trips_the_model() {
+        let p = toy_parser(15);
+        for s in &toy_data() {
+            let (w, t) = words_tags(s);
+            assert_eq!(p.parse(&w, &t), arcs(s), "{:?}", s.words);
         }
     }
 
@@ -1953,16 +1949,7 @@ mod tests {
     #[test]
     fn a_beam_of_one_is_the_greedy_parse() {
         // Barely trained, so that many decisions are close and some wrong.
-        let opts = TrainOptions {
-            epochs: 1,
-            min_count: 1,
-            ..TrainOptions::default()
-        };
-        let p = Parser::from_bytes(
-            &train(&toy_data(), &opts, &mut |_| {}).expect("train"),
-            "toy",
-        )
-        .expect("load");
+        let p = toy_parser(1);
         let mut sents = toy_data();
         for s in toy_data() {
             let mut r = s.clone();
@@ -1992,13 +1979,7 @@ mod tests {
     #[test]
     fn beam_corrections_learn_other_trees_for_the_coco_form_only() {
         let data = toy_data();
-        let opts = TrainOptions {
-            epochs: 15,
-            min_count: 1,
-            ..TrainOptions::default()
-        };
-        let p = Parser::from_bytes(&train(&data, &opts, &mut |_| {}).expect("train"), "toy")
-            .expect("load");
+        let p = toy_parser(15);
         // The official parser's habit: the prepositional phrase on the noun, not the verb.
         let mut wanted = data.clone();
         wanted[1].heads = vec![2, 0, 2, 6, 6, 2];

@@ -513,37 +513,19 @@ impl Trainer {
 
     /// Adds `delta` to the weights of `class` for `feats` (one side of a sequence update).
     pub(crate) fn add(&mut self, feats: &[u64], class: usize, delta: f32) {
-        let step = self.step;
-        for f in feats {
-            let row = if self.frozen {
-                match self.rows.get_mut(f) {
-                    Some(r) => r,
-                    None => continue,
-                }
-            } else {
-                self.rows.entry(*f).or_default()
-            };
-            match row.iter_mut().find(|e| e.class as usize == class) {
-                Some(e) => {
-                    e.total += (step - e.stamp) as f64 * e.w as f64;
-                    e.stamp = step;
-                    e.w += delta;
-                }
-                None => row.push(TrainEntry {
-                    w: delta,
-                    class: class as u8,
-                    stamp: step,
-                    total: 0.0,
-                }),
-            }
-        }
+        self.change(feats, &[(class, delta)]);
     }
 
     /// Perceptron update: +1 for `truth`, -1 for `guess`.
     pub(crate) fn update(&mut self, feats: &[u64], truth: usize, guess: usize) {
-        if truth == guess {
-            return;
+        if truth != guess {
+            self.change(feats, &[(truth, 1.0), (guess, -1.0)]);
         }
+    }
+
+    /// Adds each `(class, delta)` to the weights of `feats` (none to features a frozen model
+    /// has no row for), settling the averages of the entries it changes.
+    fn change(&mut self, feats: &[u64], deltas: &[(usize, f32)]) {
         let step = self.step;
         for f in feats {
             let row = if self.frozen {
@@ -554,7 +536,7 @@ impl Trainer {
             } else {
                 self.rows.entry(*f).or_default()
             };
-            for (class, delta) in [(truth, 1.0f32), (guess, -1.0f32)] {
+            for &(class, delta) in deltas {
                 match row.iter_mut().find(|e| e.class as usize == class) {
                     Some(e) => {
                         e.total += (step - e.stamp) as f64 * e.w as f64;
