@@ -839,8 +839,10 @@ impl Parser {
         scores.clear();
         scores.resize(self.weights.score_len(), 0);
         if let Some(c) = coco.filter(|_| self.coco_beam > 1) {
-            let best = self.beam_search(sn, words.len(), self.coco_beam, |f, s| c.score(f, s));
-            st.copy_from(&best);
+            let best = self.beam_search(sn, words.len(), self.coco_beam, feats, scores, |f, s| {
+                c.score(f, s)
+            });
+            return self.arcs(&best);
         }
         while !st.terminal() {
             features(st, sn, feats);
@@ -852,7 +854,12 @@ impl Parser {
             let m = self.best_move(st, scores, |_| true);
             st.apply(m);
         }
-        (1..=words.len())
+        self.arcs(st)
+    }
+
+    /// The tree of a terminal state: for each token its head (0 = the root) and label.
+    fn arcs(&self, st: &State) -> Vec<(usize, Label)> {
+        (1..=st.n)
             .map(|i| {
                 let l = self
                     .labels
@@ -876,6 +883,8 @@ impl Parser {
         sn: &Sentence,
         n: usize,
         width: usize,
+        feats: &mut Vec<u64>,
+        scores: &mut [i32],
         score: impl Fn(&[u64], &mut [i32]),
     ) -> State {
         let mut beam = vec![(State::new(n), 0i64)];
@@ -884,14 +893,12 @@ impl Parser {
         // each entry offers only its best `width` moves.
         let mut cands: Vec<(i64, usize, Move)> = Vec::with_capacity(width * width);
         let mut own: Vec<(i64, Move)> = Vec::with_capacity(width + 1);
-        let mut feats = Vec::with_capacity(128);
-        let mut scores = vec![0i32; self.weights.score_len()];
         while !beam[0].0.terminal() {
             cands.clear();
             for (i, (st, total)) in beam.iter().enumerate() {
-                features(st, sn, &mut feats);
+                features(st, sn, feats);
                 scores.iter_mut().for_each(|s| *s = 0);
-                score(&feats, &mut scores);
+                score(feats, scores);
                 own.clear();
                 self.each_move(st, |m, c| {
                     let s = scores[c] as i64;
@@ -1483,16 +1490,7 @@ impl Parser {
                 let mut st = State::new(words.len());
                 let mut all_right = true;
                 while !st.terminal() {
-                    features(&st, &sn, &mut feats);
-                    base.iter_mut().for_each(|x| *x = 0);
-                    self.weights.score(&feats, &mut base);
-                    for (x, b) in scores.iter_mut().zip(&base) {
-                        *x = *b as f32 * self.scale;
-                    }
-                    if opts.unlexicalised {
-                        feats.truncate(UNLEXICALISED);
-                    }
-                    model.score(&feats, &mut scores);
+                    self.delta_scores(&st, &sn, opts, &model, &mut feats, &mut base, &mut scores);
                     oracle_costs(&st, gh, gl, self, &mut cost);
                     let guess = self.best_move(&st, &scores, |_| true);
                     let min = cost.iter().copied().min().unwrap_or(0);
@@ -1544,9 +1542,10 @@ impl Parser {
 enum BeamOutcome {
     /// The best sequence builds the gold tree: no update.
     Right,
-    /// Every sequence that could still build the gold tree fell off the beam: updated there.
+    /// Every sequence that could still build the gold tree fell off the beam at some step
+    /// (early update: updated there; max-violation: where the beam's best led the most).
     Early,
-    /// The beam kept a gold sequence, but another one scored higher: updated at the end.
+    /// The beam kept a gold sequence to the end, but another one scored higher: updated.
     Late,
 }
 
@@ -1961,19 +1960,11 @@ mod tests {
         for s in &sents {
             let (w, t) = words_tags(s);
             let sn = Sentence::new(&w, &t);
-            let st = p.beam_search(&sn, w.len(), 1, |f, sc| p.weights.score(f, sc));
-            let beam: Vec<(u32, u8)> = (1..=w.len()).map(|i| (st.head[i], st.label[i])).collect();
-            let mut g = State::new(w.len());
-            let mut feats = Vec::new();
-            let mut scores = vec![0i32; p.weights.score_len()];
-            while !g.terminal() {
-                features(&g, &sn, &mut feats);
-                scores.iter_mut().for_each(|x| *x = 0);
-                p.weights.score(&feats, &mut scores);
-                g.apply(p.best_move(&g, &scores, |_| true));
-            }
-            let greedy: Vec<(u32, u8)> = (1..=w.len()).map(|i| (g.head[i], g.label[i])).collect();
-            assert_eq!(beam, greedy, "{:?}", s.words);
+            let (mut feats, mut scores) = (Vec::new(), vec![0i32; p.weights.score_len()]);
+            let st = p.beam_search(&sn, w.len(), 1, &mut feats, &mut scores, |f, sc| {
+                p.weights.score(f, sc)
+            });
+            assert_eq!(p.arcs(&st), p.parse(&w, &t), "{:?}", s.words);
         }
     }
 
