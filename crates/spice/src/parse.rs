@@ -199,6 +199,12 @@ struct State {
     rset: Vec<u64>,
 }
 
+impl Default for State {
+    fn default() -> State {
+        State::new(0)
+    }
+}
+
 impl State {
     fn new(n: usize) -> State {
         let mut st = State {
@@ -465,6 +471,7 @@ const V_NONE: u64 = 0x6E6F_6E65; // no token at this position
 const V_ROOT: u64 = 0x726F_6F74; // the artificial root
 
 /// Per-token word and tag hashes, computed once per sentence. Index 0 is the root.
+#[derive(Default)]
 struct Sentence {
     w: Vec<u64>,
     t: Vec<u64>,
@@ -493,20 +500,29 @@ impl Sentence {
 }
 
 /// Per-thread buffers, so that parsing a sentence allocates only its result.
+#[derive(Default)]
 struct Scratch {
     st: State,
     sn: Sentence,
     feats: Vec<u64>,
     scores: Vec<i32>,
+    beam: BeamScratch,
+}
+
+/// [`Parser::beam_search`]'s buffers: the beam and the next one (configurations with their
+/// totals), and each entry's features and scores.
+#[derive(Default)]
+struct BeamScratch {
+    beam: Vec<(State, i64)>,
+    next: Vec<(State, i64)>,
+    feats: Vec<Vec<u64>>,
+    scores: Vec<Vec<i32>>,
+    plus: Vec<u64>,
+    minus: Vec<u64>,
 }
 
 thread_local! {
-    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch {
-        st: State::new(0),
-        sn: Sentence { w: Vec::new(), t: Vec::new() },
-        feats: Vec::with_capacity(128),
-        scores: Vec::new(),
-    });
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
 }
 
 /// How many of the features [`features`] writes come first and read no word: the features of an
@@ -807,17 +823,7 @@ impl Parser {
         SCRATCH.with(|cell| match cell.try_borrow_mut() {
             Ok(mut scratch) => self.parse_with(words, tags, coco, &mut scratch),
             // Only reachable if parse were re-entered on this thread; fresh buffers then.
-            Err(_) => self.parse_with(
-                words,
-                tags,
-                coco,
-                &mut Scratch {
-                    st: State::new(0),
-                    sn: Sentence::new(&[], &[]),
-                    feats: Vec::new(),
-                    scores: Vec::new(),
-                },
-            ),
+            Err(_) => self.parse_with(words, tags, coco, &mut Scratch::default()),
         })
     }
 
@@ -833,18 +839,20 @@ impl Parser {
             sn,
             feats,
             scores,
+            beam,
         } = scratch;
         sn.reset(words, tags);
         st.reset(words.len());
         scores.clear();
         scores.resize(self.weights.score_len(), 0);
         if let Some(c) = coco.filter(|_| self.coco_beam > 1) {
-            let best = self.beam_search(sn, words.len(), self.coco_beam, feats, scores, |f, s| {
-                c.score(f, s)
-            });
-            return self.arcs(&best);
+            return self.beam_search(sn, words.len(), self.coco_beam, c, beam);
         }
         while !st.terminal() {
+            if let Some(m) = self.only_move(st) {
+                st.apply(m);
+                continue;
+            }
             features(st, sn, feats);
             scores.iter_mut().for_each(|s| *s = 0);
             match coco {
@@ -878,30 +886,96 @@ impl Parser {
     /// `width` best partial sequences at each step (all sequences of one sentence have the
     /// same length, two moves per token). Ties go to the earlier beam entry, then to the move
     /// order of [`Parser::each_move`], so a width of 1 is the greedy parse.
+    ///
+    /// Entries of one step mostly read the same tokens, so most of their features agree: each
+    /// entry after the first starts from the scores of the earlier entry whose features differ
+    /// least and rescores only the features that differ (exactly: scores are integer sums).
     fn beam_search(
         &self,
         sn: &Sentence,
         n: usize,
         width: usize,
-        feats: &mut Vec<u64>,
-        scores: &mut [i32],
-        score: impl Fn(&[u64], &mut [i32]),
-    ) -> State {
-        let mut beam = vec![(State::new(n), 0i64)];
-        let mut next: Vec<(State, i64)> = Vec::new();
+        coco: &perceptron::Corrected,
+        scratch: &mut BeamScratch,
+    ) -> Vec<(usize, Label)> {
+        let BeamScratch {
+            beam,
+            next,
+            feats,
+            scores,
+            plus,
+            minus,
+        } = scratch;
+        let len = self.weights.score_len();
+        for v in [&mut *beam, &mut *next] {
+            v.truncate(width);
+            while v.len() < width {
+                v.push((State::new(0), 0));
+            }
+        }
+        // Two banks of features and scores: this step's entries, and the last step's, whose
+        // configurations often read the same tokens in the same places too.
+        while feats.len() < 2 * width {
+            feats.push(Vec::with_capacity(128));
+            scores.push(Vec::new());
+        }
+        beam[0].0.reset(n);
+        beam[0].1 = 0;
+        let mut live = 1;
+        let (mut bank, mut last_live) = (0, 0);
         // Of all candidates at most `width` survive, and so at most `width` from any one entry:
         // each entry offers only its best `width` moves.
         let mut cands: Vec<(i64, usize, Move)> = Vec::with_capacity(width * width);
         let mut own: Vec<(i64, Move)> = Vec::with_capacity(width + 1);
         while !beam[0].0.terminal() {
+            // One sequence with one way on: no choice, and no other sequence to rank it against.
+            if let (1, Some(m)) = (live, self.only_move(&beam[0].0)) {
+                beam[0].0.apply(m);
+                last_live = 0;
+                continue;
+            }
             cands.clear();
-            for (i, (st, total)) in beam.iter().enumerate() {
-                features(st, sn, feats);
-                scores.iter_mut().for_each(|s| *s = 0);
-                score(feats, scores);
+            let here = bank * width;
+            let there = (1 - bank) * width;
+            for i in 0..live {
+                let (st, total) = (&beam[i].0, beam[i].1);
+                let mut f = std::mem::take(&mut feats[here + i]);
+                let mut s = std::mem::take(&mut scores[here + i]);
+                features(st, sn, &mut f);
+                let differ = |g: &Vec<u64>| f.iter().zip(g).filter(|(a, b)| a != b).count();
+                let from = (here..here + i)
+                    .chain(there..there + last_live)
+                    .map(|j| (differ(&feats[j]), j))
+                    .min()
+                    .filter(|&(d, _)| 2 * d < f.len());
+                match from {
+                    Some((_, j)) => {
+                        s.clone_from(&scores[j]);
+                        plus.clear();
+                        minus.clear();
+                        for (a, b) in f.iter().zip(&feats[j]) {
+                            if a != b {
+                                plus.push(*a);
+                                minus.push(*b);
+                            }
+                        }
+                        coco.score(plus, &mut s);
+                        coco.unscore(minus, &mut s);
+                        debug_assert!({
+                            let mut full = vec![0; len];
+                            coco.score(&f, &mut full);
+                            full == s
+                        });
+                    }
+                    None => {
+                        s.clear();
+                        s.resize(len, 0);
+                        coco.score(&f, &mut s);
+                    }
+                }
                 own.clear();
                 self.each_move(st, |m, c| {
-                    let s = scores[c] as i64;
+                    let s = s[c] as i64;
                     if own.len() == width && own[width - 1].0 >= s {
                         return;
                     }
@@ -911,22 +985,22 @@ impl Parser {
                     own.truncate(width);
                 });
                 cands.extend(own.iter().map(|&(s, m)| (total + s, i, m)));
+                feats[here + i] = f;
+                scores[here + i] = s;
             }
+            (bank, last_live) = (1 - bank, live);
             // Stable: equal totals keep the order they were found in.
             cands.sort_by_key(|c| std::cmp::Reverse(c.0));
             cands.truncate(width);
             for (j, &(total, i, m)) in cands.iter().enumerate() {
-                if next.len() <= j {
-                    next.push((State::new(n), 0));
-                }
                 next[j].0.copy_from(&beam[i].0);
                 next[j].0.apply(m);
                 next[j].1 = total;
             }
-            next.truncate(cands.len());
-            std::mem::swap(&mut beam, &mut next);
+            live = cands.len();
+            std::mem::swap(beam, next);
         }
-        beam.swap_remove(0).0
+        self.arcs(&beam[0].0)
     }
 
     /// Tags-and-words to a [`DepGraph`] with the basic tree's edges and empty lemmas.
@@ -975,6 +1049,18 @@ impl Parser {
         }
         if st.can_root() {
             f(Move::Right(self.root_label), 1 + nl + self.root_label);
+        }
+    }
+
+    /// The one valid move of a configuration that has only one (the first SHIFT, the final
+    /// RIGHT from the root), where scoring would change nothing.
+    fn only_move(&self, st: &State) -> Option<Move> {
+        if st.stack.len() == 1 && st.can_shift() {
+            Some(Move::Shift)
+        } else if st.can_root() {
+            Some(Move::Right(self.root_label))
+        } else {
+            None
         }
     }
 
@@ -1960,11 +2046,12 @@ mod tests {
         for s in &sents {
             let (w, t) = words_tags(s);
             let sn = Sentence::new(&w, &t);
-            let (mut feats, mut scores) = (Vec::new(), vec![0i32; p.weights.score_len()]);
-            let st = p.beam_search(&sn, w.len(), 1, &mut feats, &mut scores, |f, sc| {
-                p.weights.score(f, sc)
-            });
-            assert_eq!(p.arcs(&st), p.parse(&w, &t), "{:?}", s.words);
+            let none = perceptron::Corrected::new(
+                std::sync::Arc::clone(&p.weights),
+                perceptron::Weights::empty(1 + 2 * p.labels.len()),
+            );
+            let arcs = p.beam_search(&sn, w.len(), 1, &none, &mut BeamScratch::default());
+            assert_eq!(arcs, p.parse(&w, &t), "{:?}", s.words);
         }
     }
 

@@ -240,23 +240,35 @@ impl Weights {
     /// [`Weights::score_len`] (a shorter slice gets only the sparse rows' weights).
     #[inline]
     pub(crate) fn score(&self, feats: &[u64], scores: &mut [i32]) {
+        self.score_signed::<false>(feats, scores)
+    }
+
+    /// Subtracts what [`Weights::score`] would add: scores are sums of integers, so adding
+    /// features and taking others away gives exactly the scores of the changed feature list.
+    #[inline]
+    pub(crate) fn unscore(&self, feats: &[u64], scores: &mut [i32]) {
+        self.score_signed::<true>(feats, scores)
+    }
+
+    #[inline]
+    fn score_signed<const SUB: bool>(&self, feats: &[u64], scores: &mut [i32]) {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU has AVX2, checked just above.
-            return unsafe { self.score_avx2(feats, scores) };
+            return unsafe { self.score_avx2::<SUB>(feats, scores) };
         }
-        self.score_impl(feats, scores)
+        self.score_impl::<SUB>(feats, scores)
     }
 
     /// [`Weights::score`] compiled for AVX2, which adds a dense row in a few instructions.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    unsafe fn score_avx2(&self, feats: &[u64], scores: &mut [i32]) {
-        self.score_impl(feats, scores)
+    unsafe fn score_avx2<const SUB: bool>(&self, feats: &[u64], scores: &mut [i32]) {
+        self.score_impl::<SUB>(feats, scores)
     }
 
     #[inline(always)]
-    fn score_impl(&self, feats: &[u64], scores: &mut [i32]) {
+    fn score_impl<const SUB: bool>(&self, feats: &[u64], scores: &mut [i32]) {
         let mut rows = [0u32; BATCH];
         for chunk in feats.chunks(BATCH) {
             for &f in chunk {
@@ -283,7 +295,11 @@ impl Weights {
                     if let Some(row) = self.dense.get(at..at + self.stride) {
                         for (acc, w) in scores.chunks_exact_mut(16).zip(row.chunks_exact(16)) {
                             for i in 0..16 {
-                                acc[i] += w[i] as i32;
+                                if SUB {
+                                    acc[i] -= w[i] as i32;
+                                } else {
+                                    acc[i] += w[i] as i32;
+                                }
                             }
                         }
                     }
@@ -294,7 +310,11 @@ impl Weights {
                 if let Some(row) = self.entries.get(r + 1..r + 1 + len) {
                     for &e in row {
                         if let Some(x) = scores.get_mut((e >> 16) as usize) {
-                            *x += e as u16 as i16 as i32;
+                            if SUB {
+                                *x -= e as u16 as i16 as i32;
+                            } else {
+                                *x += e as u16 as i16 as i32;
+                            }
                         }
                     }
                 }
@@ -750,6 +770,18 @@ impl Corrected {
         }
     }
 
+    /// Subtracts what [`Corrected::score`] would add.
+    #[inline]
+    pub(crate) fn unscore(&self, feats: &[u64], scores: &mut [i32]) {
+        match self.folded.get() {
+            Some(f) => f.unscore(feats, scores),
+            None => {
+                self.base.unscore(feats, scores);
+                self.delta.unscore(feats, scores);
+            }
+        }
+    }
+
     /// Counts one sentence scored with these corrections (starting the fold once
     /// [`FOLD_AFTER`] were) and returns them.
     pub(crate) fn used(&self) -> &Corrected {
@@ -1047,6 +1079,37 @@ mod tests {
             assert_eq!(hash_lower(s), hash_str(&s.to_lowercase()), "{s}");
         }
         assert_ne!(hash_str("dog"), hash_str("cat"));
+    }
+
+    #[test]
+    fn unscore_takes_away_exactly_what_score_adds() {
+        let n = 40;
+        let mut w = Weights::with_capacity(n, 3, 64);
+        let (dense, sparse, other) = (feat(1, 1, 0, 0), feat(2, 2, 0, 0), feat(3, 3, 0, 0));
+        // 12 of 40 classes: a dense row; 2: a sparse one.
+        w.insert(
+            key48(dense),
+            (0..12u8).map(|c| (c * 3, 1000 - 300 * c as i16)),
+        );
+        w.insert(key48(sparse), [(5u8, -7i16), (39, 32767)].into_iter());
+        w.insert(key48(other), [(39u8, 32767i16)].into_iter());
+        let scored = |plus: &[u64], minus: &[u64]| {
+            let mut s = vec![0i32; w.score_len()];
+            w.score(plus, &mut s);
+            w.unscore(minus, &mut s);
+            s
+        };
+        let all = [dense, sparse, other, feat(4, 4, 0, 0)];
+        assert_eq!(scored(&all, &[sparse, other]), scored(&[dense], &[]));
+        assert_eq!(scored(&all, &all), vec![0; w.score_len()]);
+        assert_eq!(scored(&[dense], &[sparse])[39], -32767);
+        let c = Corrected::new(Arc::new(w.clone()), w);
+        let mut s = vec![0i32; c.base.score_len()];
+        c.score(&all, &mut s);
+        c.unscore(&[dense, other], &mut s);
+        assert_eq!(s[5], -14);
+        assert_eq!(s[39], 2 * 32767);
+        assert_eq!(s.iter().filter(|&&x| x != 0).count(), 2);
     }
 
     #[test]
