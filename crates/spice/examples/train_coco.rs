@@ -4,7 +4,7 @@
 //! ```text
 //! cargo run --release -p spice --example train_coco -- EVIDENCE.conllu [--weight W]
 //!     [--own N] [--self-train N] [--epochs E] [--explore P] [--train-fold K] [--unlexicalised]
-//!     [--no-tagger] [--tagger-weight T] [--seed S] [--beam K] [--max-violation]
+//!     [--no-tagger] [--tagger-weight T] [--seed S] [--beam K] [--max-violation] [--margin M]
 //!     [--out crates/spice/models/parser-coco.bin] [--tagger-out crates/spice/models/tagger-coco.bin]
 //! ```
 //!
@@ -12,6 +12,11 @@
 //! graph) equal the official parser's, written by the `evidence_trees` example from the tuning
 //! halves of `official-parser-cache` and `spice-parser-graphs`; each counts `W` times (default
 //! 10). The tagger's corrections learn the evidence trees' tags (each tree `T` times, default 3).
+//! With `--beam K` (default 1: greedy) the parser's corrections are trained on whole move
+//! sequences with a beam of width `K`, which with `--margin M` drops sequences more than `M`
+//! quantised score units behind the best (default 0: none); the model file records both, so that
+//! the engine parses as they were trained (`DeltaOptions::beam` and `DeltaOptions::margin` give
+//! the measurements, among them `--beam 3 --margin 16000`).
 //!
 //! **Self-training** (`--self-train N`, default 10,000): the corrections trained on the evidence
 //! analyse `N` COCO train2014 captions in pycocoevalcap's form
@@ -56,6 +61,7 @@ struct Args {
     self_train: usize,
     seed: u64,
     beam: usize,
+    margin: u32,
     max_violation: bool,
 }
 
@@ -82,6 +88,7 @@ fn args() -> Result<Args, String> {
         self_train: 10_000,
         seed: DeltaOptions::default().seed,
         beam: DeltaOptions::default().beam,
+        margin: DeltaOptions::default().margin,
         max_violation: false,
     };
     let mut evidence = None;
@@ -96,6 +103,12 @@ fn args() -> Result<Args, String> {
             "--seed" => a.seed = num(val()?)? as u64,
             "--beam" => a.beam = num(val()?)?,
             "--max-violation" => a.max_violation = true,
+            "--margin" => {
+                let v = val()?;
+                a.margin = v
+                    .parse()
+                    .map_err(|_| format!("not a margin (0 to 2^32 - 1): {v}"))?
+            }
             "--out" => a.out = PathBuf::from(val()?),
             "--tagger-out" => a.tagger_out = PathBuf::from(val()?),
             "--no-tagger" => a.tagger = false,
@@ -254,6 +267,7 @@ fn run() -> Result<(), String> {
         explore: a.explore,
         seed: a.seed,
         beam: a.beam,
+        margin: a.margin,
         max_violation: a.max_violation,
         ..DeltaOptions::default()
     };
