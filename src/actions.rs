@@ -252,6 +252,7 @@ pub async fn create_team(
     accounts::create_api_token(
         &mut *tx,
         team.id,
+        member,
         &auth::token_hash(&token),
         "created with the team",
     )
@@ -322,8 +323,8 @@ pub async fn add_member(
 
 /// Takes a user out of their team of the challenge. The team keeps its submissions and gets a new
 /// invite code, so that the link the leaver knows no longer lets them (or whoever they pass it to)
-/// back in. API tokens are the team's: the members revoke any the leaver may have kept, and when
-/// the last member leaves they are all revoked.
+/// back in. The API tokens the leaver may hold stop working: those they made and those of unknown
+/// maker (the members make new ones), and every token of the team when the last member leaves.
 pub async fn leave_team(
     pool: &PgPool,
     challenge: &Challenge,
@@ -339,13 +340,16 @@ pub async fn leave_team(
         return Err(ActionError::NotInTeam);
     }
     accounts::set_invite_code(&mut *tx, team.id, &auth::new_token()).await?;
-    // Nobody is left to revoke the tokens the last member may keep (who could then upload for
-    // this team from another one): they stop working now.
+    // A token the leaver keeps would let them upload for this team, and read its hidden-split
+    // scores, from another team: those they may hold stop working now, and when nobody is left,
+    // all of them (a token shown to a member who left earlier may have been passed on).
     if accounts::members_of_team(&mut *tx, team.id)
         .await?
         .is_empty()
     {
         accounts::revoke_all_api_tokens(&mut *tx, team.id).await?;
+    } else {
+        accounts::revoke_api_tokens_of_member(&mut *tx, team.id, user_id).await?;
     }
     tx.commit().await?;
     Ok(team)

@@ -240,19 +240,25 @@ pub async fn teams_of_challenge(
         .await
 }
 
+/// Stores a new API token of a team, made by the member `made_by` (None: by an organizer or on
+/// the command line, to be handed to the team).
 pub async fn create_api_token(
     db: impl PgExecutor<'_>,
     team_id: i64,
+    made_by: Option<i64>,
     token_hash: &str,
     label: &str,
 ) -> Result<(), sqlx::Error> {
-    sqlx::query("INSERT INTO api_tokens (team_id, token_hash, label) VALUES ($1, $2, $3)")
-        .bind(team_id)
-        .bind(token_hash)
-        .bind(label)
-        .execute(db)
-        .await
-        .map(|_| ())
+    sqlx::query(
+        "INSERT INTO api_tokens (team_id, made_by, token_hash, label) VALUES ($1, $2, $3, $4)",
+    )
+    .bind(team_id)
+    .bind(made_by)
+    .bind(token_hash)
+    .bind(label)
+    .execute(db)
+    .await
+    .map(|_| ())
 }
 
 /// The team an unrevoked API token belongs to.
@@ -302,6 +308,24 @@ pub async fn revoke_all_api_tokens(
         "UPDATE api_tokens SET revoked_at = now() WHERE team_id = $1 AND revoked_at IS NULL",
     )
     .bind(team_id)
+    .execute(db)
+    .await?;
+    Ok(r.rows_affected())
+}
+
+/// Revokes the API tokens of a team that `user_id` may hold: those they made, and those whose
+/// maker is unknown (made on the command line, or before makers were recorded).
+pub async fn revoke_api_tokens_of_member(
+    db: impl PgExecutor<'_>,
+    team_id: i64,
+    user_id: i64,
+) -> Result<u64, sqlx::Error> {
+    let r = sqlx::query(
+        "UPDATE api_tokens SET revoked_at = now()
+         WHERE team_id = $1 AND revoked_at IS NULL AND (made_by = $2 OR made_by IS NULL)",
+    )
+    .bind(team_id)
+    .bind(user_id)
     .execute(db)
     .await?;
     Ok(r.rows_affected())

@@ -267,6 +267,55 @@ async fn the_last_member_to_leave_takes_no_working_token_of_the_team_along() {
     assert_eq!(r.status(), 202);
 }
 
+/// A member who left a team that goes on kept the API tokens they had made (shown to them
+/// alone) and the one the team was made with on the command line: from another team they could
+/// still upload for this one and read its hidden-split scores. Those stop working when they
+/// leave; the tokens the other members made still work.
+#[tokio::test]
+async fn a_leaver_takes_no_working_token_of_a_team_that_goes_on() {
+    let app = spawn_app_with(0, |_| {}).await;
+    app.challenge_with_split("duo", "val", false).await;
+    let (_, handed_over) = app.team("duo", "Owls").await;
+    let ann = app.member("duo", "Owls", "ann@example.org").await;
+    let bea = app.member("duo", "Owls", "bea@example.org").await;
+    let anns = app.make_token(&ann, "duo").await;
+    let beas = app.make_token(&bea, "duo").await;
+    let upload = |token: String| {
+        let app = &app;
+        async move {
+            app.api_upload("duo", &token, Some("val"), demo_results(true))
+                .await
+                .status()
+        }
+    };
+    for t in [&handed_over, &anns, &beas] {
+        assert_eq!(upload(t.clone()).await, 202, "before anyone leaves");
+    }
+    let csrf = app.csrf_of(&ann, "/c/duo").await;
+    let r = ann
+        .post(app.url("/c/duo/team/leave"))
+        .form(&[("csrf", csrf.as_str())])
+        .send()
+        .await
+        .expect("POST leave");
+    assert_eq!(r.status(), 303);
+    assert_eq!(
+        upload(anns).await,
+        401,
+        "the leaver's own token still uploads"
+    );
+    assert_eq!(
+        upload(handed_over).await,
+        401,
+        "the token of unknown maker, which the leaver may hold, still uploads"
+    );
+    assert_eq!(
+        upload(beas).await,
+        202,
+        "the remaining member's token stopped"
+    );
+}
+
 /// PostgreSQL refuses text with a NUL character; a request carrying one in a challenge's address,
 /// a form field or an upload's split name was answered 500 and logged as the server's own error
 /// (anyone could fill the error log). It is the request's fault: 404 or 400.

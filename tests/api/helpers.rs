@@ -415,6 +415,24 @@ impl TestApp {
         browser
     }
 
+    /// Makes an API token of the team of `browser`'s user on the challenge page, as a member
+    /// does, and returns it in clear (the page shows it once).
+    pub async fn make_token(&self, browser: &reqwest::Client, slug: &str) -> String {
+        let csrf = self.csrf_of(browser, &format!("/c/{slug}")).await;
+        let page = browser
+            .post(self.url(&format!("/c/{slug}/tokens")))
+            .form(&[("csrf", csrf.as_str()), ("label", "ci")])
+            .send()
+            .await
+            .expect("POST tokens")
+            .text()
+            .await
+            .expect("body");
+        let start =
+            page.find("id=\"new-token\">").expect("the new token") + "id=\"new-token\">".len();
+        page[start..start + 64].to_string()
+    }
+
     /// Makes an organizer account and logs this app's client in as it.
     pub async fn log_in_as_organizer(&self) {
         let hash = spiceboard::auth::hash_password("organizer-password").expect("hash");

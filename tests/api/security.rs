@@ -938,18 +938,7 @@ async fn a_revoked_api_token_stops_working() {
         .await
         .expect("token");
     // The token in clear is shown once; make a second one we know through the page.
-    let csrf = app.csrf_of(&browser, "/c/tok").await;
-    let page = browser
-        .post(app.url("/c/tok/tokens"))
-        .form(&[("csrf", csrf.as_str()), ("label", "ci")])
-        .send()
-        .await
-        .expect("POST")
-        .text()
-        .await
-        .expect("body");
-    let start = page.find("id=\"new-token\">").expect("token") + "id=\"new-token\">".len();
-    let token = page[start..start + 64].to_string();
+    let token = app.make_token(&browser, "tok").await;
     let new_id: i64 = sqlx::query_scalar("SELECT MAX(id) FROM api_tokens")
         .fetch_one(&app.pool)
         .await

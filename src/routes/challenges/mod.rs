@@ -293,7 +293,8 @@ pub async fn create_token(
         .ok_or(PageError::Forbidden)?;
     let token = auth::new_token();
     let label: String = form.label.trim().chars().take(80).collect();
-    accounts::create_api_token(pool.get_ref(), team.id, &auth::token_hash(&token), &label).await?;
+    let hash = auth::token_hash(&token);
+    accounts::create_api_token(pool.get_ref(), team.id, Some(u.id), &hash, &label).await?;
     render_overview(&req, &pool, Some(&u), &slug, Some(token), None).await
 }
 
