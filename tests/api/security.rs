@@ -459,6 +459,44 @@ async fn a_team_upload_far_over_the_file_limit_is_cut_off_early() {
     app.submit("big", &token, "val", demo_results(true)).await;
 }
 
+/// An upload outside the challenge's phase was received to its end, a whole file up to the
+/// challenge's limit, and only then refused: after the close a team could keep the server reading
+/// file after file that no quota counts. The phase is checked with the token, before the file.
+#[tokio::test]
+async fn an_upload_outside_the_phase_is_refused_before_its_file_is_read() {
+    use spiceboard::domain::phase::Phase;
+    use spiceboard::storage::challenges;
+    let app = spawn_app_with(0, |_| {}).await;
+    let c = app.challenge_with_split("late", "val", false).await;
+    challenges::set_limits(&app.pool, c.id, None, None, 100_000_000)
+        .await
+        .expect("limits");
+    let closed = chrono::Utc::now() - chrono::Duration::hours(1);
+    let phase = Phase::new(None, Some(closed)).expect("phase");
+    challenges::set_phase(&app.pool, c.id, phase)
+        .await
+        .expect("phase");
+    let (_, token) = app.team("late", "Owls").await;
+    // 64 MiB of file, well within the 100 MB limit.
+    let head = format!(
+        "POST /api/c/late/submissions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n\
+         Content-Type: multipart/form-data; boundary=B\r\nTransfer-Encoding: chunked\r\n\r\n"
+    );
+    let r = upload_until_refused(&app.address, head, 64 * 1024 * 1024).await;
+    eprintln!(
+        "{} bytes of file written before the answer",
+        r.sent_before_answer
+    );
+    assert!(r.answer.starts_with("HTTP/1.1 403"), "{}", r.answer);
+    assert!(r.answer.contains("submissions closed at"), "{}", r.answer);
+    assert!(
+        r.sent_before_answer < 16 * 1024 * 1024,
+        "{} bytes were taken before the refusal",
+        r.sent_before_answer
+    );
+    assert!(r.closed, "the server kept reading the refused body");
+}
+
 async fn api_error(app: &TestApp, slug: &str, token: &str, file: Vec<u8>) -> (u16, String) {
     let r = app.api_upload(slug, token, Some("val"), file).await;
     let status = r.status().as_u16();

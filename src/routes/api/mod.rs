@@ -128,8 +128,14 @@ pub async fn upload(
         challenge.max_file_bytes,
         config.settings.limits.max_request_bytes,
     );
-    // The token and the challenge are checked; the form has nothing more to show before the file.
-    let form = multipart::read(&req, payload, limits, |_| Ok::<(), ApiError>(()))
+    // The token and the challenge are checked, and the phase is, so that an upload outside it
+    // is refused before its file is read (`actions::submit` checks the phase again, under the
+    // team's lock); the form has nothing more to show before the file.
+    let open = match challenge.phase().refusal(chrono::Utc::now()) {
+        Some(why) => Err(ApiError::Closed(why)),
+        None => Ok(()),
+    };
+    let form = multipart::read(&req, payload, limits, |_| open)
         .await
         .map_err(|e| match e {
             multipart::ReadError::Form(f) => f.into(),

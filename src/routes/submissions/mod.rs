@@ -129,11 +129,14 @@ pub async fn upload(
 ) -> Result<HttpResponse, PageError> {
     let challenge = actions::challenge(&pool, &slug).await?;
     let team = accounts::team_of_user(pool.get_ref(), challenge.id, user.id).await?;
-    let ready = match &team {
-        Some(_) => Ok(()),
-        None => Err(PageError::BadRequest(
+    // Refusals known before the file is read come before it (the phase is checked again, under
+    // the team's lock, when the upload is stored).
+    let ready = match (&team, challenge.phase().refusal(chrono::Utc::now())) {
+        (None, _) => Err(PageError::BadRequest(
             "join or create a team on the challenge page first".into(),
         )),
+        (Some(_), Some(why)) => Err(PageError::BadRequest(why)),
+        (Some(_), None) => Ok(()),
     };
     let limits = multipart::Limits::team_upload(
         challenge.max_file_bytes,
