@@ -280,6 +280,9 @@ pub struct TokenInfo {
     pub id: i64,
     pub label: String,
     pub created_at: DateTime<Utc>,
+    /// The e-mail address of the member who made it (None: made on the command line, or before
+    /// makers were recorded).
+    pub made_by: Option<String>,
 }
 
 /// Revokes one of a team's API tokens; `Ok(false)` if the team has no such live token.
@@ -376,8 +379,12 @@ pub async fn tokens_of_team(
     db: impl PgExecutor<'_>,
     team_id: i64,
 ) -> Result<Vec<TokenInfo>, sqlx::Error> {
-    sqlx::query_as("SELECT id, label, created_at FROM api_tokens WHERE team_id = $1 AND revoked_at IS NULL ORDER BY id")
-        .bind(team_id)
-        .fetch_all(db)
-        .await
+    sqlx::query_as(
+        "SELECT a.id, a.label, a.created_at, u.email AS made_by
+         FROM api_tokens a LEFT JOIN users u ON u.id = a.made_by
+         WHERE a.team_id = $1 AND a.revoked_at IS NULL ORDER BY a.id",
+    )
+    .bind(team_id)
+    .fetch_all(db)
+    .await
 }

@@ -291,6 +291,14 @@ async fn a_leaver_takes_no_working_token_of_a_team_that_goes_on() {
     for t in [&handed_over, &anns, &beas] {
         assert_eq!(upload(t.clone()).await, 202, "before anyone leaves");
     }
+    // The members see who made each token, and so which ones a leaver takes down.
+    let (_, html) = get(&bea, app.url("/c/duo")).await;
+    for maker in ["ann@example.org", "bea@example.org", "the command line"] {
+        assert!(
+            html.contains(&format!("<td>{maker}</td>")),
+            "{maker}: {html}"
+        );
+    }
     let csrf = app.csrf_of(&ann, "/c/duo").await;
     let r = ann
         .post(app.url("/c/duo/team/leave"))
@@ -314,6 +322,8 @@ async fn a_leaver_takes_no_working_token_of_a_team_that_goes_on() {
         202,
         "the remaining member's token stopped"
     );
+    let (_, html) = get(&bea, app.url("/c/duo")).await;
+    assert!(html.contains("1 active API token"), "{html}");
 }
 
 /// PostgreSQL refuses text with a NUL character; a request carrying one in a challenge's address,
