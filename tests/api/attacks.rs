@@ -240,14 +240,7 @@ async fn the_last_member_to_leave_takes_no_working_token_of_the_team_along() {
     let ann = app.member("solo", "Owls", "ann@example.org").await;
     let (_, other_token) = app.team("solo", "Bats").await;
     let _bea = app.member("solo", "Bats", "bea@example.org").await;
-    let csrf = app.csrf_of(&ann, "/c/solo").await;
-    let r = ann
-        .post(app.url("/c/solo/team/leave"))
-        .form(&[("csrf", csrf.as_str())])
-        .send()
-        .await
-        .expect("POST leave");
-    assert_eq!(r.status(), 303);
+    assert_eq!(app.leave_team(&ann, "solo").await, 303);
     let csrf = app.csrf_of(&ann, "/c/solo").await;
     let r = ann
         .post(app.url("/c/solo/team"))
@@ -299,14 +292,7 @@ async fn a_leaver_takes_no_working_token_of_a_team_that_goes_on() {
             "{maker}: {html}"
         );
     }
-    let csrf = app.csrf_of(&ann, "/c/duo").await;
-    let r = ann
-        .post(app.url("/c/duo/team/leave"))
-        .form(&[("csrf", csrf.as_str())])
-        .send()
-        .await
-        .expect("POST leave");
-    assert_eq!(r.status(), 303);
+    assert_eq!(app.leave_team(&ann, "duo").await, 303);
     assert_eq!(
         upload(anns).await,
         401,

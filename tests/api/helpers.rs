@@ -433,6 +433,20 @@ impl TestApp {
         page[start..start + 64].to_string()
     }
 
+    /// Takes `browser`'s user out of their team of challenge `slug`, as the button does: the
+    /// answer's status.
+    pub async fn leave_team(&self, browser: &reqwest::Client, slug: &str) -> u16 {
+        let csrf = self.csrf_of(browser, &format!("/c/{slug}")).await;
+        browser
+            .post(self.url(&format!("/c/{slug}/team/leave")))
+            .form(&[("csrf", csrf.as_str())])
+            .send()
+            .await
+            .expect("POST leave")
+            .status()
+            .as_u16()
+    }
+
     /// Makes an organizer account and logs this app's client in as it.
     pub async fn log_in_as_organizer(&self) {
         let hash = spiceboard::auth::hash_password("organizer-password").expect("hash");
