@@ -1521,11 +1521,10 @@ pub struct DeltaOptions {
     /// 100.0 / 88.6 points (seeds 7 and 8): above greedy in all four cells, as the full
     /// width-3 beam, at about 1.5 greedy parses per sentence instead of 3 (with max-violation
     /// updates 100.8 / 88.1 and 101.1 / 87.4; width 8 with the same margin: 102.2 / 87.0,
-    /// seed 7). Margin 8,000, applied in parsing only to full
-    /// width-3 corrections, falls back to greedy figures (100.5 / 85.9). Giving each
-    /// configuration only its best move of each kind (SHIFT, LEFT, RIGHT), so that the beam
-    /// holds different trees rather than one tree's label variants, reads 100.6 / 86.2
-    /// (width 3, seed 7).
+    /// seed 7). Margin 8,000, applied in parsing only to full width-3 corrections, falls back
+    /// to greedy figures (100.5 / 85.9). Giving each configuration only its best move of each
+    /// kind (SHIFT, LEFT, RIGHT), so that the beam holds different trees rather than one
+    /// tree's label variants, reads 100.6 / 86.2 (width 3, seed 7).
     ///
     /// Trained on the whole tuning half, width 3 with margin 16,000 parses pycocoevalcap's form
     /// at 25,500 captions/s on 2 threads (greedy: 34,900; `scripts/bench-engine`, 2-core AMD
