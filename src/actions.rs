@@ -858,11 +858,10 @@ pub async fn view_image(
             "stored details of image {image_id} of submission {id}: {e}"
         ))
     })?;
-    let references = splits::references(pool, view.split.id)
+    // This image's captions only: the split's every reference graph is a COCO-sized read.
+    let references = splits::captions_of_image(pool, view.split.id, image_id)
         .await?
-        .into_iter()
-        .find(|r| r.image_id == image_id)
-        .and_then(|r| serde_json::from_value::<Vec<String>>(r.captions).ok())
+        .and_then(|c| serde_json::from_value::<Vec<String>>(c).ok())
         .unwrap_or_default();
     Ok(ImageView {
         submission_id: view.submission.id,

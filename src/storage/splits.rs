@@ -201,6 +201,21 @@ pub async fn references(
     .await
 }
 
+/// The reference captions of one image of a split (its image page's), if the split has it.
+pub async fn captions_of_image(
+    db: impl PgExecutor<'_>,
+    split_id: i64,
+    image_id: i64,
+) -> Result<Option<serde_json::Value>, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT captions FROM reference_images WHERE split_id = $1 AND image_id = $2",
+    )
+    .bind(split_id)
+    .bind(image_id)
+    .fetch_optional(db)
+    .await
+}
+
 /// Replaces stored reference graphs (after a parse that failed at ingestion, or an engine upgrade).
 pub async fn update_reference_graphs(
     tx: &mut Transaction<'_, Postgres>,

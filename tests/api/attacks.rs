@@ -467,3 +467,60 @@ fn invite_codes_stay_out_of_the_request_log() {
     assert!(!log.contains(&code), "{log}");
     assert!(!log.contains(&code[..32]), "{log}");
 }
+
+/// The page of one image of a submission read every reference image of the split, scene graphs
+/// and all, to pick out the captions of that one image: for a COCO-sized split some hundred
+/// megabytes from the database, decoded into memory, per view, and anyone may view the image
+/// pages of a public split's baseline (a team those of its own submissions). A few views at once
+/// could take the server's memory and the database's time. The page reads its own image's
+/// references only.
+#[tokio::test]
+async fn an_image_page_reads_its_own_references_not_the_whole_splits() {
+    let app = spawn_app_with(1, |_| {}).await;
+    let challenge = app.challenge_with_split("wide", "val", false).await;
+    let owls = member_with_team(&app, "wide", "ann@wide.org", "Owls").await;
+    let id = upload(&app, &owls, "wide", true).await;
+    app.assert_scored(id).await;
+    let (image, captions): (i64, serde_json::Value) = sqlx::query_as(
+        "SELECT r.image_id, ri.captions FROM image_results r
+         JOIN submissions s ON s.id = r.submission_id
+         JOIN reference_images ri ON ri.split_id = s.split_id AND ri.image_id = r.image_id
+         WHERE r.submission_id = $1 LIMIT 1",
+    )
+    .bind(id)
+    .fetch_one(&app.pool)
+    .await
+    .expect("an image");
+    let reference = captions[0].as_str().expect("a caption").to_string();
+    // The split grows by 500 images of a megabyte of stored graph each (none of them this one).
+    let split = spiceboard::actions::split(&app.pool, &challenge, "val")
+        .await
+        .expect("split");
+    sqlx::query(
+        "INSERT INTO reference_images (split_id, image_id, captions, scene_graph)
+         SELECT $1, 1000000 + g, '[\"a padding caption\"]'::JSONB,
+                jsonb_build_object('pad', repeat(md5(g::TEXT), 32768))
+         FROM generate_series(1, 500) g",
+    )
+    .bind(split.id)
+    .execute(&app.pool)
+    .await
+    .expect("padding");
+    let page = app.url(&format!("/s/{id}/images/{image}"));
+    let mut fastest = std::time::Duration::MAX;
+    for _ in 0..3 {
+        let started = std::time::Instant::now();
+        let (status, body) = get(&owls, page.clone()).await;
+        fastest = fastest.min(started.elapsed());
+        assert_eq!(status, 200, "{body}");
+        assert!(
+            body.contains(&crate::helpers::escaped(&reference)),
+            "{body}"
+        );
+        assert!(!body.contains("a padding caption"));
+    }
+    assert!(
+        fastest < std::time::Duration::from_millis(250),
+        "the image page took {fastest:?} beside 500 MB of other images' references"
+    );
+}
