@@ -1519,7 +1519,7 @@ pub struct DeltaOptions {
     /// 0 keeps the whole beam. Most steps then keep one sequence, and the beam widens only
     /// where moves score close. Width 3 with margin 16,000 reads 100.5 / 88.0 and
     /// 100.0 / 88.6 points (seeds 7 and 8): above greedy in all four cells, as the full
-    /// width-3 beam, at about 1.5 greedy parses per sentence instead of 3 (with max-violation
+    /// width-3 beam, at 1.5 to 1.8 greedy parses per sentence instead of 3 (with max-violation
     /// updates 100.8 / 88.1 and 101.1 / 87.4; width 8 with the same margin: 102.2 / 87.0,
     /// seed 7). Margin 8,000, applied in parsing only to full width-3 corrections, falls back
     /// to greedy figures (100.5 / 85.9). Giving each configuration only its best move of each
