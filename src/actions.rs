@@ -2,7 +2,7 @@
 //! that anything an organizer does in the browser can be scripted. Handlers and subcommands only
 //! turn their input into domain values, call one of these, and present the result.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use sha2::{Digest, Sha256};
 use sqlx::PgPool;
@@ -1061,6 +1061,47 @@ impl Turns {
         match tokio::time::timeout(self.wait, self.slots.acquire()).await {
             Ok(Ok(permit)) => Ok(permit),
             _ => Err(busy()),
+        }
+    }
+}
+
+/// Each team's uploads, one at a time: the file of a team's upload is received (held in memory)
+/// and checked only once the team's previous upload is done, and an upload that waits longer
+/// than `wait` for that is refused (`Busy`). Refused files count against no quota, so without
+/// this one member could keep any number of the largest files in memory and in validation at
+/// once. Per process: each `serve` keeps its own turns (one small entry per team that uploaded).
+pub struct TeamUploads {
+    teams: std::sync::Mutex<HashMap<i64, std::sync::Arc<tokio::sync::Semaphore>>>,
+    wait: std::time::Duration,
+}
+
+impl TeamUploads {
+    pub fn new(wait: std::time::Duration) -> TeamUploads {
+        TeamUploads {
+            teams: std::sync::Mutex::new(HashMap::new()),
+            wait,
+        }
+    }
+
+    /// Team `team_id`'s turn to upload, held until the returned permit is dropped.
+    pub async fn take(
+        &self,
+        team_id: i64,
+    ) -> Result<tokio::sync::OwnedSemaphorePermit, ActionError> {
+        let turn = {
+            let mut teams = self.teams.lock().unwrap_or_else(|e| e.into_inner());
+            std::sync::Arc::clone(
+                teams
+                    .entry(team_id)
+                    .or_insert_with(|| std::sync::Arc::new(tokio::sync::Semaphore::new(1))),
+            )
+        };
+        match tokio::time::timeout(self.wait, turn.acquire_owned()).await {
+            Ok(Ok(permit)) => Ok(permit),
+            _ => Err(ActionError::Busy(
+                "your team's previous upload is still being received and checked; \
+                 send this one when it is done",
+            )),
         }
     }
 }

@@ -72,6 +72,9 @@ pub struct LimitSettings {
     pub comparisons_at_once: usize,
     /// How long a comparison waits for its turn before it is answered 503.
     pub compare_wait_ms: u64,
+    /// A team's files are received and checked one at a time: how long an upload waits for the
+    /// team's previous one to be done before it is answered 503.
+    pub upload_wait_ms: u64,
 }
 
 impl Settings {
@@ -93,7 +96,8 @@ impl Settings {
             .set_default("limits.max_request_bytes", 256 * 1024 * 1024)?
             .set_default("limits.min_free_disk_bytes", 1024 * 1024 * 1024)?
             .set_default("limits.comparisons_at_once", 1)?
-            .set_default("limits.compare_wait_ms", 2000)?;
+            .set_default("limits.compare_wait_ms", 2000)?
+            .set_default("limits.upload_wait_ms", 10_000)?;
         match config_file {
             Some(path) => builder = builder.add_source(config::File::from(path).required(true)),
             None => {
@@ -148,6 +152,7 @@ impl Settings {
                 disk_path: None,
                 comparisons_at_once: 1,
                 compare_wait_ms: 2000,
+                upload_wait_ms: 10_000,
             },
         }
     }

@@ -29,6 +29,8 @@ pub struct AppConfig {
     pub settings: Settings,
     /// The turns of the compare page's bootstrap (`limits.comparisons_at_once`).
     pub comparisons: crate::actions::Turns,
+    /// Each team's uploads, one at a time (`limits.upload_wait_ms`).
+    pub uploads: crate::actions::TeamUploads,
 }
 
 /// The pool: a request waits at most `acquire_timeout_ms` for a connection, so that a lost
@@ -121,6 +123,9 @@ pub fn run(
             settings.limits.comparisons_at_once,
             Duration::from_millis(settings.limits.compare_wait_ms),
         ),
+        uploads: crate::actions::TeamUploads::new(Duration::from_millis(
+            settings.limits.upload_wait_ms,
+        )),
         settings,
     });
     let pool = web::Data::new(pool);

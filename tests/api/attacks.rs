@@ -312,6 +312,72 @@ async fn a_leaver_takes_no_working_token_of_a_team_that_goes_on() {
     assert!(html.contains("1 active API token"), "{html}");
 }
 
+/// Refused files count against no quota, and each upload's file is held in memory while it is
+/// received and checked: one member could keep any number of the largest files in flight at
+/// once. A team's uploads now take turns: while one is being received, the next waits
+/// (`limits.upload_wait_ms`) and is then answered 503; other teams' uploads go on.
+#[tokio::test]
+async fn a_team_sends_one_file_at_a_time() {
+    use tokio::io::AsyncWriteExt;
+    let app = spawn_app_with(0, |s| s.limits.upload_wait_ms = 300).await;
+    app.challenge_with_split("turn", "val", false).await;
+    let (_, owls) = app.team("turn", "Owls").await;
+    let (_, bats) = app.team("turn", "Bats").await;
+    // An upload of the Owls that has sent the start of its file and waits there.
+    let mut slow = tokio::net::TcpStream::connect(app.address.trim_start_matches("http://"))
+        .await
+        .expect("connect");
+    let head = format!(
+        "POST /api/c/turn/submissions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {owls}\r\n\
+         Content-Type: multipart/form-data; boundary=B\r\nTransfer-Encoding: chunked\r\n\r\n"
+    );
+    let part = "--B\r\nContent-Disposition: form-data; name=\"file\"; filename=\"r.json\"\r\n\r\n[";
+    slow.write_all(head.as_bytes()).await.expect("head");
+    slow.write_all(format!("{:x}\r\n{part}\r\n", part.len()).as_bytes())
+        .await
+        .expect("part");
+    // Until the server has taken the slow upload's turn, the next one could come first.
+    let mut waited = 0;
+    loop {
+        let r = app
+            .api_upload("turn", &owls, Some("val"), demo_results(true))
+            .await;
+        if r.status() == 503 {
+            let body: serde_json::Value = r.json().await.expect("JSON");
+            assert!(
+                body["error"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .contains("previous upload is still being received"),
+                "{body}"
+            );
+            break;
+        }
+        assert_eq!(r.status(), 202, "an upload beside the slow one");
+        waited += 1;
+        assert!(waited < 50, "the slow upload never held the team's turn");
+    }
+    assert_eq!(
+        app.api_upload("turn", &bats, Some("val"), demo_results(true))
+            .await
+            .status(),
+        202,
+        "another team waits for the Owls"
+    );
+    // The slow upload goes away: the Owls' next upload is taken.
+    drop(slow);
+    let mut tries = 0;
+    while app
+        .api_upload("turn", &owls, Some("val"), demo_results(true))
+        .await
+        .status()
+        != 202
+    {
+        tries += 1;
+        assert!(tries < 50, "the Owls' turn was not given back");
+    }
+}
+
 /// PostgreSQL refuses text with a NUL character; a request carrying one in a challenge's address,
 /// a form field or an upload's split name was answered 500 and logged as the server's own error
 /// (anyone could fill the error log). It is the request's fault: 404 or 400.

@@ -135,6 +135,11 @@ pub async fn upload(
         Some(why) => Err(ApiError::Closed(why)),
         None => Ok(()),
     };
+    // The team's uploads one at a time, from before this file is received until it is stored.
+    let _turn = match open {
+        Ok(()) => Some(config.uploads.take(team.id).await?),
+        Err(_) => None,
+    };
     let form = multipart::read(&req, payload, limits, |_| open)
         .await
         .map_err(|e| match e {

@@ -142,6 +142,11 @@ pub async fn upload(
         challenge.max_file_bytes,
         config.settings.limits.max_request_bytes,
     );
+    // The team's uploads one at a time, from before this file is received until it is stored.
+    let _turn = match (&team, &ready) {
+        (Some(t), Ok(())) => Some(config.uploads.take(t.id).await?),
+        _ => None,
+    };
     let form = body.read(limits, ready).await?;
     let Some(team) = team else {
         return Err(PageError::Forbidden);
