@@ -433,18 +433,20 @@ impl TestApp {
         page[start..start + 64].to_string()
     }
 
-    /// Takes `browser`'s user out of their team of challenge `slug`, as the button does: the
-    /// answer's status.
-    pub async fn leave_team(&self, browser: &reqwest::Client, slug: &str) -> u16 {
-        let csrf = self.csrf_of(browser, &format!("/c/{slug}")).await;
+    /// Presses a form's button as `browser`: posts to `action` with the CSRF token of page `from`.
+    pub async fn post_button(
+        &self,
+        browser: &reqwest::Client,
+        from: &str,
+        action: &str,
+    ) -> reqwest::Response {
+        let csrf = self.csrf_of(browser, from).await;
         browser
-            .post(self.url(&format!("/c/{slug}/team/leave")))
+            .post(self.url(action))
             .form(&[("csrf", csrf.as_str())])
             .send()
             .await
-            .expect("POST leave")
-            .status()
-            .as_u16()
+            .expect("POST")
     }
 
     /// Makes an organizer account and logs this app's client in as it.

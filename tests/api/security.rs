@@ -1267,15 +1267,9 @@ async fn only_a_teams_member_chooses_its_entry_and_only_a_scored_one() {
     let choose = |browser: reqwest::Client, id: i64| {
         let app = &app;
         async move {
-            let csrf = app.csrf_of(&browser, "/c/pick").await;
-            browser
-                .post(app.url(&format!("/s/{id}/choose")))
-                .form(&[("csrf", csrf.as_str())])
-                .send()
-                .await
-                .expect("POST choose")
-                .status()
-                .as_u16()
+            let action = format!("/s/{id}/choose");
+            let r = app.post_button(&browser, "/c/pick", &action).await;
+            r.status().as_u16()
         }
     };
     assert_eq!(choose(owls.clone(), ids[0]).await, 403, "still queued");

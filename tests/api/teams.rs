@@ -27,22 +27,6 @@ async fn page(app: &TestApp, browser: &reqwest::Client, path: &str) -> (u16, Str
     (status, r.text().await.expect("body"))
 }
 
-/// Posts a form that carries only its CSRF token (taken from `from`).
-async fn post_button(
-    app: &TestApp,
-    browser: &reqwest::Client,
-    from: &str,
-    action: &str,
-) -> reqwest::Response {
-    let csrf = app.csrf_of(browser, from).await;
-    browser
-        .post(app.url(action))
-        .form(&[("csrf", csrf.as_str())])
-        .send()
-        .await
-        .expect("POST")
-}
-
 /// `browser` creates team `name` in challenge `slug`.
 async fn create_team(app: &TestApp, browser: &reqwest::Client, slug: &str, name: &str) {
     let csrf = app.csrf_of(browser, &format!("/c/{slug}")).await;
@@ -128,7 +112,7 @@ async fn a_teammate_joins_through_the_invite_link_and_the_team_page_lists_the_me
     assert_eq!(forged.status(), 403);
     assert_eq!(team_of(&app, "bob@example.org", "tm").await, None);
 
-    let r = post_button(&app, &bob, &link, &link).await;
+    let r = app.post_button(&bob, &link, &link).await;
     assert_eq!(r.status(), 303);
     assert_eq!(
         r.headers().get("location").and_then(|l| l.to_str().ok()),
@@ -151,7 +135,7 @@ async fn a_teammate_joins_through_the_invite_link_and_the_team_page_lists_the_me
     let (_, html) = page(&app, &bob, &link).await;
     assert!(html.contains("You are already in this team"), "{html}");
     assert!(!html.contains("id=\"join\""));
-    let again = post_button(&app, &bob, &link, &link).await;
+    let again = app.post_button(&bob, &link, &link).await;
     assert_eq!(again.status(), 400);
     let members_rows: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM team_members")
         .fetch_one(&app.pool)
@@ -206,14 +190,14 @@ async fn invite_codes_are_for_members_only_bound_to_their_challenge_and_replacea
     assert_eq!(team_of(&app, "carol@example.org", "tm").await, None);
 
     // A member replaces the code: the old link stops working, the new one works.
-    let r = post_button(&app, &alice, "/c/tm", "/c/tm/team/invite").await;
+    let r = app.post_button(&alice, "/c/tm", "/c/tm/team/invite").await;
     assert_eq!(r.status(), 303);
     let new_link = invite_path(&app, &alice, "tm").await.expect("a new link");
     assert_ne!(new_link, link);
     let (status, _) = page(&app, &carol, &link).await;
     assert_eq!(status, 404);
     // Only a member can replace it (Carol has no team: nothing to replace).
-    let r = post_button(&app, &carol, "/c/tm", "/c/tm/team/invite").await;
+    let r = app.post_button(&carol, "/c/tm", "/c/tm/team/invite").await;
     assert_eq!(r.status(), 400);
     assert_eq!(
         invite_path(&app, &alice, "tm").await,
@@ -229,7 +213,7 @@ async fn invite_codes_are_for_members_only_bound_to_their_challenge_and_replacea
         "{html}"
     );
     assert!(!html.contains("id=\"join\""));
-    let r = post_button(&app, &carol, &new_link, &new_link).await;
+    let r = app.post_button(&carol, &new_link, &new_link).await;
     assert_eq!(r.status(), 400);
     assert_eq!(
         team_of(&app, "carol@example.org", "tm").await.as_deref(),
@@ -254,7 +238,7 @@ async fn a_member_who_leaves_is_free_to_join_again_and_the_old_link_stops_workin
     let link = invite_path(&app, &alice, "tm").await.expect("a link");
     let bob = client();
     sign_up_as(&app, &bob, "bob@example.org").await;
-    assert_eq!(post_button(&app, &bob, &link, &link).await.status(), 303);
+    assert_eq!(app.post_button(&bob, &link, &link).await.status(), 303);
 
     // Leaving needs the CSRF token.
     let forged = bob
@@ -269,7 +253,7 @@ async fn a_member_who_leaves_is_free_to_join_again_and_the_old_link_stops_workin
         Some("Owls")
     );
 
-    let r = post_button(&app, &bob, "/c/tm", "/c/tm/team/leave").await;
+    let r = app.post_button(&bob, "/c/tm", "/c/tm/team/leave").await;
     assert_eq!(r.status(), 303);
     assert_eq!(team_of(&app, "bob@example.org", "tm").await, None);
     assert_eq!(members(&app, &alice, "tm").await, ["alice@example.org"]);
@@ -280,7 +264,7 @@ async fn a_member_who_leaves_is_free_to_join_again_and_the_old_link_stops_workin
     let new_link = invite_path(&app, &alice, "tm").await.expect("a new link");
     assert_ne!(new_link, link);
     assert_eq!(
-        post_button(&app, &bob, &new_link, &new_link).await.status(),
+        app.post_button(&bob, &new_link, &new_link).await.status(),
         303
     );
     assert_eq!(
@@ -290,6 +274,6 @@ async fn a_member_who_leaves_is_free_to_join_again_and_the_old_link_stops_workin
     // Leaving without a team is refused.
     let carol = client();
     sign_up_as(&app, &carol, "carol@example.org").await;
-    let r = post_button(&app, &carol, "/c/tm", "/c/tm/team/leave").await;
+    let r = app.post_button(&carol, "/c/tm", "/c/tm/team/leave").await;
     assert_eq!(r.status(), 400);
 }
