@@ -1053,15 +1053,23 @@ impl Turns {
     }
 
     async fn take(&self) -> Result<tokio::sync::SemaphorePermit<'_>, ActionError> {
-        let busy =
-            || ActionError::Busy("the server is busy comparing entries; try again in a moment");
         if let Ok(permit) = self.slots.try_acquire() {
             return Ok(permit);
         }
-        match tokio::time::timeout(self.wait, self.slots.acquire()).await {
-            Ok(Ok(permit)) => Ok(permit),
-            _ => Err(busy()),
-        }
+        let busy = "the server is busy comparing entries; try again in a moment";
+        within(self.wait, self.slots.acquire(), busy).await
+    }
+}
+
+/// A semaphore's permit if `acquire` gives it within `wait`, `Busy(busy)` otherwise.
+async fn within<P>(
+    wait: std::time::Duration,
+    acquire: impl std::future::Future<Output = Result<P, tokio::sync::AcquireError>>,
+    busy: &'static str,
+) -> Result<P, ActionError> {
+    match tokio::time::timeout(wait, acquire).await {
+        Ok(Ok(permit)) => Ok(permit),
+        _ => Err(ActionError::Busy(busy)),
     }
 }
 
@@ -1096,13 +1104,9 @@ impl TeamUploads {
                     .or_insert_with(|| std::sync::Arc::new(tokio::sync::Semaphore::new(1))),
             )
         };
-        match tokio::time::timeout(self.wait, turn.acquire_owned()).await {
-            Ok(Ok(permit)) => Ok(permit),
-            _ => Err(ActionError::Busy(
-                "your team's previous upload is still being received and checked; \
-                 send this one when it is done",
-            )),
-        }
+        let busy = "your team's previous upload is still being received and checked; \
+                    send this one when it is done";
+        within(self.wait, turn.acquire_owned(), busy).await
     }
 }
 
