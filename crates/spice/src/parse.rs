@@ -1524,7 +1524,7 @@ pub struct DeltaOptions {
     /// seed 7). Margin 8,000, applied in parsing only to full width-3 corrections, falls back
     /// to greedy figures (100.5 / 85.9). Giving each configuration only its best move of each
     /// kind (SHIFT, LEFT, RIGHT), so that the beam holds different trees rather than one
-    /// tree's label variants, reads 100.6 / 86.2 (width 3, seed 7).
+    /// tree's label variants, reads 100.6 / 86.2 (width 3, seed 7; a patch, not kept).
     ///
     /// Trained on the whole tuning half, width 3 with margin 16,000 parses pycocoevalcap's form
     /// at 25,500 captions/s on 2 threads (greedy: 34,900; `scripts/bench-engine`, 2-core AMD
