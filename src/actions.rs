@@ -1073,29 +1073,44 @@ async fn within<P>(
     }
 }
 
-/// Each team's uploads, one at a time: the file of a team's upload is received (held in memory)
-/// and checked only once the team's previous upload is done, and an upload that waits longer
-/// than `wait` for that is refused (`Busy`). Refused files count against no quota, so without
-/// this one member could keep any number of the largest files in memory and in validation at
-/// once. Per process: each `serve` keeps its own turns (one small entry per team that uploaded).
+/// Each team's uploads, one at a time, and all uploads within a memory budget: the file of a
+/// team's upload is received (held in memory) and checked only once the team's previous upload is
+/// done and the budget has room for the largest file the challenge takes; an upload that waits
+/// longer than `wait` for either is refused (`Busy`). Refused files count against no quota, so
+/// without the turns one member could keep any number of the largest files in memory and in
+/// validation at once, and without the budget many teams (anyone may make one) could. Per
+/// process: each `serve` keeps its own turns (one small entry per team that uploaded) and budget.
 pub struct TeamUploads {
     teams: std::sync::Mutex<HashMap<i64, std::sync::Arc<tokio::sync::Semaphore>>>,
+    /// The budget, in KiB.
+    memory: std::sync::Arc<tokio::sync::Semaphore>,
+    memory_kib: u32,
     wait: std::time::Duration,
 }
 
+/// An upload's turn and its share of the memory budget, held until dropped.
+pub struct UploadTurn {
+    _team: tokio::sync::OwnedSemaphorePermit,
+    _memory: tokio::sync::OwnedSemaphorePermit,
+}
+
 impl TeamUploads {
-    pub fn new(wait: std::time::Duration) -> TeamUploads {
+    /// `memory_bytes`: what the files of all uploads in progress may take at once.
+    pub fn new(wait: std::time::Duration, memory_bytes: u64) -> TeamUploads {
+        let memory_kib = u32::try_from(memory_bytes.div_ceil(1024))
+            .unwrap_or(u32::MAX)
+            .max(1);
         TeamUploads {
             teams: std::sync::Mutex::new(HashMap::new()),
+            memory: std::sync::Arc::new(tokio::sync::Semaphore::new(memory_kib as usize)),
+            memory_kib,
             wait,
         }
     }
 
-    /// Team `team_id`'s turn to upload, held until the returned permit is dropped.
-    pub async fn take(
-        &self,
-        team_id: i64,
-    ) -> Result<tokio::sync::OwnedSemaphorePermit, ActionError> {
+    /// Team `team_id`'s turn to upload a file of at most `max_bytes` (the challenge's limit; a
+    /// limit over the whole budget takes the whole budget).
+    pub async fn take(&self, team_id: i64, max_bytes: u64) -> Result<UploadTurn, ActionError> {
         let turn = {
             let mut teams = self.teams.lock().unwrap_or_else(|e| e.into_inner());
             std::sync::Arc::clone(
@@ -1104,9 +1119,26 @@ impl TeamUploads {
                     .or_insert_with(|| std::sync::Arc::new(tokio::sync::Semaphore::new(1))),
             )
         };
+        let deadline = tokio::time::Instant::now() + self.wait;
         let busy = "your team's previous upload is still being received and checked; \
                     send this one when it is done";
-        within(self.wait, turn.acquire_owned(), busy).await
+        let team = within(self.wait, turn.acquire_owned(), busy).await?;
+        let kib = u32::try_from(max_bytes.div_ceil(1024))
+            .unwrap_or(u32::MAX)
+            .clamp(1, self.memory_kib);
+        let full = "the server is receiving as many uploads as it can hold; \
+                    try again in a moment";
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        let memory = within(
+            left,
+            std::sync::Arc::clone(&self.memory).acquire_many_owned(kib),
+            full,
+        )
+        .await?;
+        Ok(UploadTurn {
+            _team: team,
+            _memory: memory,
+        })
     }
 }
 

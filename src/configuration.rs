@@ -75,6 +75,10 @@ pub struct LimitSettings {
     /// A team's files are received and checked one at a time: how long an upload waits for the
     /// team's previous one to be done before it is answered 503.
     pub upload_wait_ms: u64,
+    /// What the files of all uploads being received and checked may take at once: each upload
+    /// holds its challenge's largest file size of it (at most all of it), and one that finds no
+    /// room within `upload_wait_ms` is answered 503.
+    pub upload_memory_bytes: u64,
 }
 
 impl Settings {
@@ -97,7 +101,8 @@ impl Settings {
             .set_default("limits.min_free_disk_bytes", 1024 * 1024 * 1024)?
             .set_default("limits.comparisons_at_once", 1)?
             .set_default("limits.compare_wait_ms", 2000)?
-            .set_default("limits.upload_wait_ms", 10_000)?;
+            .set_default("limits.upload_wait_ms", 10_000)?
+            .set_default("limits.upload_memory_bytes", 1024 * 1024 * 1024)?;
         match config_file {
             Some(path) => builder = builder.add_source(config::File::from(path).required(true)),
             None => {
@@ -153,6 +158,7 @@ impl Settings {
                 comparisons_at_once: 1,
                 compare_wait_ms: 2000,
                 upload_wait_ms: 10_000,
+                upload_memory_bytes: 1024 * 1024 * 1024,
             },
         }
     }

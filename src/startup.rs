@@ -29,7 +29,8 @@ pub struct AppConfig {
     pub settings: Settings,
     /// The turns of the compare page's bootstrap (`limits.comparisons_at_once`).
     pub comparisons: crate::actions::Turns,
-    /// Each team's uploads, one at a time (`limits.upload_wait_ms`).
+    /// Each team's uploads, one at a time, within a memory budget (`limits.upload_wait_ms`,
+    /// `limits.upload_memory_bytes`).
     pub uploads: crate::actions::TeamUploads,
 }
 
@@ -123,9 +124,10 @@ pub fn run(
             settings.limits.comparisons_at_once,
             Duration::from_millis(settings.limits.compare_wait_ms),
         ),
-        uploads: crate::actions::TeamUploads::new(Duration::from_millis(
-            settings.limits.upload_wait_ms,
-        )),
+        uploads: crate::actions::TeamUploads::new(
+            Duration::from_millis(settings.limits.upload_wait_ms),
+            settings.limits.upload_memory_bytes,
+        ),
         settings,
     });
     let pool = web::Data::new(pool);

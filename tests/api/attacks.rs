@@ -322,23 +322,15 @@ async fn a_leaver_takes_no_working_token_of_a_team_that_goes_on() {
     assert!(html.contains("1 active API token"), "{html}");
 }
 
-/// Refused files count against no quota, and each upload's file is held in memory while it is
-/// received and checked: one member could keep any number of the largest files in flight at
-/// once. A team's uploads now take turns: while one is being received, the next waits
-/// (`limits.upload_wait_ms`) and is then answered 503; other teams' uploads go on.
-#[tokio::test]
-async fn a_team_sends_one_file_at_a_time() {
+/// An API upload of `token` to challenge `slug` that has sent the start of its file and waits
+/// there, holding whatever the server gives an upload being received, until dropped.
+async fn stalled_upload(app: &TestApp, slug: &str, token: &str) -> tokio::net::TcpStream {
     use tokio::io::AsyncWriteExt;
-    let app = spawn_app_with(0, |s| s.limits.upload_wait_ms = 300).await;
-    app.challenge_with_split("turn", "val", false).await;
-    let (_, owls) = app.team("turn", "Owls").await;
-    let (_, bats) = app.team("turn", "Bats").await;
-    // An upload of the Owls that has sent the start of its file and waits there.
     let mut slow = tokio::net::TcpStream::connect(app.address.trim_start_matches("http://"))
         .await
         .expect("connect");
     let head = format!(
-        "POST /api/c/turn/submissions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {owls}\r\n\
+        "POST /api/c/{slug}/submissions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n\
          Content-Type: multipart/form-data; boundary=B\r\nTransfer-Encoding: chunked\r\n\r\n"
     );
     let part = "--B\r\nContent-Disposition: form-data; name=\"file\"; filename=\"r.json\"\r\n\r\n[";
@@ -346,27 +338,64 @@ async fn a_team_sends_one_file_at_a_time() {
     slow.write_all(format!("{:x}\r\n{part}\r\n", part.len()).as_bytes())
         .await
         .expect("part");
-    // Until the server has taken the slow upload's turn, the next one could come first.
+    slow
+}
+
+/// Uploads `token` to the challenge `slug`'s split "val" until one is answered 503 (then checks
+/// that its error says `why`): until the server has taken a stalled upload's turn, an upload
+/// beside it can come first and is taken (202).
+async fn upload_until_busy(app: &TestApp, slug: &str, token: &str, why: &str) {
     let mut waited = 0;
     loop {
         let r = app
-            .api_upload("turn", &owls, Some("val"), demo_results(true))
+            .api_upload(slug, token, Some("val"), demo_results(true))
             .await;
         if r.status() == 503 {
             let body: serde_json::Value = r.json().await.expect("JSON");
             assert!(
-                body["error"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .contains("previous upload is still being received"),
+                body["error"].as_str().unwrap_or_default().contains(why),
                 "{body}"
             );
-            break;
+            return;
         }
-        assert_eq!(r.status(), 202, "an upload beside the slow one");
+        assert_eq!(r.status(), 202, "an upload beside the stalled one");
         waited += 1;
-        assert!(waited < 50, "the slow upload never held the team's turn");
+        assert!(waited < 50, "the stalled upload never held its turn");
     }
+}
+
+/// Uploads `token` to the challenge `slug`'s split "val" until one is taken (202).
+async fn upload_until_taken(app: &TestApp, slug: &str, token: &str) {
+    let mut tries = 0;
+    while app
+        .api_upload(slug, token, Some("val"), demo_results(true))
+        .await
+        .status()
+        != 202
+    {
+        tries += 1;
+        assert!(tries < 50, "the stalled upload's turn was not given back");
+    }
+}
+
+/// Refused files count against no quota, and each upload's file is held in memory while it is
+/// received and checked: one member could keep any number of the largest files in flight at
+/// once. A team's uploads now take turns: while one is being received, the next waits
+/// (`limits.upload_wait_ms`) and is then answered 503; other teams' uploads go on.
+#[tokio::test]
+async fn a_team_sends_one_file_at_a_time() {
+    let app = spawn_app_with(0, |s| s.limits.upload_wait_ms = 300).await;
+    app.challenge_with_split("turn", "val", false).await;
+    let (_, owls) = app.team("turn", "Owls").await;
+    let (_, bats) = app.team("turn", "Bats").await;
+    let slow = stalled_upload(&app, "turn", &owls).await;
+    upload_until_busy(
+        &app,
+        "turn",
+        &owls,
+        "previous upload is still being received",
+    )
+    .await;
     assert_eq!(
         app.api_upload("turn", &bats, Some("val"), demo_results(true))
             .await
@@ -376,16 +405,27 @@ async fn a_team_sends_one_file_at_a_time() {
     );
     // The slow upload goes away: the Owls' next upload is taken.
     drop(slow);
-    let mut tries = 0;
-    while app
-        .api_upload("turn", &owls, Some("val"), demo_results(true))
-        .await
-        .status()
-        != 202
-    {
-        tries += 1;
-        assert!(tries < 50, "the Owls' turn was not given back");
-    }
+    upload_until_taken(&app, "turn", &owls).await;
+}
+
+/// One file at a time per team still lets many teams (anyone may make one) hold the largest
+/// file each at once. All uploads share a memory budget (`limits.upload_memory_bytes`), each
+/// holding its challenge's largest file size of it: here one upload fills it, so another team's
+/// waits and is answered 503, and is taken once the first goes away.
+#[tokio::test]
+async fn uploads_of_all_teams_share_a_memory_budget() {
+    let app = spawn_app_with(0, |s| {
+        s.limits.upload_wait_ms = 300;
+        s.limits.upload_memory_bytes = 1;
+    })
+    .await;
+    app.challenge_with_split("budget", "val", false).await;
+    let (_, owls) = app.team("budget", "Owls").await;
+    let (_, bats) = app.team("budget", "Bats").await;
+    let slow = stalled_upload(&app, "budget", &owls).await;
+    upload_until_busy(&app, "budget", &bats, "as many uploads as it can hold").await;
+    drop(slow);
+    upload_until_taken(&app, "budget", &bats).await;
 }
 
 /// PostgreSQL refuses text with a NUL character; a request carrying one in a challenge's address,

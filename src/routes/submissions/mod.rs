@@ -144,7 +144,12 @@ pub async fn upload(
     );
     // The team's uploads one at a time, from before this file is received until it is stored.
     let _turn = match (&team, &ready) {
-        (Some(t), Ok(())) => Some(config.uploads.take(t.id).await?),
+        (Some(t), Ok(())) => Some(
+            config
+                .uploads
+                .take(t.id, challenge.max_file_bytes.max(0) as u64)
+                .await?,
+        ),
         _ => None,
     };
     let form = body.read(limits, ready).await?;
