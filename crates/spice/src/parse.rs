@@ -1195,6 +1195,43 @@ pub struct TreeSentence {
     pub labels: Vec<String>,
 }
 
+/// Copies of `trees` that teach structure as a function of the tags: in each copy, every word
+/// whose tag is one of `tags` is replaced by a word drawn, by frequency, from those the trees
+/// give that tag; tags, heads and labels stay. `copies` copies of each tree, tree by tree;
+/// deterministic for `seed`. CoreNLP's PCFG is unlexicalized, so its tree for a sentence
+/// depends on the words mostly through their tags: trained on the evidence trees and such copies,
+/// the COCO-form corrections carry what a tree shows to words the evidence never put there
+/// (`train_coco --augment`; the measurements are in `docs/parser-fidelity.md`).
+pub fn swap_words(
+    trees: &[TreeSentence],
+    copies: usize,
+    tags: &[&str],
+    seed: u64,
+) -> Vec<TreeSentence> {
+    let mut pool: std::collections::HashMap<&str, Vec<&str>> = Default::default();
+    for t in trees {
+        for (w, tag) in t.words.iter().zip(&t.tags) {
+            if tags.contains(&tag.as_str()) {
+                pool.entry(tag.as_str()).or_default().push(w);
+            }
+        }
+    }
+    let mut state = seed;
+    let mut out = Vec::with_capacity(trees.len() * copies);
+    for t in trees {
+        for _ in 0..copies {
+            let mut c = t.clone();
+            for (w, tag) in c.words.iter_mut().zip(&c.tags) {
+                if let Some(words) = pool.get(tag.as_str()) {
+                    *w = words[perceptron::draw(&mut state, words.len())].to_string();
+                }
+            }
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// Why a tree cannot be used for training.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TreeProblem {
@@ -2292,5 +2329,53 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn swapped_words_keep_the_tree_and_come_from_words_of_the_same_tag() {
+        let tree = |text: &str, tags: &str, heads: &[usize], labels: &str| TreeSentence {
+            words: text.split(' ').map(String::from).collect(),
+            tags: tags.split(' ').map(String::from).collect(),
+            heads: heads.to_vec(),
+            labels: labels.split(' ').map(String::from).collect(),
+        };
+        let trees = [
+            tree(
+                "a dog on a sofa",
+                "DT NN IN DT NN",
+                &[2, 0, 5, 5, 2],
+                "det root case det nmod",
+            ),
+            tree(
+                "red cats running",
+                "JJ NNS VBG",
+                &[2, 0, 2],
+                "amod root acl",
+            ),
+            tree("a bench", "DT NN", &[2, 0], "det root"),
+        ];
+        let copies = swap_words(&trees, 20, &["NN", "NNS", "JJ"], 7);
+        assert_eq!(copies.len(), 60);
+        let mut changed = 0;
+        for (i, c) in copies.iter().enumerate() {
+            let t = &trees[i / 20];
+            assert_eq!(
+                (&c.tags, &c.heads, &c.labels),
+                (&t.tags, &t.heads, &t.labels)
+            );
+            for ((w, orig), tag) in c.words.iter().zip(&t.words).zip(&t.tags) {
+                match tag.as_str() {
+                    "NN" => assert!(["dog", "sofa", "bench"].contains(&w.as_str()), "{w}"),
+                    "NNS" => assert_eq!(w, "cats"),
+                    "JJ" => assert_eq!(w, "red"),
+                    _ => assert_eq!(w, orig, "a word of another tag was swapped"),
+                }
+                changed += usize::from(w != orig);
+            }
+        }
+        assert!(changed > 0, "no word was swapped");
+        let again = swap_words(&trees, 20, &["NN", "NNS", "JJ"], 7);
+        assert!(copies.iter().zip(&again).all(|(a, b)| a.words == b.words));
+        assert!(swap_words(&trees, 0, &["NN"], 7).is_empty());
     }
 }

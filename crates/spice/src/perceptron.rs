@@ -76,6 +76,11 @@ pub(crate) fn coin(state: &mut u64) -> f64 {
     (splitmix64(state) >> 11) as f64 / (1u64 << 53) as f64
 }
 
+/// A uniform draw from `0..n` (`n` > 0) from the same splitmix64 stream.
+pub(crate) fn draw(state: &mut u64, n: usize) -> usize {
+    (splitmix64(state) % n as u64) as usize
+}
+
 /// The next value of the splitmix64 stream at `state`.
 fn splitmix64(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
