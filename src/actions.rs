@@ -583,7 +583,7 @@ pub async fn submit(
         bytes,
         split.name.clone(),
         ids,
-        challenge.max_file_bytes.max(0) as u64,
+        challenge.file_limit(),
         max_caption_chars,
     )
     .await?;

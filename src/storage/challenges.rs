@@ -30,6 +30,11 @@ pub struct Challenge {
 }
 
 impl Challenge {
+    /// The largest file a team may upload, in bytes (a negative stored value is none).
+    pub fn file_limit(&self) -> u64 {
+        self.max_file_bytes.max(0) as u64
+    }
+
     /// The ranking column (SPICE if the stored name were ever unknown to this code).
     pub fn ranking_key(&self) -> SortKey {
         SortKey::parse(Some(&self.ranking_metric)).unwrap_or(SortKey::Spice)

@@ -137,12 +137,7 @@ pub async fn upload(
     };
     // The team's uploads one at a time, from before this file is received until it is stored.
     let _turn = match open {
-        Ok(()) => Some(
-            config
-                .uploads
-                .take(team.id, challenge.max_file_bytes.max(0) as u64)
-                .await?,
-        ),
+        Ok(()) => Some(config.uploads.take(team.id, challenge.file_limit()).await?),
         Err(_) => None,
     };
     let form = multipart::read(&req, payload, limits, |_| open)

@@ -144,12 +144,7 @@ pub async fn upload(
     );
     // The team's uploads one at a time, from before this file is received until it is stored.
     let _turn = match (&team, &ready) {
-        (Some(t), Ok(())) => Some(
-            config
-                .uploads
-                .take(t.id, challenge.max_file_bytes.max(0) as u64)
-                .await?,
-        ),
+        (Some(t), Ok(())) => Some(config.uploads.take(t.id, challenge.file_limit()).await?),
         _ => None,
     };
     let form = body.read(limits, ready).await?;
