@@ -266,13 +266,15 @@ fn run() -> Result<(), String> {
     let evidence = sents.len();
     // --augment N: N copies of each evidence tree with the words of --augment-tags swapped for
     // other evidence words of the same tag (`parse::swap_words`), once each.
-    let trees: Vec<TreeSentence> = sents.iter().map(|(s, _)| s.clone()).collect();
-    let swap_tags: Vec<&str> = a.augment_tags.iter().map(String::as_str).collect();
-    sents.extend(
-        parse::swap_words(&trees, a.augment, &swap_tags, a.seed)
-            .into_iter()
-            .map(|t| (t, 1)),
-    );
+    if a.augment > 0 {
+        let trees: Vec<TreeSentence> = sents.iter().map(|(s, _)| s.clone()).collect();
+        let swap_tags: Vec<&str> = a.augment_tags.iter().map(String::as_str).collect();
+        sents.extend(
+            parse::swap_words(&trees, a.augment, &swap_tags, a.seed)
+                .into_iter()
+                .map(|t| (t, 1)),
+        );
+    }
     let augmented = sents.len() - evidence;
     // The COCO captions of --own and --self-train, read once: first the anchors (our uncorrected
     // analyses, counting once each: what to leave alone), then those for self-training.
