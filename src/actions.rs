@@ -1088,6 +1088,11 @@ pub struct TeamUploads {
     wait: std::time::Duration,
 }
 
+/// `bytes` in KiB, the memory budget's unit (rounded up; `u32::MAX` for more).
+fn kib(bytes: u64) -> u32 {
+    u32::try_from(bytes.div_ceil(1024)).unwrap_or(u32::MAX)
+}
+
 /// An upload's turn and its share of the memory budget, held until dropped.
 pub struct UploadTurn {
     _team: tokio::sync::OwnedSemaphorePermit,
@@ -1097,9 +1102,7 @@ pub struct UploadTurn {
 impl TeamUploads {
     /// `memory_bytes`: what the files of all uploads in progress may take at once.
     pub fn new(wait: std::time::Duration, memory_bytes: u64) -> TeamUploads {
-        let memory_kib = u32::try_from(memory_bytes.div_ceil(1024))
-            .unwrap_or(u32::MAX)
-            .max(1);
+        let memory_kib = kib(memory_bytes).max(1);
         TeamUploads {
             teams: std::sync::Mutex::new(HashMap::new()),
             memory: std::sync::Arc::new(tokio::sync::Semaphore::new(memory_kib as usize)),
@@ -1123,15 +1126,13 @@ impl TeamUploads {
         let busy = "your team's previous upload is still being received and checked; \
                     send this one when it is done";
         let team = within(self.wait, turn.acquire_owned(), busy).await?;
-        let kib = u32::try_from(max_bytes.div_ceil(1024))
-            .unwrap_or(u32::MAX)
-            .clamp(1, self.memory_kib);
+        let share = kib(max_bytes).clamp(1, self.memory_kib);
         let full = "the server is receiving as many uploads as it can hold; \
                     try again in a moment";
         let left = deadline.saturating_duration_since(tokio::time::Instant::now());
         let memory = within(
             left,
-            std::sync::Arc::clone(&self.memory).acquire_many_owned(kib),
+            std::sync::Arc::clone(&self.memory).acquire_many_owned(share),
             full,
         )
         .await?;
