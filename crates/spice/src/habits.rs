@@ -1145,6 +1145,30 @@ mod tests {
         DepGraph::from_conllu_str(&text).expect("valid").remove(0)
     }
 
+    /// "<participle> in water nearby rocks", basic tree as our parser gives it.
+    fn water_nearby_rocks(participle: &str) -> DepGraph {
+        basic(&[
+            (participle, "VBG", 0, "root"),
+            ("in", "IN", 3, "case"),
+            ("water", "NN", 1, "nmod"),
+            ("nearby", "IN", 5, "case"),
+            ("rocks", "NNS", 1, "nmod"),
+        ])
+    }
+
+    /// "<participle> through water close to the shore", collapsed graph as we give it.
+    fn water_close_to_shore(participle: &str) -> DepGraph {
+        basic(&[
+            (participle, "VBG", 0, "root"),
+            ("through", "IN", 3, "case"),
+            ("water", "NN", 1, "nmod:through"),
+            ("close", "RB", 7, "case"),
+            ("to", "TO", 4, "mwe"),
+            ("the", "DT", 7, "det"),
+            ("shore", "NN", 3, "nmod:close_to"),
+        ])
+    }
+
     fn sings_while_playing(
         object: &[(&'static str, &'static str, usize, &'static str)],
     ) -> DepGraph {
@@ -1190,25 +1214,11 @@ mod tests {
         let before = g.clone();
         apply_basic(&mut g);
         assert_eq!(g, before);
-        let mut g = basic(&[
-            ("swimming", "VBG", 0, "root"),
-            ("in", "IN", 3, "case"),
-            ("water", "NN", 1, "nmod"),
-            ("nearby", "IN", 5, "case"),
-            ("rocks", "NNS", 1, "nmod"),
-        ]);
+        let mut g = water_nearby_rocks("swimming");
         let before = g.clone();
         apply_basic(&mut g);
         assert_eq!(g, before);
-        let mut g = basic(&[
-            ("moving", "VBG", 0, "root"),
-            ("through", "IN", 3, "case"),
-            ("water", "NN", 1, "nmod:through"),
-            ("close", "RB", 7, "case"),
-            ("to", "TO", 4, "mwe"),
-            ("the", "DT", 7, "det"),
-            ("shore", "NN", 3, "nmod:close_to"),
-        ]);
+        let mut g = water_close_to_shore("moving");
         let before = g.clone();
         apply(&mut g);
         assert_eq!(g, before);
@@ -1217,13 +1227,7 @@ mod tests {
     #[test]
     fn a_noun_before_nearby_and_a_noun_is_a_compound() {
         // "Swimming in water nearby rocks": official (rock, water) (rock, nearby), no (water).
-        let mut g = basic(&[
-            ("Swimming", "VBG", 0, "root"),
-            ("in", "IN", 3, "case"),
-            ("water", "NN", 1, "nmod"),
-            ("nearby", "IN", 5, "case"),
-            ("rocks", "NNS", 1, "nmod"),
-        ]);
+        let mut g = water_nearby_rocks("Swimming");
         apply_basic(&mut g);
         assert!(g.has_edge(1, 5, Rel::NMOD) && !g.has_edge(1, 3, Rel::NMOD));
         assert!(g.has_edge(5, 3, Rel::COMPOUND) && g.has_edge(5, 4, Rel::AMOD));
@@ -1233,15 +1237,7 @@ mod tests {
     #[test]
     fn a_noun_before_close_to_is_a_compound_of_close() {
         // "Moving through water close to the shore": official (close, water) (close, to, shore).
-        let mut g = basic(&[
-            ("Moving", "VBG", 0, "root"),
-            ("through", "IN", 3, "case"),
-            ("water", "NN", 1, "nmod:through"),
-            ("close", "RB", 7, "case"),
-            ("to", "TO", 4, "mwe"),
-            ("the", "DT", 7, "det"),
-            ("shore", "NN", 3, "nmod:close_to"),
-        ]);
+        let mut g = water_close_to_shore("Moving");
         apply(&mut g);
         assert!(g.has_edge(1, 4, Rel::named("nmod:through")) && g.has_edge(4, 2, Rel::CASE));
         assert!(g.has_edge(4, 3, Rel::COMPOUND) && g.has_edge(4, 7, Rel::named("nmod:to")));
