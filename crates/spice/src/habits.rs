@@ -301,8 +301,10 @@ use crate::parse::Label;
 use crate::tokenize::Form;
 
 /// Applies the habits of the basic tree to one sentence, before [`crate::enhance`].
-pub fn apply_basic(g: &mut DepGraph) {
-    let as_written = written(g);
+/// `form` is the sentence's ([`Form::of`] its words): six habits apply to captions as written
+/// only (see "Habits left to the corrections" in the module doc).
+pub fn apply_basic(g: &mut DepGraph, form: Form) {
+    let as_written = form == Form::AsWritten;
     labels_follow_tags(g);
     participle_adjective_phrases(g);
     flat_noun_phrases(g);
@@ -323,19 +325,13 @@ pub fn apply_basic(g: &mut DepGraph) {
     comma_noun_phrase_appositive(g);
 }
 
-/// Applies the habits of the collapsed graph to one sentence, after [`crate::enhance`].
-pub fn apply(g: &mut DepGraph) {
+/// Applies the habits of the collapsed graph to one sentence, after [`crate::enhance`]; `form`
+/// as for [`apply_basic`].
+pub fn apply(g: &mut DepGraph, form: Form) {
     fragment_participles(g);
-    if written(g) {
+    if form == Form::AsWritten {
         noun_before_close_to(g);
     }
-}
-
-/// Whether the sentence is as written rather than in pycocoevalcap's form. Six habits apply to
-/// captions as written only (see "Habits left to the corrections" in the module doc).
-fn written(g: &DepGraph) -> bool {
-    let words: Vec<&str> = g.nodes().map(|i| g.word(i)).collect();
-    Form::of(&words) == Form::AsWritten
 }
 
 /// CoreNLP's converter reads a noun-phrase modifier's label off its tag: a noun is `compound`, an
@@ -1098,7 +1094,7 @@ mod tests {
     fn lowercase_fragment_participle_becomes_dep() {
         // "man riding an elephant": the official graph is (man) (elephant), no relation.
         let mut g = man_riding_an_elephant("man", None);
-        apply(&mut g);
+        graph_habits(&mut g);
         assert!(g.has_edge(1, 2, Rel::DEP) && !g.has_edge(1, 2, Rel::ACL));
     }
 
@@ -1115,11 +1111,11 @@ mod tests {
         )
         .expect("valid")
         .remove(0);
-        apply(&mut g);
+        graph_habits(&mut g);
         assert!(g.has_edge(3, 4, Rel::DEP) && !g.has_edge(3, 4, Rel::ACL));
         // "Man riding an elephant": the participle has an object, the clause stays.
         let mut g = man_riding_an_elephant("Man", None);
-        apply(&mut g);
+        graph_habits(&mut g);
         assert!(g.has_edge(1, 2, Rel::ACL));
         // "Man riding down an elephant": an object after a particle is a prepositional one.
         let mut g = man_riding_an_elephant("Man", None);
@@ -1127,8 +1123,25 @@ mod tests {
         g.tokens[2].tag = "RP".into();
         g.remove_edge(4, 3, Rel::DET);
         g.add_edge(2, 3, Rel::COMPOUND_PRT);
-        apply(&mut g);
+        graph_habits(&mut g);
         assert!(g.has_edge(1, 2, Rel::DEP));
+    }
+
+    /// [`apply_basic`] with the form of the graph's own words, as [`crate::finish_basic`] gives it.
+    fn basic_habits(g: &mut DepGraph) {
+        let form = form_of(g);
+        apply_basic(g, form);
+    }
+
+    /// [`apply`] likewise.
+    fn graph_habits(g: &mut DepGraph) {
+        let form = form_of(g);
+        apply(g, form);
+    }
+
+    fn form_of(g: &DepGraph) -> Form {
+        let words: Vec<&str> = g.tokens.iter().map(|t| t.word.as_str()).collect();
+        Form::of(&words)
     }
 
     fn basic(rows: &[(&str, &str, usize, &str)]) -> DepGraph {
@@ -1186,23 +1199,23 @@ mod tests {
     fn while_participle_and_bare_noun_is_a_prepositional_phrase() {
         // "A woman sings ... while playing guitar .": official count 6, (woman, sing while, guitar).
         let mut g = sings_while_playing(&[("guitar", "NN", 4, "dobj")]);
-        apply_basic(&mut g);
+        basic_habits(&mut g);
         assert!(g.has_edge(2, 5, Rel::NMOD) && g.has_edge(5, 3, Rel::CASE));
         assert!(g.has_edge(5, 4, Rel::COMPOUND) && g.tag(4) == "NN");
         assert!(!g.has_edge(2, 4, Rel::ADVCL) && !g.has_edge(4, 5, Rel::DOBJ));
         // A premodifier stays on the noun: "while playing acoustic guitar".
         let mut g =
             sings_while_playing(&[("acoustic", "JJ", 6, "amod"), ("guitar", "NN", 4, "dobj")]);
-        apply_basic(&mut g);
+        basic_habits(&mut g);
         assert!(g.has_edge(2, 6, Rel::NMOD) && g.has_edge(6, 5, Rel::AMOD));
         // A determiner keeps the clause: "while playing a guitar".
         let mut g = sings_while_playing(&[("a", "DT", 6, "det"), ("guitar", "NN", 4, "dobj")]);
-        apply_basic(&mut g);
+        basic_habits(&mut g);
         assert!(g.has_edge(2, 4, Rel::ADVCL) && g.has_edge(4, 6, Rel::DOBJ));
         // "wearing" stays a verb ("... while wearing inline skates").
         let mut g = sings_while_playing(&[("skates", "NNS", 4, "dobj")]);
         g.tokens[3].word = "wearing".into();
-        apply_basic(&mut g);
+        basic_habits(&mut g);
         assert!(g.has_edge(2, 4, Rel::ADVCL) && g.tag(4) == "VBG");
     }
 
@@ -1212,15 +1225,15 @@ mod tests {
         let mut g = sings_while_playing(&[("guitar", "NN", 4, "dobj")]);
         g.tokens[0].word = "woman".into();
         let before = g.clone();
-        apply_basic(&mut g);
+        basic_habits(&mut g);
         assert_eq!(g, before);
         let mut g = water_nearby_rocks("swimming");
         let before = g.clone();
-        apply_basic(&mut g);
+        basic_habits(&mut g);
         assert_eq!(g, before);
         let mut g = water_close_to_shore("moving");
         let before = g.clone();
-        apply(&mut g);
+        graph_habits(&mut g);
         assert_eq!(g, before);
     }
 
@@ -1228,7 +1241,7 @@ mod tests {
     fn a_noun_before_nearby_and_a_noun_is_a_compound() {
         // "Swimming in water nearby rocks": official (rock, water) (rock, nearby), no (water).
         let mut g = water_nearby_rocks("Swimming");
-        apply_basic(&mut g);
+        basic_habits(&mut g);
         assert!(g.has_edge(1, 5, Rel::NMOD) && !g.has_edge(1, 3, Rel::NMOD));
         assert!(g.has_edge(5, 3, Rel::COMPOUND) && g.has_edge(5, 4, Rel::AMOD));
         assert!(g.has_edge(5, 2, Rel::CASE) && g.tag(4) == "JJ");
@@ -1238,7 +1251,7 @@ mod tests {
     fn a_noun_before_close_to_is_a_compound_of_close() {
         // "Moving through water close to the shore": official (close, water) (close, to, shore).
         let mut g = water_close_to_shore("Moving");
-        apply(&mut g);
+        graph_habits(&mut g);
         assert!(g.has_edge(1, 4, Rel::named("nmod:through")) && g.has_edge(4, 2, Rel::CASE));
         assert!(g.has_edge(4, 3, Rel::COMPOUND) && g.has_edge(4, 7, Rel::named("nmod:to")));
         assert!(g.has_edge(7, 5, Rel::CASE) && !g.has_edge(3, 7, Rel::named("nmod:close_to")));
@@ -1260,7 +1273,7 @@ mod tests {
             ("quickly", "RB", 9, "advmod"),
             ("walks", "VBZ", 0, "root"),
         ]);
-        apply_basic(&mut g);
+        basic_habits(&mut g);
         assert!(g.has_edge(4, 7, Rel::CONJ) && !g.has_edge(2, 7, Rel::CONJ));
         assert!(g.has_edge(4, 5, Rel::CC) && !g.has_edge(2, 5, Rel::CC));
 
@@ -1272,7 +1285,7 @@ mod tests {
             ("a", "DT", 5, "det"),
             ("woman", "NN", 2, "conj"),
         ]);
-        apply_basic(&mut g);
+        basic_habits(&mut g);
         assert!(g.has_edge(2, 5, Rel::CONJ) && g.has_edge(2, 3, Rel::CC));
     }
 
@@ -1287,7 +1300,7 @@ mod tests {
             ("dog", "NN", 5, "nsubj"),
             ("jumps", "VBZ", 0, "root"),
         ]);
-        apply_basic(&mut g);
+        basic_habits(&mut g);
         assert!(g.has_edge(4, 2, Rel::AMOD) && !g.has_edge(4, 2, Rel::COMPOUND));
         assert!(g.has_edge(4, 3, Rel::COMPOUND) && !g.has_edge(4, 3, Rel::AMOD));
         assert!(g.has_edge(5, 4, Rel::NSUBJ));
@@ -1303,7 +1316,7 @@ mod tests {
             ("woman", "NN", 5, "nsubj"),
             ("climbs", "VBZ", 0, "root"),
         ]);
-        apply_basic(&mut g);
+        basic_habits(&mut g);
         assert!(g.has_edge(3, 2, Rel::ADVMOD) && !g.has_edge(3, 2, Rel::AMOD));
         assert!(g.has_edge(4, 3, Rel::AMOD));
 
@@ -1314,7 +1327,7 @@ mod tests {
             ("blue", "JJ", 4, "amod"),
             ("jacket", "NN", 0, "root"),
         ]);
-        apply_basic(&mut g);
+        basic_habits(&mut g);
         assert!(g.has_edge(3, 2, Rel::AMOD));
     }
 
@@ -1327,7 +1340,7 @@ mod tests {
             ("life", "NN", 4, "compound"),
             ("jacket", "NN", 0, "root"),
         ]);
-        apply_basic(&mut g);
+        basic_habits(&mut g);
         assert!(g.has_edge(4, 1, Rel::DET) && g.has_edge(4, 2, Rel::AMOD));
         assert!(g.outgoing(3).is_empty() && g.has_edge(4, 3, Rel::COMPOUND));
     }
@@ -1343,7 +1356,7 @@ mod tests {
             ("the", "DT", 6, "det"),
             ("water", "NN", 3, "nmod"),
         ]);
-        apply_basic(&mut g);
+        basic_habits(&mut g);
         assert!(g.has_edge(1, 6, Rel::NMOD) && !g.has_edge(3, 6, Rel::NMOD));
         assert!(g.has_edge(1, 3, Rel::NMOD));
     }
@@ -1362,7 +1375,7 @@ mod tests {
                 ("a", "DT", 7, "det"),
                 ("train", "NN", 4, "nmod"),
             ]);
-            apply_basic(&mut g);
+            basic_habits(&mut g);
             assert_eq!(g.has_edge(1, 7, Rel::NMOD), moved, "{part}");
             assert_eq!(g.has_edge(4, 7, Rel::NMOD), !moved, "{part}");
         }
@@ -1380,7 +1393,7 @@ mod tests {
             ("the", "DT", 7, "det"),
             ("car", "NN", 4, "nmod"),
         ]);
-        apply_basic(&mut g);
+        basic_habits(&mut g);
         assert!(g.has_edge(4, 7, Rel::NMOD));
     }
 
@@ -1400,7 +1413,7 @@ mod tests {
             (".", ".", 2, "punct"),
         ];
         let mut g = basic(&rows);
-        apply_basic(&mut g);
+        basic_habits(&mut g);
         assert!(g.has_edge(8, 2, Rel::NSUBJ) && !g.has_edge(2, 8, Rel::ACL));
         assert_eq!(g.roots, vec![8]);
 
@@ -1408,7 +1421,7 @@ mod tests {
         let mut rows = rows.to_vec();
         rows[6] = ("and", "CC", 2, "cc");
         let mut g = basic(&rows);
-        apply_basic(&mut g);
+        basic_habits(&mut g);
         assert!(g.has_edge(2, 8, Rel::ACL) && g.roots == vec![2]);
     }
 
@@ -1428,7 +1441,7 @@ mod tests {
             ("mirror", "NN", 7, "nmod"),
             (".", ".", 2, "punct"),
         ]);
-        apply_basic(&mut g);
+        basic_habits(&mut g);
         assert!(g.has_edge(2, 4, Rel::ACL) && g.roots == vec![2]);
     }
 
@@ -1446,7 +1459,7 @@ mod tests {
             ("a", "DT", 9, "det"),
             ("game", "NN", 7, "dobj"),
         ]);
-        apply_basic(&mut g);
+        basic_habits(&mut g);
         assert!(g.has_edge(6, 7, Rel::ACL) && !g.has_edge(3, 7, Rel::ADVCL));
     }
 
@@ -1466,7 +1479,7 @@ mod tests {
             ("the", "DT", 11, "det"),
             ("ball", "NN", 8, "nmod"),
         ]);
-        apply_basic(&mut g);
+        basic_habits(&mut g);
         assert!(g.has_edge(7, 8, Rel::ACL) && !g.has_edge(2, 8, Rel::ADVCL));
     }
 
@@ -1485,7 +1498,7 @@ mod tests {
                 ("a", "DT", 9, "det"),
                 ("leash", "NN", 7, "dobj"),
             ]);
-            apply_basic(&mut g);
+            basic_habits(&mut g);
             assert!(
                 g.has_edge(2, 7, Rel::ADVCL) && !g.has_edge(5, 7, Rel::ACL),
                 "{word}"
@@ -1503,7 +1516,7 @@ mod tests {
             ("tennis", "NN", 5, "compound"),
             ("court", "NN", 2, "nmod"),
         ]);
-        apply_basic(&mut g);
+        basic_habits(&mut g);
         assert_eq!((g.tag(2), g.roots.clone()), ("NN", vec![2]));
         assert!(g.has_edge(2, 1, Rel::COMPOUND) && g.has_edge(2, 5, Rel::NMOD));
         assert!(!g.has_edge(1, 2, Rel::ACL));
@@ -1525,7 +1538,7 @@ mod tests {
             ("building", "NN", 5, "nmod"),
             (".", ".", 2, "punct"),
         ]);
-        apply_basic(&mut g);
+        basic_habits(&mut g);
         assert_eq!(g.roots, vec![3]);
         assert!(g.has_edge(3, 2, Rel::COMPOUND) && g.has_edge(3, 1, Rel::DET));
         assert!(g.has_edge(3, 10, Rel::PUNCT) && g.has_edge(3, 5, Rel::NMOD));
@@ -1543,7 +1556,7 @@ mod tests {
             ("a", "DT", 5, "det"),
             ("stream", "NN", 2, "nmod"),
         ]);
-        apply_basic(&mut g);
+        basic_habits(&mut g);
         assert_eq!((g.tag(2), g.roots.clone()), ("NN", vec![1]));
         assert!(g.has_edge(1, 2, Rel::DEP) && g.has_edge(2, 5, Rel::NMOD));
     }
@@ -1561,7 +1574,7 @@ mod tests {
             ("a", "DT", 7, "det"),
             ("river", "NN", 4, "nmod"),
         ]);
-        apply_basic(&mut g);
+        basic_habits(&mut g);
         assert_eq!((g.tag(4), g.roots.clone()), ("NN", vec![4]));
         assert!(g.has_edge(4, 3, Rel::COMPOUND) && g.has_edge(4, 2, Rel::AMOD));
         assert!(g.has_edge(4, 7, Rel::NMOD) && !g.has_edge(4, 3, Rel::NSUBJ));
@@ -1580,11 +1593,11 @@ mod tests {
             (".", ".", 3, "punct"),
         ];
         let mut g = basic(&with_aux);
-        apply_basic(&mut g);
+        basic_habits(&mut g);
         assert_eq!((g.tag(4), g.roots.clone()), ("VBG", vec![4]));
         assert!(g.has_edge(4, 2, Rel::NSUBJ));
         let mut g = basic(&with_period);
-        apply_basic(&mut g);
+        basic_habits(&mut g);
         assert_eq!((g.tag(3), g.roots.clone()), ("VBG", vec![2]));
         assert!(g.has_edge(2, 3, Rel::ACL));
     }
@@ -1621,7 +1634,7 @@ mod tests {
         ];
         for rows in cases {
             let mut g = basic(rows);
-            apply_basic(&mut g);
+            basic_habits(&mut g);
             assert!(
                 g.has_edge(2, 3, Rel::ACL) && g.tag(3) == "VBG",
                 "{}",
@@ -1635,7 +1648,7 @@ mod tests {
     fn sentences_with_a_period_or_a_capital_keep_their_clause() {
         for (first, last) in [("man", Some(".")), ("Man", None)] {
             let mut g = man_riding_an_elephant(first, last);
-            apply(&mut g);
+            graph_habits(&mut g);
             assert!(g.has_edge(1, 2, Rel::ACL), "{first} {last:?}");
         }
     }
@@ -1654,7 +1667,7 @@ mod tests {
             (".", ".", 4, "punct"),
         ];
         let mut g = basic(&rows);
-        apply_basic(&mut g);
+        basic_habits(&mut g);
         assert_eq!(g.roots, vec![1]);
         assert!(g.has_edge(3, 4, Rel::ACL) && !g.has_edge(4, 1, Rel::NSUBJ));
         assert!(g.has_edge(1, 8, Rel::PUNCT) && g.has_edge(4, 7, Rel::NMOD));
@@ -1668,7 +1681,7 @@ mod tests {
             ("standing", "VBG", 0, "root"),
             (".", ".", 5, "punct"),
         ]);
-        apply_basic(&mut g);
+        basic_habits(&mut g);
         assert!(g.has_edge(5, 1, Rel::NSUBJ) && g.roots == vec![5]);
         assert!(!g.has_edge(3, 5, Rel::ACL));
     }
@@ -1684,7 +1697,7 @@ mod tests {
             ("leaning", "VBG", 3, "advcl"),
             (".", ".", 3, "punct"),
         ]);
-        apply_basic(&mut g);
+        basic_habits(&mut g);
         assert_eq!(g.roots, vec![2]);
         assert!(g.has_edge(2, 3, Rel::ACL) && !g.has_edge(3, 2, Rel::NSUBJ));
 
@@ -1697,7 +1710,7 @@ mod tests {
             ("up", "RP", 4, "compound:prt"),
             (".", ".", 4, "punct"),
         ]);
-        apply_basic(&mut g);
+        basic_habits(&mut g);
         assert!(g.has_edge(4, 2, Rel::NSUBJ) && g.roots == vec![4]);
     }
 
@@ -1715,7 +1728,7 @@ mod tests {
             (".", ".", 7, "punct"),
         ];
         let mut g = basic(&rows);
-        apply_basic(&mut g);
+        basic_habits(&mut g);
         assert_eq!(g.tag(5), "JJ");
         // "A man in green is playing .": after "in" on a noun the colour stays a noun.
         let mut g = basic(&rows);
@@ -1723,12 +1736,12 @@ mod tests {
         g.remove_edge(2, 3, Rel::ACL);
         g.remove_edge(3, 5, Rel::NMOD);
         g.add_edge(2, 5, Rel::NMOD);
-        apply_basic(&mut g);
+        basic_habits(&mut g);
         assert_eq!(g.tag(5), "NN");
         // "... dressed in green shirts": a colour with its own noun is not touched.
         let mut g = basic(&rows);
         g.add_edge(5, 1, Rel::DET);
-        apply_basic(&mut g);
+        basic_habits(&mut g);
         assert_eq!(g.tag(5), "NN");
     }
 
@@ -1744,14 +1757,14 @@ mod tests {
             (".", ".", 2, "punct"),
         ];
         let mut g = basic(&rows);
-        apply_basic(&mut g);
+        basic_habits(&mut g);
         assert_eq!(g.tag(4), "JJ");
         rows.insert(4, ("holds", "VBZ", 0, "root"));
         rows.insert(5, ("camera", "NN", 5, "dobj"));
         rows[1] = ("boy", "NN", 5, "nsubj");
         rows[6] = (".", ".", 5, "punct");
         let mut g = basic(&rows);
-        apply_basic(&mut g);
+        basic_habits(&mut g);
         assert_eq!(g.tag(4), "NN");
     }
 
@@ -1767,14 +1780,14 @@ mod tests {
              7\ta\ta\t_\tDT\t_\t8\tdet\t8:det\t_\n\
              8\tlake\tlake\t_\tNN\t_\t2\tdobj\t2:dobj\t_\n";
         let mut g = DepGraph::from_conllu_str(text).expect("valid").remove(0);
-        apply_basic(&mut g);
+        basic_habits(&mut g);
         assert!(g.has_edge(5, 8, Rel::APPOS) && !g.has_edge(2, 8, Rel::DOBJ));
         // Without the comma, or without an object before it, the object stays.
         let mut g =
             DepGraph::from_conllu_str(&text.replace("\t,\t,\t_\t,\t", "\tand\tand\t_\tCC\t"))
                 .expect("valid")
                 .remove(0);
-        apply_basic(&mut g);
+        basic_habits(&mut g);
         assert!(g.has_edge(2, 8, Rel::DOBJ));
     }
 

@@ -172,9 +172,10 @@ pub fn finish_basic(words: &[&str], tags: &[&str], arcs: &[(usize, parse::Label)
     for t in &mut g.tokens {
         t.lemma = lemmatize::lemma(&t.word, &t.tag);
     }
-    habits::apply_basic(&mut g);
+    let form = tokenize::Form::of(words);
+    habits::apply_basic(&mut g, form);
     enhance::enhance(&mut g);
-    habits::apply(&mut g);
+    habits::apply(&mut g, form);
     g
 }
 
