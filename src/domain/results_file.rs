@@ -80,14 +80,140 @@ pub struct Bounds<'a> {
     pub max_caption_chars: usize,
 }
 
-fn json_kind(v: &serde_json::Value) -> &'static str {
-    match v {
-        serde_json::Value::Null => "null",
-        serde_json::Value::Bool(_) => "a boolean",
-        serde_json::Value::Number(_) => "a number",
-        serde_json::Value::String(_) => "a string",
-        serde_json::Value::Array(_) => "an array",
-        serde_json::Value::Object(_) => "an object",
+/// A value of an entry as the checks need it: an integer, a string, or only what kind of JSON
+/// value it is. Arrays and objects are skipped as the parser reads them, never built: an entry
+/// holding millions of numbers costs no memory.
+enum Field {
+    Integer(i64),
+    Text(String),
+    Other(&'static str),
+}
+
+impl Field {
+    fn kind(&self) -> &'static str {
+        match self {
+            Field::Integer(_) => "a number",
+            Field::Text(_) => "a string",
+            Field::Other(kind) => kind,
+        }
+    }
+}
+
+/// Reads any JSON value into a [`Field`] (or, for [`Entry`], only its kind).
+struct Kind;
+
+impl<'de> serde::de::Visitor<'de> for Kind {
+    type Value = Field;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Field, E> {
+        Ok(Field::Integer(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Field, E> {
+        Ok(i64::try_from(v).map_or(Field::Other("a number"), Field::Integer))
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Field, E> {
+        Ok(Field::Other("a number"))
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Field, E> {
+        Ok(Field::Other("a boolean"))
+    }
+    fn visit_unit<E>(self) -> Result<Field, E> {
+        Ok(Field::Other("null"))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Field, E> {
+        Ok(Field::Text(v.to_owned()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Field, E> {
+        Ok(Field::Text(v))
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Field, A::Error> {
+        while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+        Ok(Field::Other("an array"))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Field, A::Error> {
+        while map
+            .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+            .is_some()
+        {}
+        Ok(Field::Other("an object"))
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Field {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Field, D::Error> {
+        d.deserialize_any(Kind)
+    }
+}
+
+/// One entry of the array: an object's `image_id` and `caption` (the last of each, as a JSON
+/// object keeps them) and the names of its first other keys, or the kind of a non-object.
+enum Entry {
+    Object {
+        image_id: Option<Field>,
+        caption: Option<Field>,
+        /// The first [`EXAMPLES`] distinct keys that are neither, in order of appearance.
+        extra: Vec<String>,
+    },
+    Not(&'static str),
+}
+
+struct EntryVisitor;
+
+impl<'de> serde::de::Visitor<'de> for EntryVisitor {
+    type Value = Entry;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an entry")
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Entry, A::Error> {
+        let (mut image_id, mut caption, mut extra) = (None, None, Vec::new());
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            match &*key {
+                "image_id" => image_id = Some(map.next_value::<Field>()?),
+                "caption" => caption = Some(map.next_value::<Field>()?),
+                other => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                    if extra.len() < EXAMPLES && !extra.iter().any(|k| k == other) {
+                        extra.push(other.to_owned());
+                    }
+                }
+            }
+        }
+        Ok(Entry::Object {
+            image_id,
+            caption,
+            extra,
+        })
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<Entry, A::Error> {
+        Kind.visit_seq(seq).map(|f| Entry::Not(f.kind()))
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Entry, E> {
+        Ok(Entry::Not("a number"))
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Entry, E> {
+        Ok(Entry::Not("a number"))
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Entry, E> {
+        Ok(Entry::Not("a number"))
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Entry, E> {
+        Ok(Entry::Not("a boolean"))
+    }
+    fn visit_unit<E>(self) -> Result<Entry, E> {
+        Ok(Entry::Not("null"))
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Entry, E> {
+        Ok(Entry::Not("a string"))
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Entry {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Entry, D::Error> {
+        d.deserialize_any(EntryVisitor)
     }
 }
 
@@ -117,9 +243,6 @@ impl Offenders {
         format!("{first}: {}", self.examples.join(separator))
     }
 }
-
-/// The keys an entry may have.
-const KEYS: [&str; 2] = ["image_id", "caption"];
 
 /// A key as an error message names it: quoted, and cut short.
 fn key_name(k: &str) -> String {
@@ -154,27 +277,33 @@ struct Checker<'a> {
 
 impl Checker<'_> {
     /// Checks entry number `i` (counted from 1).
-    fn entry(&mut self, i: usize, entry: serde_json::Value) {
-        let serde_json::Value::Object(mut obj) = entry else {
-            self.bad
-                .add(|| format!("entry {i} is {}, not an object", json_kind(&entry)));
-            return;
+    fn entry(&mut self, i: usize, entry: Entry) {
+        let (image_id, caption, extra) = match entry {
+            Entry::Object {
+                image_id,
+                caption,
+                extra,
+            } => (image_id, caption, extra),
+            Entry::Not(kind) => {
+                self.bad
+                    .add(|| format!("entry {i} is {kind}, not an object"));
+                return;
+            }
         };
-        let id = match obj.get("image_id") {
-            Some(serde_json::Value::Number(n)) => n.as_i64(),
-            _ => None,
-        };
-        let Some(id) = id else {
-            let what = obj.get("image_id").map_or("missing", json_kind);
-            self.bad
-                .add(|| format!("entry {i}: \"image_id\" must be an integer (it is {what})"));
-            return;
+        let id = match image_id {
+            Some(Field::Integer(id)) => id,
+            other => {
+                let what = other.as_ref().map_or("missing", Field::kind);
+                self.bad
+                    .add(|| format!("entry {i}: \"image_id\" must be an integer (it is {what})"));
+                return;
+            }
         };
         self.ids.push((i, id));
-        let caption = match obj.remove("caption") {
-            Some(serde_json::Value::String(s)) => s,
+        let caption = match caption {
+            Some(Field::Text(s)) => s,
             other => {
-                let what = other.as_ref().map_or("missing", json_kind);
+                let what = other.as_ref().map_or("missing", Field::kind);
                 self.bad.add(|| {
                     format!(
                         "entry {i} (image_id {id}): \"caption\" must be a string (it is {what})"
@@ -183,14 +312,13 @@ impl Checker<'_> {
                 return;
             }
         };
-        let extra: Vec<&String> = obj.keys().filter(|k| !KEYS.contains(&k.as_str())).collect();
         if !extra.is_empty() {
             for k in &extra {
                 if self.key_names.len() < EXAMPLES {
                     self.key_names.insert(key_name(k));
                 }
             }
-            let names: Vec<String> = extra.iter().take(EXAMPLES).map(|k| key_name(k)).collect();
+            let names: Vec<String> = extra.iter().map(|k| key_name(k)).collect();
             self.unknown_keys
                 .add(|| format!("entry {i} (image_id {id}): {}", names.join(", ")));
             return;
@@ -222,7 +350,7 @@ impl<'de> serde::de::Visitor<'de> for TopLevel<'_, '_> {
 
     fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         let mut i = 1;
-        while let Some(entry) = seq.next_element::<serde_json::Value>()? {
+        while let Some(entry) = seq.next_element::<Entry>()? {
             self.0.entry(i, entry);
             i += 1;
         }
@@ -448,6 +576,56 @@ mod tests {
         assert!(err(r#"[{"image_id": 2, "caption": "a\u0000dog"}]"#)
             .contains("1 caption holds control characters (such as NUL): entry 1 (image_id 2) holds U+0000"));
         assert!(err(&" ".repeat(10_001)).contains("at most 10000 bytes"));
+    }
+
+    #[test]
+    fn values_are_named_by_kind_without_being_built() {
+        let split = ids(&[1]);
+        let b = bounds(&split);
+        let err = |s: &str| {
+            ResultsFile::parse(s.as_bytes(), b)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default()
+        };
+        for (image_id, kind) in [
+            ("1.5", "a number"),
+            ("9223372036854775808", "a number"),
+            ("{\"a\": [1, {}]}", "an object"),
+            ("[[]]", "an array"),
+            ("true", "a boolean"),
+            ("null", "null"),
+        ] {
+            let e = err(&format!(r#"[{{"image_id": {image_id}, "caption": "a"}}]"#));
+            assert!(
+                e.contains(&format!("\"image_id\" must be an integer (it is {kind})")),
+                "{image_id}: {e}"
+            );
+        }
+        assert!(err(r#"[{"image_id": 1, "caption": ["a", {"b": 1}]}]"#)
+            .contains("\"caption\" must be a string (it is an array)"));
+        assert!(err(r#"[[{"image_id": 1, "caption": "a"}]]"#)
+            .contains("entry 1 is an array, not an object"));
+        assert!(err(r#"[{"caption": "a"}]"#)
+            .contains("\"image_id\" must be an integer (it is missing)"));
+        // A key given twice counts once, its last value (as a JSON object keeps it); other keys
+        // are named in order of appearance, each once.
+        let ok = ResultsFile::parse(
+            br#"[{"image_id": "x", "caption": 1, "image_id": 1, "caption": "a cat"}]"#,
+            b,
+        )
+        .map(ResultsFile::into_candidates);
+        assert_eq!(
+            ok,
+            Ok(vec![Candidate {
+                image_id: 1,
+                caption: "a cat".into()
+            }])
+        );
+        assert!(
+            err(r#"[{"image_id": 1, "z": 0, "caption": "a", "y": [1], "z": {}}]"#)
+                .contains("remove them: entry 1 (image_id 1): \"z\", \"y\"")
+        );
     }
 
     #[test]
