@@ -604,14 +604,16 @@ pub async fn submit(
             if let Some(limit) = challenge.daily_submission_limit {
                 if today >= i64::from(limit) {
                     return Err(ActionError::Quota(format!(
-                        "your team has used its {limit} submissions of the last 24 hours"
+                        "your team has used its {limit} submissions of the last 24 hours \
+                         (its members' uploads in other teams of this challenge count too)"
                     )));
                 }
             }
             if let Some(limit) = challenge.total_submission_limit {
                 if total >= i64::from(limit) {
                     return Err(ActionError::Quota(format!(
-                        "your team has used all {limit} of its submissions"
+                        "your team has used all {limit} of its submissions \
+                         (its members' uploads in other teams of this challenge count too)"
                     )));
                 }
             }

@@ -56,15 +56,29 @@ pub fn verify_password(password: &str, hash: Option<&str>) -> bool {
 }
 
 /// The client's address as throttling counts it and the request log records it: the peer, or,
-/// only when the organizer declared the proxy trusted (`application.behind_proxy`), the client
-/// the proxy names (`X-Forwarded-For` / `Forwarded: for=`), which a direct client could forge.
-pub fn client_address(info: &actix_web::dev::ConnectionInfo, behind_proxy: bool) -> String {
-    let addr = if behind_proxy {
-        info.realip_remote_addr()
-    } else {
-        info.peer_addr()
-    };
-    addr.unwrap_or("unknown").to_string()
+/// only when the organizer declared the proxy trusted (`application.behind_proxy`), the last
+/// address in `X-Forwarded-For`: the one the proxy appended, the address it saw. Entries before
+/// it, and a `Forwarded: for=` header, come from the client as it sent them (a proxy appends to
+/// what it receives), so anyone could name a new address with each request and escape the
+/// per-address limits; they are ignored.
+pub fn client_address(
+    headers: &actix_web::http::header::HeaderMap,
+    info: &actix_web::dev::ConnectionInfo,
+    behind_proxy: bool,
+) -> String {
+    let peer = info.peer_addr().unwrap_or("unknown");
+    if !behind_proxy {
+        return peer.to_string();
+    }
+    headers
+        .get_all(actix_web::http::header::X_FORWARDED_FOR)
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(str::trim)
+        .filter(|a| !a.is_empty())
+        .last()
+        .unwrap_or(peer)
+        .to_string()
 }
 
 /// True if the request reached us over HTTPS: on a TLS listener, or, only when the organizer
@@ -259,7 +273,7 @@ pub async fn start_session(
 pub async fn team_from_bearer(
     pool: &PgPool,
     req: &HttpRequest,
-) -> Result<Option<accounts::Team>, sqlx::Error> {
+) -> Result<Option<accounts::TokenHolder>, sqlx::Error> {
     let header = req
         .headers()
         .get(actix_web::http::header::AUTHORIZATION)
@@ -290,13 +304,33 @@ mod tests {
 
     #[test]
     fn the_client_address_is_the_peer_unless_a_trusted_proxy_names_another() {
-        let req = actix_web::test::TestRequest::default()
-            .peer_addr("10.0.0.7:40000".parse().expect("an address"))
-            .insert_header(("X-Forwarded-For", "6.6.6.6"))
-            .to_http_request();
-        let info = req.connection_info();
-        assert_eq!(client_address(&info, false), "10.0.0.7");
-        assert_eq!(client_address(&info, true), "6.6.6.6");
+        let address = |headers: &[(&str, &str)], behind_proxy: bool| {
+            let mut req = actix_web::test::TestRequest::default()
+                .peer_addr("10.0.0.7:40000".parse().expect("an address"));
+            for &h in headers {
+                req = req.append_header(h);
+            }
+            let req = req.to_http_request();
+            let info = req.connection_info().clone();
+            client_address(req.headers(), &info, behind_proxy)
+        };
+        let forwarded = [("X-Forwarded-For", "6.6.6.6")];
+        assert_eq!(address(&forwarded, false), "10.0.0.7");
+        assert_eq!(address(&forwarded, true), "6.6.6.6");
+        assert_eq!(address(&[], true), "10.0.0.7");
+        // What the client sent comes first; the proxy's own entry is the last one. A
+        // `Forwarded` header, which a proxy passes on as received, names nobody.
+        let forged = [
+            ("Forwarded", "for=1.1.1.1"),
+            ("X-Forwarded-For", "2.2.2.2, 3.3.3.3"),
+            ("X-Forwarded-For", "6.6.6.6"),
+        ];
+        assert_eq!(address(&forged, true), "6.6.6.6");
+        assert_eq!(
+            address(&[("X-Forwarded-For", "2.2.2.2, 6.6.6.6 ")], true),
+            "6.6.6.6"
+        );
+        assert_eq!(address(&[("Forwarded", "for=1.1.1.1")], true), "10.0.0.7");
     }
 
     #[test]

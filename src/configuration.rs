@@ -22,8 +22,9 @@ pub struct ApplicationSettings {
     pub port: u16,
     /// Seed the demo challenge when `serve` starts on an empty embedded database.
     pub seed_demo: bool,
-    /// Behind a reverse proxy: take the client's address from `X-Forwarded-For` / `Forwarded`
-    /// (for login throttling) and the scheme from `X-Forwarded-Proto` (cookies are `Secure` only
+    /// Behind a reverse proxy: take the client's address from the last `X-Forwarded-For` entry,
+    /// the one the proxy appended (for login throttling and the request log), and the scheme
+    /// from `X-Forwarded-Proto` (cookies are `Secure` only
     /// for requests that arrived over HTTPS). Off by default, since a direct client could forge
     /// the headers.
     #[serde(default)]

@@ -69,7 +69,11 @@ impl tracing_actix_web::RootSpanBuilder for RequestSpan {
         let behind_proxy = request
             .app_data::<actix_web::web::Data<crate::startup::AppConfig>>()
             .is_some_and(|c| c.settings.application.behind_proxy);
-        let client = crate::auth::client_address(&request.connection_info(), behind_proxy);
+        let client = crate::auth::client_address(
+            request.headers(),
+            &request.connection_info(),
+            behind_proxy,
+        );
         tracing::info_span!(
             "HTTP request",
             http.method = %request.method(),

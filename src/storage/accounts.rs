@@ -19,6 +19,16 @@ pub struct Team {
     pub name: String,
 }
 
+/// The team an API token acts for, and the member who made the token (None: made on the command
+/// line or by an organizer, or before makers were recorded): uploads with the token count as
+/// that member's.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct TokenHolder {
+    #[sqlx(flatten)]
+    pub team: Team,
+    pub made_by: Option<i64>,
+}
+
 /// Creates a user; `Ok(None)` if the e-mail address is taken.
 pub async fn create_user(
     db: impl PgExecutor<'_>,
@@ -265,9 +275,10 @@ pub async fn create_api_token(
 pub async fn team_by_token(
     db: impl PgExecutor<'_>,
     token_hash: &str,
-) -> Result<Option<Team>, sqlx::Error> {
+) -> Result<Option<TokenHolder>, sqlx::Error> {
     sqlx::query_as(
-        "SELECT t.id, t.challenge_id, t.name FROM api_tokens a JOIN teams t ON t.id = a.team_id
+        "SELECT t.id, t.challenge_id, t.name, a.made_by
+         FROM api_tokens a JOIN teams t ON t.id = a.team_id
          WHERE a.token_hash = $1 AND a.revoked_at IS NULL",
     )
     .bind(token_hash)

@@ -116,11 +116,17 @@ pub async fn history_of_team(
 }
 
 /// Submissions counted against a team's quota: (in the last 24 hours, in total). Rejected uploads
-/// are never stored, so they never count; deleted ones still do.
+/// are never stored, so they never count; deleted ones still do. A member's uploads follow them:
+/// those they made in other teams of the challenge count too, so that leaving a team and
+/// starting another gives nobody a fresh quota of scores on a hidden split.
 pub async fn quota_used(db: impl PgExecutor<'_>, team_id: i64) -> Result<(i64, i64), sqlx::Error> {
     sqlx::query_as(
-        "SELECT COUNT(*) FILTER (WHERE created_at > now() - interval '24 hours'), COUNT(*)
-         FROM submissions WHERE team_id = $1 AND kind = $2",
+        "SELECT COUNT(*) FILTER (WHERE s.created_at > now() - interval '24 hours'), COUNT(*)
+         FROM submissions s JOIN teams t ON t.id = s.team_id
+         WHERE s.kind = $2
+           AND t.challenge_id = (SELECT challenge_id FROM teams WHERE id = $1)
+           AND (s.team_id = $1
+                OR s.submitted_by IN (SELECT user_id FROM team_members WHERE team_id = $1))",
     )
     .bind(team_id)
     .bind(SubmissionKind::Team)

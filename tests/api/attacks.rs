@@ -265,6 +265,80 @@ async fn the_last_member_to_leave_takes_no_working_token_of_the_team_along() {
     assert_eq!(r.status(), 202);
 }
 
+/// A team's quota limits how often it may read its scores on a hidden split. A member who had
+/// used it up could leave, start a team of their own and find a fresh quota there, again and
+/// again. Uploads follow the member who made them (in the browser, or with a token they made),
+/// so the new team starts with theirs counted; a team of other people keeps its own quota.
+#[tokio::test]
+async fn leaving_a_team_and_starting_another_gives_no_fresh_quota() {
+    let app = spawn_app_with(0, |_| {}).await;
+    let c = app.challenge_with_split("hop", "val", true).await;
+    spiceboard::storage::challenges::set_limits(&app.pool, c.id, Some(5), Some(2), 1_000_000)
+        .await
+        .expect("limits");
+    app.team("hop", "Owls").await;
+    let ann = app.member("hop", "Owls", "ann@example.org").await;
+    let anns = app.make_token(&ann, "hop").await;
+    for _ in 0..2 {
+        let r = app
+            .api_upload("hop", &anns, Some("val"), demo_results(true))
+            .await;
+        assert_eq!(r.status(), 202);
+    }
+    let r = app
+        .api_upload("hop", &anns, Some("val"), demo_results(true))
+        .await;
+    assert_eq!(r.status(), 429, "the team's quota is used up");
+    assert_eq!(
+        app.post_button(&ann, "/c/hop", "/c/hop/team/leave")
+            .await
+            .status(),
+        303
+    );
+    let csrf = app.csrf_of(&ann, "/c/hop").await;
+    let r = ann
+        .post(app.url("/c/hop/team"))
+        .form(&[("csrf", csrf.as_str()), ("name", "Owls Again")])
+        .send()
+        .await
+        .expect("POST team");
+    assert_eq!(r.status(), 200);
+    let again = app.make_token(&ann, "hop").await;
+    let r = app
+        .api_upload("hop", &again, Some("val"), demo_results(true))
+        .await;
+    assert_eq!(
+        r.status(),
+        429,
+        "a new team of the same member got a fresh quota"
+    );
+    let body: serde_json::Value = r.json().await.expect("json");
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("all 2 of its submissions (its members' uploads in other teams"),
+        "{body}"
+    );
+    // The browser's upload form says the same.
+    let r = app
+        .form_upload(&ann, "hop", "val", demo_results(true))
+        .await;
+    let html = r.text().await.expect("body");
+    assert!(
+        html.contains("its members&#39; uploads in other teams"),
+        "{html}"
+    );
+    // Other people's team keeps its own quota.
+    app.team("hop", "Bats").await;
+    let bea = app.member("hop", "Bats", "bea@example.org").await;
+    let beas = app.make_token(&bea, "hop").await;
+    let r = app
+        .api_upload("hop", &beas, Some("val"), demo_results(true))
+        .await;
+    assert_eq!(r.status(), 202);
+}
+
 /// A member who left a team that goes on kept the API tokens they had made (shown to them
 /// alone) and the one the team was made with on the command line: from another team they could
 /// still upload for this one and read its hidden-split scores. Those stop working when they

@@ -963,6 +963,27 @@ async fn behind_a_proxy_the_forwarded_address_is_the_one_throttled() {
         400,
         "another client behind the same proxy is not"
     );
+    // A proxy appends the address it saw to what the client sent: entries before the last one,
+    // and a `Forwarded` header it passes on, are the client's own words and name nobody.
+    assert_eq!(
+        login("198.51.100.9, 203.0.113.7").await,
+        429,
+        "a forged first entry escapes the limit"
+    );
+    let csrf = app.csrf_of(&proxy, "/login").await;
+    let forged = proxy
+        .post(app.url("/login"))
+        .header("Forwarded", "for=198.51.100.10")
+        .header("X-Forwarded-For", "203.0.113.7")
+        .form(&[
+            ("email", "x@example.org"),
+            ("password", "guess"),
+            ("csrf", csrf.as_str()),
+        ])
+        .send()
+        .await
+        .expect("POST");
+    assert_eq!(forged.status(), 429, "a Forwarded header escapes the limit");
 }
 
 #[tokio::test]

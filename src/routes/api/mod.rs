@@ -17,7 +17,7 @@ use crate::actions::{self, ActionError, Uploader};
 use crate::auth::{self, MaybeUser};
 use crate::domain::UploadError;
 use crate::startup::AppConfig;
-use crate::storage::{scores, splits};
+use crate::storage::{accounts, scores, splits};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
@@ -117,7 +117,7 @@ pub async fn upload(
     slug: web::Path<String>,
     payload: Multipart,
 ) -> Result<HttpResponse, ApiError> {
-    let team = auth::team_from_bearer(&pool, &req)
+    let accounts::TokenHolder { team, made_by } = auth::team_from_bearer(&pool, &req)
         .await?
         .ok_or(ApiError::Unauthorized)?;
     let challenge = actions::challenge(&pool, &slug).await?;
@@ -183,7 +183,7 @@ pub async fn upload(
         &split,
         Uploader::Team {
             team_id: team.id,
-            user_id: None,
+            user_id: made_by,
         },
         form.fields.get("description").map_or("", String::as_str),
         file,
@@ -208,7 +208,7 @@ pub async fn status(
         return Err(ApiError::Unauthorized);
     }
     let (s, split, challenge) =
-        actions::visible_submission(&pool, *id, user.0.as_ref(), bearer.map(|t| t.id)).await?;
+        actions::visible_submission(&pool, *id, user.0.as_ref(), bearer.map(|t| t.team.id)).await?;
     let info = actions::submission_status(&pool, &s).await?;
     let mut scores_json = serde_json::Map::new();
     for c in scores::aggregates(pool.get_ref(), s.id).await? {

@@ -41,6 +41,7 @@ pub struct Credentials {
 /// The address throttling counts by: the peer, or the client a trusted proxy names.
 fn client_address(req: &HttpRequest, config: &AppConfig) -> String {
     crate::auth::client_address(
+        req.headers(),
         &req.connection_info(),
         config.settings.application.behind_proxy,
     )

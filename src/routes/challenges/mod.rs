@@ -394,9 +394,9 @@ async fn board_viewer(
 ) -> Result<Viewer, PageError> {
     let mut viewer = viewer(pool, challenge, user.0.as_ref()).await?;
     if viewer.team_id.is_none() {
-        if let Some(team) = auth::team_from_bearer(pool, req).await? {
-            if team.challenge_id == challenge.id {
-                viewer.team_id = Some(team.id);
+        if let Some(holder) = auth::team_from_bearer(pool, req).await? {
+            if holder.team.challenge_id == challenge.id {
+                viewer.team_id = Some(holder.team.id);
             }
         }
     }
