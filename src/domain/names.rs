@@ -61,8 +61,12 @@ impl SplitName {
     }
 }
 
-/// Free text shown as a title or name: trimmed, 1 to `max` characters, no control characters.
+/// Free text shown as a title or name: trimmed, 1 to `max` characters, no control characters, and
+/// nothing invisible that changes how it reads: format characters (zero-width spaces and joiners,
+/// right-to-left overrides, ...) and line or paragraph separators, with which "Night\u{200B}Owls"
+/// would show on a leaderboard exactly as another team's "NightOwls".
 fn display_text(field: &'static str, s: &str, max: usize) -> Result<String, InvalidValue> {
+    use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
     let t = s.trim();
     if t.is_empty() {
         return Err(invalid(field, "must not be empty"));
@@ -72,6 +76,22 @@ fn display_text(field: &'static str, s: &str, max: usize) -> Result<String, Inva
     }
     if t.chars().any(char::is_control) {
         return Err(invalid(field, "must not contain control characters"));
+    }
+    if let Some(c) = t.chars().find(|c| {
+        matches!(
+            c.general_category(),
+            GeneralCategory::Format
+                | GeneralCategory::LineSeparator
+                | GeneralCategory::ParagraphSeparator
+        )
+    }) {
+        return Err(invalid(
+            field,
+            format!(
+                "must not contain invisible formatting characters (it holds U+{:04X})",
+                c as u32
+            ),
+        ));
     }
     Ok(t.to_string())
 }
@@ -261,5 +281,24 @@ mod tests {
         );
         assert!(TeamName::parse("   ").is_err());
         assert!(TeamName::parse(&"x".repeat(81)).is_err());
+        // Letters of any script and visible symbols are names; what shows as nothing is not.
+        for name in ["Équipe Nuit", "夜のフクロウ", "Owls 🦉", "Owls & Bats <3"] {
+            assert!(TeamName::parse(name).is_ok(), "{name}");
+        }
+        for (name, code) in [
+            ("Night\u{200B}Owls", "U+200B"),
+            ("\u{202E}slwO", "U+202E"),
+            ("Owls\u{2066}", "U+2066"),
+            ("Ow\u{00AD}ls", "U+00AD"),
+            ("Owls\u{2028}Bats", "U+2028"),
+            ("\u{FEFF}Owls", "U+FEFF"),
+        ] {
+            let e = TeamName::parse(name).map(|t| t.0);
+            assert!(
+                e.as_ref().is_err_and(|e| e.to_string().contains(code)),
+                "{name:?}: {e:?}"
+            );
+        }
+        assert!(Title::parse("COCO\u{200D}2026").is_err());
     }
 }

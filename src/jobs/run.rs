@@ -28,6 +28,21 @@ impl JobError {
     fn retryable(&self) -> bool {
         matches!(self, JobError::Database(_) | JobError::Panicked(_))
     }
+
+    /// What the team reads: the problem with its file or the engine's message as they are, but
+    /// of the server's own trouble only that it happened (its text names tables, queries and
+    /// code; the log and the job's record keep it).
+    fn shown(&self) -> String {
+        match self {
+            JobError::Database(_) => {
+                "the database failed while scoring it (the server's log has the details)".into()
+            }
+            JobError::Panicked(_) => {
+                "the scorer stopped unexpectedly (the server's log has the details)".into()
+            }
+            JobError::Scoring(_) | JobError::Input(_) => self.to_string(),
+        }
+    }
 }
 
 /// Runs the job with a heartbeat, then records its end: results and `succeeded` in one
@@ -78,6 +93,7 @@ pub async fn process(
             pool,
             claim,
             &e.to_string(),
+            &e.shown(),
             e.retryable(),
             settings.retry_backoff_seconds,
         )

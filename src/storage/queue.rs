@@ -77,7 +77,12 @@ pub async fn claim(
             job.attempts,
             job.locked_by.as_deref().unwrap_or("unknown")
         );
-        mark_failed(&mut tx, job.id, job.submission_id, &error).await?;
+        // The team is told what happened, not which machine and process it happened on.
+        let shown = format!(
+            "gave up after {} attempts: the worker scoring it stopped responding",
+            job.attempts
+        );
+        mark_failed(&mut tx, job.id, job.submission_id, &error, &shown).await?;
         tx.commit().await?;
         // Look for another job right away.
         return Box::pin(claim(db, worker, lease_seconds)).await;
@@ -154,11 +159,13 @@ pub async fn complete(
 }
 
 /// Records a failed attempt: retried later with backoff if attempts remain and `retryable`,
-/// otherwise failed for good with the reason shown to the team.
+/// otherwise failed for good. `error` is the job's record for operators; `shown` is what the
+/// team reads on the submission's page and in the API.
 pub async fn record_failure(
     db: &sqlx::PgPool,
     claim: &Claim,
     error: &str,
+    shown: &str,
     retryable: bool,
     backoff_seconds: u64,
 ) -> Result<(), sqlx::Error> {
@@ -192,7 +199,7 @@ pub async fn record_failure(
         .execute(&mut *tx)
         .await?;
     } else {
-        mark_failed(&mut tx, claim.job.id, claim.job.submission_id, error).await?;
+        mark_failed(&mut tx, claim.job.id, claim.job.submission_id, error, shown).await?;
     }
     tx.commit().await
 }
@@ -202,6 +209,7 @@ async fn mark_failed(
     job_id: i64,
     submission_id: i64,
     error: &str,
+    shown: &str,
 ) -> Result<(), sqlx::Error> {
     sqlx::query(
         "UPDATE jobs SET state = 'failed', finished_at = now(), lease_expires_at = NULL, last_error = $2 WHERE id = $1",
@@ -215,7 +223,7 @@ async fn mark_failed(
         "UPDATE submissions SET status = 'failed', error = $2 WHERE id = $1 AND status <> 'scored'",
     )
     .bind(submission_id)
-    .bind(error)
+    .bind(shown)
     .execute(&mut **tx)
     .await
     .map(|_| ())
