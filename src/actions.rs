@@ -380,22 +380,30 @@ pub async fn revoke_token(
     }
 }
 
-/// Failed logins allowed per address, and per account, in `THROTTLE_WINDOW_SECONDS`.
+/// Failed logins allowed in `THROTTLE_WINDOW_SECONDS`: per address, per account from one address,
+/// and per account from all addresses together. Past the second, that address may not try that
+/// account; past the third, nobody may. A stranger who knows an e-mail address could otherwise
+/// lock its owner out with ten bad guesses: locking out everyone now takes a hundred, from four
+/// addresses or more, while guessing stays as slow.
 pub const LOGIN_FAILURES_PER_ADDRESS: i64 = 30;
-pub const LOGIN_FAILURES_PER_ACCOUNT: i64 = 10;
+pub const LOGIN_FAILURES_PER_ACCOUNT_FROM_ADDRESS: i64 = 10;
+pub const LOGIN_FAILURES_PER_ACCOUNT: i64 = 100;
 /// Sign-ups allowed per address in the window.
 pub const SIGNUPS_PER_ADDRESS: i64 = 10;
 pub const THROTTLE_WINDOW_SECONDS: i64 = 15 * 60;
 
-/// Creates an account, at most `SIGNUPS_PER_ADDRESS` per address in the window.
+/// Creates an account, at most `SIGNUPS_PER_ADDRESS` per address in the window; the password is
+/// hashed in its turn (`turns`).
 pub async fn sign_up(
     pool: &PgPool,
+    turns: &Turns,
     address: &str,
     email: &Email,
     password: &Password,
 ) -> Result<accounts::User, ActionError> {
     signup_allowed(pool, address).await?;
     let pw = password.expose().to_string();
+    let _turn = turns.take().await?;
     let hash = off_the_async_threads("password hashing", move || auth::hash_password(&pw))
         .await?
         .map_err(|e| ActionError::Internal(format!("password hashing failed: {e}")))?;
@@ -405,9 +413,11 @@ pub async fn sign_up(
 }
 
 /// Checks a login, throttled per address and per account: past the limits no password is
-/// checked at all, the right one included, until the window has passed.
+/// checked at all, the right one included, until the window has passed. The check waits for its
+/// turn (`turns`), as successful logins are not counted.
 pub async fn log_in(
     pool: &PgPool,
+    turns: &Turns,
     address: &str,
     email: &str,
     password: &str,
@@ -419,10 +429,12 @@ pub async fn log_in(
         password.to_string(),
         user.as_ref().map(|u| u.password_hash.clone()),
     );
+    let turn = turns.take().await?;
     let ok = off_the_async_threads("password check", move || {
         auth::verify_password(&pw, hash.as_deref())
     })
     .await?;
+    drop(turn);
     match user {
         Some(user) if ok => Ok(user),
         _ => {
@@ -439,18 +451,10 @@ async fn over(pool: &PgPool, key: &str, limit: i64) -> Result<bool, ActionError>
 /// May this address try to log in to this account now? Counted in the database, so that every
 /// instance throttles alike; checked before the password is, so a guess past the limit learns nothing.
 async fn login_allowed(pool: &PgPool, address: &str, email: &str) -> Result<(), ActionError> {
-    if over(
-        pool,
-        &format!("login-ip:{address}"),
-        LOGIN_FAILURES_PER_ADDRESS,
-    )
-    .await?
-        || over(
-            pool,
-            &format!("login-account:{email}"),
-            LOGIN_FAILURES_PER_ACCOUNT,
-        )
-        .await?
+    let [by_address, by_pair, by_account] = throttle_keys(address, email);
+    if over(pool, &by_address, LOGIN_FAILURES_PER_ADDRESS).await?
+        || over(pool, &by_pair, LOGIN_FAILURES_PER_ACCOUNT_FROM_ADDRESS).await?
+        || over(pool, &by_account, LOGIN_FAILURES_PER_ACCOUNT).await?
     {
         return Err(ActionError::TooManyAttempts);
     }
@@ -458,11 +462,16 @@ async fn login_allowed(pool: &PgPool, address: &str, email: &str) -> Result<(), 
 }
 
 async fn login_failed(pool: &PgPool, address: &str, email: &str) -> Result<(), ActionError> {
-    let keys = [
+    Ok(accounts::record_attempt(pool, &throttle_keys(address, email)).await?)
+}
+
+/// The counters a failed login adds to: by address, by account from that address, by account.
+fn throttle_keys(address: &str, email: &str) -> [String; 3] {
+    [
         format!("login-ip:{address}"),
+        format!("login-account-ip:{email} {address}"),
         format!("login-account:{email}"),
-    ];
-    Ok(accounts::record_attempt(pool, &keys).await?)
+    ]
 }
 
 /// Counts a sign-up from this address, refusing it past the limit.
@@ -1044,13 +1053,16 @@ pub async fn leaderboard_uncertainty(
 pub struct Turns {
     slots: tokio::sync::Semaphore,
     wait: std::time::Duration,
+    /// The 503's message.
+    busy: &'static str,
 }
 
 impl Turns {
-    pub fn new(at_once: usize, wait: std::time::Duration) -> Turns {
+    pub fn new(at_once: usize, wait: std::time::Duration, busy: &'static str) -> Turns {
         Turns {
             slots: tokio::sync::Semaphore::new(at_once.max(1)),
             wait,
+            busy,
         }
     }
 
@@ -1058,8 +1070,7 @@ impl Turns {
         if let Ok(permit) = self.slots.try_acquire() {
             return Ok(permit);
         }
-        let busy = "the server is busy comparing entries; try again in a moment";
-        within(self.wait, self.slots.acquire(), busy).await
+        within(self.wait, self.slots.acquire(), self.busy).await
     }
 }
 
@@ -1310,6 +1321,28 @@ mod tests {
     use actix_web::ResponseError;
 
     use super::*;
+
+    #[tokio::test]
+    async fn turns_refuse_with_their_own_message_once_all_are_taken_too_long() {
+        let turns = Turns::new(
+            2,
+            std::time::Duration::from_millis(20),
+            "the server is busy checking passwords; try again in a moment",
+        );
+        let first = turns.take().await.expect("a turn");
+        let second = turns.take().await.expect("another");
+        let refused = turns.take().await.err().map(|e| e.to_string());
+        assert_eq!(
+            refused.as_deref(),
+            Some("the server is busy checking passwords; try again in a moment")
+        );
+        drop(first);
+        assert!(
+            turns.take().await.is_ok(),
+            "a turn given back is taken again"
+        );
+        drop(second);
+    }
 
     /// A panic off the async threads (here on purpose; in real life a bug in hashing or
     /// validation) is an internal error: a 500 on pages and in the API, never a 400 that blames

@@ -73,6 +73,12 @@ pub struct LimitSettings {
     pub comparisons_at_once: usize,
     /// How long a comparison waits for its turn before it is answered 503.
     pub compare_wait_ms: u64,
+    /// Password hashes (argon2id, 19 MiB and tens of milliseconds of a core each) computed at once
+    /// for logins and sign-ups; more wait for their turn. Successful logins are not throttled,
+    /// so without the turns one account could keep every blocking thread hashing.
+    pub password_checks_at_once: usize,
+    /// How long a login or sign-up waits for its turn before it is answered 503.
+    pub password_wait_ms: u64,
     /// A team's files are received and checked one at a time: how long an upload waits for the
     /// team's previous one to be done before it is answered 503.
     pub upload_wait_ms: u64,
@@ -102,6 +108,8 @@ impl Settings {
             .set_default("limits.min_free_disk_bytes", 1024 * 1024 * 1024)?
             .set_default("limits.comparisons_at_once", 1)?
             .set_default("limits.compare_wait_ms", 2000)?
+            .set_default("limits.password_checks_at_once", 2)?
+            .set_default("limits.password_wait_ms", 5000)?
             .set_default("limits.upload_wait_ms", 10_000)?
             .set_default("limits.upload_memory_bytes", 1024 * 1024 * 1024)?;
         match config_file {
@@ -158,6 +166,8 @@ impl Settings {
                 disk_path: None,
                 comparisons_at_once: 1,
                 compare_wait_ms: 2000,
+                password_checks_at_once: 2,
+                password_wait_ms: 5000,
                 upload_wait_ms: 10_000,
                 upload_memory_bytes: 1024 * 1024 * 1024,
             },

@@ -29,6 +29,8 @@ pub struct AppConfig {
     pub settings: Settings,
     /// The turns of the compare page's bootstrap (`limits.comparisons_at_once`).
     pub comparisons: crate::actions::Turns,
+    /// The turns of password hashing (`limits.password_checks_at_once`).
+    pub passwords: crate::actions::Turns,
     /// Each team's uploads, one at a time, within a memory budget (`limits.upload_wait_ms`,
     /// `limits.upload_memory_bytes`).
     pub uploads: crate::actions::TeamUploads,
@@ -123,6 +125,12 @@ pub fn run(
         comparisons: crate::actions::Turns::new(
             settings.limits.comparisons_at_once,
             Duration::from_millis(settings.limits.compare_wait_ms),
+            "the server is busy comparing entries; try again in a moment",
+        ),
+        passwords: crate::actions::Turns::new(
+            settings.limits.password_checks_at_once,
+            Duration::from_millis(settings.limits.password_wait_ms),
+            "the server is busy checking passwords; try again in a moment",
         ),
         uploads: crate::actions::TeamUploads::new(
             Duration::from_millis(settings.limits.upload_wait_ms),

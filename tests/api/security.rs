@@ -771,41 +771,62 @@ async fn leaderboard_json_shows_public_fields_only() {
     assert!(!body.contains("test run"), "the private description");
 }
 
+/// Guessing one account's password is throttled from each address, and from all of them
+/// together; a stranger's ten bad guesses do not lock the owner out.
 #[tokio::test]
 async fn password_guessing_is_throttled_per_account() {
+    use spiceboard::actions::{
+        LOGIN_FAILURES_PER_ACCOUNT, LOGIN_FAILURES_PER_ACCOUNT_FROM_ADDRESS,
+    };
     let app = spawn_app_with(0, |_| {}).await;
     app.sign_up("ann@example.org", "the right password").await;
-    let guesser = client();
+    let guess = |browser: reqwest::Client, password: String| {
+        let app = &app;
+        async move {
+            let csrf = app.csrf_of(&browser, "/login").await;
+            browser
+                .post(app.url("/login"))
+                .form(&[
+                    ("email", "ann@example.org"),
+                    ("password", password.as_str()),
+                    ("csrf", csrf.as_str()),
+                ])
+                .send()
+                .await
+                .expect("login")
+                .status()
+                .as_u16()
+        }
+    };
+    let guesser = client_at("127.0.0.20");
     let mut statuses = Vec::new();
-    for i in 0..12 {
-        let csrf = app.csrf_of(&guesser, "/login").await;
-        let r = guesser
-            .post(app.url("/login"))
-            .form(&[
-                ("email", "ann@example.org"),
-                ("password", &format!("guess {i}")),
-                ("csrf", &csrf),
-            ])
-            .send()
-            .await
-            .expect("login");
-        statuses.push(r.status().as_u16());
+    for i in 0..LOGIN_FAILURES_PER_ACCOUNT_FROM_ADDRESS + 2 {
+        statuses.push(guess(guesser.clone(), format!("guess {i}")).await);
     }
-    assert_eq!(&statuses[..10], &[400; 10]);
-    assert_eq!(&statuses[10..], &[429, 429]);
-    // The right password does not get through either, for now.
-    let csrf = app.csrf_of(&guesser, "/login").await;
-    let r = guesser
-        .post(app.url("/login"))
-        .form(&[
-            ("email", "ann@example.org"),
-            ("password", "the right password"),
-            ("csrf", &csrf),
-        ])
-        .send()
-        .await
-        .expect("login");
-    assert_eq!(r.status(), 429);
+    assert_stopped_after(&statuses, 400, LOGIN_FAILURES_PER_ACCOUNT_FROM_ADDRESS);
+    // From there the right password does not get through either, for now...
+    let right = || "the right password".to_string();
+    assert_eq!(guess(guesser.clone(), right()).await, 429);
+    // ...while the owner, elsewhere, logs in.
+    assert_eq!(guess(client_at("127.0.0.21"), right()).await, 303);
+    // Guesses spread over many addresses stop at the account's own limit, for everyone.
+    let mut done = LOGIN_FAILURES_PER_ACCOUNT_FROM_ADDRESS;
+    let mut host = 22;
+    while done < LOGIN_FAILURES_PER_ACCOUNT {
+        let browser = client_at(&format!("127.0.0.{host}"));
+        for _ in
+            0..(LOGIN_FAILURES_PER_ACCOUNT_FROM_ADDRESS - 1).min(LOGIN_FAILURES_PER_ACCOUNT - done)
+        {
+            assert_eq!(
+                guess(browser.clone(), format!("guess {done}")).await,
+                400,
+                "guess {done}"
+            );
+            done += 1;
+        }
+        host += 1;
+    }
+    assert_eq!(guess(client_at("127.0.0.21"), right()).await, 429);
 }
 
 /// A browser at its own loopback address that opens a new connection (a new source port) for every

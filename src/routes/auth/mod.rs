@@ -101,7 +101,7 @@ pub async fn signup(
         Err(e) => return render(&req, true, &form.email, Some(e.to_string()), &form.next),
     };
     let address = client_address(&req, &config);
-    let user = match actions::sign_up(&pool, &address, &email, &password).await {
+    let user = match actions::sign_up(&pool, &config.passwords, &address, &email, &password).await {
         Ok(user) => user,
         Err(e @ actions::ActionError::AccountExists) => {
             return render(&req, true, &form.email, Some(e.to_string()), &form.next)
@@ -124,7 +124,15 @@ pub async fn login(
 ) -> Result<HttpResponse, PageError> {
     let next = LocalPath::parse(&form.next);
     let address = client_address(&req, &config);
-    match actions::log_in(&pool, &address, &form.email, &form.password).await {
+    match actions::log_in(
+        &pool,
+        &config.passwords,
+        &address,
+        &form.email,
+        &form.password,
+    )
+    .await
+    {
         Ok(user) => {
             let cookie = auth::start_session(pool.get_ref(), &policy, user.id).await?;
             Ok(HttpResponse::SeeOther()
