@@ -64,19 +64,32 @@ pub async fn user_by_email(
         .await
 }
 
+/// Sessions a person keeps at most: a new one beyond them ends their oldest. Each login makes
+/// one, and logins with the right password are not throttled.
+pub const SESSIONS_PER_USER: i64 = 50;
+
+/// Stores a new session; expired sessions, and the user's oldest beyond `SESSIONS_PER_USER`,
+/// go at the same time, so that the table does not grow with every login ever made.
 pub async fn create_session(
     db: impl PgExecutor<'_>,
     token_hash: &str,
     user_id: i64,
     expires_at: DateTime<Utc>,
 ) -> Result<(), sqlx::Error> {
-    sqlx::query("INSERT INTO sessions (token_hash, user_id, expires_at) VALUES ($1, $2, $3)")
-        .bind(token_hash)
-        .bind(user_id)
-        .bind(expires_at)
-        .execute(db)
-        .await
-        .map(|_| ())
+    sqlx::query(
+        "WITH expired AS (DELETE FROM sessions WHERE expires_at < now()),
+              oldest AS (DELETE FROM sessions WHERE token_hash IN (
+                  SELECT token_hash FROM sessions WHERE user_id = $2
+                  ORDER BY created_at DESC, token_hash OFFSET $4 - 1))
+         INSERT INTO sessions (token_hash, user_id, expires_at) VALUES ($1, $2, $3)",
+    )
+    .bind(token_hash)
+    .bind(user_id)
+    .bind(expires_at)
+    .bind(SESSIONS_PER_USER)
+    .execute(db)
+    .await
+    .map(|_| ())
 }
 
 pub async fn user_by_session(

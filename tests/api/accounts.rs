@@ -434,3 +434,42 @@ async fn anonymous_visitors_cannot_upload_through_the_form() {
         .expect("POST");
     assert_eq!(r.status(), 401);
 }
+
+/// Every login makes a session, and logins with the right password are not throttled: expired
+/// sessions go, and a person's oldest beyond `SESSIONS_PER_USER`, as new ones are made.
+#[tokio::test]
+async fn sessions_do_not_pile_up() {
+    use spiceboard::storage::accounts::{self, SESSIONS_PER_USER};
+    let app = spawn_app_with(0, |_| {}).await;
+    let user = accounts::create_user(&app.pool, "ann@example.org", "hash", false)
+        .await
+        .expect("insert")
+        .expect("a new user");
+    let other = accounts::create_user(&app.pool, "bea@example.org", "hash", false)
+        .await
+        .expect("insert")
+        .expect("a new user");
+    let later = chrono::Utc::now() + chrono::Duration::days(1);
+    accounts::create_session(&app.pool, "bea-old", other.id, chrono::Utc::now())
+        .await
+        .expect("session");
+    accounts::create_session(&app.pool, "bea-live", other.id, later)
+        .await
+        .expect("session");
+    let made = SESSIONS_PER_USER + 5;
+    for i in 0..made {
+        accounts::create_session(&app.pool, &format!("ann-{i:03}"), user.id, later)
+            .await
+            .expect("session");
+    }
+    let kept: Vec<String> =
+        sqlx::query_scalar("SELECT token_hash FROM sessions ORDER BY token_hash")
+            .fetch_all(&app.pool)
+            .await
+            .expect("sessions");
+    let mut expected: Vec<String> = (made - SESSIONS_PER_USER..made)
+        .map(|i| format!("ann-{i:03}"))
+        .collect();
+    expected.push("bea-live".into());
+    assert_eq!(kept, expected, "the newest of each person's, none expired");
+}
