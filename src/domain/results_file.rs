@@ -80,12 +80,20 @@ pub struct Bounds<'a> {
     pub max_caption_chars: usize,
 }
 
-/// A value of an entry as the checks need it: an integer, a string, or only what kind of JSON
-/// value it is. Arrays and objects are skipped as the parser reads them, never built: an entry
-/// holding millions of numbers costs no memory.
+/// A value as the checks need it: an integer, a string, an entry's fields (for an object read
+/// as an entry), or only what kind of JSON value it is. Arrays, and objects that are not read as
+/// entries, are skipped as the parser reads them, never built: an entry holding millions of
+/// numbers costs no memory.
 enum Field {
     Integer(i64),
     Text(String),
+    /// An object read as an entry: its `image_id` and `caption` (the last of each, as a JSON
+    /// object keeps them) and its first [`EXAMPLES`] other distinct keys, in order of appearance.
+    Entry {
+        image_id: Option<Box<Field>>,
+        caption: Option<Box<Field>>,
+        extra: Vec<String>,
+    },
     Other(&'static str),
 }
 
@@ -94,13 +102,15 @@ impl Field {
         match self {
             Field::Integer(_) => "a number",
             Field::Text(_) => "a string",
+            Field::Entry { .. } => "an object",
             Field::Other(kind) => kind,
         }
     }
 }
 
-/// Reads any JSON value into a [`Field`] (or, for [`Entry`], only its kind).
-struct Kind;
+/// Reads a JSON value into a [`Field`]; `Kind(true)` reads an object's fields as an entry's.
+#[derive(Clone, Copy)]
+struct Kind(bool);
 
 impl<'de> serde::de::Visitor<'de> for Kind {
     type Value = Field;
@@ -134,46 +144,19 @@ impl<'de> serde::de::Visitor<'de> for Kind {
         Ok(Field::Other("an array"))
     }
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Field, A::Error> {
-        while map
-            .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
-            .is_some()
-        {}
-        Ok(Field::Other("an object"))
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Field {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Field, D::Error> {
-        d.deserialize_any(Kind)
-    }
-}
-
-/// One entry of the array: an object's `image_id` and `caption` (the last of each, as a JSON
-/// object keeps them) and the names of its first other keys, or the kind of a non-object.
-enum Entry {
-    Object {
-        image_id: Option<Field>,
-        caption: Option<Field>,
-        /// The first [`EXAMPLES`] distinct keys that are neither, in order of appearance.
-        extra: Vec<String>,
-    },
-    Not(&'static str),
-}
-
-struct EntryVisitor;
-
-impl<'de> serde::de::Visitor<'de> for EntryVisitor {
-    type Value = Entry;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("an entry")
-    }
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Entry, A::Error> {
+        let Kind(as_entry) = self;
+        if !as_entry {
+            while map
+                .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+                .is_some()
+            {}
+            return Ok(Field::Other("an object"));
+        }
         let (mut image_id, mut caption, mut extra) = (None, None, Vec::new());
         while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
             match &*key {
-                "image_id" => image_id = Some(map.next_value::<Field>()?),
-                "caption" => caption = Some(map.next_value::<Field>()?),
+                "image_id" => image_id = Some(Box::new(map.next_value_seed(Kind(false))?)),
+                "caption" => caption = Some(Box::new(map.next_value_seed(Kind(false))?)),
                 other => {
                     map.next_value::<serde::de::IgnoredAny>()?;
                     if extra.len() < EXAMPLES && !extra.iter().any(|k| k == other) {
@@ -182,38 +165,19 @@ impl<'de> serde::de::Visitor<'de> for EntryVisitor {
                 }
             }
         }
-        Ok(Entry::Object {
+        Ok(Field::Entry {
             image_id,
             caption,
             extra,
         })
     }
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<Entry, A::Error> {
-        Kind.visit_seq(seq).map(|f| Entry::Not(f.kind()))
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<Entry, E> {
-        Ok(Entry::Not("a number"))
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<Entry, E> {
-        Ok(Entry::Not("a number"))
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<Entry, E> {
-        Ok(Entry::Not("a number"))
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<Entry, E> {
-        Ok(Entry::Not("a boolean"))
-    }
-    fn visit_unit<E>(self) -> Result<Entry, E> {
-        Ok(Entry::Not("null"))
-    }
-    fn visit_str<E>(self, _: &str) -> Result<Entry, E> {
-        Ok(Entry::Not("a string"))
-    }
 }
 
-impl<'de> serde::Deserialize<'de> for Entry {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Entry, D::Error> {
-        d.deserialize_any(EntryVisitor)
+impl<'de> serde::de::DeserializeSeed<'de> for Kind {
+    type Value = Field;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Field, D::Error> {
+        d.deserialize_any(self)
     }
 }
 
@@ -277,14 +241,15 @@ struct Checker<'a> {
 
 impl Checker<'_> {
     /// Checks entry number `i` (counted from 1).
-    fn entry(&mut self, i: usize, entry: Entry) {
+    fn entry(&mut self, i: usize, entry: Field) {
         let (image_id, caption, extra) = match entry {
-            Entry::Object {
+            Field::Entry {
                 image_id,
                 caption,
                 extra,
-            } => (image_id, caption, extra),
-            Entry::Not(kind) => {
+            } => (image_id.map(|f| *f), caption.map(|f| *f), extra),
+            other => {
+                let kind = other.kind();
                 self.bad
                     .add(|| format!("entry {i} is {kind}, not an object"));
                 return;
@@ -350,7 +315,7 @@ impl<'de> serde::de::Visitor<'de> for TopLevel<'_, '_> {
 
     fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         let mut i = 1;
-        while let Some(entry) = seq.next_element::<Entry>()? {
+        while let Some(entry) = seq.next_element_seed(Kind(true))? {
             self.0.entry(i, entry);
             i += 1;
         }
@@ -509,6 +474,14 @@ mod tests {
         }
     }
 
+    /// Why `file` is refused ("" if it is not).
+    fn rejection(file: &str, b: Bounds<'_>) -> String {
+        ResultsFile::parse(file.as_bytes(), b)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default()
+    }
+
     fn ids(v: &[i64]) -> HashSet<i64> {
         v.iter().copied().collect()
     }
@@ -537,12 +510,7 @@ mod tests {
     fn each_problem_names_the_first_offenders_counting_entries_from_1() {
         let split = ids(&[1, 2, 3]);
         let b = bounds(&split);
-        let err = |s: &str| {
-            ResultsFile::parse(s.as_bytes(), b)
-                .err()
-                .map(|e| e.to_string())
-                .unwrap_or_default()
-        };
+        let err = |s: &str| rejection(s, b);
         assert!(err("[{").starts_with("the file is not valid JSON"));
         assert!(err("{}").contains("it holds an object"));
         assert!(err(r#"[{"image_id": 1, "caption": 5}]"#).contains(
@@ -582,12 +550,7 @@ mod tests {
     fn values_are_named_by_kind_without_being_built() {
         let split = ids(&[1]);
         let b = bounds(&split);
-        let err = |s: &str| {
-            ResultsFile::parse(s.as_bytes(), b)
-                .err()
-                .map(|e| e.to_string())
-                .unwrap_or_default()
-        };
+        let err = |s: &str| rejection(s, b);
         for (image_id, kind) in [
             ("1.5", "a number"),
             ("9223372036854775808", "a number"),
