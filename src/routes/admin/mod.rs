@@ -12,7 +12,7 @@ use sqlx::PgPool;
 use super::forms::{Organizer, Posted, Sender, Upload};
 use super::{multipart, Layout, PageError};
 use crate::actions::{self, Uploader, Viewer};
-use crate::auth::MaybeUser;
+use crate::auth::{CookiePolicy, MaybeUser};
 use crate::domain::leaderboard::{EntryPolicy, SortKey};
 use crate::domain::phase::{self, Phase};
 use crate::domain::{ChallengeSlug, SplitName, SubmissionKind, Title};
@@ -37,15 +37,28 @@ fn server_limits(config: &AppConfig) -> multipart::Limits {
     }
 }
 
-fn back(slug: &str, msg: &str) -> HttpResponse {
+/// The cookie that carries what an organizer's form did to the page it returns to.
+const NOTICE_COOKIE: &str = "notice";
+
+/// Back to the challenge's organizer page, which shows `msg` once. The message travels in a
+/// short-lived cookie that only this site sets (SameSite=Strict, HttpOnly), not in the address:
+/// a link of anyone's making cannot put words on an organizer's page.
+fn back(req: &HttpRequest, slug: &str, msg: &str) -> HttpResponse {
     let msg: String = msg.chars().take(500).collect();
-    let q = serde_urlencoded_msg(&msg);
+    let cookie = actix_web::cookie::Cookie::build(NOTICE_COOKIE, serde_urlencoded_msg(&msg))
+        .path(format!("/admin/c/{slug}"))
+        .http_only(true)
+        .secure(CookiePolicy::of(req).secure)
+        .same_site(actix_web::cookie::SameSite::Strict)
+        .max_age(actix_web::cookie::time::Duration::minutes(5))
+        .finish();
     HttpResponse::SeeOther()
-        .insert_header((LOCATION, format!("/admin/c/{slug}?msg={q}")))
+        .insert_header((LOCATION, format!("/admin/c/{slug}")))
+        .cookie(cookie)
         .finish()
 }
 
-/// Percent-encodes a message for a query string.
+/// Percent-encodes a message for a cookie (read back percent-decoded).
 fn serde_urlencoded_msg(s: &str) -> String {
     s.bytes()
         .map(|b| match b {
@@ -129,7 +142,11 @@ pub async fn create_challenge(
         Err(e) => Err(actions::ActionError::Invalid(e)),
     };
     match created {
-        Ok(c) => Ok(back(&c.slug, "challenge created; import references next")),
+        Ok(c) => Ok(back(
+            &req,
+            &c.slug,
+            "challenge created; import references next",
+        )),
         Err(e @ (actions::ActionError::Invalid(_) | actions::ActionError::ChallengeExists(_))) => {
             render_index(&req, &pool, &user, Some(e.to_string()), form).await
         }
@@ -178,20 +195,25 @@ struct AdminChallenge {
     ranking: Vec<RankingChoice>,
 }
 
-#[derive(Deserialize)]
-pub struct MsgQuery {
-    msg: Option<String>,
-}
-
 pub async fn challenge(
     req: HttpRequest,
     pool: web::Data<PgPool>,
     user: MaybeUser,
     slug: web::Path<String>,
-    q: web::Query<MsgQuery>,
 ) -> Result<HttpResponse, PageError> {
     let user = organizer(user)?;
-    render_challenge(&req, &pool, &user, &slug, q.msg.clone(), None).await
+    let notice = req.cookie(NOTICE_COOKIE).map(|c| c.value().to_string());
+    let mut page = render_challenge(&req, &pool, &user, &slug, notice.clone(), None).await?;
+    if notice.is_some() {
+        // Shown once.
+        let mut gone = actix_web::cookie::Cookie::build(NOTICE_COOKIE, "")
+            .path(format!("/admin/c/{slug}"))
+            .finish();
+        gone.make_removal();
+        page.add_cookie(&gone)
+            .map_err(|e| PageError::Internal(e.into()))?;
+    }
+    Ok(page)
 }
 
 /// A form of the organizer's page that failed: why, and what was typed (shown again in the form).
@@ -285,6 +307,7 @@ async fn render_challenge(
 }
 
 pub async fn import_references(
+    req: HttpRequest,
     pool: web::Data<PgPool>,
     engine: web::Data<SharedEngine>,
     config: web::Data<AppConfig>,
@@ -327,7 +350,7 @@ pub async fn import_references(
         let s = actions::compute_human(&pool, &split, config.settings.worker.max_attempts).await?;
         msg.push_str(&format!("; Human row queued as submission {}", s.id));
     }
-    Ok(back(&challenge.slug, &msg))
+    Ok(back(&req, &challenge.slug, &msg))
 }
 
 #[derive(Deserialize)]
@@ -349,7 +372,7 @@ pub async fn set_details(
 ) -> Result<HttpResponse, PageError> {
     let challenge = actions::challenge(&pool, &slug).await?;
     match actions::set_details(&pool, &challenge, &form.title, &form.description).await {
-        Ok(()) => Ok(back(&challenge.slug, "title and description saved")),
+        Ok(()) => Ok(back(&req, &challenge.slug, "title and description saved")),
         Err(actions::ActionError::Invalid(e)) => {
             let failed = Failed::Details(e, form);
             render_challenge(&req, &pool, &user, &slug, None, Some(failed)).await
@@ -392,7 +415,7 @@ pub async fn set_limits(
 ) -> Result<HttpResponse, PageError> {
     let challenge = actions::challenge(&pool, &slug).await?;
     match save_limits(&pool, &challenge, &form).await {
-        Ok(()) => Ok(back(&challenge.slug, "limits saved")),
+        Ok(()) => Ok(back(&req, &challenge.slug, "limits saved")),
         Err(PageError::BadRequest(e)) => {
             let failed = Failed::Limits(e, form);
             render_challenge(&req, &pool, &user, &slug, None, Some(failed)).await
@@ -438,6 +461,7 @@ async fn save_limits(
 /// Human judgments for a split (form fields `split` and `file`; format:
 /// `crate::domain::judgments`); the metric agreement is computed now, once, and stored.
 pub async fn import_judgments(
+    req: HttpRequest,
     pool: web::Data<PgPool>,
     engine: web::Data<SharedEngine>,
     config: web::Data<AppConfig>,
@@ -469,8 +493,7 @@ pub async fn import_judgments(
         config.settings.limits.max_caption_chars,
     )
     .await?;
-    Ok(back(
-        &challenge.slug,
+    Ok(back(&req, &challenge.slug,
         &format!(
             "judgments for split {}: {} captions, {} entries; the metric agreement table has {} columns",
             split.name, report.caption_judgments, report.entry_judgments, report.metrics
@@ -485,6 +508,7 @@ pub struct RankingMetricForm {
 
 /// The column that ranks the challenge's leaderboards when a page asks for no other.
 pub async fn set_ranking_metric(
+    req: HttpRequest,
     pool: web::Data<PgPool>,
     slug: web::Path<String>,
     Posted { form, .. }: Posted<Organizer, RankingMetricForm>,
@@ -492,6 +516,7 @@ pub async fn set_ranking_metric(
     let challenge = actions::challenge(&pool, &slug).await?;
     let key = actions::set_ranking_metric(&pool, &challenge, &form.metric).await?;
     Ok(back(
+        &req,
         &challenge.slug,
         &format!("the leaderboards are now ranked by {}", key.title()),
     ))
@@ -504,6 +529,7 @@ pub struct EntryPolicyForm {
 
 /// Which of a team's submissions the challenge's leaderboards show: `best`, `latest` or `chosen`.
 pub async fn set_entry_policy(
+    req: HttpRequest,
     pool: web::Data<PgPool>,
     slug: web::Path<String>,
     Posted { form, .. }: Posted<Organizer, EntryPolicyForm>,
@@ -516,7 +542,11 @@ pub async fn set_entry_policy(
         ))
     })?;
     challenges::set_entry_policy(pool.get_ref(), challenge.id, policy).await?;
-    Ok(back(&challenge.slug, "leaderboard entry policy saved"))
+    Ok(back(
+        &req,
+        &challenge.slug,
+        "leaderboard entry policy saved",
+    ))
 }
 
 #[derive(Deserialize)]
@@ -549,7 +579,7 @@ pub async fn set_phase(
     let msg = phase
         .summary(chrono::Utc::now())
         .unwrap_or_else(|| "Submissions are open, with no deadline.".into());
-    Ok(back(&challenge.slug, &format!("phase saved. {msg}")))
+    Ok(back(&req, &challenge.slug, &format!("phase saved. {msg}")))
 }
 
 #[derive(Deserialize)]
@@ -564,6 +594,7 @@ async fn split_of(pool: &PgPool, slug: &str, split: &str) -> Result<(Challenge, 
 }
 
 pub async fn set_visibility(
+    req: HttpRequest,
     pool: web::Data<PgPool>,
     path: web::Path<(String, String)>,
     Posted { form, .. }: Posted<Organizer, VisibilityForm>,
@@ -572,6 +603,7 @@ pub async fn set_visibility(
     let hidden = form.hidden == "true";
     splits::set_hidden(pool.get_ref(), split.id, hidden).await?;
     Ok(back(
+        &req,
         &challenge.slug,
         if hidden {
             "split hidden"
@@ -582,6 +614,7 @@ pub async fn set_visibility(
 }
 
 pub async fn add_baseline(
+    req: HttpRequest,
     pool: web::Data<PgPool>,
     config: web::Data<AppConfig>,
     path: web::Path<(String, String)>,
@@ -614,6 +647,7 @@ pub async fn add_baseline(
     )
     .await?;
     Ok(back(
+        &req,
         &challenge.slug,
         &format!(
             "baseline {:?} queued as submission {}",
@@ -624,6 +658,7 @@ pub async fn add_baseline(
 }
 
 pub async fn compute_human(
+    req: HttpRequest,
     pool: web::Data<PgPool>,
     config: web::Data<AppConfig>,
     path: web::Path<(String, String)>,
@@ -632,12 +667,14 @@ pub async fn compute_human(
     let (challenge, split) = split_of(&pool, &path.0, &path.1).await?;
     let s = actions::compute_human(&pool, &split, config.settings.worker.max_attempts).await?;
     Ok(back(
+        &req,
         &challenge.slug,
         &format!("Human row queued as submission {}", s.id),
     ))
 }
 
 pub async fn rescore(
+    req: HttpRequest,
     pool: web::Data<PgPool>,
     config: web::Data<AppConfig>,
     path: web::Path<(String, String)>,
@@ -646,6 +683,7 @@ pub async fn rescore(
     let (challenge, split) = split_of(&pool, &path.0, &path.1).await?;
     let n = actions::rescore(&pool, &split, config.settings.worker.max_attempts).await?;
     Ok(back(
+        &req,
         &challenge.slug,
         &format!("{n} submissions queued for re-scoring"),
     ))
@@ -718,6 +756,7 @@ pub async fn export_submissions(
 }
 
 pub async fn delete_submission(
+    req: HttpRequest,
     pool: web::Data<PgPool>,
     id: web::Path<i64>,
     _: Posted<Organizer>,
@@ -733,6 +772,7 @@ pub async fn delete_submission(
         .ok_or(PageError::NotFound)?;
     submissions::soft_delete(pool.get_ref(), s.id).await?;
     Ok(back(
+        &req,
         &challenge.slug,
         &format!("submission {} deleted", s.id),
     ))
