@@ -382,9 +382,10 @@ pub async fn revoke_token(
 
 /// Failed logins allowed in `THROTTLE_WINDOW_SECONDS`: per address, per account from one address,
 /// and per account from all addresses together. Past the second, that address may not try that
-/// account; past the third, nobody may. A stranger who knows an e-mail address could otherwise
-/// lock its owner out with ten bad guesses: locking out everyone now takes a hundred, from four
-/// addresses or more, while guessing stays as slow.
+/// account; past the third, nobody may. With ten per account from anywhere, a stranger who knew an
+/// e-mail address locked its owner out with ten bad guesses; now that takes a hundred, from ten
+/// addresses or more. The price: one account may take up to a hundred guesses per window from as
+/// many addresses, where it took ten.
 pub const LOGIN_FAILURES_PER_ADDRESS: i64 = 30;
 pub const LOGIN_FAILURES_PER_ACCOUNT_FROM_ADDRESS: i64 = 10;
 pub const LOGIN_FAILURES_PER_ACCOUNT: i64 = 100;
@@ -403,10 +404,13 @@ pub async fn sign_up(
 ) -> Result<accounts::User, ActionError> {
     signup_allowed(pool, address).await?;
     let pw = password.expose().to_string();
-    let _turn = turns.take().await?;
-    let hash = off_the_async_threads("password hashing", move || auth::hash_password(&pw))
-        .await?
-        .map_err(|e| ActionError::Internal(format!("password hashing failed: {e}")))?;
+    let turn = turns.take_owned().await?;
+    let hash = off_the_async_threads("password hashing", move || {
+        let _turn = turn;
+        auth::hash_password(&pw)
+    })
+    .await?
+    .map_err(|e| ActionError::Internal(format!("password hashing failed: {e}")))?;
     accounts::create_user(pool, email.as_str(), &hash, false)
         .await?
         .ok_or(ActionError::AccountExists)
@@ -429,12 +433,12 @@ pub async fn log_in(
         password.to_string(),
         user.as_ref().map(|u| u.password_hash.clone()),
     );
-    let turn = turns.take().await?;
+    let turn = turns.take_owned().await?;
     let ok = off_the_async_threads("password check", move || {
+        let _turn = turn;
         auth::verify_password(&pw, hash.as_deref())
     })
     .await?;
-    drop(turn);
     match user {
         Some(user) if ok => Ok(user),
         _ => {
@@ -601,6 +605,15 @@ pub async fn submit(
     let (kind, team_id, label, user) = match uploader {
         Uploader::Team { team_id, user_id } => {
             submissions::lock_team(&mut tx, team_id).await?;
+            // The uploader may have left the team while the file was checked: the upload would
+            // then count for a team they are no longer in, beside the quota of the next. Leaving
+            // takes the same lock, so from here on they stay until this upload is stored.
+            if let Some(user) = user_id {
+                let team = accounts::team_of_user(&mut *tx, challenge.id, user).await?;
+                if !matches!(team, Some(t) if t.id == team_id) {
+                    return Err(ActionError::NotInTeam);
+                }
+            }
             // Again now that the file is validated (seconds for a large one): the phase may have
             // closed meanwhile, by the clock or by the organizer, and the limits changed.
             let challenge = &challenges::by_id(&mut *tx, challenge.id)
@@ -1051,7 +1064,7 @@ pub async fn leaderboard_uncertainty(
 /// (`Busy`), so that a flood of such requests cannot take every core from the workers, the
 /// validation of uploads and the logins.
 pub struct Turns {
-    slots: tokio::sync::Semaphore,
+    slots: std::sync::Arc<tokio::sync::Semaphore>,
     wait: std::time::Duration,
     /// The 503's message.
     busy: &'static str,
@@ -1060,7 +1073,7 @@ pub struct Turns {
 impl Turns {
     pub fn new(at_once: usize, wait: std::time::Duration, busy: &'static str) -> Turns {
         Turns {
-            slots: tokio::sync::Semaphore::new(at_once.max(1)),
+            slots: std::sync::Arc::new(tokio::sync::Semaphore::new(at_once.max(1))),
             wait,
             busy,
         }
@@ -1071,6 +1084,15 @@ impl Turns {
             return Ok(permit);
         }
         within(self.wait, self.slots.acquire(), self.busy).await
+    }
+
+    /// A turn that can go with blocking work, given back when that work ends even if the
+    /// request that asked for it is gone by then.
+    async fn take_owned(&self) -> Result<tokio::sync::OwnedSemaphorePermit, ActionError> {
+        if let Ok(permit) = self.slots.clone().try_acquire_owned() {
+            return Ok(permit);
+        }
+        within(self.wait, self.slots.clone().acquire_owned(), self.busy).await
     }
 }
 
@@ -1330,7 +1352,7 @@ mod tests {
             "the server is busy checking passwords; try again in a moment",
         );
         let first = turns.take().await.expect("a turn");
-        let second = turns.take().await.expect("another");
+        let second = turns.take_owned().await.expect("another");
         let refused = turns.take().await.err().map(|e| e.to_string());
         assert_eq!(
             refused.as_deref(),

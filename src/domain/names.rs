@@ -61,12 +61,28 @@ impl SplitName {
     }
 }
 
-/// Free text shown as a title or name: trimmed, 1 to `max` characters, no control characters, and
-/// nothing invisible that changes how it reads: format characters (zero-width spaces and joiners,
-/// right-to-left overrides, ...) and line or paragraph separators, with which "Night\u{200B}Owls"
-/// would show on a leaderboard exactly as another team's "NightOwls".
-fn display_text(field: &'static str, s: &str, max: usize) -> Result<String, InvalidValue> {
+/// Characters that show as nothing, or as a plain space, without being one: format characters
+/// (zero-width spaces and joiners, right-to-left overrides, ...), line and paragraph separators,
+/// spaces other than U+0020, the Hangul fillers, the blank Braille pattern and the combining
+/// grapheme joiner. With them "Night\u{200B}Owls" would show on a leaderboard exactly as another
+/// team's "NightOwls".
+fn invisible(c: char) -> bool {
     use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
+    matches!(
+        c.general_category(),
+        GeneralCategory::Format
+            | GeneralCategory::LineSeparator
+            | GeneralCategory::ParagraphSeparator
+    ) || (c.is_whitespace() && c != ' ')
+        || matches!(
+            c,
+            '\u{115F}' | '\u{1160}' | '\u{3164}' | '\u{FFA0}' | '\u{2800}' | '\u{034F}'
+        )
+}
+
+/// Free text shown as a title or name: trimmed, 1 to `max` characters, runs of spaces read as
+/// one (a page shows them so), no control characters and nothing [`invisible`].
+fn display_text(field: &'static str, s: &str, max: usize) -> Result<String, InvalidValue> {
     let t = s.trim();
     if t.is_empty() {
         return Err(invalid(field, "must not be empty"));
@@ -77,23 +93,19 @@ fn display_text(field: &'static str, s: &str, max: usize) -> Result<String, Inva
     if t.chars().any(char::is_control) {
         return Err(invalid(field, "must not contain control characters"));
     }
-    if let Some(c) = t.chars().find(|c| {
-        matches!(
-            c.general_category(),
-            GeneralCategory::Format
-                | GeneralCategory::LineSeparator
-                | GeneralCategory::ParagraphSeparator
-        )
-    }) {
+    if let Some(c) = t.chars().find(|&c| invisible(c)) {
         return Err(invalid(
             field,
             format!(
-                "must not contain invisible formatting characters (it holds U+{:04X})",
+                "must not contain invisible characters (it holds U+{:04X})",
                 c as u32
             ),
         ));
     }
-    Ok(t.to_string())
+    Ok(t.split(' ')
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" "))
 }
 
 /// A challenge title.
@@ -292,6 +304,10 @@ mod tests {
             ("Ow\u{00AD}ls", "U+00AD"),
             ("Owls\u{2028}Bats", "U+2028"),
             ("\u{FEFF}Owls", "U+FEFF"),
+            ("Night\u{3164}Owls", "U+3164"),
+            ("Night\u{00A0}Owls", "U+00A0"),
+            ("Night\u{2800}Owls", "U+2800"),
+            ("Ow\u{034F}ls", "U+034F"),
         ] {
             let e = TeamName::parse(name).map(|t| t.0);
             assert!(
@@ -300,5 +316,10 @@ mod tests {
             );
         }
         assert!(Title::parse("COCO\u{200D}2026").is_err());
+        // Runs of spaces show as one, so they are stored as one.
+        assert_eq!(
+            TeamName::parse("Night   Owls").map(|t| t.0),
+            Ok("Night Owls".to_string())
+        );
     }
 }

@@ -108,6 +108,52 @@ impl Field {
     }
 }
 
+/// A value read and dropped. Unlike serde's `IgnoredAny` (which serde_json skips without
+/// looking), it is parsed as every other value is: strings must be valid, numbers in range, and
+/// nesting within serde_json's depth limit, so a value refused in one place is refused in all,
+/// while nothing of it is kept.
+struct Skip;
+
+impl<'de> serde::Deserialize<'de> for Skip {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Skip, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Skip;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Skip, E> {
+                Ok(Skip)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Skip, E> {
+                Ok(Skip)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Skip, E> {
+                Ok(Skip)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Skip, E> {
+                Ok(Skip)
+            }
+            fn visit_unit<E>(self) -> Result<Skip, E> {
+                Ok(Skip)
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Skip, E> {
+                Ok(Skip)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Skip, A::Error> {
+                while seq.next_element::<Skip>()?.is_some() {}
+                Ok(Skip)
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Skip, A::Error> {
+                while map.next_entry::<Skip, Skip>()?.is_some() {}
+                Ok(Skip)
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
+}
+
 /// Reads a JSON value into a [`Field`]; `Kind(true)` reads an object's fields as an entry's.
 #[derive(Clone, Copy)]
 struct Kind(bool);
@@ -140,16 +186,13 @@ impl<'de> serde::de::Visitor<'de> for Kind {
         Ok(Field::Text(v))
     }
     fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Field, A::Error> {
-        while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+        while seq.next_element::<Skip>()?.is_some() {}
         Ok(Field::Other("an array"))
     }
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Field, A::Error> {
         let Kind(as_entry) = self;
         if !as_entry {
-            while map
-                .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
-                .is_some()
-            {}
+            while map.next_entry::<Skip, Skip>()?.is_some() {}
             return Ok(Field::Other("an object"));
         }
         let (mut image_id, mut caption, mut extra) = (None, None, Vec::new());
@@ -158,7 +201,7 @@ impl<'de> serde::de::Visitor<'de> for Kind {
                 "image_id" => image_id = Some(Box::new(map.next_value_seed(Kind(false))?)),
                 "caption" => caption = Some(Box::new(map.next_value_seed(Kind(false))?)),
                 other => {
-                    map.next_value::<serde::de::IgnoredAny>()?;
+                    map.next_value::<Skip>()?;
                     if extra.len() < EXAMPLES && !extra.iter().any(|k| k == other) {
                         extra.push(other.to_owned());
                     }
@@ -323,10 +366,7 @@ impl<'de> serde::de::Visitor<'de> for TopLevel<'_, '_> {
     }
 
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        while map
-            .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
-            .is_some()
-        {}
+        while map.next_entry::<Skip, Skip>()?.is_some() {}
         Ok(Some("an object"))
     }
 
@@ -571,6 +611,22 @@ mod tests {
             .contains("entry 1 is an array, not an object"));
         assert!(err(r#"[{"caption": "a"}]"#)
             .contains("\"image_id\" must be an integer (it is missing)"));
+        // Values that are not kept are parsed all the same: too deep, a lone surrogate or a
+        // number out of range is malformed JSON wherever it stands, even under a key given twice.
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        for skipped in [deep.as_str(), r#""\ud800""#, "1e999"] {
+            for file in [
+                format!(r#"[{{"image_id": 1, "caption": {skipped}, "caption": "a"}}]"#),
+                format!(r#"[{{"image_id": 1, "caption": "a", "x": [{{"y": {skipped}}}]}}]"#),
+                format!(r#"{{"a": {skipped}}}"#),
+            ] {
+                assert!(
+                    err(&file).starts_with("the file is not valid JSON"),
+                    "{file:.80}: {}",
+                    err(&file)
+                );
+            }
+        }
         // A key given twice counts once, its last value (as a JSON object keeps it); other keys
         // are named in order of appearance, each once.
         let ok = ResultsFile::parse(

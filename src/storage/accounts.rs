@@ -79,7 +79,7 @@ pub async fn create_session(
     sqlx::query(
         "WITH expired AS (DELETE FROM sessions WHERE expires_at < now()),
               oldest AS (DELETE FROM sessions WHERE token_hash IN (
-                  SELECT token_hash FROM sessions WHERE user_id = $2
+                  SELECT token_hash FROM sessions WHERE user_id = $2 AND expires_at >= now()
                   ORDER BY created_at DESC, token_hash OFFSET $4 - 1))
          INSERT INTO sessions (token_hash, user_id, expires_at) VALUES ($1, $2, $3)",
     )

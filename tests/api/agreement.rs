@@ -147,7 +147,9 @@ async fn ratings_that_follow_spice_give_it_tau_b_one_on_the_agreement_page() {
     let file = ratings_following_spice(&app, "ag", "val").await;
     let (status, location) = upload(&app, &app.client, "ag", "val", file).await;
     assert_eq!(status, 303, "{location}");
-    assert!(location.contains("18%20captions"), "{location}");
+    assert_eq!(location, "/admin/c/ag");
+    let (_, page) = get(&app, &app.client, &location).await;
+    assert!(page.contains("18 captions"), "{page}");
 
     // Anyone sees a public split's table.
     let anon = reqwest::Client::new();

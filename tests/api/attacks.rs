@@ -295,6 +295,37 @@ async fn leaving_a_team_and_starting_another_gives_no_fresh_quota() {
             .status(),
         303
     );
+    // An upload she started for Owls before leaving, still being checked, is not stored for a
+    // team she is no longer in (where her next team's quota might not see it).
+    let (owls, ann_id): (i64, i64) = sqlx::query_as(
+        "SELECT t.id, u.id FROM teams t, users u WHERE t.name = 'Owls' AND u.email = 'ann@example.org'",
+    )
+    .fetch_one(&app.pool)
+    .await
+    .expect("ids");
+    let challenge = spiceboard::actions::challenge(&app.pool, "hop")
+        .await
+        .expect("challenge");
+    let split = spiceboard::actions::split(&app.pool, &challenge, "val")
+        .await
+        .expect("split");
+    let late = spiceboard::actions::submit(
+        &app.pool,
+        &challenge,
+        &split,
+        spiceboard::actions::Uploader::Team {
+            team_id: owls,
+            user_id: Some(ann_id),
+        },
+        "",
+        demo_results(true),
+        spiceboard::actions::SubmitLimits::from_settings(&app.settings),
+    )
+    .await;
+    assert!(
+        matches!(late, Err(spiceboard::actions::ActionError::NotInTeam)),
+        "{late:?}"
+    );
     let csrf = app.csrf_of(&ann, "/c/hop").await;
     let r = ann
         .post(app.url("/c/hop/team"))

@@ -347,3 +347,57 @@ async fn a_worker_process_killed_mid_job_is_replaced_without_duplicate_rows() {
         "one row per image and category, no duplicates"
     );
 }
+
+/// Failures recorded before teams were spared the server's internals are reworded by the
+/// migration that made the change (its UPDATE statements, run again here on such rows).
+#[tokio::test]
+async fn earlier_failure_messages_lose_the_workers_host_and_the_databases_words() {
+    let (app, ids) = app_with_submissions(4).await;
+    let old = [
+        "gave up after 3 attempts; the last worker (box-12-0-00c0ffee) stopped responding",
+        "database error: error returned from database: relation \"x\" does not exist",
+        "the scoring thread panicked: index out of bounds",
+        "entry 3: the caption is empty",
+    ];
+    for (id, error) in ids.iter().zip(old) {
+        sqlx::query("UPDATE submissions SET status = 'failed', error = $2 WHERE id = $1")
+            .bind(id)
+            .bind(error)
+            .execute(&app.pool)
+            .await
+            .expect("update");
+    }
+    let migration = include_str!("../../migrations/20261127000001_quota_sessions_errors.sql");
+    let updates: Vec<String> = migration
+        .split(";\n")
+        .map(|s| {
+            s.lines()
+                .filter(|l| !l.starts_with("--"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .filter(|s| s.trim_start().starts_with("UPDATE"))
+        .collect();
+    assert_eq!(updates.len(), 3, "{migration}");
+    for u in &updates {
+        sqlx::query(u).execute(&app.pool).await.expect(u);
+    }
+    let mut shown = Vec::new();
+    for id in &ids {
+        let e: Option<String> = sqlx::query_scalar("SELECT error FROM submissions WHERE id = $1")
+            .bind(id)
+            .fetch_one(&app.pool)
+            .await
+            .expect("row");
+        shown.push(e.unwrap_or_default());
+    }
+    assert_eq!(
+        shown,
+        [
+            "gave up after 3 attempts: the worker scoring it stopped responding",
+            "the database failed while scoring it (the server's log has the details)",
+            "the scorer stopped unexpectedly (the server's log has the details)",
+            "entry 3: the caption is empty",
+        ]
+    );
+}
