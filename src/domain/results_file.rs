@@ -108,55 +108,21 @@ impl Field {
     }
 }
 
-/// A value read and dropped. Unlike serde's `IgnoredAny` (which serde_json skips without
-/// looking), it is parsed as every other value is: strings must be valid, numbers in range, and
-/// nesting within serde_json's depth limit, so a value refused in one place is refused in all,
-/// while nothing of it is kept.
-struct Skip;
-
-impl<'de> serde::Deserialize<'de> for Skip {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Skip, D::Error> {
-        struct Visitor;
-        impl<'de> serde::de::Visitor<'de> for Visitor {
-            type Value = Skip;
-
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a JSON value")
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<Skip, E> {
-                Ok(Skip)
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<Skip, E> {
-                Ok(Skip)
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<Skip, E> {
-                Ok(Skip)
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<Skip, E> {
-                Ok(Skip)
-            }
-            fn visit_unit<E>(self) -> Result<Skip, E> {
-                Ok(Skip)
-            }
-            fn visit_str<E>(self, _: &str) -> Result<Skip, E> {
-                Ok(Skip)
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Skip, A::Error> {
-                while seq.next_element::<Skip>()?.is_some() {}
-                Ok(Skip)
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Skip, A::Error> {
-                while map.next_entry::<Skip, Skip>()?.is_some() {}
-                Ok(Skip)
-            }
-        }
-        d.deserialize_any(Visitor)
-    }
+/// How [`Kind`] reads a value: only its kind (`Skip`), as an integer or a string when it is one
+/// (`Value`), or, for an object, its fields as an entry's (`Entry`). Skipped values are parsed as
+/// every other value is, unlike serde's `IgnoredAny` (which serde_json skips without looking):
+/// strings must be valid, numbers in range, and nesting within serde_json's depth limit, so a
+/// value refused in one place is refused in all, while nothing of it is kept.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Read {
+    Skip,
+    Value,
+    Entry,
 }
 
-/// Reads a JSON value into a [`Field`]; `Kind(true)` reads an object's fields as an entry's.
+/// Reads a JSON value into a [`Field`], as its [`Read`] says.
 #[derive(Clone, Copy)]
-struct Kind(bool);
+struct Kind(Read);
 
 impl<'de> serde::de::Visitor<'de> for Kind {
     type Value = Field;
@@ -180,28 +146,33 @@ impl<'de> serde::de::Visitor<'de> for Kind {
         Ok(Field::Other("null"))
     }
     fn visit_str<E>(self, v: &str) -> Result<Field, E> {
-        Ok(Field::Text(v.to_owned()))
-    }
-    fn visit_string<E>(self, v: String) -> Result<Field, E> {
-        Ok(Field::Text(v))
+        Ok(match self.0 {
+            Read::Skip => Field::Other("a string"),
+            Read::Value | Read::Entry => Field::Text(v.to_owned()),
+        })
     }
     fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Field, A::Error> {
-        while seq.next_element::<Skip>()?.is_some() {}
+        while seq.next_element_seed(Kind(Read::Skip))?.is_some() {}
         Ok(Field::Other("an array"))
     }
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Field, A::Error> {
-        let Kind(as_entry) = self;
-        if !as_entry {
-            while map.next_entry::<Skip, Skip>()?.is_some() {}
+        if self.0 != Read::Entry {
+            while map
+                .next_entry_seed(Kind(Read::Skip), Kind(Read::Skip))?
+                .is_some()
+            {}
             return Ok(Field::Other("an object"));
         }
         let (mut image_id, mut caption, mut extra) = (None, None, Vec::new());
         while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            let value = map.next_value_seed(Kind(match &*key {
+                "image_id" | "caption" => Read::Value,
+                _ => Read::Skip,
+            }))?;
             match &*key {
-                "image_id" => image_id = Some(Box::new(map.next_value_seed(Kind(false))?)),
-                "caption" => caption = Some(Box::new(map.next_value_seed(Kind(false))?)),
+                "image_id" => image_id = Some(Box::new(value)),
+                "caption" => caption = Some(Box::new(value)),
                 other => {
-                    map.next_value::<Skip>()?;
                     if extra.len() < EXAMPLES && !extra.iter().any(|k| k == other) {
                         extra.push(other.to_owned());
                     }
@@ -358,7 +329,7 @@ impl<'de> serde::de::Visitor<'de> for TopLevel<'_, '_> {
 
     fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         let mut i = 1;
-        while let Some(entry) = seq.next_element_seed(Kind(true))? {
+        while let Some(entry) = seq.next_element_seed(Kind(Read::Entry))? {
             self.0.entry(i, entry);
             i += 1;
         }
@@ -366,7 +337,10 @@ impl<'de> serde::de::Visitor<'de> for TopLevel<'_, '_> {
     }
 
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        while map.next_entry::<Skip, Skip>()?.is_some() {}
+        while map
+            .next_entry_seed(Kind(Read::Skip), Kind(Read::Skip))?
+            .is_some()
+        {}
         Ok(Some("an object"))
     }
 
