@@ -404,7 +404,7 @@ pub async fn sign_up(
 ) -> Result<accounts::User, ActionError> {
     signup_allowed(pool, address).await?;
     let pw = password.expose().to_string();
-    let turn = turns.take_owned().await?;
+    let turn = turns.take().await?;
     let hash = off_the_async_threads("password hashing", move || {
         let _turn = turn;
         auth::hash_password(&pw)
@@ -433,7 +433,7 @@ pub async fn log_in(
         password.to_string(),
         user.as_ref().map(|u| u.password_hash.clone()),
     );
-    let turn = turns.take_owned().await?;
+    let turn = turns.take().await?;
     let ok = off_the_async_threads("password check", move || {
         let _turn = turn;
         auth::verify_password(&pw, hash.as_deref())
@@ -567,6 +567,10 @@ async fn validate(
     .map_err(ActionError::Upload)
 }
 
+/// What a team's quota counts besides its own uploads (`submissions::quota_used`), as the
+/// refusal says it.
+const COUNTED: &str = "(its members' uploads in other teams of this challenge count too)";
+
 /// Validates a results file against the split and the challenge's limits; if it passes, stores it
 /// with a queued job in one transaction. A rejected file is not stored and does not count.
 pub async fn submit(
@@ -626,16 +630,14 @@ pub async fn submit(
             if let Some(limit) = challenge.daily_submission_limit {
                 if today >= i64::from(limit) {
                     return Err(ActionError::Quota(format!(
-                        "your team has used its {limit} submissions of the last 24 hours \
-                         (its members' uploads in other teams of this challenge count too)"
+                        "your team has used its {limit} submissions of the last 24 hours {COUNTED}"
                     )));
                 }
             }
             if let Some(limit) = challenge.total_submission_limit {
                 if total >= i64::from(limit) {
                     return Err(ActionError::Quota(format!(
-                        "your team has used all {limit} of its submissions \
-                         (its members' uploads in other teams of this challenge count too)"
+                        "your team has used all {limit} of its submissions {COUNTED}"
                     )));
                 }
             }
@@ -1079,16 +1081,9 @@ impl Turns {
         }
     }
 
-    async fn take(&self) -> Result<tokio::sync::SemaphorePermit<'_>, ActionError> {
-        if let Ok(permit) = self.slots.try_acquire() {
-            return Ok(permit);
-        }
-        within(self.wait, self.slots.acquire(), self.busy).await
-    }
-
-    /// A turn that can go with blocking work, given back when that work ends even if the
-    /// request that asked for it is gone by then.
-    async fn take_owned(&self) -> Result<tokio::sync::OwnedSemaphorePermit, ActionError> {
+    /// A turn, given back when dropped. It is owned, so it can go with blocking work and is
+    /// given back when that work ends, even if the request that asked for it is gone by then.
+    async fn take(&self) -> Result<tokio::sync::OwnedSemaphorePermit, ActionError> {
         if let Ok(permit) = self.slots.clone().try_acquire_owned() {
             return Ok(permit);
         }
@@ -1352,7 +1347,7 @@ mod tests {
             "the server is busy checking passwords; try again in a moment",
         );
         let first = turns.take().await.expect("a turn");
-        let second = turns.take_owned().await.expect("another");
+        let second = turns.take().await.expect("another");
         let refused = turns.take().await.err().map(|e| e.to_string());
         assert_eq!(
             refused.as_deref(),
