@@ -3,7 +3,7 @@
 //! add baselines and the Human row, re-score, soft-delete submissions, export CSV. Each action is
 //! one call into `crate::actions`, which the CLI shares.
 
-use actix_web::http::header::LOCATION;
+use actix_web::http::header::{LOCATION, SET_COOKIE};
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 use serde::Deserialize;
@@ -40,34 +40,27 @@ fn server_limits(config: &AppConfig) -> multipart::Limits {
 /// The cookie that carries what an organizer's form did to the page it returns to.
 const NOTICE_COOKIE: &str = "notice";
 
-/// Back to the challenge's organizer page, which shows `msg` once. The message travels in a
-/// short-lived cookie that only this site sets (SameSite=Strict, HttpOnly), not in the address:
-/// a link of anyone's making cannot put words on an organizer's page.
-fn back(req: &HttpRequest, slug: &str, msg: &str) -> HttpResponse {
-    let msg: String = msg.chars().take(500).collect();
-    let cookie = actix_web::cookie::Cookie::build(NOTICE_COOKIE, serde_urlencoded_msg(&msg))
+/// The notice cookie of a challenge's organizer page (removal cookies match it by name and path).
+fn notice_cookie(slug: &str, value: String) -> actix_web::cookie::Cookie<'static> {
+    actix_web::cookie::Cookie::build(NOTICE_COOKIE, value)
         .path(format!("/admin/c/{slug}"))
         .http_only(true)
-        .secure(CookiePolicy::of(req).secure)
         .same_site(actix_web::cookie::SameSite::Strict)
         .max_age(actix_web::cookie::time::Duration::minutes(5))
-        .finish();
-    HttpResponse::SeeOther()
-        .insert_header((LOCATION, format!("/admin/c/{slug}")))
-        .cookie(cookie)
         .finish()
 }
 
-/// Percent-encodes a message for a cookie (read back percent-decoded).
-fn serde_urlencoded_msg(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
+/// Back to the challenge's organizer page, which shows `msg` once. The message travels in a
+/// short-lived cookie that only this site sets (SameSite=Strict, HttpOnly), not in the address:
+/// a link of anyone's making cannot put words on an organizer's page. It is written
+/// percent-encoded, as actix reads cookies.
+fn back(req: &HttpRequest, slug: &str, msg: &str) -> HttpResponse {
+    let mut cookie = notice_cookie(slug, msg.chars().take(500).collect());
+    cookie.set_secure(CookiePolicy::of(req).secure);
+    HttpResponse::SeeOther()
+        .insert_header((LOCATION, format!("/admin/c/{slug}")))
+        .insert_header((SET_COOKIE, cookie.encoded().to_string()))
+        .finish()
 }
 
 #[derive(Template)]
@@ -206,11 +199,7 @@ pub async fn challenge(
     let mut page = render_challenge(&req, &pool, &user, &slug, notice.clone(), None).await?;
     if notice.is_some() {
         // Shown once.
-        let mut gone = actix_web::cookie::Cookie::build(NOTICE_COOKIE, "")
-            .path(format!("/admin/c/{slug}"))
-            .finish();
-        gone.make_removal();
-        page.add_cookie(&gone)
+        page.add_removal_cookie(&notice_cookie(&slug, String::new()))
             .map_err(|e| PageError::Internal(e.into()))?;
     }
     Ok(page)
