@@ -110,25 +110,26 @@ fn run() -> Result<(), String> {
             })
             .collect::<Result<Vec<_>, String>>()?;
         let form = tokenize::Form::of(&words);
-        let reproduces = |tags: &[&'static str]| {
+        // The parser's tree under `tags`, and whether its proposals are the official ones.
+        let parse = |tags: &[&'static str]| {
             let arcs = parser.parse_form(&words, &parser_tags(&words, tags), form);
             let proposals = proposals_of(finish_basic(&words, tags, &arcs));
-            &proposals
+            let same = &proposals
                 .iter()
                 .map(fidelity::printed_proposal)
                 .collect::<TupleSet>()
-                == target
+                == target;
+            (arcs, same)
         };
         let ours = tag_sentence(&tagger, &words);
         let c = &mut counts[*k];
         c[0] += 1;
-        c[1] += usize::from(reproduces(&ours));
-        let with_evidence_tags = reproduces(&evidence_tags);
+        c[1] += usize::from(parse(&ours).1);
+        let (arcs, with_evidence_tags) = parse(&evidence_tags);
         c[2] += usize::from(with_evidence_tags);
         c[3] += usize::from(ours != evidence_tags);
         if !with_evidence_tags {
             not_reproduced += 1;
-            let arcs = parser.parse_form(&words, &parser_tags(&words, &evidence_tags), form);
             let mut kinds = Vec::new();
             for (row, (head, label)) in rows.iter().zip(&arcs) {
                 let gold_head: usize = row.get(6).and_then(|h| h.parse().ok()).unwrap_or(0);
