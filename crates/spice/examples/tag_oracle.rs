@@ -23,7 +23,7 @@
 //! another way, not each time that it is wrong.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use spice::fidelity::{self, Half, TupleSet};
@@ -59,16 +59,8 @@ fn run() -> Result<(), String> {
         PathBuf::from(env!("CARGO_MANIFEST_DIR"))
             .join("../../../shared/fidelity/official-parser-cache")
     });
-    let read = |p: &String| std::fs::read(p).map_err(|e| format!("{p}: {e}"));
-    let (tagger, parser) = parse::embedded_models().map_err(|e| e.to_string())?;
-    let parser = parser
-        .without_coco()
-        .with_coco(&read(parser_delta)?, parser_delta)
-        .map_err(|e| e.to_string())?;
-    let tagger = tagger
-        .without_coco()
-        .with_coco(&read(tagger_delta)?, tagger_delta)
-        .map_err(|e| e.to_string())?;
+    let (tagger, parser) =
+        parse::models_with_corrections(Path::new(parser_delta), Path::new(tagger_delta))?;
     let mut official: HashMap<String, (usize, TupleSet)> = HashMap::new();
     for (k, file) in FILES.iter().enumerate() {
         for e in fidelity::read_parser_cache(&cache_dir.join(file))? {

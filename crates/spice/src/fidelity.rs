@@ -273,7 +273,7 @@ pub fn printed_proposal(p: &crate::Proposal) -> Vec<String> {
 }
 
 /// The inverse of [`printed_proposal`].
-fn unprinted_proposal(t: &Vec<String>) -> crate::Proposal {
+pub fn unprinted_proposal(t: &Vec<String>) -> crate::Proposal {
     match t.as_slice() {
         [s, r, o] => crate::Proposal(vec![s.clone(), o.clone(), r.clone()]),
         other => crate::Proposal(other.to_vec()),

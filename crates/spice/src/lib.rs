@@ -106,20 +106,7 @@ impl Engine {
     pub fn parse(&self, caption: &str) -> Result<Vec<DepGraph>, EngineError> {
         let (tagger, parser) = parse::embedded_models()
             .map_err(|e| EngineError::Model(format!("tagger or parser: {e}")))?;
-        let tokens = tokenize::tokenize(caption);
-        let mut out = Vec::new();
-        for range in tokenize::split_sentences(&tokens) {
-            let words: Vec<&str> = tokens[range].iter().map(|t| t.text.as_str()).collect();
-            if words.is_empty() {
-                continue;
-            }
-            let form = tokenize::Form::of(&words);
-            let tags = tag::tag_sentence(tagger, &words);
-            let shown = parse::parser_tags(&words, &tags);
-            let arcs = parser.parse_form(&words, &shown, form);
-            out.push(finish_basic(&words, &tags, &arcs));
-        }
-        Ok(out)
+        Ok(parse_with(tagger, parser, caption))
     }
 
     /// Proposals of one caption given as text.
@@ -163,6 +150,25 @@ impl Engine {
     pub fn score_counts(&self, candidate: &SceneGraph, reference: &SceneGraph) -> ImageScores {
         score::score_image(candidate, reference, self.options.use_synsets, false)
     }
+}
+
+/// Stages 1–7 of the [crate-level list](crate) with a given tagger and parser (what
+/// [`Engine::parse`] does with the embedded ones).
+pub fn parse_with(tagger: &tag::Tagger, parser: &parse::Parser, caption: &str) -> Vec<DepGraph> {
+    let tokens = tokenize::tokenize(caption);
+    let mut out = Vec::new();
+    for range in tokenize::split_sentences(&tokens) {
+        let words: Vec<&str> = tokens[range].iter().map(|t| t.text.as_str()).collect();
+        if words.is_empty() {
+            continue;
+        }
+        let form = tokenize::Form::of(&words);
+        let tags = tag::tag_sentence(tagger, &words);
+        let shown = parse::parser_tags(&words, &tags);
+        let arcs = parser.parse_form(&words, &shown, form);
+        out.push(finish_basic(&words, &tags, &arcs));
+    }
+    out
 }
 
 /// Stages 4–7 of the [crate-level list](crate): a basic tree (the tagger's tags, the parser's

@@ -1164,6 +1164,26 @@ pub fn embedded_models() -> Result<(&'static Tagger, &'static Parser), ModelErro
     .clone()
 }
 
+/// The embedded base models with the COCO-form corrections read from two files instead of the
+/// embedded ones (fold models of `train_coco`, for the examples that measure them).
+pub fn models_with_corrections(
+    parser_delta: &std::path::Path,
+    tagger_delta: &std::path::Path,
+) -> Result<(Tagger, Parser), String> {
+    let (tagger, parser) = embedded_models().map_err(|e| e.to_string())?;
+    let read = |p: &std::path::Path| std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()));
+    let what = |p: &std::path::Path| p.display().to_string();
+    let parser = parser
+        .without_coco()
+        .with_coco(&read(parser_delta)?, &what(parser_delta))
+        .map_err(|e| e.to_string())?;
+    let tagger = tagger
+        .without_coco()
+        .with_coco(&read(tagger_delta)?, &what(tagger_delta))
+        .map_err(|e| e.to_string())?;
+    Ok((tagger, parser))
+}
+
 /// Builds the [`DepGraph`] of a parse: tokens with words and tags (lemma left empty for
 /// `lemmatize`), one edge per non-root token, the root in `roots`.
 pub fn to_graph(words: &[&str], tags: &[&str], arcs: &[(usize, Label)]) -> DepGraph {
