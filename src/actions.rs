@@ -166,6 +166,32 @@ pub struct ImportReport {
     pub first_parse_error: Option<String>,
     /// The fewest references an image has: with two or more, the split can have a Human row.
     pub min_refs_per_image: usize,
+    /// Whether the new version is hidden (asked for, or kept from the version it replaces).
+    pub hidden: bool,
+    /// The version this one replaced, and how many submissions stay with it (off the
+    /// leaderboard, which shows the current version's).
+    pub replaced: Option<(i32, i64)>,
+}
+
+impl ImportReport {
+    /// What became of the version this one replaced, for the organizer.
+    pub fn replaced_note(&self) -> Option<String> {
+        self.replaced.map(|(version, submissions)| {
+            format!("version {version} is replaced; its submissions ({submissions}) are off the leaderboard")
+        })
+    }
+}
+
+/// What an import may do to a split.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ImportMode {
+    /// Hide the new version. A new version of a hidden split is hidden whatever this says: a
+    /// test set is revealed only by revealing it.
+    pub hidden: bool,
+    /// The split may already have references: the import adds a new version, and the current
+    /// version's submissions stay with it. Without this, importing into a split that has
+    /// references is refused (re-uploading is an explicit action).
+    pub replace: bool,
 }
 
 /// Imports references as a new version of a split: parses every caption once (in parallel) and
@@ -178,8 +204,16 @@ pub async fn import_references(
     challenge: &Challenge,
     split_name: &SplitName,
     bytes: Vec<u8>,
-    hidden: bool,
+    mode: ImportMode,
 ) -> Result<ImportReport, ActionError> {
+    if !mode.replace {
+        let mut conn = pool.acquire().await?;
+        if let Some((old, submissions)) =
+            splits::current_with_submissions(&mut conn, challenge.id, split_name.as_str()).await?
+        {
+            return Err(replace_refused(split_name, &old, submissions));
+        }
+    }
     let engine = engine.clone();
     let (set, stored, df) =
         off_the_async_threads("reference import", move || -> Result<_, ReferenceError> {
@@ -193,16 +227,20 @@ pub async fn import_references(
         })
         .await??;
     let mut tx = pool.begin().await?;
-    let split = splits::create_version(
+    let (split, replaced) = splits::create_version(
         &mut tx,
         challenge.id,
         split_name.as_str(),
-        hidden,
+        mode.hidden,
         CaptionMode::of(set.format),
         set.format,
         scoring::ENGINE_VERSION,
     )
     .await?;
+    if let (Some((old, submissions)), false) = (&replaced, mode.replace) {
+        // Another import came first. Dropping the transaction undoes the new version.
+        return Err(replace_refused(split_name, old, *submissions));
+    }
     splits::insert_reference_images(&mut tx, split.id, &stored).await?;
     splits::set_cider_df(&mut *tx, split.id, &df).await?;
     tx.commit().await?;
@@ -218,7 +256,22 @@ pub async fn import_references(
         unparsed: unparsed.len(),
         first_parse_error: unparsed.first().map(|s| s.to_string()),
         min_refs_per_image: set.min_refs_per_image(),
+        hidden: split.hidden,
+        replaced: replaced.map(|(old, submissions)| (old.version, submissions)),
     })
+}
+
+/// An import into a split that has references, without [`ImportMode::replace`].
+fn replace_refused(split: &SplitName, current: &splits::Split, submissions: i64) -> ActionError {
+    ActionError::Invalid(format!(
+        "split {} already has references (version {}; submissions on it: {submissions}): \
+         importing again makes version {}, and the submissions stay with version {} and leave \
+         the leaderboard; confirm that you want to replace it",
+        split.as_str(),
+        current.version,
+        current.version + 1,
+        current.version
+    ))
 }
 
 /// Creates a team and its first API token (returned in clear, shown once), all or nothing: a user

@@ -110,9 +110,14 @@ pub enum ChallengeCommand {
         target: SplitArgs,
         #[arg(long)]
         file: PathBuf,
-        /// Hide the split's scores until it is revealed.
+        /// Hide the split's scores until it is revealed (a new version of a hidden split is
+        /// hidden anyway).
         #[arg(long)]
         hidden: bool,
+        /// The split has references already: add a new version (the current version's
+        /// submissions stay with it and leave the leaderboard).
+        #[arg(long)]
+        replace: bool,
         /// Do not queue the Human row (queued by default when every image has two references).
         #[arg(long)]
         no_human: bool,
@@ -426,6 +431,7 @@ async fn challenge_command(
             target,
             file,
             hidden,
+            replace,
             no_human,
         } => {
             let c = actions::challenge(pool, &target.slug).await?;
@@ -433,7 +439,8 @@ async fn challenge_command(
             let bytes = read_file(&file).await?;
             let engine = scoring::new_engine();
             let started = std::time::Instant::now();
-            let r = actions::import_references(pool, &engine, &c, &split, bytes, hidden).await?;
+            let mode = actions::ImportMode { hidden, replace };
+            let r = actions::import_references(pool, &engine, &c, &split, bytes, mode).await?;
             println!(
                 "split {} version {}: {} images, {} captions in {:.1} s{}",
                 split.as_str(),
@@ -441,8 +448,11 @@ async fn challenge_command(
                 r.images,
                 r.captions,
                 started.elapsed().as_secs_f64(),
-                if hidden { " (hidden)" } else { "" }
+                if r.hidden { " (hidden)" } else { "" }
             );
+            if let Some(note) = r.replaced_note() {
+                println!("{note}");
+            }
             if r.unparsed > 0 {
                 println!(
                     "{} images have no scene graph yet; they are built when scoring. First reason: {}",

@@ -238,7 +238,7 @@ pub async fn seed_demo(
         &challenge,
         &split,
         demo_references().into_bytes(),
-        false,
+        actions::ImportMode::default(),
     )
     .await?;
     let split = actions::split(pool, &challenge, "val").await?;

@@ -22,7 +22,28 @@ pub struct Split {
 const COLUMNS: &str =
     "id, challenge_id, name, version, hidden, caption_mode, source_format, image_count, engine_version";
 
-/// Adds a new version of split `name`, making it the current one.
+/// The current version of a split and how many submissions (deleted ones aside) it holds.
+pub async fn current_with_submissions(
+    conn: &mut sqlx::PgConnection,
+    challenge_id: i64,
+    name: &str,
+) -> Result<Option<(Split, i64)>, sqlx::Error> {
+    let Some(split) = current(&mut *conn, challenge_id, name).await? else {
+        return Ok(None);
+    };
+    let n: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM submissions WHERE split_id = $1 AND deleted_at IS NULL",
+    )
+    .bind(split.id)
+    .fetch_one(&mut *conn)
+    .await?;
+    Ok(Some((split, n)))
+}
+
+/// Adds a new version of split `name`, making it the current one. The new version is hidden if
+/// `hidden` says so or the current version is hidden: a test set stays one until it is revealed
+/// (`set_hidden`), whatever the form of a later import said. Returns the new version, and the
+/// version it replaces with its number of submissions.
 pub async fn create_version(
     tx: &mut Transaction<'_, Postgres>,
     challenge_id: i64,
@@ -31,12 +52,14 @@ pub async fn create_version(
     caption_mode: CaptionMode,
     source_format: ReferenceFormat,
     engine_version: &str,
-) -> Result<Split, sqlx::Error> {
+) -> Result<(Split, Option<(Split, i64)>), sqlx::Error> {
     // Serialise concurrent imports of the same split on the challenge row.
     sqlx::query("SELECT id FROM challenges WHERE id = $1 FOR UPDATE")
         .bind(challenge_id)
         .execute(&mut **tx)
         .await?;
+    let replaced = current_with_submissions(&mut *tx, challenge_id, name).await?;
+    let hidden = hidden || replaced.as_ref().is_some_and(|(s, _)| s.hidden);
     // A hidden split is a test set whatever its version: a new hidden version hides the earlier
     // ones (whose submissions' pages would show their references), as `set_hidden` does.
     sqlx::query(
@@ -48,7 +71,7 @@ pub async fn create_version(
     .bind(hidden)
     .execute(&mut **tx)
     .await?;
-    sqlx::query_as(&format!(
+    let split = sqlx::query_as(&format!(
         "INSERT INTO splits (challenge_id, name, version, hidden, caption_mode, source_format, engine_version)
          VALUES ($1, $2, (SELECT COALESCE(MAX(version), 0) + 1 FROM splits WHERE challenge_id = $1 AND name = $2),
                  $3, $4, $5, $6)
@@ -61,7 +84,8 @@ pub async fn create_version(
     .bind(source_format)
     .bind(engine_version)
     .fetch_one(&mut **tx)
-    .await
+    .await?;
+    Ok((split, replaced))
 }
 
 /// One reference image ready to store.

@@ -622,7 +622,10 @@ async fn hiding_a_split_hides_the_per_image_results_of_its_earlier_versions() {
             &challenge,
             &spiceboard::domain::SplitName::parse("val").expect("name"),
             crate::helpers::demo_references(),
-            slug == "reimport",
+            spiceboard::actions::ImportMode {
+                hidden: slug == "reimport",
+                replace: true,
+            },
         )
         .await
         .expect("import again");

@@ -233,7 +233,10 @@ impl TestApp {
             &c,
             &SplitName::parse(split).expect("split"),
             demo_references(),
-            hidden,
+            actions::ImportMode {
+                hidden,
+                replace: false,
+            },
         )
         .await
         .expect("import references");

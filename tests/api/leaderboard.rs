@@ -501,7 +501,7 @@ async fn the_first_public_split_is_the_default_and_an_unknown_sort_key_is_refuse
         &c,
         &spiceboard::domain::SplitName::parse("val").expect("split"),
         crate::helpers::demo_references(),
-        false,
+        actions::ImportMode::default(),
     )
     .await
     .expect("import val");

@@ -69,7 +69,7 @@ async fn an_organizer_runs_a_challenge_from_the_browser() {
         .await
         .expect("body");
     assert!(
-        page.contains("imported split test version 1: 20 images, 60 captions"),
+        page.contains("imported split test version 1 (hidden): 20 images, 60 captions"),
         "{}",
         page.lines()
             .filter(|l| l.contains("message"))
@@ -199,4 +199,81 @@ async fn an_organizer_runs_a_challenge_from_the_browser() {
         1,
         "a deleted submission leaves the leaderboard: {csv}"
     );
+}
+
+/// Imports the demo references into split `test` of challenge `slug` from the organizer's form.
+async fn import_form(app: &TestApp, slug: &str, fields: &[(&str, &str)]) -> reqwest::Response {
+    let mut form = reqwest::multipart::Form::new()
+        .text("csrf", app.csrf("/admin").await)
+        .text("split", "test")
+        .part(
+            "file",
+            reqwest::multipart::Part::bytes(demo_references()).file_name("captions.json"),
+        );
+    for (name, value) in fields {
+        form = form.text(name.to_string(), value.to_string());
+    }
+    app.client
+        .post(app.url(&format!("/admin/c/{slug}/references")))
+        .multipart(form)
+        .send()
+        .await
+        .expect("POST")
+}
+
+#[tokio::test]
+async fn importing_a_split_again_must_be_confirmed_and_a_test_set_stays_hidden() {
+    let app = spawn_app_with(1, |_| {}).await;
+    app.log_in_as_organizer().await;
+    let c = app.challenge_with_split("again", "test", true).await;
+    let (_, token) = app.team("again", "Owls").await;
+    let id = app
+        .submit("again", &token, "test", demo_results(true))
+        .await;
+    app.assert_scored(id).await;
+    let versions = || async {
+        sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM splits WHERE challenge_id = $1")
+            .bind(c.id)
+            .fetch_one(&app.pool)
+            .await
+            .expect("count")
+    };
+
+    // Without the confirmation: refused, saying what it would do, and nothing is stored.
+    let r = import_form(&app, "again", &[]).await;
+    assert_eq!(r.status(), 400);
+    let body = r.text().await.expect("body");
+    assert!(
+        body.contains("split test already has references (version 1; submissions on it: 1)")
+            && body.contains("leave the leaderboard"),
+        "{body}"
+    );
+    assert_eq!(versions().await, 1);
+
+    // Confirmed, without ticking "hidden": the new version is hidden as the old one was.
+    let r = import_form(&app, "again", &[("replace", "on")]).await;
+    assert_eq!(r.status(), 303);
+    let page = app
+        .client
+        .get(app.url(&message(&r)))
+        .send()
+        .await
+        .expect("GET")
+        .text()
+        .await
+        .expect("body");
+    assert!(
+        page.contains("imported split test version 2 (hidden)")
+            && page.contains("version 1 is replaced; its submissions (1) are off the leaderboard"),
+        "{}",
+        page.lines()
+            .filter(|l| l.contains("imported"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    let split = spiceboard::actions::split(&app.pool, &c, "test")
+        .await
+        .expect("split");
+    assert_eq!((split.version, split.hidden), (2, true));
+    assert_eq!(versions().await, 2);
 }

@@ -259,7 +259,7 @@ async fn a_worker_process_killed_mid_job_is_replaced_without_duplicate_rows() {
         &c,
         &spiceboard::domain::SplitName::parse("val").expect("split"),
         refs,
-        false,
+        spiceboard::actions::ImportMode::default(),
     )
     .await
     .expect("import");

@@ -45,7 +45,10 @@ async fn coco_references_are_stored_with_their_graphs_and_versioned() {
         &c,
         &SplitName::parse("val").expect("name"),
         spice_format.to_vec(),
-        true,
+        actions::ImportMode {
+            hidden: true,
+            replace: true,
+        },
     )
     .await
     .expect("import the SPICE jar's format");
@@ -90,10 +93,16 @@ async fn bad_reference_files_are_refused_with_the_place() {
         ),
         (&b"not json"[..], "not valid JSON"),
     ] {
-        let err =
-            actions::import_references(&app.pool, &app.engine, &c, &name, file.to_vec(), false)
-                .await
-                .expect_err("must fail");
+        let err = actions::import_references(
+            &app.pool,
+            &app.engine,
+            &c,
+            &name,
+            file.to_vec(),
+            Default::default(),
+        )
+        .await
+        .expect_err("must fail");
         assert!(err.to_string().contains(expected), "{err}");
     }
     let splits: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM splits")

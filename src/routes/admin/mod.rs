@@ -317,16 +317,22 @@ pub async fn import_references(
         .file
         .clone()
         .ok_or_else(|| PageError::BadRequest("choose a file".into()))?;
-    let hidden = form.field("hidden") == "on";
-    let report =
-        actions::import_references(&pool, &engine, &challenge, &split, file, hidden).await?;
+    let mode = actions::ImportMode {
+        hidden: form.field("hidden") == "on",
+        replace: form.field("replace") == "on",
+    };
+    let report = actions::import_references(&pool, &engine, &challenge, &split, file, mode).await?;
     let mut msg = format!(
-        "imported split {} version {}: {} images, {} captions",
+        "imported split {} version {}{}: {} images, {} captions",
         split.as_str(),
         report.version,
+        if report.hidden { " (hidden)" } else { "" },
         report.images,
         report.captions
     );
+    if let Some(note) = report.replaced_note() {
+        msg.push_str(&format!("; {note}"));
+    }
     if report.unparsed > 0 {
         msg.push_str(&format!(
             "; {} images have no scene graph yet (rebuilt when scoring): {}",
