@@ -77,7 +77,7 @@ async fn run(c: &Cluster) -> anyhow::Result<()> {
                 &val,
                 &SplitName::parse("val2014")?,
                 bytes,
-                false,
+                actions::ImportMode::default(),
             )
             .await?;
             println!(
