@@ -124,7 +124,7 @@ async fn run(c: &Cluster) -> anyhow::Result<()> {
             &val,
             &SplitName::parse("val5k")?,
             refs.to_string().into_bytes(),
-            false,
+            actions::ImportMode::default(),
         )
         .await?;
         let results: Vec<serde_json::Value> = ids
@@ -195,7 +195,7 @@ async fn run(c: &Cluster) -> anyhow::Result<()> {
         &lb,
         &SplitName::parse("val")?,
         refs.to_string().into_bytes(),
-        false,
+        actions::ImportMode::default(),
     )
     .await?;
     let split = actions::split(&pool, &lb, "val").await?;
