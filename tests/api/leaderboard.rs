@@ -173,6 +173,18 @@ async fn a_worse_later_upload_does_not_replace_the_best_entry_unless_the_policy_
         "the best by default"
     );
 
+    // Teams read the policy in the challenge's rules.
+    let rule = |html: &str| {
+        let start = html.find("id=\"entry-policy\"").expect("the policy's rule");
+        html[start..][..html[start..].find("</li>").expect("its end")].to_string()
+    };
+    let (_, html) = get_text(&anon, &app.url("/c/lb")).await;
+    assert!(
+        rule(&html).contains("its best by SPICE (a worse later upload does not replace it)"),
+        "{}",
+        rule(&html)
+    );
+
     app.log_in_as_organizer().await;
     let (_, html) = get_text(&app.client, &app.url("/admin/c/lb")).await;
     assert!(
@@ -184,6 +196,12 @@ async fn a_worse_later_upload_does_not_replace_the_best_entry_unless_the_policy_
     assert_eq!(b["entries"][0]["submission_id"], worse, "the latest");
     let (_, html) = get_text(&app.client, &app.url("/admin/c/lb")).await;
     assert!(html.contains("value=\"latest\" checked"));
+    let (_, html) = get_text(&anon, &app.url("/c/lb")).await;
+    assert!(
+        rule(&html).contains("its most recent scored one"),
+        "{}",
+        rule(&html)
+    );
 
     set_policy(&app, "best").await;
     let better = entry_scoring(&app, token, 0.5).await;
@@ -252,6 +270,11 @@ async fn under_chosen_the_teams_pick_stays_and_the_page_stops_offering_it() {
     let owl = owls_member(&app).await;
     app.log_in_as_organizer().await;
     set_policy(&app, "chosen").await;
+    let (_, html) = get_text(&anon, &app.url("/c/lb")).await;
+    assert!(
+        html.contains("the one the team chooses on the submission's page"),
+        "the rules say so"
+    );
     let good = entry_scoring(&app, token, 0.3).await;
     let worse = entry_scoring(&app, token, 0.1).await;
     let b = board(&app, &anon, "").await;
