@@ -9,6 +9,7 @@ use sqlx::PgPool;
 
 use crate::auth;
 use crate::domain::leaderboard::{rank, EntryPolicy, RankedEntry, SortKey};
+use crate::domain::phase::Phase;
 use crate::domain::references::ReferenceError;
 use crate::domain::results_file::Bounds;
 use crate::domain::{
@@ -116,6 +117,34 @@ pub async fn split(pool: &PgPool, challenge: &Challenge, name: &str) -> Result<S
     splits::current(pool, challenge.id, name)
         .await?
         .ok_or_else(|| ActionError::NoSplit(challenge.slug.clone(), name.to_string()))
+}
+
+/// Gives split `name` an upload window of its own (`Some`, either bound may be absent: a split
+/// open throughout has neither), or lets it follow the challenge's (`None`). Returns how the
+/// split's window reads now.
+pub async fn set_split_phase(
+    pool: &PgPool,
+    challenge: &Challenge,
+    name: &str,
+    phase: Option<Phase>,
+) -> Result<String, ActionError> {
+    let split = split(pool, challenge, name).await?;
+    challenges::set_split_phase(pool, challenge.id, &split.name, phase).await?;
+    let challenge = challenges::by_id(pool, challenge.id)
+        .await?
+        .ok_or_else(|| ActionError::NoChallenge(challenge.slug.clone()))?;
+    let now = chrono::Utc::now();
+    let window = challenge
+        .phase_of(&split.name)
+        .summary(now)
+        .unwrap_or_else(|| "Submissions are open, with no deadline.".into());
+    Ok(match phase {
+        Some(_) => format!("split {} has its own upload window. {window}", split.name),
+        None => format!(
+            "split {} follows the challenge's upload window. {window}",
+            split.name
+        ),
+    })
 }
 
 /// The split pages and forms show when none is named: the first public one, else the first.
@@ -641,7 +670,7 @@ pub async fn submit(
         disk_floor,
     } = limits;
     if let Uploader::Team { .. } = uploader {
-        if let Some(why) = challenge.phase().refusal(chrono::Utc::now()) {
+        if let Some(why) = challenge.refusal_for(&split.name, chrono::Utc::now()) {
             return Err(ActionError::Closed(why));
         }
     }
@@ -676,7 +705,7 @@ pub async fn submit(
             let challenge = &challenges::by_id(&mut *tx, challenge.id)
                 .await?
                 .ok_or_else(|| ActionError::NoChallenge(challenge.slug.clone()))?;
-            if let Some(why) = challenge.phase().refusal(chrono::Utc::now()) {
+            if let Some(why) = challenge.refusal_for(&split.name, chrono::Utc::now()) {
                 return Err(ActionError::Closed(why));
             }
             let (today, total) = submissions::quota_used(&mut *tx, team_id).await?;
@@ -891,7 +920,9 @@ pub async fn view_submission(
     };
     let can_choose = own_team
         && challenge.entry_policy == EntryPolicy::Chosen
-        && challenge.phase().refusal(chrono::Utc::now()).is_none()
+        && challenge
+            .refusal_for(&split.name, chrono::Utc::now())
+            .is_none()
         && submission.status.is_scored()
         && submission.deleted_at.is_none()
         && !on_leaderboard;
@@ -982,7 +1013,7 @@ pub async fn choose_for_leaderboard(
         ));
     }
     // The pick is part of the entry: outside the phase it is as closed as uploads are.
-    if let Some(why) = challenge.phase().refusal(chrono::Utc::now()) {
+    if let Some(why) = challenge.refusal_for(&split.name, chrono::Utc::now()) {
         return Err(ActionError::Closed(why));
     }
     submissions::choose_for_leaderboard(pool, team_id, split.id, submission.id).await?;

@@ -164,6 +164,12 @@ pub enum ChallengeCommand {
     SetPhase {
         #[arg(long)]
         slug: String,
+        /// The window of this split only (which then no longer follows the challenge's).
+        #[arg(long)]
+        split: Option<String>,
+        /// With --split: remove the split's own window, so that it follows the challenge's.
+        #[arg(long, requires = "split", conflicts_with_all = ["opens", "closes"])]
+        follow_challenge: bool,
         #[arg(long)]
         opens: Option<String>,
         #[arg(long)]
@@ -530,6 +536,8 @@ async fn challenge_command(
         }
         ChallengeCommand::SetPhase {
             slug,
+            split,
+            follow_challenge,
             opens,
             closes,
         } => {
@@ -539,14 +547,19 @@ async fn challenge_command(
                 closes.as_deref().unwrap_or_default(),
             )
             .map_err(|e| anyhow!(e))?;
-            challenges::set_phase(pool, c.id, p).await?;
-            let now = chrono::Utc::now();
-            println!(
-                "phase of {} saved: {}",
-                c.slug,
-                p.summary(now)
-                    .unwrap_or_else(|| "open, with no deadline".into())
-            );
+            if let Some(split) = split {
+                let own = (!follow_challenge).then_some(p);
+                println!("{}", actions::set_split_phase(pool, &c, &split, own).await?);
+            } else {
+                challenges::set_phase(pool, c.id, p).await?;
+                let now = chrono::Utc::now();
+                println!(
+                    "phase of {} saved: {}",
+                    c.slug,
+                    p.summary(now)
+                        .unwrap_or_else(|| "open, with no deadline".into())
+                );
+            }
         }
         ChallengeCommand::Hide(t) => set_hidden(pool, &t, true).await?,
         ChallengeCommand::Reveal(t) => set_hidden(pool, &t, false).await?,

@@ -3,8 +3,8 @@
 
 use chrono::{DateTime, NaiveDateTime, Utc};
 
-/// The open/close times of a challenge; `None` = no bound on that side.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// The open/close times of a challenge or a split; `None` = no bound on that side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Phase {
     pub opens_at: Option<DateTime<Utc>>,
     pub closes_at: Option<DateTime<Utc>>,

@@ -98,6 +98,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/admin/c/{slug}/limits", web::post().to(admin::set_limits))
         .route("/admin/c/{slug}/phase", web::post().to(admin::set_phase))
         .route(
+            "/admin/c/{slug}/split-phase",
+            web::post().to(admin::set_split_phase),
+        )
+        .route(
             "/admin/c/{slug}/details",
             web::post().to(admin::set_details),
         )

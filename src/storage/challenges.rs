@@ -1,5 +1,7 @@
 //! Challenges and their limits.
 
+use std::collections::BTreeMap;
+
 use sqlx::PgExecutor;
 
 use chrono::{DateTime, Utc};
@@ -27,6 +29,8 @@ pub struct Challenge {
     /// The leaderboard column that ranks the challenge unless a page asks for another (`sort=`
     /// name; the schema's CHECK lists the valid ones).
     pub ranking_metric: String,
+    /// Splits with an upload window of their own (by split name), instead of the challenge's.
+    pub split_phases: sqlx::types::Json<BTreeMap<String, Phase>>,
 }
 
 impl Challenge {
@@ -40,17 +44,78 @@ impl Challenge {
         SortKey::parse(Some(&self.ranking_metric)).unwrap_or(SortKey::Spice)
     }
 
+    /// The challenge's upload window: every split's, but for those with one of their own.
     pub fn phase(&self) -> Phase {
         Phase {
             opens_at: self.opens_at,
             closes_at: self.closes_at,
         }
     }
+
+    /// The upload window of split `name`: its own, or the challenge's.
+    pub fn phase_of(&self, name: &str) -> Phase {
+        self.split_phases
+            .get(name)
+            .copied()
+            .unwrap_or_else(|| self.phase())
+    }
+
+    /// The challenge's window as the challenge and submit pages state it, saying when some
+    /// splits have windows of their own (`None`: no bounds anywhere).
+    pub fn phase_summary(&self, now: DateTime<Utc>) -> Option<String> {
+        let own = "Some splits have upload windows of their own.";
+        match (self.phase().summary(now), self.split_phases.is_empty()) {
+            (Some(s), true) => Some(s),
+            (Some(s), false) => Some(format!("{s} {own}")),
+            (None, false) => Some(own.to_string()),
+            (None, true) => None,
+        }
+    }
+
+    /// The next time any window opens or closes (for the pages' countdown), if any.
+    pub fn next_change(&self, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
+        std::iter::once(self.phase())
+            .chain(self.split_phases.values().copied())
+            .filter_map(|p| p.next_change(now))
+            .min()
+    }
+
+    /// Why an upload to split `name` at `now` is refused (naming the split when the window is
+    /// its own), or `None` when it is open.
+    pub fn refusal_for(&self, name: &str, now: DateTime<Utc>) -> Option<String> {
+        let why = self.phase_of(name).refusal(now)?;
+        Some(if self.split_phases.contains_key(name) {
+            format!("split {name}: {why}")
+        } else {
+            why
+        })
+    }
+
+    /// Why no upload at `now` can be taken, whatever its split (the challenge's window is closed
+    /// and so is every split's own), or `None` when some split may be open. Routes ask this
+    /// before reading a file whose split they do not know yet.
+    pub fn closed_to_all(&self, now: DateTime<Utc>) -> Option<String> {
+        let why = self.phase().refusal(now)?;
+        let mut own = self.split_phases.values();
+        if own.any(|p| p.refusal(now).is_none()) {
+            return None;
+        }
+        Some(if self.split_phases.is_empty() {
+            why
+        } else {
+            format!("{why}, and no split is open")
+        })
+    }
 }
 
+/// The columns of a [`Challenge`], the splits' own windows gathered as one JSON object.
 const COLUMNS: &str =
     "id, slug, title, description, daily_submission_limit, total_submission_limit, max_file_bytes,
-     max_team_bytes, entry_policy, opens_at, closes_at, ranking_metric";
+     max_team_bytes, entry_policy, opens_at, closes_at, ranking_metric,
+     (SELECT COALESCE(jsonb_object_agg(p.split_name,
+                                       jsonb_build_object('opens_at', p.opens_at, 'closes_at', p.closes_at)),
+                      '{}'::jsonb)
+      FROM split_phases p WHERE p.challenge_id = challenges.id) AS split_phases";
 
 pub async fn create(
     db: impl PgExecutor<'_>,
@@ -154,6 +219,33 @@ pub async fn set_phase(
         .execute(db)
         .await
         .map(|_| ())
+}
+
+/// Split `name`'s own upload window, or (`None`) none: the split follows the challenge's.
+pub async fn set_split_phase(
+    db: impl PgExecutor<'_>,
+    challenge_id: i64,
+    name: &str,
+    phase: Option<Phase>,
+) -> Result<(), sqlx::Error> {
+    match phase {
+        Some(p) => sqlx::query(
+            "INSERT INTO split_phases (challenge_id, split_name, opens_at, closes_at)
+             VALUES ($1, $2, $3, $4)
+             ON CONFLICT (challenge_id, split_name)
+             DO UPDATE SET opens_at = EXCLUDED.opens_at, closes_at = EXCLUDED.closes_at",
+        )
+        .bind(challenge_id)
+        .bind(name)
+        .bind(p.opens_at)
+        .bind(p.closes_at),
+        None => sqlx::query("DELETE FROM split_phases WHERE challenge_id = $1 AND split_name = $2")
+            .bind(challenge_id)
+            .bind(name),
+    }
+    .execute(db)
+    .await
+    .map(|_| ())
 }
 
 /// The title and description people see.

@@ -368,5 +368,59 @@ async fn an_organizer_sets_the_phase_from_the_command_line() {
     let (ok, out, err) = spiceboard(&url, &["challenge", "set-phase", "--slug", "ph"]);
     assert!(ok, "{err}");
     assert!(out.contains("open, with no deadline"), "{out}");
+
+    // A split's own window, and back to the challenge's; a split that does not exist is named.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let refs = dir.path().join("captions.json");
+    std::fs::write(&refs, demo_references()).expect("write refs");
+    let refs = refs.to_string_lossy().into_owned();
+    let (ok, _, err) = spiceboard(
+        &url,
+        &[
+            "challenge",
+            "import-refs",
+            "--slug",
+            "ph",
+            "--split",
+            "test",
+            "--file",
+            &refs,
+            "--no-human",
+        ],
+    );
+    assert!(ok, "{err}");
+    let split_phase = |extra: &[&str]| {
+        let mut args = vec!["challenge", "set-phase", "--slug", "ph"];
+        args.extend_from_slice(extra);
+        spiceboard(&url, &args)
+    };
+    let (ok, out, err) = split_phase(&["--split", "test", "--closes", "2020-02-01 09:00"]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains(
+            "split test has its own upload window. Submissions closed at 2020-02-01 09:00 UTC."
+        ),
+        "{out}"
+    );
+    let c = spiceboard::actions::challenge(&pool, "ph")
+        .await
+        .expect("challenge");
+    assert!(c.refusal_for("test", chrono::Utc::now()).is_some());
+    let (ok, out, err) = split_phase(&["--split", "test", "--follow-challenge"]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("split test follows the challenge's upload window."),
+        "{out}"
+    );
+    let c = spiceboard::actions::challenge(&pool, "ph")
+        .await
+        .expect("challenge");
+    assert!(c.refusal_for("test", chrono::Utc::now()).is_none());
+    let (ok, _, err) = split_phase(&["--split", "nope", "--closes", "2020-02-01 09:00"]);
+    assert!(!ok);
+    assert!(err.contains("nope"), "{err}");
+    let (ok, _, err) = split_phase(&["--follow-challenge"]);
+    assert!(!ok, "--follow-challenge needs --split");
+    assert!(err.contains("--split"), "{err}");
     pool.close().await;
 }

@@ -14,6 +14,18 @@ async fn post_form(app: &TestApp, path: &str, fields: &[(&str, &str)]) -> reqwes
         .expect("POST")
 }
 
+/// The page a form's redirect leads to, with its one-time notice.
+async fn notice_page(app: &TestApp, r: &reqwest::Response) -> String {
+    app.client
+        .get(app.url(&message(r)))
+        .send()
+        .await
+        .expect("GET")
+        .text()
+        .await
+        .expect("body")
+}
+
 fn message(r: &reqwest::Response) -> String {
     r.headers()
         .get("location")
@@ -59,15 +71,7 @@ async fn an_organizer_runs_a_challenge_from_the_browser() {
         .await
         .expect("POST");
     assert_eq!(r.status(), 303);
-    let page = app
-        .client
-        .get(app.url(&message(&r)))
-        .send()
-        .await
-        .expect("GET")
-        .text()
-        .await
-        .expect("body");
+    let page = notice_page(&app, &r).await;
     assert!(
         page.contains("imported split test version 1 (hidden): 20 images, 60 captions"),
         "{}",
@@ -253,15 +257,7 @@ async fn importing_a_split_again_must_be_confirmed_and_a_test_set_stays_hidden()
     // Confirmed, without ticking "hidden": the new version is hidden as the old one was.
     let r = import_form(&app, "again", &[("replace", "on")]).await;
     assert_eq!(r.status(), 303);
-    let page = app
-        .client
-        .get(app.url(&message(&r)))
-        .send()
-        .await
-        .expect("GET")
-        .text()
-        .await
-        .expect("body");
+    let page = notice_page(&app, &r).await;
     assert!(
         page.contains("imported split test version 2 (hidden)")
             && page.contains("version 1 is replaced; its submissions (1) are off the leaderboard"),

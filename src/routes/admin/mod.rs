@@ -185,6 +185,9 @@ struct AdminChallenge {
     opens_at: String,
     closes_at: String,
     phase: Option<String>,
+    /// The splits with an upload window of their own, and how each reads now.
+    split_windows: Vec<(String, String)>,
+    split_phase_error: Option<String>,
     ranking: Vec<RankingChoice>,
 }
 
@@ -210,6 +213,7 @@ enum Failed {
     Details(String, DetailsForm),
     Limits(String, LimitsForm),
     Phase(String, PhaseForm),
+    SplitPhase(String),
 }
 
 async fn render_challenge(
@@ -244,6 +248,18 @@ async fn render_challenge(
         opens_at: phase::input_text(challenge.opens_at),
         closes_at: phase::input_text(challenge.closes_at),
         phase: challenge.phase().summary(chrono::Utc::now()),
+        split_windows: challenge
+            .split_phases
+            .iter()
+            .map(|(name, p)| {
+                let text = p.summary(chrono::Utc::now());
+                (
+                    name.clone(),
+                    text.unwrap_or_else(|| "Open, with no deadline.".into()),
+                )
+            })
+            .collect(),
+        split_phase_error: None,
         limits_error: None,
         phase_error: None,
         submissions: submissions::organizer_lines(pool, challenge.id, Some(100)).await?,
@@ -283,6 +299,7 @@ async fn render_challenge(
             page.opens_at = form.opens_at;
             page.closes_at = form.closes_at;
         }
+        Some(Failed::SplitPhase(error)) => page.split_phase_error = Some(error),
         None => {}
     }
     let status = if failed_status {
@@ -575,6 +592,44 @@ pub async fn set_phase(
         .summary(chrono::Utc::now())
         .unwrap_or_else(|| "Submissions are open, with no deadline.".into());
     Ok(back(&req, &challenge.slug, &format!("phase saved. {msg}")))
+}
+
+#[derive(Deserialize)]
+pub struct SplitPhaseForm {
+    split: String,
+    #[serde(default)]
+    opens_at: String,
+    #[serde(default)]
+    closes_at: String,
+    /// Set by the "follow the challenge's window" button.
+    #[serde(default)]
+    follow: String,
+}
+
+/// A split's own upload window, or (the `follow` button) none: it follows the challenge's.
+pub async fn set_split_phase(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    slug: web::Path<String>,
+    Posted {
+        by: Organizer(user),
+        form,
+    }: Posted<Organizer, SplitPhaseForm>,
+) -> Result<HttpResponse, PageError> {
+    let challenge = actions::challenge(&pool, &slug).await?;
+    let phase = match (
+        form.follow.as_str(),
+        Phase::parse(&form.opens_at, &form.closes_at),
+    ) {
+        ("on", _) => None,
+        (_, Ok(p)) => Some(p),
+        (_, Err(e)) => {
+            let failed = Failed::SplitPhase(format!("split {}: {e}", form.split));
+            return render_challenge(&req, &pool, &user, &slug, None, Some(failed)).await;
+        }
+    };
+    let msg = actions::set_split_phase(&pool, &challenge, &form.split, phase).await?;
+    Ok(back(&req, &challenge.slug, &msg))
 }
 
 #[derive(Deserialize)]

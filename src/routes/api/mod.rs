@@ -131,7 +131,7 @@ pub async fn upload(
     // The token and the challenge are checked, and the phase is, so that an upload outside it
     // is refused before its file is read (`actions::submit` checks the phase again, under the
     // team's lock); the form has nothing more to show before the file.
-    let open = match challenge.phase().refusal(chrono::Utc::now()) {
+    let open = match challenge.closed_to_all(chrono::Utc::now()) {
         Some(why) => Err(ApiError::Closed(why)),
         None => Ok(()),
     };

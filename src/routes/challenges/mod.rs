@@ -51,6 +51,8 @@ struct Overview {
     phase: Option<String>,
     /// The next open or close (RFC 3339), for the page's countdown script.
     phase_until: Option<String>,
+    /// Each split's upload window, in the order of `splits`.
+    split_windows: Vec<String>,
     /// A team form that failed: why, and the name as typed.
     failed: Option<FailedTeam>,
     /// The upload API's address as this browser reaches the server, and the split the snippet
@@ -128,8 +130,17 @@ async fn render_overview(
     };
     let coco_mode = splits.iter().any(|s| s.caption_mode == CaptionMode::Coco);
     let now = chrono::Utc::now();
-    let phase = challenge.phase().summary(now);
-    let phase_until = challenge.phase().next_change_text(now);
+    let phase = challenge.phase_summary(now);
+    let phase_until = challenge.next_change(now).map(|t| t.to_rfc3339());
+    let split_windows = splits
+        .iter()
+        .map(|s| {
+            challenge
+                .phase_of(&s.name)
+                .summary(now)
+                .unwrap_or_else(|| "Open.".into())
+        })
+        .collect();
     let status = if failed.is_some() {
         actix_web::http::StatusCode::BAD_REQUEST
     } else {
@@ -143,6 +154,7 @@ async fn render_overview(
         layout: Layout::new(req, user),
         phase,
         phase_until,
+        split_windows,
         failed,
         api_url,
         default_split,

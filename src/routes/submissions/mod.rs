@@ -39,8 +39,11 @@ struct SubmitPage {
     phase: Option<String>,
     /// The next open or close (RFC 3339), for the page's countdown script.
     phase_until: Option<String>,
-    /// False before the open and after the close: the form is not offered then.
+    /// False when no split takes uploads (before the open, after the close): no form then.
     open: bool,
+    /// Why each split of `splits` takes no upload now (`None`: it does).
+    windows: Vec<Option<String>>,
+    some_closed: bool,
     /// The description as typed, when an upload failed (a file input cannot be refilled).
     description: String,
 }
@@ -79,11 +82,16 @@ async fn submit_page(
     let max_size = size_text(challenge.max_file_bytes);
     let status = if error.is_some() { 400 } else { 200 };
     let now = chrono::Utc::now();
-    let phase = challenge.phase();
+    let windows: Vec<Option<String>> = splits
+        .iter()
+        .map(|s| challenge.phase_of(&s.name).refusal(now))
+        .collect();
     let page = SubmitPage {
-        phase: phase.summary(now),
-        phase_until: phase.next_change_text(now),
-        open: phase.refusal(now).is_none(),
+        phase: challenge.phase_summary(now),
+        phase_until: challenge.next_change(now).map(|t| t.to_rfc3339()),
+        open: challenge.closed_to_all(now).is_none(),
+        some_closed: windows.iter().any(Option::is_some),
+        windows,
         description: typed.description.to_string(),
         layout: Layout::new(req, Some(user)),
         challenge,
@@ -131,7 +139,7 @@ pub async fn upload(
     let team = accounts::team_of_user(pool.get_ref(), challenge.id, user.id).await?;
     // Refusals known before the file is read come before it (the phase is checked again, under
     // the team's lock, when the upload is stored).
-    let ready = match (&team, challenge.phase().refusal(chrono::Utc::now())) {
+    let ready = match (&team, challenge.closed_to_all(chrono::Utc::now())) {
         (None, _) => Err(PageError::BadRequest(
             "join or create a team on the challenge page first".into(),
         )),
