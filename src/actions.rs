@@ -200,13 +200,21 @@ pub struct ImportReport {
     /// The version this one replaced, and how many submissions stay with it (off the
     /// leaderboard, which shows the current version's).
     pub replaced: Option<(i32, i64)>,
+    /// How many of its submissions moved to the new version and wait for their new scores.
+    pub carried_over: usize,
 }
 
 impl ImportReport {
     /// What became of the version this one replaced, for the organizer.
     pub fn replaced_note(&self) -> Option<String> {
-        self.replaced.map(|(version, submissions)| {
-            format!("version {version} is replaced; its submissions ({submissions}) are off the leaderboard")
+        self.replaced.map(|(version, submissions)| match self.carried_over {
+            0 => format!(
+                "version {version} is replaced; its submissions ({submissions}) are off the leaderboard"
+            ),
+            n => format!(
+                "version {version} is replaced; {n} of its submissions moved to the new version \
+                 and are queued for re-scoring"
+            ),
         })
     }
 }
@@ -221,6 +229,11 @@ pub struct ImportMode {
     /// version's submissions stay with it. Without this, importing into a split that has
     /// references is refused (re-uploading is an explicit action).
     pub replace: bool,
+    /// With `replace`: move the current version's submissions (but its Human row, computed from
+    /// the references) to the new version and queue them for re-scoring, each job with this many
+    /// attempts. Each file covers its version's images exactly, so this is refused unless both
+    /// versions hold the same images (corrected captions, say).
+    pub rescore_with_attempts: Option<i32>,
 }
 
 /// Imports references as a new version of a split: parses every caption once (in parallel) and
@@ -271,6 +284,25 @@ pub async fn import_references(
         return Err(replace_refused(split_name, old, *submissions));
     }
     splits::insert_reference_images(&mut tx, split.id, &stored).await?;
+    let mut carried = Vec::new();
+    if let (Some((old, _)), Some(max_attempts)) = (&replaced, mode.rescore_with_attempts) {
+        let (removed, added) = splits::image_difference(&mut tx, old.id, split.id).await?;
+        if removed + added > 0 {
+            return Err(ActionError::Invalid(format!(
+                "the new references of split {} do not hold the images of version {} \
+                 ({removed} left out, {added} new), so its submissions, which each cover \
+                 version {}'s images, cannot be re-scored against them; import without \
+                 re-scoring them",
+                split_name.as_str(),
+                old.version,
+                old.version
+            )));
+        }
+        carried = submissions::move_to_version(&mut tx, old.id, split.id).await?;
+        for (id, kind) in &carried {
+            queue::enqueue(&mut *tx, kind.job(), *id, max_attempts).await?;
+        }
+    }
     splits::set_cider_df(&mut *tx, split.id, &df).await?;
     tx.commit().await?;
     let unparsed: Vec<&String> = stored
@@ -287,6 +319,7 @@ pub async fn import_references(
         min_refs_per_image: set.min_refs_per_image(),
         hidden: split.hidden,
         replaced: replaced.map(|(old, submissions)| (old.version, submissions)),
+        carried_over: carried.len(),
     })
 }
 

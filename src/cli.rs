@@ -118,6 +118,10 @@ pub enum ChallengeCommand {
         /// submissions stay with it and leave the leaderboard).
         #[arg(long)]
         replace: bool,
+        /// With --replace: move the current version's submissions to the new version and queue
+        /// them for re-scoring (both versions must hold the same images).
+        #[arg(long, requires = "replace")]
+        rescore: bool,
         /// Do not queue the Human row (queued by default when every image has two references).
         #[arg(long)]
         no_human: bool,
@@ -438,6 +442,7 @@ async fn challenge_command(
             file,
             hidden,
             replace,
+            rescore,
             no_human,
         } => {
             let c = actions::challenge(pool, &target.slug).await?;
@@ -445,7 +450,11 @@ async fn challenge_command(
             let bytes = read_file(&file).await?;
             let engine = scoring::new_engine();
             let started = std::time::Instant::now();
-            let mode = actions::ImportMode { hidden, replace };
+            let mode = actions::ImportMode {
+                hidden,
+                replace,
+                rescore_with_attempts: rescore.then_some(attempts),
+            };
             let r = actions::import_references(pool, &engine, &c, &split, bytes, mode).await?;
             println!(
                 "split {} version {}: {} images, {} captions in {:.1} s{}",

@@ -88,6 +88,23 @@ pub async fn create_version(
     Ok((split, replaced))
 }
 
+/// How many images version `a` has that `b` has not, and the reverse.
+pub async fn image_difference(
+    conn: &mut sqlx::PgConnection,
+    a: i64,
+    b: i64,
+) -> Result<(i64, i64), sqlx::Error> {
+    sqlx::query_as(
+        "SELECT COUNT(*) FILTER (WHERE y.image_id IS NULL), COUNT(*) FILTER (WHERE x.image_id IS NULL)
+         FROM (SELECT image_id FROM reference_images WHERE split_id = $1) x
+         FULL JOIN (SELECT image_id FROM reference_images WHERE split_id = $2) y USING (image_id)",
+    )
+    .bind(a)
+    .bind(b)
+    .fetch_one(conn)
+    .await
+}
+
 /// One reference image ready to store.
 pub struct NewReferenceImage {
     pub image_id: i64,

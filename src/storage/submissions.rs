@@ -198,6 +198,35 @@ pub async fn ids_of_split(
     .await
 }
 
+/// Moves the live submissions of split version `from` but its Human row (which is computed from
+/// the references, not uploaded) to version `to`, with the teams' leaderboard choices. Returns
+/// the moved submissions, for re-scoring.
+pub async fn move_to_version(
+    tx: &mut Transaction<'_, Postgres>,
+    from: i64,
+    to: i64,
+) -> Result<Vec<(i64, SubmissionKind)>, sqlx::Error> {
+    let moved = sqlx::query_as(
+        "UPDATE submissions SET split_id = $2
+         WHERE split_id = $1 AND deleted_at IS NULL AND kind <> $3
+         RETURNING id, kind",
+    )
+    .bind(from)
+    .bind(to)
+    .bind(SubmissionKind::Human)
+    .fetch_all(&mut **tx)
+    .await?;
+    sqlx::query(
+        "UPDATE leaderboard_choices c SET split_id = $2
+         FROM submissions s WHERE c.split_id = $1 AND s.id = c.submission_id AND s.split_id = $2",
+    )
+    .bind(from)
+    .bind(to)
+    .execute(&mut **tx)
+    .await?;
+    Ok(moved)
+}
+
 /// The Human row of a split, if one was computed.
 pub async fn human_of_split(
     db: impl PgExecutor<'_>,

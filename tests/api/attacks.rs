@@ -625,6 +625,7 @@ async fn hiding_a_split_hides_the_per_image_results_of_its_earlier_versions() {
             spiceboard::actions::ImportMode {
                 hidden: slug == "reimport",
                 replace: true,
+                rescore_with_attempts: None,
             },
         )
         .await

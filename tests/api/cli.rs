@@ -389,6 +389,37 @@ async fn an_organizer_sets_the_phase_from_the_command_line() {
         ],
     );
     assert!(ok, "{err}");
+    // Importing again needs --replace; --rescore moves the submissions (none here) along.
+    let import = |extra: &[&str]| {
+        let mut args = vec![
+            "challenge",
+            "import-refs",
+            "--slug",
+            "ph",
+            "--split",
+            "test",
+            "--file",
+            &refs,
+            "--no-human",
+        ];
+        args.extend_from_slice(extra);
+        spiceboard(&url, &args)
+    };
+    let (ok, _, err) = import(&[]);
+    assert!(!ok);
+    assert!(
+        err.contains("split test already has references (version 1; submissions on it: 0)"),
+        "{err}"
+    );
+    let (ok, _, err) = import(&["--rescore"]);
+    assert!(!ok, "--rescore needs --replace");
+    assert!(err.contains("--replace"), "{err}");
+    let (ok, out, err) = import(&["--replace", "--rescore"]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("split test version 2") && out.contains("version 1 is replaced"),
+        "{out}"
+    );
     let split_phase = |extra: &[&str]| {
         let mut args = vec!["challenge", "set-phase", "--slug", "ph"];
         args.extend_from_slice(extra);

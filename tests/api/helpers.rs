@@ -236,6 +236,7 @@ impl TestApp {
             actions::ImportMode {
                 hidden,
                 replace: false,
+                rescore_with_attempts: None,
             },
         )
         .await

@@ -205,14 +205,19 @@ async fn an_organizer_runs_a_challenge_from_the_browser() {
     );
 }
 
-/// Imports the demo references into split `test` of challenge `slug` from the organizer's form.
-async fn import_form(app: &TestApp, slug: &str, fields: &[(&str, &str)]) -> reqwest::Response {
+/// Imports `file` into split `test` of challenge `slug` from the organizer's form.
+async fn import_form(
+    app: &TestApp,
+    slug: &str,
+    file: Vec<u8>,
+    fields: &[(&str, &str)],
+) -> reqwest::Response {
     let mut form = reqwest::multipart::Form::new()
         .text("csrf", app.csrf("/admin").await)
         .text("split", "test")
         .part(
             "file",
-            reqwest::multipart::Part::bytes(demo_references()).file_name("captions.json"),
+            reqwest::multipart::Part::bytes(file).file_name("captions.json"),
         );
     for (name, value) in fields {
         form = form.text(name.to_string(), value.to_string());
@@ -242,9 +247,24 @@ async fn importing_a_split_again_must_be_confirmed_and_a_test_set_stays_hidden()
             .await
             .expect("count")
     };
+    let version_of_submission = || async {
+        sqlx::query_scalar::<_, i32>(
+            "SELECT s.version FROM submissions u JOIN splits s ON s.id = u.split_id WHERE u.id = $1",
+        )
+        .bind(id)
+        .fetch_one(&app.pool)
+        .await
+        .expect("version")
+    };
+    let imported = |page: &str| {
+        page.lines()
+            .filter(|l| l.contains("imported"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
 
     // Without the confirmation: refused, saying what it would do, and nothing is stored.
-    let r = import_form(&app, "again", &[]).await;
+    let r = import_form(&app, "again", demo_references(), &[]).await;
     assert_eq!(r.status(), 400);
     let body = r.text().await.expect("body");
     assert!(
@@ -254,22 +274,53 @@ async fn importing_a_split_again_must_be_confirmed_and_a_test_set_stays_hidden()
     );
     assert_eq!(versions().await, 1);
 
-    // Confirmed, without ticking "hidden": the new version is hidden as the old one was.
-    let r = import_form(&app, "again", &[("replace", "on")]).await;
+    // Confirmed, with the submissions re-scored against the new references (the same images).
+    let fields = [("replace", "on"), ("rescore", "on")];
+    let r = import_form(&app, "again", demo_references(), &fields).await;
     assert_eq!(r.status(), 303);
     let page = notice_page(&app, &r).await;
     assert!(
-        page.contains("imported split test version 2 (hidden)")
-            && page.contains("version 1 is replaced; its submissions (1) are off the leaderboard"),
+        page.contains(
+            "version 1 is replaced; 1 of its submissions moved to the new version and are queued for re-scoring"
+        ),
         "{}",
-        page.lines()
-            .filter(|l| l.contains("imported"))
-            .collect::<Vec<_>>()
-            .join("\n")
+        imported(&page)
+    );
+    app.assert_scored(id).await;
+    assert_eq!(version_of_submission().await, 2);
+
+    // Re-scoring against references that hold other images is refused; nothing is stored.
+    let mut fewer: serde_json::Value =
+        serde_json::from_slice(&demo_references()).expect("demo references");
+    fewer["annotations"]
+        .as_array_mut()
+        .expect("annotations")
+        .retain(|a| a["image_id"] != 1);
+    let fewer = fewer.to_string().into_bytes();
+    let r = import_form(&app, "again", fewer, &fields).await;
+    assert_eq!(r.status(), 400);
+    let body = r.text().await.expect("body");
+    assert!(
+        body.contains("do not hold the images of version 2 (1 left out, 0 new)"),
+        "{body}"
+    );
+    assert_eq!(versions().await, 2);
+
+    // Confirmed, without re-scoring and without ticking "hidden": the submission stays with
+    // version 2, and the new version is hidden as the old one was.
+    let r = import_form(&app, "again", demo_references(), &[("replace", "on")]).await;
+    assert_eq!(r.status(), 303);
+    let page = notice_page(&app, &r).await;
+    assert!(
+        page.contains("imported split test version 3 (hidden)")
+            && page.contains("version 2 is replaced; its submissions (1) are off the leaderboard"),
+        "{}",
+        imported(&page)
     );
     let split = spiceboard::actions::split(&app.pool, &c, "test")
         .await
         .expect("split");
-    assert_eq!((split.version, split.hidden), (2, true));
-    assert_eq!(versions().await, 2);
+    assert_eq!((split.version, split.hidden), (3, true));
+    assert_eq!(versions().await, 3);
+    assert_eq!(version_of_submission().await, 2);
 }

@@ -198,6 +198,7 @@ async fn a_split_with_a_window_of_its_own_takes_uploads_in_it_and_not_in_the_cha
         spiceboard::actions::ImportMode {
             hidden: true,
             replace: false,
+            rescore_with_attempts: None,
         },
     )
     .await

@@ -48,6 +48,7 @@ async fn coco_references_are_stored_with_their_graphs_and_versioned() {
         actions::ImportMode {
             hidden: true,
             replace: true,
+            rescore_with_attempts: None,
         },
     )
     .await

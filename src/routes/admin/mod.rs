@@ -337,6 +337,8 @@ pub async fn import_references(
     let mode = actions::ImportMode {
         hidden: form.field("hidden") == "on",
         replace: form.field("replace") == "on",
+        rescore_with_attempts: (form.field("rescore") == "on")
+            .then_some(config.settings.worker.max_attempts),
     };
     let report = actions::import_references(&pool, &engine, &challenge, &split, file, mode).await?;
     let mut msg = format!(
