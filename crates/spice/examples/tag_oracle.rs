@@ -29,7 +29,7 @@ use std::process::ExitCode;
 use spice::fidelity::{self, Half, TupleSet};
 use spice::parse::{self, parser_tags};
 use spice::tag::{self, tag_sentence};
-use spice::{finish_basic, proposals_of, tokenize};
+use spice::{finish_basic, parse_with, proposals_of, tokenize};
 
 const FILES: [&str; 2] = ["captions-a.jsonl", "captions-b.jsonl"];
 
@@ -70,11 +70,17 @@ fn run() -> Result<(), String> {
     let text = std::fs::read_to_string(evidence).map_err(|e| format!("{evidence}: {e}"))?;
     // Per file: captions, reproduced with our tags, with the evidence tree's tags, tags differ.
     let mut counts = [[0usize; 4]; FILES.len()];
+    // Per file: tuples in common with the official ones and proposed, with our tags and with the
+    // evidence tree's, and the official tuples.
+    let mut tuples = [[0usize; 5]; FILES.len()];
+    // Over both files: tokens whose tag differs, by (our tag, the evidence tree's).
+    let mut confusions: HashMap<(&str, &str), usize> = HashMap::new();
     // Over both files: differing tokens by (evidence label, what differs), and captions whose
     // tokens differ only in the head, all with the same evidence label.
     let mut differences: HashMap<(String, &str), usize> = HashMap::new();
     let mut only_heads_of: HashMap<String, usize> = HashMap::new();
     let mut not_reproduced = 0;
+    let mut with_tree = std::collections::HashSet::new();
     for block in text.split("\n\n") {
         let Some(caption) = block.lines().find_map(|l| l.strip_prefix("# text = ")) else {
             continue;
@@ -85,6 +91,7 @@ fn run() -> Result<(), String> {
         let Some((k, target)) = official.get(caption) else {
             continue; // an official graph's tree
         };
+        with_tree.insert(caption);
         let rows: Vec<Vec<&str>> = block
             .lines()
             .filter(|l| !l.starts_with('#'))
@@ -106,20 +113,31 @@ fn run() -> Result<(), String> {
         let parse = |tags: &[&'static str]| {
             let arcs = parser.parse_form(&words, &parser_tags(&words, tags), form);
             let proposals = proposals_of(finish_basic(&words, tags, &arcs));
-            let same = &proposals
-                .iter()
-                .map(fidelity::printed_proposal)
-                .collect::<TupleSet>()
-                == target;
-            (arcs, same)
+            let set: TupleSet = proposals.iter().map(fidelity::printed_proposal).collect();
+            let common = set.intersection(target).count();
+            (arcs, &set == target, [common, set.len()])
         };
         let ours = tag_sentence(&tagger, &words);
         let c = &mut counts[*k];
         c[0] += 1;
-        c[1] += usize::from(parse(&ours).1);
-        let (arcs, with_evidence_tags) = parse(&evidence_tags);
+        let (_, with_our_tags, [common, n]) = parse(&ours);
+        c[1] += usize::from(with_our_tags);
+        let (arcs, with_evidence_tags, [common_e, n_e]) = parse(&evidence_tags);
         c[2] += usize::from(with_evidence_tags);
+        let t = &mut tuples[*k];
+        *t = [
+            t[0] + common,
+            t[1] + n,
+            t[2] + common_e,
+            t[3] + n_e,
+            t[4] + target.len(),
+        ];
         c[3] += usize::from(ours != evidence_tags);
+        for (o, e) in ours.iter().zip(&evidence_tags) {
+            if o != e {
+                *confusions.entry((*o, *e)).or_default() += 1;
+            }
+        }
         if !with_evidence_tags {
             not_reproduced += 1;
             let mut kinds = Vec::new();
@@ -144,16 +162,61 @@ fn run() -> Result<(), String> {
             }
         }
     }
-    for (file, c) in FILES.iter().zip(counts) {
+    // The fold's captions without an evidence tree, with our tags: tuples in common, proposed,
+    // official.
+    let mut without_tree = [[0usize; 3]; FILES.len()];
+    for (caption, (k, target)) in &official {
+        if Half::of(caption) != Half::Tuning
+            || Half::fold(caption) != fold
+            || with_tree.contains(caption.as_str())
+        {
+            continue;
+        }
+        let set: TupleSet = parse_with(&tagger, &parser, caption)
+            .into_iter()
+            .flat_map(proposals_of)
+            .map(|p| fidelity::printed_proposal(&p))
+            .collect();
+        let w = &mut without_tree[*k];
+        *w = [
+            w[0] + set.intersection(target).count(),
+            w[1] + set.len(),
+            w[2] + target.len(),
+        ];
+    }
+    for (((file, c), t), w) in FILES.iter().zip(counts).zip(tuples).zip(without_tree) {
         let pct = |x: usize| 100.0 * x as f64 / c[0].max(1) as f64;
+        let ratio = |a: usize, b: usize| a as f64 / b.max(1) as f64;
         println!(
-            "{file}, tuning fold {fold}: {} captions with an evidence tree; reproduced {:.1} % with our tags, {:.1} % with the evidence tree's; tags differ in {:.1} %",
+            "{file}, tuning fold {fold}: {} captions with an evidence tree; reproduced {:.1} % with our tags, {:.1} % with the evidence tree's; tags differ in {:.1} %; tuple P / R {:.3} / {:.3} with our tags, {:.3} / {:.3} with the evidence tree's",
             c[0],
             pct(c[1]),
             pct(c[2]),
-            pct(c[3])
+            pct(c[3]),
+            ratio(t[0], t[1]),
+            ratio(t[0], t[4]),
+            ratio(t[2], t[3]),
+            ratio(t[2], t[4])
+        );
+        println!(
+            "  with the fold's captions that have no evidence tree (our tags there): tuple P / R {:.3} / {:.3} with our tags, {:.3} / {:.3} with the evidence tree's where it has one",
+            ratio(t[0] + w[0], t[1] + w[1]),
+            ratio(t[0] + w[0], t[4] + w[2]),
+            ratio(t[2] + w[0], t[3] + w[1]),
+            ratio(t[2] + w[0], t[4] + w[2])
         );
     }
+    let mut confusions: Vec<_> = confusions.into_iter().collect();
+    confusions.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let confusions: Vec<String> = confusions
+        .iter()
+        .take(12)
+        .map(|((o, e), n)| format!("{o} for {e} {n}"))
+        .collect();
+    println!(
+        "tokens we tag otherwise than the evidence tree (ours for theirs): {}",
+        confusions.join(", ")
+    );
     println!(
         "\n{not_reproduced} captions not reproduced with the evidence tree's tags; tokens whose head or label differs from the evidence tree, by evidence label:"
     );
