@@ -328,7 +328,8 @@ fn replace_refused(split: &SplitName, current: &splits::Split, submissions: i64)
     ActionError::Invalid(format!(
         "split {} already has references (version {}; submissions on it: {submissions}): \
          importing again makes version {}, and the submissions stay with version {} and leave \
-         the leaderboard; confirm that you want to replace it",
+         the leaderboard unless they are re-scored against the new references (same images \
+         only); confirm that you want to replace it",
         split.as_str(),
         current.version,
         current.version + 1,
@@ -721,6 +722,13 @@ pub async fn submit(
     .await?;
     let sha = hex::encode(Sha256::digest(&bytes));
     let mut tx = pool.begin().await?;
+    // New references may have replaced the split's version while the file was checked against it.
+    if !splits::hold_current(&mut tx, split.id).await? {
+        return Err(ActionError::Invalid(format!(
+            "split {} was given new references while your file was checked; upload it again",
+            split.name
+        )));
+    }
     let (kind, team_id, label, user) = match uploader {
         Uploader::Team { team_id, user_id } => {
             submissions::lock_team(&mut tx, team_id).await?;
@@ -1049,7 +1057,13 @@ pub async fn choose_for_leaderboard(
     if let Some(why) = challenge.refusal_for(&split.name, chrono::Utc::now()) {
         return Err(ActionError::Closed(why));
     }
-    submissions::choose_for_leaderboard(pool, team_id, split.id, submission.id).await?;
+    if !submissions::choose_for_leaderboard(pool, team_id, split.id, submission.id).await? {
+        return Err(ActionError::Invalid(
+            "the submission moved to a new version of its split, or was deleted, meanwhile; \
+             choose it again from its page"
+                .into(),
+        ));
+    }
     Ok((split, challenge))
 }
 

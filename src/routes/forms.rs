@@ -156,10 +156,20 @@ impl UnreadForm {
         limits: multipart::Limits,
         ready: Result<(), PageError>,
     ) -> Result<multipart::Form, PageError> {
+        self.read_gated(limits, |_| ready).await
+    }
+
+    /// [`UnreadForm::read`] with `ready` looking at the text fields sent before the file (such
+    /// as the split an upload is for).
+    pub async fn read_gated(
+        self,
+        limits: multipart::Limits,
+        ready: impl FnOnce(&std::collections::HashMap<String, String>) -> Result<(), PageError>,
+    ) -> Result<multipart::Form, PageError> {
         let req = &self.req;
         multipart::read(req, self.payload, limits, |fields| {
             check_csrf(req, fields.get("csrf").map_or("", String::as_str))?;
-            ready
+            ready(fields)
         })
         .await
         .map_err(|e| match e {

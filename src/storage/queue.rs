@@ -229,6 +229,24 @@ async fn mark_failed(
     .map(|_| ())
 }
 
+/// Ends the pending jobs of the submissions, queued or running (a running job's worker then
+/// fails to complete it and its results are not written), recording `why`.
+pub async fn supersede(
+    tx: &mut Transaction<'_, Postgres>,
+    submission_ids: &[i64],
+    why: &str,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "UPDATE jobs SET state = 'failed', finished_at = now(), lease_expires_at = NULL, last_error = $2
+         WHERE submission_id = ANY($1) AND state IN ('queued', 'running')",
+    )
+    .bind(submission_ids)
+    .bind(why)
+    .execute(&mut **tx)
+    .await
+    .map(|_| ())
+}
+
 /// The newest job of a submission.
 pub async fn latest_of_submission(
     db: impl PgExecutor<'_>,

@@ -50,12 +50,11 @@ pub struct SubmissionResult {
     pub classic: Option<ClassicScores>,
 }
 
-/// Replaces the submission's scores with `result` and marks it scored (inside the job's final
-/// transaction).
-pub async fn write(
+/// Deletes every score of the submissions (their results, per image and in aggregate, and the
+/// intervals drawn from them).
+pub async fn forget(
     tx: &mut Transaction<'_, Postgres>,
-    submission_id: i64,
-    result: &SubmissionResult,
+    submission_ids: &[i64],
 ) -> Result<(), sqlx::Error> {
     for table in [
         "score_intervals",
@@ -64,11 +63,24 @@ pub async fn write(
         "aggregate_scores",
         "classic_scores",
     ] {
-        sqlx::query(&format!("DELETE FROM {table} WHERE submission_id = $1"))
-            .bind(submission_id)
-            .execute(&mut **tx)
-            .await?;
+        sqlx::query(&format!(
+            "DELETE FROM {table} WHERE submission_id = ANY($1)"
+        ))
+        .bind(submission_ids)
+        .execute(&mut **tx)
+        .await?;
     }
+    Ok(())
+}
+
+/// Replaces the submission's scores with `result` and marks it scored (inside the job's final
+/// transaction).
+pub async fn write(
+    tx: &mut Transaction<'_, Postgres>,
+    submission_id: i64,
+    result: &SubmissionResult,
+) -> Result<(), sqlx::Error> {
+    forget(tx, &[submission_id]).await?;
     // COPY is the fastest way in for tens of thousands of rows (a 5,000-image submission writes
     // 5,000 image results and 35,000 category scores).
     let mut results = String::new();

@@ -88,6 +88,16 @@ pub async fn create_version(
     Ok((split, replaced))
 }
 
+/// Whether split version `id` is still current, holding it so until the transaction ends (an
+/// import making a new version waits for it).
+pub async fn hold_current(conn: &mut sqlx::PgConnection, id: i64) -> Result<bool, sqlx::Error> {
+    sqlx::query_scalar("SELECT is_current FROM splits WHERE id = $1 FOR SHARE")
+        .bind(id)
+        .fetch_optional(conn)
+        .await
+        .map(|current| current.unwrap_or(false))
+}
+
 /// How many images version `a` has that `b` has not, and the reverse.
 pub async fn image_difference(
     conn: &mut sqlx::PgConnection,

@@ -166,15 +166,18 @@ pub async fn soft_delete(db: impl PgExecutor<'_>, id: i64) -> Result<bool, sqlx:
     Ok(r.rows_affected() == 1)
 }
 
-/// Makes `submission_id` the team's leaderboard entry for its split.
+/// Makes `submission_id` the team's leaderboard entry for split version `split_id`. False (and
+/// nothing written) unless it is still a live submission of that team on that version.
 pub async fn choose_for_leaderboard(
     db: impl PgExecutor<'_>,
     team_id: i64,
     split_id: i64,
     submission_id: i64,
-) -> Result<(), sqlx::Error> {
+) -> Result<bool, sqlx::Error> {
     sqlx::query(
-        "INSERT INTO leaderboard_choices (team_id, split_id, submission_id) VALUES ($1, $2, $3)
+        "INSERT INTO leaderboard_choices (team_id, split_id, submission_id)
+         SELECT $1, $2, $3 FROM submissions
+         WHERE id = $3 AND split_id = $2 AND team_id = $1 AND deleted_at IS NULL
          ON CONFLICT (team_id, split_id) DO UPDATE SET submission_id = EXCLUDED.submission_id",
     )
     .bind(team_id)
@@ -182,7 +185,7 @@ pub async fn choose_for_leaderboard(
     .bind(submission_id)
     .execute(db)
     .await
-    .map(|_| ())
+    .map(|r| r.rows_affected() == 1)
 }
 
 /// Non-deleted submissions of a split (for re-scoring).
@@ -199,15 +202,17 @@ pub async fn ids_of_split(
 }
 
 /// Moves the live submissions of split version `from` but its Human row (which is computed from
-/// the references, not uploaded) to version `to`, with the teams' leaderboard choices. Returns
-/// the moved submissions, for re-scoring.
+/// the references, not uploaded) to version `to`, with the teams' leaderboard choices. Their
+/// scores, against the old references, are deleted, their pending jobs ended (a worker scoring
+/// one against the old references cannot write its results), and they wait, `queued`, for the
+/// jobs the caller queues. Returns the moved submissions.
 pub async fn move_to_version(
     tx: &mut Transaction<'_, Postgres>,
     from: i64,
     to: i64,
 ) -> Result<Vec<(i64, SubmissionKind)>, sqlx::Error> {
-    let moved = sqlx::query_as(
-        "UPDATE submissions SET split_id = $2
+    let moved: Vec<(i64, SubmissionKind)> = sqlx::query_as(
+        "UPDATE submissions SET split_id = $2, status = 'queued', error = NULL
          WHERE split_id = $1 AND deleted_at IS NULL AND kind <> $3
          RETURNING id, kind",
     )
@@ -216,6 +221,9 @@ pub async fn move_to_version(
     .bind(SubmissionKind::Human)
     .fetch_all(&mut **tx)
     .await?;
+    let ids: Vec<i64> = moved.iter().map(|(id, _)| *id).collect();
+    super::queue::supersede(tx, &ids, "superseded: the split's references were replaced").await?;
+    super::scores::forget(tx, &ids).await?;
     sqlx::query(
         "UPDATE leaderboard_choices c SET split_id = $2
          FROM submissions s WHERE c.split_id = $1 AND s.id = c.submission_id AND s.split_id = $2",

@@ -269,6 +269,18 @@ async fn a_split_with_a_window_of_its_own_takes_uploads_in_it_and_not_in_the_cha
         .expect("body")
         .contains("split test: submissions closed at"));
 
+    // With every split's window closed, the form is not offered, though the challenge's is open.
+    assert_eq!(
+        status(set_split_phase(&app, &[("split", "val"), ("closes_at", &closed)]).await),
+        303
+    );
+    let (_, html) = text(&owl, &app.url("/c/ph/submit")).await;
+    assert!(!html.contains("id=\"upload-form\""), "{html}");
+    assert_eq!(
+        status(set_split_phase(&app, &[("split", "val")]).await),
+        303
+    );
+
     // Back to the challenge's window: `test` takes uploads again.
     let r = set_split_phase(&app, &[("split", "test"), ("follow", "on")]).await;
     assert_eq!(status(r), 303);

@@ -112,3 +112,84 @@ async fn bad_reference_files_are_refused_with_the_place() {
         .expect("count");
     assert_eq!(splits, 0, "a refused file leaves nothing behind");
 }
+
+/// Re-scoring a split's submissions against new references: their old scores go, a job still
+/// pending against the old references is ended (its worker cannot write its results), they
+/// wait queued for new jobs, and a leaderboard choice naming the old version is not written.
+#[tokio::test]
+async fn submissions_moved_to_new_references_lose_their_old_scores_and_jobs() {
+    let app = spawn_app_with(0, |_| {}).await;
+    let c = app.challenge_with_split("move", "val", false).await;
+    let (team, token) = app.team("move", "Owls").await;
+    let scored = app
+        .submit("move", &token, "val", crate::helpers::demo_results(true))
+        .await;
+    crate::helpers::fake_aggregates(&app.pool, scored, [Some(0.3); 7]).await;
+    let pending = app
+        .submit("move", &token, "val", crate::helpers::demo_results(false))
+        .await;
+    let old = actions::split(&app.pool, &c, "val").await.expect("split");
+    let r = actions::import_references(
+        &app.pool,
+        &app.engine,
+        &c,
+        &SplitName::parse("val").expect("name"),
+        crate::helpers::demo_references(),
+        actions::ImportMode {
+            hidden: false,
+            replace: true,
+            rescore_with_attempts: Some(3),
+        },
+    )
+    .await
+    .expect("import with re-scoring");
+    assert_eq!((r.version, r.carried_over), (2, 2));
+    let new = actions::split(&app.pool, &c, "val").await.expect("split");
+    for id in [scored, pending] {
+        let (split, status): (i64, String) =
+            sqlx::query_as("SELECT split_id, status FROM submissions WHERE id = $1")
+                .bind(id)
+                .fetch_one(&app.pool)
+                .await
+                .expect("submission");
+        assert_eq!(
+            (split, status.as_str()),
+            (new.id, "queued"),
+            "submission {id}"
+        );
+        let jobs: Vec<(String, Option<String>)> = sqlx::query_as(
+            "SELECT state, last_error FROM jobs WHERE submission_id = $1 ORDER BY id",
+        )
+        .bind(id)
+        .fetch_all(&app.pool)
+        .await
+        .expect("jobs");
+        assert_eq!(jobs.len(), 2, "submission {id}: {jobs:?}");
+        if id == pending {
+            let (state, error) = &jobs[0];
+            assert_eq!(state, "failed", "the job against the old references ended");
+            assert!(error.as_deref().is_some_and(|e| e.contains("superseded")));
+        } else {
+            assert_eq!(jobs[0].0, "succeeded", "an ended job stays as it was");
+        }
+        assert_eq!(jobs[1].0, "queued");
+    }
+    let aggregates: i64 =
+        sqlx::query_scalar("SELECT COUNT(*) FROM aggregate_scores WHERE submission_id = $1")
+            .bind(scored)
+            .fetch_one(&app.pool)
+            .await
+            .expect("count");
+    assert_eq!(aggregates, 0, "scores against the old references are gone");
+    // A choice made for the old version while the submission moved writes nothing.
+    let written =
+        spiceboard::storage::submissions::choose_for_leaderboard(&app.pool, team, old.id, scored)
+            .await
+            .expect("choose");
+    assert!(!written);
+    let written =
+        spiceboard::storage::submissions::choose_for_leaderboard(&app.pool, team, new.id, scored)
+            .await
+            .expect("choose");
+    assert!(written);
+}

@@ -334,11 +334,12 @@ pub async fn import_references(
         .file
         .clone()
         .ok_or_else(|| PageError::BadRequest("choose a file".into()))?;
+    let rescore = form.field("rescore") == "on";
     let mode = actions::ImportMode {
         hidden: form.field("hidden") == "on",
-        replace: form.field("replace") == "on",
-        rescore_with_attempts: (form.field("rescore") == "on")
-            .then_some(config.settings.worker.max_attempts),
+        // Asking for the submissions to be re-scored against the new references says to replace.
+        replace: rescore || form.field("replace") == "on",
+        rescore_with_attempts: rescore.then_some(config.settings.worker.max_attempts),
     };
     let report = actions::import_references(&pool, &engine, &challenge, &split, file, mode).await?;
     let mut msg = format!(

@@ -130,7 +130,7 @@ pub async fn upload(
     );
     // The token and the challenge are checked, and the phase is, so that an upload outside it
     // is refused before its file is read (`actions::submit` checks the phase again, under the
-    // team's lock); the form has nothing more to show before the file.
+    // team's lock): the challenge's, and the split's when it is named before the file.
     let open = match challenge.closed_to_all(chrono::Utc::now()) {
         Some(why) => Err(ApiError::Closed(why)),
         None => Ok(()),
@@ -140,7 +140,17 @@ pub async fn upload(
         Ok(()) => Some(config.uploads.take(team.id, challenge.file_limit()).await?),
         Err(_) => None,
     };
-    let form = multipart::read(&req, payload, limits, |_| open)
+    let gate = |fields: &std::collections::HashMap<String, String>| {
+        open?;
+        match fields.get("split") {
+            Some(split) => match challenge.refusal_for(split, chrono::Utc::now()) {
+                Some(why) => Err(ApiError::Closed(why)),
+                None => Ok(()),
+            },
+            None => Ok(()),
+        }
+    };
+    let form = multipart::read(&req, payload, limits, gate)
         .await
         .map_err(|e| match e {
             multipart::ReadError::Form(f) => f.into(),

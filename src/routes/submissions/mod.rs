@@ -89,7 +89,7 @@ async fn submit_page(
     let page = SubmitPage {
         phase: challenge.phase_summary(now),
         phase_until: challenge.next_change(now).map(|t| t.to_rfc3339()),
-        open: challenge.closed_to_all(now).is_none(),
+        open: windows.iter().any(Option::is_none),
         some_closed: windows.iter().any(Option::is_some),
         windows,
         description: typed.description.to_string(),
@@ -155,7 +155,17 @@ pub async fn upload(
         (Some(t), Ok(())) => Some(config.uploads.take(t.id, challenge.file_limit()).await?),
         _ => None,
     };
-    let form = body.read(limits, ready).await?;
+    // The split, when the form names it before the file, may have a window of its own.
+    let form = body
+        .read_gated(limits, |fields| {
+            ready?;
+            let split = fields.get("split").map_or("", String::as_str);
+            match challenge.refusal_for(split, chrono::Utc::now()) {
+                Some(why) if !split.is_empty() => Err(PageError::BadRequest(why)),
+                _ => Ok(()),
+            }
+        })
+        .await?;
     let Some(team) = team else {
         return Err(PageError::Forbidden);
     };
