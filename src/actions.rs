@@ -43,6 +43,9 @@ pub enum ActionError {
     /// An invite link whose code is wrong, replaced, or of another challenge: all look alike.
     #[error("this invite link is not valid (any more); ask the team for a new one")]
     NoInvite,
+    /// A password link that is wrong, used or expired: all look alike.
+    #[error("this password link is not valid (any more); ask the organizers for a new one")]
+    NoPasswordLink,
     #[error("you are in no team of this challenge")]
     NotInTeam,
     #[error("no API token {0} of your team")]
@@ -519,17 +522,98 @@ pub async fn sign_up(
     password: &Password,
 ) -> Result<accounts::User, ActionError> {
     signup_allowed(pool, address).await?;
+    let hash = hash_in_turn(turns, password).await?;
+    accounts::create_user(pool, email.as_str(), &hash, false)
+        .await?
+        .ok_or(ActionError::AccountExists)
+}
+
+/// A password's argon2 hash, made in its turn (`turns`).
+async fn hash_in_turn(turns: &Turns, password: &Password) -> Result<String, ActionError> {
     let pw = password.expose().to_string();
     let turn = turns.take().await?;
-    let hash = off_the_async_threads("password hashing", move || {
+    off_the_async_threads("password hashing", move || {
         let _turn = turn;
         auth::hash_password(&pw)
     })
     .await?
-    .map_err(|e| ActionError::Internal(format!("password hashing failed: {e}")))?;
-    accounts::create_user(pool, email.as_str(), &hash, false)
+    .map_err(|e| ActionError::Internal(format!("password hashing failed: {e}")))
+}
+
+/// How long a password link made by [`password_link`] works.
+pub const PASSWORD_LINK_HOURS: i64 = 24;
+
+/// Changes a logged-in person's password, given their current one (checked and throttled as a
+/// login is); ends their other sessions (`session_hash` is the one that stays) and any password
+/// link still open.
+pub async fn change_password(
+    pool: &PgPool,
+    turns: &Turns,
+    address: &str,
+    user: &accounts::User,
+    current: &str,
+    new: &Password,
+    session_hash: &str,
+) -> Result<(), ActionError> {
+    match log_in(pool, turns, address, &user.email, current).await {
+        Err(ActionError::WrongCredentials) => {
+            return Err(ActionError::Invalid(
+                "that is not your current password".into(),
+            ))
+        }
+        other => other?,
+    };
+    let hash = hash_in_turn(turns, new).await?;
+    let mut tx = pool.begin().await?;
+    accounts::set_password(&mut tx, user.id, &hash, Some(session_hash)).await?;
+    accounts::close_password_resets(&mut *tx, user.id).await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Makes a one-time link for the account of `email` to set a new password with (the server sends
+/// no e-mail: an organizer or operator passes it on). Returns the link's secret, for
+/// `/password/{secret}`; it works once, for `PASSWORD_LINK_HOURS`.
+pub async fn password_link(pool: &PgPool, email: &str) -> Result<String, ActionError> {
+    let email = email.trim().to_lowercase();
+    let user = accounts::user_by_email(pool, &email)
         .await?
-        .ok_or(ActionError::AccountExists)
+        .ok_or(ActionError::NoAccount(email))?;
+    let secret = auth::new_token();
+    let expires = chrono::Utc::now() + chrono::Duration::hours(PASSWORD_LINK_HOURS);
+    accounts::create_password_reset(pool, &auth::token_hash(&secret), user.id, expires).await?;
+    Ok(secret)
+}
+
+/// The account a password link is for, while it works.
+pub async fn password_link_user(
+    pool: &PgPool,
+    secret: &str,
+) -> Result<accounts::User, ActionError> {
+    accounts::password_reset_user(pool, &auth::token_hash(secret), false)
+        .await?
+        .ok_or(ActionError::NoPasswordLink)
+}
+
+/// Sets a new password with a password link, once: the link and any other open one of the
+/// account stop working, and every session of the account ends.
+pub async fn reset_password(
+    pool: &PgPool,
+    turns: &Turns,
+    secret: &str,
+    new: &Password,
+) -> Result<accounts::User, ActionError> {
+    password_link_user(pool, secret).await?;
+    let hash = hash_in_turn(turns, new).await?;
+    let mut tx = pool.begin().await?;
+    // Again, holding the link: two uses at once set one password.
+    let user = accounts::password_reset_user(&mut *tx, &auth::token_hash(secret), true)
+        .await?
+        .ok_or(ActionError::NoPasswordLink)?;
+    accounts::set_password(&mut tx, user.id, &hash, None).await?;
+    accounts::close_password_resets(&mut *tx, user.id).await?;
+    tx.commit().await?;
+    Ok(user)
 }
 
 /// Checks a login, throttled per address and per account: past the limits no password is

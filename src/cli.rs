@@ -83,6 +83,12 @@ pub enum AdminCommand {
         #[arg(long)]
         password: String,
     },
+    /// Make a one-time link for an account to set a new password with (the server sends no
+    /// e-mail; pass it on). Prints the link's path, to put after the site's address.
+    PasswordLink {
+        #[arg(long)]
+        email: String,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -383,6 +389,15 @@ async fn dispatch(command: Command, settings: &Settings, db: &Database) -> anyho
                 Some(u) => println!("organizer {} created (id {})", u.email, u.id),
                 None => bail!("an account with e-mail {} already exists", email.as_str()),
             }
+        }
+        Command::Admin(AdminCommand::PasswordLink { email }) => {
+            let secret = actions::password_link(pool, &email).await?;
+            eprintln!(
+                "a password link for {} (it works once, for {} hours; put the site's address before it):",
+                email.trim(),
+                actions::PASSWORD_LINK_HOURS
+            );
+            println!("/password/{secret}");
         }
         Command::Challenge(c) => challenge_command(c, settings, pool, attempts).await?,
         Command::Team(TeamCommand::Create { challenge, name }) => {

@@ -85,10 +85,10 @@ impl From<ActionError> for PageError {
 
 #[derive(Template)]
 #[template(path = "error.html")]
-struct ErrorPage<'a> {
-    layout: super::Layout,
-    status: u16,
-    message: &'a str,
+pub(super) struct ErrorPage<'a> {
+    pub(super) layout: super::Layout,
+    pub(super) status: u16,
+    pub(super) message: &'a str,
 }
 
 impl PageError {

@@ -33,6 +33,13 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 .route(web::post().to(auth::login)),
         )
         .route("/logout", web::post().to(auth::logout))
+        .route("/account", web::get().to(auth::account))
+        .route("/account/password", web::post().to(auth::change_password))
+        .service(
+            web::resource("/password/{secret}")
+                .route(web::get().to(auth::password_link))
+                .route(web::post().to(auth::reset_password)),
+        )
         .route("/c/{slug}", web::get().to(challenges::overview))
         .route("/c/{slug}/team", web::post().to(challenges::create_team))
         .route(
@@ -90,6 +97,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/api/submissions/{id}", web::get().to(api::status))
         .route("/admin", web::get().to(admin::index))
         .route("/admin/challenges", web::post().to(admin::create_challenge))
+        .route("/admin/password-link", web::post().to(admin::password_link))
         .route("/admin/c/{slug}", web::get().to(admin::challenge))
         .route(
             "/admin/c/{slug}/references",

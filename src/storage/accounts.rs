@@ -105,6 +105,73 @@ pub async fn user_by_session(
     .await
 }
 
+/// Sets a person's password hash and ends their sessions but `keep` (the one that changed it, if
+/// any).
+pub async fn set_password(
+    tx: &mut sqlx::Transaction<'_, sqlx::Postgres>,
+    user_id: i64,
+    password_hash: &str,
+    keep: Option<&str>,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE users SET password_hash = $2 WHERE id = $1")
+        .bind(user_id)
+        .bind(password_hash)
+        .execute(&mut **tx)
+        .await?;
+    sqlx::query("DELETE FROM sessions WHERE user_id = $1 AND token_hash IS DISTINCT FROM $2")
+        .bind(user_id)
+        .bind(keep)
+        .execute(&mut **tx)
+        .await
+        .map(|_| ())
+}
+
+/// Stores a one-time password link for `user_id` (its token hashed), valid until `expires_at`.
+pub async fn create_password_reset(
+    db: impl PgExecutor<'_>,
+    token_hash: &str,
+    user_id: i64,
+    expires_at: DateTime<Utc>,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("INSERT INTO password_resets (token_hash, user_id, expires_at) VALUES ($1, $2, $3)")
+        .bind(token_hash)
+        .bind(user_id)
+        .bind(expires_at)
+        .execute(db)
+        .await
+        .map(|_| ())
+}
+
+/// The person a password link is for, if it is unused and unexpired; with `take`, the link is
+/// locked for the transaction that uses it.
+pub async fn password_reset_user(
+    db: impl PgExecutor<'_>,
+    token_hash: &str,
+    take: bool,
+) -> Result<Option<User>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "SELECT u.id, u.email, u.password_hash, u.is_admin
+         FROM password_resets r JOIN users u ON u.id = r.user_id
+         WHERE r.token_hash = $1 AND r.used_at IS NULL AND r.expires_at > now(){}",
+        if take { " FOR UPDATE OF r" } else { "" }
+    ))
+    .bind(token_hash)
+    .fetch_optional(db)
+    .await
+}
+
+/// Marks every open password link of a person used (the one just used, and any older one).
+pub async fn close_password_resets(
+    db: impl PgExecutor<'_>,
+    user_id: i64,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE password_resets SET used_at = now() WHERE user_id = $1 AND used_at IS NULL")
+        .bind(user_id)
+        .execute(db)
+        .await
+        .map(|_| ())
+}
+
 pub async fn delete_session(db: impl PgExecutor<'_>, token_hash: &str) -> Result<(), sqlx::Error> {
     sqlx::query("DELETE FROM sessions WHERE token_hash = $1")
         .bind(token_hash)

@@ -473,3 +473,245 @@ async fn sessions_do_not_pile_up() {
     expected.push("bea-live".into());
     assert_eq!(kept, expected, "the newest of each person's, none expired");
 }
+
+/// A browser of its own, signed up as `email` with `password`.
+async fn signed_up(app: &crate::helpers::TestApp, email: &str, password: &str) -> reqwest::Client {
+    let browser = client();
+    let csrf = app.csrf_of(&browser, "/signup").await;
+    let r = browser
+        .post(app.url("/signup"))
+        .form(&[("email", email), ("password", password), ("csrf", &csrf)])
+        .send()
+        .await
+        .expect("POST /signup");
+    assert_eq!(r.status(), 303);
+    browser
+}
+
+/// `browser`'s view of its account page: status, and where a redirect leads.
+async fn account_page(app: &crate::helpers::TestApp, browser: &reqwest::Client) -> (u16, String) {
+    let r = browser
+        .get(app.url("/account"))
+        .send()
+        .await
+        .expect("GET /account");
+    let status = r.status().as_u16();
+    let location = r
+        .headers()
+        .get("location")
+        .and_then(|l| l.to_str().ok())
+        .map(str::to_string);
+    let body = r.text().await.expect("body");
+    (status, location.unwrap_or(body))
+}
+
+#[tokio::test]
+async fn a_person_changes_their_password_and_their_other_sessions_end() {
+    let app = spawn_app_with(0, |_| {}).await;
+    let here = signed_up(&app, "bea@example.org", "the first password").await;
+    let elsewhere = client();
+    let csrf = app.csrf_of(&elsewhere, "/login").await;
+    let r = elsewhere
+        .post(app.url("/login"))
+        .form(&[
+            ("email", "bea@example.org"),
+            ("password", "the first password"),
+            ("csrf", &csrf),
+        ])
+        .send()
+        .await
+        .expect("POST /login");
+    assert_eq!(r.status(), 303);
+    let (status, page) = account_page(&app, &here).await;
+    assert_eq!(status, 200);
+    assert!(page.contains("Change your password"), "{page}");
+    assert_eq!(
+        account_page(&app, &client()).await,
+        (303, "/login?next=/account".to_string()),
+        "nobody's account page asks to log in"
+    );
+
+    let change = |current: &'static str, new: &'static str| {
+        let here = &here;
+        let app = &app;
+        async move {
+            let csrf = app.csrf_of(here, "/account").await;
+            here.post(app.url("/account/password"))
+                .form(&[("current", current), ("password", new), ("csrf", &csrf)])
+                .send()
+                .await
+                .expect("POST /account/password")
+        }
+    };
+    let r = change("a wrong guess!", "the second password").await;
+    assert_eq!(r.status(), 400);
+    assert!(r
+        .text()
+        .await
+        .expect("body")
+        .contains("that is not your current password"));
+    let r = change("the first password", "short").await;
+    assert_eq!(r.status(), 400);
+    let r = change("the first password", "the second password").await;
+    assert_eq!(r.status(), 303);
+    assert_eq!(
+        r.headers().get("location").and_then(|l| l.to_str().ok()),
+        Some("/account?changed")
+    );
+    let r = here
+        .get(app.url("/account?changed"))
+        .send()
+        .await
+        .expect("GET");
+    assert_eq!(r.status(), 200, "the session that changed it stays");
+    let page = r.text().await.expect("body");
+    assert!(page.contains("id=\"password-changed\""), "{page}");
+    assert_eq!(
+        account_page(&app, &elsewhere).await.0,
+        303,
+        "the other session ended"
+    );
+    assert_eq!(
+        app.log_in("bea@example.org", "the first password")
+            .await
+            .status(),
+        400
+    );
+    assert_eq!(
+        app.log_in("bea@example.org", "the second password")
+            .await
+            .status(),
+        303
+    );
+    // Wrong guesses at the current password count as failed logins of the account.
+    let failures: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM auth_attempts WHERE key = 'login-account:bea@example.org'",
+    )
+    .fetch_one(&app.pool)
+    .await
+    .expect("count");
+    assert_eq!(failures, 2);
+}
+
+#[tokio::test]
+async fn a_password_link_from_the_organizers_sets_a_new_password_once() {
+    let app = spawn_app_with(0, |_| {}).await;
+    let forgetful = signed_up(&app, "cy@example.org", "a forgotten password").await;
+    app.log_in_as_organizer().await;
+    let make_link = |email: &'static str| {
+        let app = &app;
+        async move {
+            let csrf = app.csrf("/admin").await;
+            app.client
+                .post(app.url("/admin/password-link"))
+                .form(&[("email", email), ("csrf", &csrf)])
+                .send()
+                .await
+                .expect("POST /admin/password-link")
+        }
+    };
+    let r = make_link("nobody@example.org").await;
+    assert_eq!(r.status(), 400);
+    assert!(r
+        .text()
+        .await
+        .expect("body")
+        .contains("no account with e-mail address"));
+    let r = make_link(" CY@example.org").await;
+    assert_eq!(r.status(), 200);
+    assert_eq!(
+        r.headers()
+            .get("cache-control")
+            .and_then(|v| v.to_str().ok()),
+        Some("no-store")
+    );
+    let page = r.text().await.expect("body");
+    let start = page.find("/password/").expect("the link");
+    let link = page[start..start + "/password/".len() + 64].to_string();
+    assert!(
+        page.contains("The password link for cy@example.org"),
+        "{page}"
+    );
+    // An older link closes with the use of a newer one.
+    let older = spiceboard::actions::password_link(&app.pool, "cy@example.org")
+        .await
+        .expect("link");
+
+    let stranger = client();
+    let r = stranger.get(app.url(&link)).send().await.expect("GET");
+    assert_eq!(r.status(), 200);
+    assert_eq!(
+        r.headers()
+            .get("referrer-policy")
+            .and_then(|v| v.to_str().ok()),
+        Some("no-referrer")
+    );
+    assert!(r
+        .text()
+        .await
+        .expect("body")
+        .contains("Set a new password for cy@example.org"));
+    let set = |password: &'static str| {
+        let (app, stranger, link) = (&app, &stranger, &link);
+        async move {
+            let csrf = app.csrf_of(stranger, link).await;
+            stranger
+                .post(app.url(link))
+                .form(&[("password", password), ("csrf", &csrf)])
+                .send()
+                .await
+                .expect("POST")
+        }
+    };
+    assert_eq!(set("short").await.status(), 400);
+    let r = set("a remembered password").await;
+    assert_eq!(r.status(), 200);
+    assert!(r
+        .text()
+        .await
+        .expect("body")
+        .contains("id=\"password-set\""));
+    assert_eq!(
+        account_page(&app, &forgetful).await.0,
+        303,
+        "the account's sessions ended"
+    );
+    assert_eq!(
+        app.log_in("cy@example.org", "a remembered password")
+            .await
+            .status(),
+        303
+    );
+    // Used, it works no more; nor does the older link, nor an expired one, nor a made-up one.
+    let expired = spiceboard::actions::password_link(&app.pool, "cy@example.org")
+        .await
+        .expect("link");
+    sqlx::query(
+        "UPDATE password_resets SET expires_at = now() - interval '1 minute' WHERE used_at IS NULL",
+    )
+    .execute(&app.pool)
+    .await
+    .expect("expire");
+    for path in [
+        link.clone(),
+        format!("/password/{older}"),
+        format!("/password/{expired}"),
+        format!("/password/{}", "0".repeat(64)),
+    ] {
+        let r = stranger.get(app.url(&path)).send().await.expect("GET");
+        assert_eq!(r.status(), 404, "{path}");
+        assert!(r
+            .text()
+            .await
+            .expect("body")
+            .contains("this password link is not valid (any more)"));
+    }
+    let csrf = app.csrf_of(&stranger, "/login").await;
+    let r = stranger
+        .post(app.url(&link))
+        .form(&[("password", "yet another password"), ("csrf", &csrf)])
+        .send()
+        .await
+        .expect("POST");
+    assert_eq!(r.status(), 404);
+}

@@ -46,6 +46,24 @@ async fn a_challenge_can_be_scripted_from_the_command_line() {
     std::fs::write(&refs, demo_references()).expect("write refs");
 
     create_organizer(&url);
+    // A password link for an account, printed to pass on; none for an unknown address.
+    let (ok, out, err) = spiceboard(
+        &url,
+        &["admin", "password-link", "--email", "org@example.org"],
+    );
+    assert!(ok, "{err}");
+    assert!(err.contains("it works once, for 24 hours"), "{err}");
+    let link = out.trim();
+    assert!(
+        link.len() == "/password/".len() + 64 && link.starts_with("/password/"),
+        "{out}"
+    );
+    let (ok, _, err) = spiceboard(
+        &url,
+        &["admin", "password-link", "--email", "nobody@example.org"],
+    );
+    assert!(!ok);
+    assert!(err.contains("no account with e-mail address"), "{err}");
     let (ok, out, err) = spiceboard(
         &url,
         &[

@@ -10,7 +10,8 @@ async fn text(browser: &reqwest::Client, url: &str) -> (u16, String) {
 }
 
 fn logged_in_as(html: &str, email: &str) -> bool {
-    html.contains(&format!("<span class=\"who\">{email}</span>")) && !html.contains(">Log in</a>")
+    html.contains(&format!("<a class=\"who\" href=\"/account\">{email}</a>"))
+        && !html.contains(">Log in</a>")
 }
 
 /// Posts `fields` (plus the CSRF token of `from`) to `action` as `browser`.

@@ -71,6 +71,8 @@ struct AdminIndex {
     /// Why the new-challenge form failed, and the form as typed.
     error: Option<String>,
     typed: NewChallenge,
+    /// The password link just made (the account's e-mail address and the link), or why not.
+    password_link: Option<Result<(String, String), String>>,
 }
 
 pub async fn index(
@@ -79,7 +81,41 @@ pub async fn index(
     user: MaybeUser,
 ) -> Result<HttpResponse, PageError> {
     let user = organizer(user)?;
-    render_index(&req, &pool, &user, None, NewChallenge::default()).await
+    render_index(&req, &pool, &user, None, NewChallenge::default(), None).await
+}
+
+#[derive(Deserialize)]
+pub struct PasswordLinkForm {
+    email: String,
+}
+
+/// A one-time password link for someone who forgot theirs, shown once on the organizer page.
+pub async fn password_link(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    Posted {
+        by: Organizer(user),
+        form,
+    }: Posted<Organizer, PasswordLinkForm>,
+) -> Result<HttpResponse, PageError> {
+    let link = match actions::password_link(&pool, &form.email).await {
+        Ok(secret) => Ok((
+            form.email.trim().to_lowercase(),
+            super::challenges::absolute(&req, &format!("/password/{secret}")),
+        )),
+        Err(e @ actions::ActionError::NoAccount(_)) => Err(e.to_string()),
+        Err(e) => return Err(e.into()),
+    };
+    let page = render_index(
+        &req,
+        &pool,
+        &user,
+        None,
+        NewChallenge::default(),
+        Some(link),
+    )
+    .await?;
+    Ok(super::challenges::private(page))
 }
 
 async fn render_index(
@@ -88,8 +124,9 @@ async fn render_index(
     user: &User,
     error: Option<String>,
     typed: NewChallenge,
+    password_link: Option<Result<(String, String), String>>,
 ) -> Result<HttpResponse, PageError> {
-    let status = if error.is_some() {
+    let status = if error.is_some() || matches!(password_link, Some(Err(_))) {
         actix_web::http::StatusCode::BAD_REQUEST
     } else {
         actix_web::http::StatusCode::OK
@@ -99,6 +136,7 @@ async fn render_index(
         challenges: challenges::list(pool).await?,
         error,
         typed,
+        password_link,
     };
     Ok(HttpResponse::build(status)
         .content_type("text/html; charset=utf-8")
@@ -141,7 +179,7 @@ pub async fn create_challenge(
             "challenge created; import references next",
         )),
         Err(e @ (actions::ActionError::Invalid(_) | actions::ActionError::ChallengeExists(_))) => {
-            render_index(&req, &pool, &user, Some(e.to_string()), form).await
+            render_index(&req, &pool, &user, Some(e.to_string()), form, None).await
         }
         Err(e) => Err(e.into()),
     }

@@ -1,4 +1,4 @@
-//! Sign-up, login and logout.
+//! Sign-up, login and logout; changing a password, and setting one with a password link.
 
 use actix_web::http::header::LOCATION;
 use actix_web::{web, HttpRequest, HttpResponse};
@@ -6,7 +6,7 @@ use askama::Template;
 use serde::Deserialize;
 use sqlx::PgPool;
 
-use super::forms::{Anyone, Posted};
+use super::forms::{Anyone, Member, Posted};
 use super::home::html;
 use super::{Layout, PageError};
 use crate::actions;
@@ -162,4 +162,179 @@ pub async fn logout(
         .insert_header((LOCATION, "/"))
         .cookie(policy.expired_session())
         .finish())
+}
+
+#[derive(Template)]
+#[template(path = "account.html")]
+struct AccountPage {
+    layout: Layout,
+    /// A password link's page: the account it is for (`None`: the logged-in person's page).
+    for_email: Option<String>,
+    error: Option<String>,
+    /// The password was just changed or set.
+    done: bool,
+}
+
+impl AccountPage {
+    /// The page; a password link's (whose address is a secret) is kept out of caches and
+    /// referrers.
+    fn respond(self, status: actix_web::http::StatusCode) -> Result<HttpResponse, PageError> {
+        let secret = self.for_email.is_some();
+        let res = HttpResponse::build(status)
+            .content_type("text/html; charset=utf-8")
+            .body(self.render()?);
+        Ok(if secret {
+            super::challenges::private(res)
+        } else {
+            res
+        })
+    }
+}
+
+#[derive(Deserialize)]
+pub struct ChangedQuery {
+    #[serde(default)]
+    changed: Option<String>,
+}
+
+/// The logged-in person's account page: changing the password.
+pub async fn account(
+    req: HttpRequest,
+    user: auth::MaybeUser,
+    q: web::Query<ChangedQuery>,
+) -> Result<HttpResponse, PageError> {
+    let Some(user) = user.0 else {
+        return Ok(HttpResponse::SeeOther()
+            .insert_header((LOCATION, "/login?next=/account"))
+            .finish());
+    };
+    AccountPage {
+        layout: Layout::new(&req, Some(&user)),
+        for_email: None,
+        error: None,
+        done: q.changed.is_some(),
+    }
+    .respond(actix_web::http::StatusCode::OK)
+}
+
+#[derive(Deserialize)]
+pub struct PasswordChange {
+    current: String,
+    password: String,
+}
+
+pub async fn change_password(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    config: web::Data<AppConfig>,
+    Posted {
+        by: Member(user),
+        form,
+    }: Posted<Member, PasswordChange>,
+) -> Result<HttpResponse, PageError> {
+    let session = req
+        .cookie(auth::SESSION_COOKIE)
+        .map(|c| auth::token_hash(c.value()))
+        .unwrap_or_default();
+    let address = client_address(&req, &config);
+    let changed = match Password::parse(&form.password) {
+        Ok(new) => {
+            actions::change_password(
+                &pool,
+                &config.passwords,
+                &address,
+                &user,
+                &form.current,
+                &new,
+                &session,
+            )
+            .await
+        }
+        Err(e) => Err(actions::ActionError::Invalid(e.to_string())),
+    };
+    match changed {
+        Ok(()) => Ok(HttpResponse::SeeOther()
+            .insert_header((LOCATION, "/account?changed"))
+            .finish()),
+        Err(actions::ActionError::Invalid(e)) => AccountPage {
+            layout: Layout::new(&req, Some(&user)),
+            for_email: None,
+            error: Some(e),
+            done: false,
+        }
+        .respond(actix_web::http::StatusCode::BAD_REQUEST),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// A password link that does not work: its own page, saying what to do.
+fn no_password_link(req: &HttpRequest) -> Result<HttpResponse, PageError> {
+    let e = actions::ActionError::NoPasswordLink;
+    let page = super::error::ErrorPage {
+        layout: Layout::new(req, None),
+        status: 404,
+        message: &e.to_string(),
+    };
+    Ok(super::challenges::private(
+        HttpResponse::NotFound()
+            .content_type("text/html; charset=utf-8")
+            .body(page.render()?),
+    ))
+}
+
+/// A password link's page: a form for the new password.
+pub async fn password_link(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    secret: web::Path<String>,
+) -> Result<HttpResponse, PageError> {
+    match actions::password_link_user(&pool, &secret).await {
+        Ok(user) => AccountPage {
+            layout: Layout::new(&req, None),
+            for_email: Some(user.email),
+            error: None,
+            done: false,
+        }
+        .respond(actix_web::http::StatusCode::OK),
+        Err(actions::ActionError::NoPasswordLink) => no_password_link(&req),
+        Err(e) => Err(e.into()),
+    }
+}
+
+#[derive(Deserialize)]
+pub struct NewPassword {
+    password: String,
+}
+
+pub async fn reset_password(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    config: web::Data<AppConfig>,
+    secret: web::Path<String>,
+    Posted { form, .. }: Posted<Anyone, NewPassword>,
+) -> Result<HttpResponse, PageError> {
+    let user = match actions::password_link_user(&pool, &secret).await {
+        Ok(user) => user,
+        Err(actions::ActionError::NoPasswordLink) => return no_password_link(&req),
+        Err(e) => return Err(e.into()),
+    };
+    let page = |error: Option<String>, done: bool| AccountPage {
+        layout: Layout::new(&req, None),
+        for_email: Some(user.email.clone()),
+        error,
+        done,
+    };
+    let new = match Password::parse(&form.password) {
+        Ok(p) => p,
+        Err(e) => {
+            return page(Some(e.to_string()), false)
+                .respond(actix_web::http::StatusCode::BAD_REQUEST)
+        }
+    };
+    match actions::reset_password(&pool, &config.passwords, &secret, &new).await {
+        // The person's session, if this browser had one, ended with the others.
+        Ok(_) => page(None, true).respond(actix_web::http::StatusCode::OK),
+        Err(actions::ActionError::NoPasswordLink) => no_password_link(&req),
+        Err(e) => Err(e.into()),
+    }
 }

@@ -70,14 +70,14 @@ struct FailedTeam {
 }
 
 /// The absolute address of `path` as the browser reached this server.
-fn absolute(req: &HttpRequest, path: &str) -> String {
+pub(super) fn absolute(req: &HttpRequest, path: &str) -> String {
     let info = req.connection_info();
     format!("{}://{}{path}", info.scheme(), info.host())
 }
 
 /// A page that carries a secret in its address (an invite code): sent nowhere else by the browser,
 /// and not kept in caches.
-fn private(mut res: HttpResponse) -> HttpResponse {
+pub(super) fn private(mut res: HttpResponse) -> HttpResponse {
     let headers = res.headers_mut();
     headers.insert(
         actix_web::http::header::REFERRER_POLICY,
