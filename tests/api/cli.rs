@@ -392,22 +392,6 @@ async fn an_organizer_sets_the_phase_from_the_command_line() {
     let refs = dir.path().join("captions.json");
     std::fs::write(&refs, demo_references()).expect("write refs");
     let refs = refs.to_string_lossy().into_owned();
-    let (ok, _, err) = spiceboard(
-        &url,
-        &[
-            "challenge",
-            "import-refs",
-            "--slug",
-            "ph",
-            "--split",
-            "test",
-            "--file",
-            &refs,
-            "--no-human",
-        ],
-    );
-    assert!(ok, "{err}");
-    // Importing again needs --replace; --rescore moves the submissions (none here) along.
     let import = |extra: &[&str]| {
         let mut args = vec![
             "challenge",
@@ -423,6 +407,9 @@ async fn an_organizer_sets_the_phase_from_the_command_line() {
         args.extend_from_slice(extra);
         spiceboard(&url, &args)
     };
+    let (ok, _, err) = import(&[]);
+    assert!(ok, "{err}");
+    // Importing again needs --replace; --rescore moves the submissions (none here) along.
     let (ok, _, err) = import(&[]);
     assert!(!ok);
     assert!(

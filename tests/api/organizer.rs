@@ -14,16 +14,21 @@ async fn post_form(app: &TestApp, path: &str, fields: &[(&str, &str)]) -> reqwes
         .expect("POST")
 }
 
-/// The page a form's redirect leads to, with its one-time notice.
-async fn notice_page(app: &TestApp, r: &reqwest::Response) -> String {
+/// The organizer's view of the page at `path`.
+async fn organizer_view(app: &TestApp, path: &str) -> String {
     app.client
-        .get(app.url(&message(r)))
+        .get(app.url(path))
         .send()
         .await
         .expect("GET")
         .text()
         .await
         .expect("body")
+}
+
+/// The page a form's redirect leads to, with its one-time notice.
+async fn notice_page(app: &TestApp, r: &reqwest::Response) -> String {
+    organizer_view(app, &message(r)).await
 }
 
 fn message(r: &reqwest::Response) -> String {
@@ -82,21 +87,10 @@ async fn an_organizer_runs_a_challenge_from_the_browser() {
     );
     // The notice is shown once, and only what a form of this site did: words put in the page's
     // address by a link of anyone's making are not shown.
-    let again = |path: &'static str| {
-        let app = &app;
-        async move {
-            app.client
-                .get(app.url(path))
-                .send()
-                .await
-                .expect("GET")
-                .text()
-                .await
-                .expect("body")
-        }
-    };
-    assert!(!again("/admin/c/web").await.contains("imported split test"));
-    assert!(!again("/admin/c/web?msg=Forged%20notice")
+    assert!(!organizer_view(&app, "/admin/c/web")
+        .await
+        .contains("imported split test"));
+    assert!(!organizer_view(&app, "/admin/c/web?msg=Forged%20notice")
         .await
         .contains("Forged notice"));
 
