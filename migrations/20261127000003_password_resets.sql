@@ -1,4 +1,4 @@
--- One-time links to set a new password, made by an operator (`spiceboard admin reset-link`) or an
+-- One-time links to set a new password, made by an operator (`spiceboard admin password-link`) or an
 -- organizer for someone who forgot theirs: the server sends no e-mail. Stored hashed, like
 -- sessions; used once, and only until `expires_at`.
 CREATE TABLE password_resets (

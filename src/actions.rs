@@ -544,8 +544,10 @@ async fn hash_in_turn(turns: &Turns, password: &Password) -> Result<String, Acti
 pub const PASSWORD_LINK_HOURS: i64 = 24;
 
 /// Changes a logged-in person's password, given their current one (checked and throttled as a
-/// login is); ends their other sessions (`session_hash` is the one that stays) and any password
-/// link still open.
+/// login is), and ends all their sessions, this one too (a stolen cookie stops working): the
+/// caller starts a new one with the returned user. Password links stay open: someone who has the
+/// account and its password cannot close the owner's way back by changing it. Refused if the
+/// password changed while this was checked (a link was used meanwhile, say).
 pub async fn change_password(
     pool: &PgPool,
     turns: &Turns,
@@ -553,9 +555,8 @@ pub async fn change_password(
     user: &accounts::User,
     current: &str,
     new: &Password,
-    session_hash: &str,
-) -> Result<(), ActionError> {
-    match log_in(pool, turns, address, &user.email, current).await {
+) -> Result<accounts::User, ActionError> {
+    let checked = match log_in(pool, turns, address, &user.email, current).await {
         Err(ActionError::WrongCredentials) => {
             return Err(ActionError::Invalid(
                 "that is not your current password".into(),
@@ -565,23 +566,36 @@ pub async fn change_password(
     };
     let hash = hash_in_turn(turns, new).await?;
     let mut tx = pool.begin().await?;
-    accounts::set_password(&mut tx, user.id, &hash, Some(session_hash)).await?;
-    accounts::close_password_resets(&mut *tx, user.id).await?;
+    if !accounts::set_password(&mut tx, user.id, &hash, Some(&checked.password_hash)).await? {
+        return Err(ActionError::Invalid(
+            "your password was changed meanwhile; log in again".into(),
+        ));
+    }
     tx.commit().await?;
-    Ok(())
+    Ok(accounts::User {
+        password_hash: hash,
+        ..checked
+    })
 }
 
 /// Makes a one-time link for the account of `email` to set a new password with (the server sends
-/// no e-mail: an organizer or operator passes it on). Returns the link's secret, for
-/// `/password/{secret}`; it works once, for `PASSWORD_LINK_HOURS`.
-pub async fn password_link(pool: &PgPool, email: &str) -> Result<String, ActionError> {
+/// no e-mail: an organizer or operator passes it on; `by` names them in the log, never the
+/// link). Returns the link's secret, for `/password/{secret}`; it works once, for
+/// `PASSWORD_LINK_HOURS`, and closes the account's older links.
+pub async fn password_link(pool: &PgPool, email: &str, by: &str) -> Result<String, ActionError> {
     let email = email.trim().to_lowercase();
     let user = accounts::user_by_email(pool, &email)
         .await?
         .ok_or(ActionError::NoAccount(email))?;
     let secret = auth::new_token();
-    let expires = chrono::Utc::now() + chrono::Duration::hours(PASSWORD_LINK_HOURS);
-    accounts::create_password_reset(pool, &auth::token_hash(&secret), user.id, expires).await?;
+    accounts::create_password_reset(
+        pool,
+        &auth::token_hash(&secret),
+        user.id,
+        PASSWORD_LINK_HOURS,
+    )
+    .await?;
+    tracing::info!(user = user.id, by, "password link made");
     Ok(secret)
 }
 
@@ -596,13 +610,14 @@ pub async fn password_link_user(
 }
 
 /// Sets a new password with a password link, once: the link and any other open one of the
-/// account stop working, and every session of the account ends.
+/// account stop working, every session of the account ends, and the API tokens it made are
+/// revoked (someone who had the account may have made them). Returns how many tokens were.
 pub async fn reset_password(
     pool: &PgPool,
     turns: &Turns,
     secret: &str,
     new: &Password,
-) -> Result<accounts::User, ActionError> {
+) -> Result<u64, ActionError> {
     password_link_user(pool, secret).await?;
     let hash = hash_in_turn(turns, new).await?;
     let mut tx = pool.begin().await?;
@@ -612,8 +627,10 @@ pub async fn reset_password(
         .ok_or(ActionError::NoPasswordLink)?;
     accounts::set_password(&mut tx, user.id, &hash, None).await?;
     accounts::close_password_resets(&mut *tx, user.id).await?;
+    let revoked = accounts::revoke_api_tokens_made_by(&mut *tx, user.id).await?;
     tx.commit().await?;
-    Ok(user)
+    tracing::info!(user = user.id, revoked, "password set with a link");
+    Ok(revoked)
 }
 
 /// Checks a login, throttled per address and per account: past the limits no password is

@@ -257,16 +257,24 @@ pub fn session_user(
     }
 }
 
-/// Starts a session for `user_id`; returns the cookie to set.
+/// Starts a session for `user`, whose password was just checked (or set) as `user.password_hash`;
+/// returns the cookie to set, or `None` if the password has changed since (no session then).
 pub async fn start_session(
     pool: &PgPool,
     policy: &CookiePolicy,
-    user_id: i64,
-) -> Result<Cookie<'static>, sqlx::Error> {
+    user: &User,
+) -> Result<Option<Cookie<'static>>, sqlx::Error> {
     let token = new_token();
     let expires = chrono::Utc::now() + chrono::Duration::days(SESSION_DAYS);
-    accounts::create_session(pool, &token_hash(&token), user_id, expires).await?;
-    Ok(policy.session(token))
+    let made = accounts::create_session(
+        pool,
+        &token_hash(&token),
+        user.id,
+        &user.password_hash,
+        expires,
+    )
+    .await?;
+    Ok(made.then(|| policy.session(token)))
 }
 
 /// The team behind an `Authorization: Bearer <token>` header.

@@ -391,7 +391,7 @@ async fn dispatch(command: Command, settings: &Settings, db: &Database) -> anyho
             }
         }
         Command::Admin(AdminCommand::PasswordLink { email }) => {
-            let secret = actions::password_link(pool, &email).await?;
+            let secret = actions::password_link(pool, &email, "the command line").await?;
             eprintln!(
                 "a password link for {} (it works once, for {} hours; put the site's address before it):",
                 email.trim(),

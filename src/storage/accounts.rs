@@ -68,28 +68,36 @@ pub async fn user_by_email(
 /// one, and logins with the right password are not throttled.
 pub const SESSIONS_PER_USER: i64 = 50;
 
-/// Stores a new session; expired sessions, and the user's oldest beyond `SESSIONS_PER_USER`,
-/// go at the same time, so that the table does not grow with every login ever made.
+/// Stores a new session, if the user's password is still the one checked (`password_hash`): a
+/// login that checked the old password while a new one was set makes none. The user's row is
+/// held while the session goes in, so a password change waits for it and then ends it with the
+/// others. Expired sessions, and the user's oldest beyond `SESSIONS_PER_USER`, go at the same
+/// time, so that the table does not grow with every login ever made. False if no session was
+/// made.
 pub async fn create_session(
     db: impl PgExecutor<'_>,
     token_hash: &str,
     user_id: i64,
+    password_hash: &str,
     expires_at: DateTime<Utc>,
-) -> Result<(), sqlx::Error> {
+) -> Result<bool, sqlx::Error> {
     sqlx::query(
         "WITH expired AS (DELETE FROM sessions WHERE expires_at < now()),
               oldest AS (DELETE FROM sessions WHERE token_hash IN (
                   SELECT token_hash FROM sessions WHERE user_id = $2 AND expires_at >= now()
-                  ORDER BY created_at DESC, token_hash OFFSET $4 - 1))
-         INSERT INTO sessions (token_hash, user_id, expires_at) VALUES ($1, $2, $3)",
+                  ORDER BY created_at DESC, token_hash OFFSET $4 - 1)
+                  AND EXISTS (SELECT 1 FROM users WHERE id = $2 AND password_hash = $5))
+         INSERT INTO sessions (token_hash, user_id, expires_at)
+         SELECT $1, $2, $3 FROM users WHERE id = $2 AND password_hash = $5 FOR SHARE",
     )
     .bind(token_hash)
     .bind(user_id)
     .bind(expires_at)
     .bind(SESSIONS_PER_USER)
+    .bind(password_hash)
     .execute(db)
     .await
-    .map(|_| ())
+    .map(|r| r.rows_affected() == 1)
 }
 
 pub async fn user_by_session(
@@ -105,41 +113,70 @@ pub async fn user_by_session(
     .await
 }
 
-/// Sets a person's password hash and ends their sessions but `keep` (the one that changed it, if
-/// any).
+/// Sets a person's password hash, if it is still `was` (when given: the one a change checked
+/// the current password against), and ends all their sessions. False if the password had changed
+/// meanwhile (nothing is written).
 pub async fn set_password(
     tx: &mut sqlx::Transaction<'_, sqlx::Postgres>,
     user_id: i64,
     password_hash: &str,
-    keep: Option<&str>,
-) -> Result<(), sqlx::Error> {
-    sqlx::query("UPDATE users SET password_hash = $2 WHERE id = $1")
+    was: Option<&str>,
+) -> Result<bool, sqlx::Error> {
+    let r = sqlx::query(
+        "UPDATE users SET password_hash = $2 WHERE id = $1 AND ($3::TEXT IS NULL OR password_hash = $3)",
+    )
+    .bind(user_id)
+    .bind(password_hash)
+    .bind(was)
+    .execute(&mut **tx)
+    .await?;
+    if r.rows_affected() == 0 {
+        return Ok(false);
+    }
+    sqlx::query("DELETE FROM sessions WHERE user_id = $1")
         .bind(user_id)
-        .bind(password_hash)
         .execute(&mut **tx)
         .await?;
-    sqlx::query("DELETE FROM sessions WHERE user_id = $1 AND token_hash IS DISTINCT FROM $2")
-        .bind(user_id)
-        .bind(keep)
-        .execute(&mut **tx)
-        .await
-        .map(|_| ())
+    Ok(true)
 }
 
-/// Stores a one-time password link for `user_id` (its token hashed), valid until `expires_at`.
+/// Stores a one-time password link for `user_id` (its token hashed), valid for `hours` by the
+/// database's clock; the user's older open links close, and links ended a week ago are deleted.
 pub async fn create_password_reset(
     db: impl PgExecutor<'_>,
     token_hash: &str,
     user_id: i64,
-    expires_at: DateTime<Utc>,
+    hours: i64,
 ) -> Result<(), sqlx::Error> {
-    sqlx::query("INSERT INTO password_resets (token_hash, user_id, expires_at) VALUES ($1, $2, $3)")
-        .bind(token_hash)
-        .bind(user_id)
-        .bind(expires_at)
-        .execute(db)
-        .await
-        .map(|_| ())
+    sqlx::query(
+        "WITH gone AS (DELETE FROM password_resets
+                       WHERE COALESCE(used_at, expires_at) < now() - interval '7 days'),
+              older AS (UPDATE password_resets SET used_at = now()
+                        WHERE user_id = $2 AND used_at IS NULL)
+         INSERT INTO password_resets (token_hash, user_id, expires_at)
+         VALUES ($1, $2, now() + make_interval(hours => $3::INT))",
+    )
+    .bind(token_hash)
+    .bind(user_id)
+    .bind(hours)
+    .execute(db)
+    .await
+    .map(|_| ())
+}
+
+/// Revokes every API token `user_id` made, in any team (after their password was reset: someone
+/// who had the account may have made them). Returns how many.
+pub async fn revoke_api_tokens_made_by(
+    db: impl PgExecutor<'_>,
+    user_id: i64,
+) -> Result<u64, sqlx::Error> {
+    let r = sqlx::query(
+        "UPDATE api_tokens SET revoked_at = now() WHERE made_by = $1 AND revoked_at IS NULL",
+    )
+    .bind(user_id)
+    .execute(db)
+    .await?;
+    Ok(r.rows_affected())
 }
 
 /// The person a password link is for, if it is unused and unexpired; with `take`, the link is

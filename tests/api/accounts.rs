@@ -450,18 +450,26 @@ async fn sessions_do_not_pile_up() {
         .expect("insert")
         .expect("a new user");
     let later = chrono::Utc::now() + chrono::Duration::days(1);
-    accounts::create_session(&app.pool, "bea-old", other.id, chrono::Utc::now())
-        .await
-        .expect("session");
-    accounts::create_session(&app.pool, "bea-live", other.id, later)
-        .await
-        .expect("session");
+    let made_one = |token: String, user: i64, until| {
+        let pool = app.pool.clone();
+        async move {
+            let made = accounts::create_session(&pool, &token, user, "hash", until)
+                .await
+                .expect("session");
+            assert!(made, "the password is the one given");
+        }
+    };
+    made_one("bea-old".into(), other.id, chrono::Utc::now()).await;
+    made_one("bea-live".into(), other.id, later).await;
     let made = SESSIONS_PER_USER + 5;
     for i in 0..made {
-        accounts::create_session(&app.pool, &format!("ann-{i:03}"), user.id, later)
-            .await
-            .expect("session");
+        made_one(format!("ann-{i:03}"), user.id, later).await;
     }
+    // A login that checked a password since changed makes no session.
+    let stale = accounts::create_session(&app.pool, "ann-stale", user.id, "old hash", later)
+        .await
+        .expect("query");
+    assert!(!stale);
     let kept: Vec<String> =
         sqlx::query_scalar("SELECT token_hash FROM sessions ORDER BY token_hash")
             .fetch_all(&app.pool)
@@ -552,8 +560,38 @@ async fn a_person_changes_their_password_and_their_other_sessions_end() {
         .contains("that is not your current password"));
     let r = change("the first password", "short").await;
     assert_eq!(r.status(), 400);
+    let link = spiceboard::actions::password_link(&app.pool, "bea@example.org", "a test")
+        .await
+        .expect("link");
+    let sessions = || async {
+        sqlx::query_scalar::<_, String>(
+            "SELECT s.token_hash FROM sessions s JOIN users u ON u.id = s.user_id
+             WHERE u.email = 'bea@example.org' ORDER BY 1",
+        )
+        .fetch_all(&app.pool)
+        .await
+        .expect("sessions")
+    };
+    let before = sessions().await;
+    assert_eq!(before.len(), 2);
     let r = change("the first password", "the second password").await;
     assert_eq!(r.status(), 303);
+    let after = sessions().await;
+    assert_eq!(
+        after.len(),
+        1,
+        "one new session, for the browser that changed it"
+    );
+    assert!(
+        !before.contains(&after[0]),
+        "this browser's old cookie is void too"
+    );
+    let open = client()
+        .get(app.url(&format!("/password/{link}")))
+        .send()
+        .await
+        .expect("GET");
+    assert_eq!(open.status(), 200, "a change leaves password links open");
     assert_eq!(
         r.headers().get("location").and_then(|l| l.to_str().ok()),
         Some("/account?changed")
@@ -617,6 +655,23 @@ async fn a_password_link_from_the_organizers_sets_a_new_password_once() {
         .await
         .expect("body")
         .contains("no account with e-mail address"));
+    // A link made earlier closes when a newer one is made.
+    let older = spiceboard::actions::password_link(&app.pool, "cy@example.org", "a test")
+        .await
+        .expect("link");
+    // Someone who had the account made an API token with it; the reset revokes it.
+    app.challenge_with_split("pw", "val", false).await;
+    let c = spiceboard::actions::challenge(&app.pool, "pw")
+        .await
+        .expect("challenge");
+    let cy: i64 = sqlx::query_scalar("SELECT id FROM users WHERE email = 'cy@example.org'")
+        .fetch_one(&app.pool)
+        .await
+        .expect("user");
+    let name = spiceboard::domain::TeamName::parse("Cyclists").expect("name");
+    let (_, token) = spiceboard::actions::create_team(&app.pool, &c, &name, Some(cy))
+        .await
+        .expect("team");
     let r = make_link(" CY@example.org").await;
     assert_eq!(r.status(), 200);
     assert_eq!(
@@ -632,10 +687,6 @@ async fn a_password_link_from_the_organizers_sets_a_new_password_once() {
         page.contains("The password link for cy@example.org"),
         "{page}"
     );
-    // An older link closes with the use of a newer one.
-    let older = spiceboard::actions::password_link(&app.pool, "cy@example.org")
-        .await
-        .expect("link");
 
     let stranger = client();
     let r = stranger.get(app.url(&link)).send().await.expect("GET");
@@ -666,11 +717,25 @@ async fn a_password_link_from_the_organizers_sets_a_new_password_once() {
     assert_eq!(set("short").await.status(), 400);
     let r = set("a remembered password").await;
     assert_eq!(r.status(), 200);
-    assert!(r
-        .text()
-        .await
-        .expect("body")
-        .contains("id=\"password-set\""));
+    let done = r.text().await.expect("body");
+    assert!(done.contains("id=\"password-set\""), "{done}");
+    assert!(
+        done.contains("the 1 API token(s) the account had made are revoked"),
+        "{done}"
+    );
+    let r = app
+        .api_upload(
+            "pw",
+            &token,
+            Some("val"),
+            crate::helpers::demo_results(true),
+        )
+        .await;
+    assert_eq!(
+        r.status(),
+        401,
+        "the token made with the account is revoked"
+    );
     assert_eq!(
         account_page(&app, &forgetful).await.0,
         303,
@@ -683,7 +748,7 @@ async fn a_password_link_from_the_organizers_sets_a_new_password_once() {
         303
     );
     // Used, it works no more; nor does the older link, nor an expired one, nor a made-up one.
-    let expired = spiceboard::actions::password_link(&app.pool, "cy@example.org")
+    let expired = spiceboard::actions::password_link(&app.pool, "cy@example.org", "a test")
         .await
         .expect("link");
     sqlx::query(

@@ -98,7 +98,8 @@ pub async fn password_link(
         form,
     }: Posted<Organizer, PasswordLinkForm>,
 ) -> Result<HttpResponse, PageError> {
-    let link = match actions::password_link(&pool, &form.email).await {
+    let by = format!("organizer {}", user.id);
+    let link = match actions::password_link(&pool, &form.email, &by).await {
         Ok(secret) => Ok((
             form.email.trim().to_lowercase(),
             super::challenges::absolute(&req, &format!("/password/{secret}")),

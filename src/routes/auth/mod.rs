@@ -108,7 +108,10 @@ pub async fn signup(
         }
         Err(e) => return Err(e.into()),
     };
-    let cookie = auth::start_session(pool.get_ref(), &policy, user.id).await?;
+    let Some(cookie) = auth::start_session(pool.get_ref(), &policy, &user).await? else {
+        let e = actions::ActionError::WrongCredentials;
+        return render(&req, true, &form.email, Some(e.to_string()), &form.next);
+    };
     Ok(HttpResponse::SeeOther()
         .insert_header((LOCATION, next.as_str()))
         .cookie(cookie)
@@ -133,13 +136,17 @@ pub async fn login(
     )
     .await
     {
-        Ok(user) => {
-            let cookie = auth::start_session(pool.get_ref(), &policy, user.id).await?;
-            Ok(HttpResponse::SeeOther()
+        Ok(user) => match auth::start_session(pool.get_ref(), &policy, &user).await? {
+            Some(cookie) => Ok(HttpResponse::SeeOther()
                 .insert_header((LOCATION, next.as_str()))
                 .cookie(cookie)
-                .finish())
-        }
+                .finish()),
+            // The password was changed while it was checked: the old one no longer logs in.
+            None => {
+                let e = actions::ActionError::WrongCredentials;
+                render(&req, false, &form.email, Some(e.to_string()), &form.next)
+            }
+        },
         Err(e @ actions::ActionError::WrongCredentials) => {
             render(&req, false, &form.email, Some(e.to_string()), &form.next)
         }
@@ -173,6 +180,8 @@ struct AccountPage {
     error: Option<String>,
     /// The password was just changed or set.
     done: bool,
+    /// API tokens the account had made, revoked as its password was set with a link.
+    revoked_tokens: u64,
 }
 
 impl AccountPage {
@@ -213,6 +222,7 @@ pub async fn account(
         for_email: None,
         error: None,
         done: q.changed.is_some(),
+        revoked_tokens: 0,
     }
     .respond(actix_web::http::StatusCode::OK)
 }
@@ -223,19 +233,18 @@ pub struct PasswordChange {
     password: String,
 }
 
+/// Changes the logged-in person's password; every session of theirs ends, and this browser gets
+/// a new one.
 pub async fn change_password(
     req: HttpRequest,
     pool: web::Data<PgPool>,
+    policy: CookiePolicy,
     config: web::Data<AppConfig>,
     Posted {
         by: Member(user),
         form,
     }: Posted<Member, PasswordChange>,
 ) -> Result<HttpResponse, PageError> {
-    let session = req
-        .cookie(auth::SESSION_COOKIE)
-        .map(|c| auth::token_hash(c.value()))
-        .unwrap_or_default();
     let address = client_address(&req, &config);
     let changed = match Password::parse(&form.password) {
         Ok(new) => {
@@ -246,21 +255,28 @@ pub async fn change_password(
                 &user,
                 &form.current,
                 &new,
-                &session,
             )
             .await
         }
         Err(e) => Err(actions::ActionError::Invalid(e.to_string())),
     };
     match changed {
-        Ok(()) => Ok(HttpResponse::SeeOther()
-            .insert_header((LOCATION, "/account?changed"))
-            .finish()),
+        Ok(user) => {
+            let mut res = HttpResponse::SeeOther();
+            res.insert_header((LOCATION, "/account?changed"));
+            // None: changed again meanwhile; this browser is logged out with the rest.
+            match auth::start_session(pool.get_ref(), &policy, &user).await? {
+                Some(cookie) => res.cookie(cookie),
+                None => res.cookie(policy.expired_session()),
+            };
+            Ok(res.finish())
+        }
         Err(actions::ActionError::Invalid(e)) => AccountPage {
             layout: Layout::new(&req, Some(&user)),
             for_email: None,
             error: Some(e),
             done: false,
+            revoked_tokens: 0,
         }
         .respond(actix_web::http::StatusCode::BAD_REQUEST),
         Err(e) => Err(e.into()),
@@ -294,6 +310,7 @@ pub async fn password_link(
             for_email: Some(user.email),
             error: None,
             done: false,
+            revoked_tokens: 0,
         }
         .respond(actix_web::http::StatusCode::OK),
         Err(actions::ActionError::NoPasswordLink) => no_password_link(&req),
@@ -318,22 +335,23 @@ pub async fn reset_password(
         Err(actions::ActionError::NoPasswordLink) => return no_password_link(&req),
         Err(e) => return Err(e.into()),
     };
-    let page = |error: Option<String>, done: bool| AccountPage {
+    let page = |error: Option<String>, revoked: Option<u64>| AccountPage {
         layout: Layout::new(&req, None),
         for_email: Some(user.email.clone()),
         error,
-        done,
+        done: revoked.is_some(),
+        revoked_tokens: revoked.unwrap_or(0),
     };
     let new = match Password::parse(&form.password) {
         Ok(p) => p,
         Err(e) => {
-            return page(Some(e.to_string()), false)
+            return page(Some(e.to_string()), None)
                 .respond(actix_web::http::StatusCode::BAD_REQUEST)
         }
     };
     match actions::reset_password(&pool, &config.passwords, &secret, &new).await {
         // The person's session, if this browser had one, ended with the others.
-        Ok(_) => page(None, true).respond(actix_web::http::StatusCode::OK),
+        Ok(revoked) => page(None, Some(revoked)).respond(actix_web::http::StatusCode::OK),
         Err(actions::ActionError::NoPasswordLink) => no_password_link(&req),
         Err(e) => Err(e.into()),
     }
