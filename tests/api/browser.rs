@@ -609,3 +609,65 @@ async fn a_browser_clock_ahead_of_the_server_does_not_reload_the_page_in_a_loop(
     let loads: u32 = loads.as_str().unwrap_or("0").parse().unwrap_or(0);
     assert!((1..=2).contains(&loads), "{loads} page loads in 4 s");
 }
+
+/// Someone who forgot their password opens the link an organizer passed on, sets a new one, logs
+/// in with it and changes it again on their account page.
+#[tokio::test]
+async fn a_forgotten_password_is_set_again_with_a_link_and_changed_on_the_account_page() {
+    let app = spawn_app_with(0, |_| {}).await;
+    let hash = spiceboard::auth::hash_password("a forgotten password").expect("hash");
+    spiceboard::storage::accounts::create_user(&app.pool, "dee@example.org", &hash, false)
+        .await
+        .expect("user")
+        .expect("new");
+    let secret = spiceboard::actions::password_link(&app.pool, "dee@example.org", "a test")
+        .await
+        .expect("link");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let base = app.address.replace("127.0.0.1", "localhost");
+    let driver = Driver::start(&dir.path().join("profile")).await;
+
+    driver.go(&format!("{base}/password/{secret}")).await;
+    driver.type_into("#password", "a remembered password").await;
+    driver.click("#submit").await;
+    driver
+        .wait_for_page("the password set", |_, s| s.contains("id=\"password-set\""))
+        .await;
+    driver.go(&format!("{base}/login?next=/account")).await;
+    driver.type_into("#email", "dee@example.org").await;
+    driver.type_into("#password", "a remembered password").await;
+    driver.click("#submit").await;
+    driver
+        .wait_for_page("the account page after login", |u, _| {
+            u.ends_with("/account")
+        })
+        .await;
+    driver.type_into("#current", "a remembered password").await;
+    driver.type_into("#password", "a third password").await;
+    driver.click("#submit").await;
+    let page = driver
+        .wait_for_page("the password changed", |_, s| {
+            s.contains("id=\"password-changed\"")
+        })
+        .await;
+    assert!(
+        page.contains("href=\"/account\">dee@example.org</a>"),
+        "still logged in, with the new session"
+    );
+    let user = spiceboard::actions::log_in(
+        &app.pool,
+        &spiceboard::actions::Turns::new(1, std::time::Duration::from_secs(5), "busy"),
+        "test",
+        "dee@example.org",
+        "a third password",
+    )
+    .await;
+    assert!(user.is_ok(), "the password the page set logs in");
+    driver
+        .call(
+            "DELETE",
+            &format!("/session/{}", driver.session),
+            Value::Null,
+        )
+        .await;
+}
