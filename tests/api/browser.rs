@@ -151,6 +151,13 @@ impl Driver {
         .await;
     }
 
+    /// Fills the sign-up or login form on the current page and sends it.
+    async fn send_credentials(&self, email: &str, password: &str) {
+        self.type_into("#email", email).await;
+        self.type_into("#password", password).await;
+        self.click("#submit").await;
+    }
+
     async fn current_url(&self) -> String {
         self.call(
             "GET",
@@ -320,9 +327,9 @@ async fn a_team_member_logs_in_uploads_through_the_form_and_sees_the_row() {
 
     let driver = Driver::start(&dir.path().join("profile")).await;
     driver.go(&format!("{base}/login?next=/c/e2e/submit")).await;
-    driver.type_into("#email", "ann@example.org").await;
-    driver.type_into("#password", "a long password").await;
-    driver.click("#submit").await;
+    driver
+        .send_credentials("ann@example.org", "a long password")
+        .await;
     driver
         .wait_for_page("the upload form after login", |_, s| {
             s.contains("id=\"upload-form\"")
@@ -397,9 +404,9 @@ async fn the_story_of_a_team_and_an_organizer() {
 
     // Ann signs up and creates a team.
     driver.go(&format!("{base}/signup?next=/c/story")).await;
-    driver.type_into("#email", "ann@example.org").await;
-    driver.type_into("#password", "a long password").await;
-    driver.click("#submit").await;
+    driver
+        .send_credentials("ann@example.org", "a long password")
+        .await;
     driver
         .wait_for_page("the challenge page", |_, s| {
             s.contains("id=\"create-team\"")
@@ -419,9 +426,9 @@ async fn the_story_of_a_team_and_an_organizer() {
 
     // Bob signs up and joins through the link.
     driver.go(&format!("{base}/signup?next=/c/story")).await;
-    driver.type_into("#email", "bob@example.org").await;
-    driver.type_into("#password", "another long password").await;
-    driver.click("#submit").await;
+    driver
+        .send_credentials("bob@example.org", "another long password")
+        .await;
     driver
         .wait_for_page("the challenge page", |_, s| {
             s.contains("id=\"create-team\"")
@@ -524,9 +531,9 @@ async fn the_story_of_a_team_and_an_organizer() {
     driver
         .go(&format!("{base}/login?next=/admin/c/story"))
         .await;
-    driver.type_into("#email", "org@example.org").await;
-    driver.type_into("#password", "organizer-password").await;
-    driver.click("#submit").await;
+    driver
+        .send_credentials("org@example.org", "organizer-password")
+        .await;
     driver
         .wait_for_page("the organizer page", |_, s| {
             s.contains("id=\"save-details\"")
@@ -634,9 +641,9 @@ async fn a_forgotten_password_is_set_again_with_a_link_and_changed_on_the_accoun
         .wait_for_page("the password set", |_, s| s.contains("id=\"password-set\""))
         .await;
     driver.go(&format!("{base}/login?next=/account")).await;
-    driver.type_into("#email", "dee@example.org").await;
-    driver.type_into("#password", "a remembered password").await;
-    driver.click("#submit").await;
+    driver
+        .send_credentials("dee@example.org", "a remembered password")
+        .await;
     driver
         .wait_for_page("the account page after login", |u, _| {
             u.ends_with("/account")
