@@ -22,6 +22,11 @@ use crate::domain::results_file::Offenders;
 /// Most judgments a file may hold (each caption is parsed by the engine at upload).
 pub const MAX_LINES: usize = 20_000;
 
+/// The longest line read (a caption, its ratings and the keys take a few kilobytes). Each line is
+/// built as a JSON value before its fields are checked, and a value costs several times its text
+/// (a line of a hundred million numbers, gigabytes): longer lines are malformed, unread.
+pub const MAX_LINE_BYTES: usize = 64 * 1024;
+
 /// The keys of a caption judgment and of an entry judgment.
 const CAPTION_KEYS: [&str; 3] = ["image_id", "caption", "ratings"];
 const ENTRY_KEYS: [&str; 3] = ["submission_id", "team", "rating"];
@@ -136,6 +141,10 @@ impl JudgmentsFile {
         let mut seen_captions: HashSet<(i64, String)> = HashSet::new();
         let mut seen_entries: HashSet<i64> = HashSet::new();
         for (n, line) in lines {
+            if line.len() > MAX_LINE_BYTES {
+                malformed.add(|| format!("line {n} (longer than {MAX_LINE_BYTES} bytes)"));
+                continue;
+            }
             let v: serde_json::Value = match serde_json::from_str(line) {
                 Ok(v @ serde_json::Value::Object(_)) => v,
                 Ok(_) => {
@@ -437,6 +446,16 @@ mod tests {
         assert_eq!(
             JudgmentsFile::parse(b"\n \n", bounds(&images, &entries)).err(),
             Some(JudgmentsError::Empty)
+        );
+        // A line of numbers too long to build as a value is malformed, unread.
+        let numbers = "1,".repeat(MAX_LINE_BYTES / 2);
+        let long = format!("{{\"image_id\": 1, \"caption\": \"x\", \"ratings\": [{numbers}1]}}\n");
+        let e = JudgmentsFile::parse(long.as_bytes(), bounds(&images, &entries))
+            .expect_err("bad")
+            .to_string();
+        assert!(
+            e.contains(&format!("line 1 (longer than {MAX_LINE_BYTES} bytes)")),
+            "{e}"
         );
     }
 }
