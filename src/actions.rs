@@ -133,14 +133,9 @@ pub async fn set_split_phase(
 ) -> Result<String, ActionError> {
     let split = split(pool, challenge, name).await?;
     challenges::set_split_phase(pool, challenge.id, &split.name, phase).await?;
-    let challenge = challenges::by_id(pool, challenge.id)
-        .await?
-        .ok_or_else(|| ActionError::NoChallenge(challenge.slug.clone()))?;
-    let now = chrono::Utc::now();
-    let window = challenge
-        .phase_of(&split.name)
-        .summary(now)
-        .unwrap_or_else(|| "Submissions are open, with no deadline.".into());
+    let window = phase
+        .unwrap_or_else(|| challenge.phase())
+        .description(chrono::Utc::now());
     Ok(match phase {
         Some(_) => format!("split {} has its own upload window. {window}", split.name),
         None => format!(

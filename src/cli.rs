@@ -576,13 +576,8 @@ async fn challenge_command(
                 println!("{}", actions::set_split_phase(pool, &c, &split, own).await?);
             } else {
                 challenges::set_phase(pool, c.id, p).await?;
-                let now = chrono::Utc::now();
-                println!(
-                    "phase of {} saved: {}",
-                    c.slug,
-                    p.summary(now)
-                        .unwrap_or_else(|| "open, with no deadline".into())
-                );
+                let text = p.description(chrono::Utc::now());
+                println!("phase of {} saved: {text}", c.slug);
             }
         }
         ChallengeCommand::Hide(t) => set_hidden(pool, &t, true).await?,

@@ -141,9 +141,10 @@ impl Phase {
         }
     }
 
-    /// The time the page's countdown counts to (the next open or close), if any, as RFC 3339.
-    pub fn next_change_text(&self, now: DateTime<Utc>) -> Option<String> {
-        self.next_change(now).map(|t| t.to_rfc3339())
+    /// [`Phase::summary`], or what a phase without bounds reads (organizer notices, a split's row).
+    pub fn description(&self, now: DateTime<Utc>) -> String {
+        self.summary(now)
+            .unwrap_or_else(|| "Submissions are open, with no deadline.".into())
     }
 
     /// The time the page's countdown counts to (the next open or close), if any.

@@ -72,12 +72,13 @@ impl Challenge {
         }
     }
 
-    /// The next time any window opens or closes (for the pages' countdown), if any.
-    pub fn next_change(&self, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
+    /// The next time any window opens or closes, as RFC 3339, for the pages' countdown.
+    pub fn countdown_until(&self, now: DateTime<Utc>) -> Option<String> {
         std::iter::once(self.phase())
             .chain(self.split_phases.values().copied())
             .filter_map(|p| p.next_change(now))
             .min()
+            .map(|t| t.to_rfc3339())
     }
 
     /// Why an upload to split `name` at `now` is refused (naming the split when the window is

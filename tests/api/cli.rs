@@ -385,7 +385,10 @@ async fn an_organizer_sets_the_phase_from_the_command_line() {
     // No bounds: open.
     let (ok, out, err) = spiceboard(&url, &["challenge", "set-phase", "--slug", "ph"]);
     assert!(ok, "{err}");
-    assert!(out.contains("open, with no deadline"), "{out}");
+    assert!(
+        out.contains("phase of ph saved: Submissions are open, with no deadline."),
+        "{out}"
+    );
 
     // A split's own window, and back to the challenge's; a split that does not exist is named.
     let dir = tempfile::tempdir().expect("temp dir");

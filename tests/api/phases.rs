@@ -227,7 +227,10 @@ async fn a_split_with_a_window_of_its_own_takes_uploads_in_it_and_not_in_the_cha
         html.contains("Some splits have upload windows of their own."),
         "{html}"
     );
-    assert!(split_row(&html, "val").contains("<td>Open.</td>"), "{html}");
+    assert!(
+        split_row(&html, "val").contains("<td>Submissions are open, with no deadline.</td>"),
+        "{html}"
+    );
     assert!(
         split_row(&html, "test").contains(&format!("Submissions closed at {closed_shown}.")),
         "{html}"
@@ -245,7 +248,7 @@ async fn a_split_with_a_window_of_its_own_takes_uploads_in_it_and_not_in_the_cha
     );
     let (_, admin) = text(&app.client, &app.url("/admin/c/ph")).await;
     assert!(
-        admin.contains("<li>val: Open, with no deadline.</li>"),
+        admin.contains("<li>val: Submissions are open, with no deadline.</li>"),
         "{admin}"
     );
 

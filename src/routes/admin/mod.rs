@@ -290,13 +290,7 @@ async fn render_challenge(
         split_windows: challenge
             .split_phases
             .iter()
-            .map(|(name, p)| {
-                let text = p.summary(chrono::Utc::now());
-                (
-                    name.clone(),
-                    text.unwrap_or_else(|| "Open, with no deadline.".into()),
-                )
-            })
+            .map(|(name, p)| (name.clone(), p.description(chrono::Utc::now())))
             .collect(),
         split_phase_error: None,
         limits_error: None,
@@ -630,9 +624,7 @@ pub async fn set_phase(
         }
     };
     challenges::set_phase(pool.get_ref(), challenge.id, phase).await?;
-    let msg = phase
-        .summary(chrono::Utc::now())
-        .unwrap_or_else(|| "Submissions are open, with no deadline.".into());
+    let msg = phase.description(chrono::Utc::now());
     Ok(back(&req, &challenge.slug, &format!("phase saved. {msg}")))
 }
 

@@ -131,15 +131,10 @@ async fn render_overview(
     let coco_mode = splits.iter().any(|s| s.caption_mode == CaptionMode::Coco);
     let now = chrono::Utc::now();
     let phase = challenge.phase_summary(now);
-    let phase_until = challenge.next_change(now).map(|t| t.to_rfc3339());
+    let phase_until = challenge.countdown_until(now);
     let split_windows = splits
         .iter()
-        .map(|s| {
-            challenge
-                .phase_of(&s.name)
-                .summary(now)
-                .unwrap_or_else(|| "Open.".into())
-        })
+        .map(|s| challenge.phase_of(&s.name).description(now))
         .collect();
     let status = if failed.is_some() {
         actix_web::http::StatusCode::BAD_REQUEST

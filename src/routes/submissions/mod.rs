@@ -88,7 +88,7 @@ async fn submit_page(
         .collect();
     let page = SubmitPage {
         phase: challenge.phase_summary(now),
-        phase_until: challenge.next_change(now).map(|t| t.to_rfc3339()),
+        phase_until: challenge.countdown_until(now),
         open: windows.iter().any(Option::is_none),
         some_closed: windows.iter().any(Option::is_some),
         windows,
