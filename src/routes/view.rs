@@ -1,9 +1,31 @@
-//! What every page shows around its content, and number formatting for tables.
+//! What every page shows around its content, the addresses and headers of pages that carry a
+//! secret, and number formatting for tables.
 
-use actix_web::HttpRequest;
+use actix_web::{HttpRequest, HttpResponse};
 
 use crate::auth;
 use crate::storage::accounts::User;
+
+/// The absolute address of `path` as the browser reached this server.
+pub fn absolute(req: &HttpRequest, path: &str) -> String {
+    let info = req.connection_info();
+    format!("{}://{}{path}", info.scheme(), info.host())
+}
+
+/// A page that carries a secret in its address (an invite code, a password link): sent nowhere else by the browser,
+/// and not kept in caches.
+pub fn private(mut res: HttpResponse) -> HttpResponse {
+    let headers = res.headers_mut();
+    headers.insert(
+        actix_web::http::header::REFERRER_POLICY,
+        actix_web::http::header::HeaderValue::from_static("no-referrer"),
+    );
+    headers.insert(
+        actix_web::http::header::CACHE_CONTROL,
+        actix_web::http::header::HeaderValue::from_static("no-store"),
+    );
+    res
+}
 
 /// The frame of every page: who is logged in, and the CSRF token forms repeat.
 #[derive(Debug, Clone, Default)]

@@ -102,7 +102,7 @@ pub async fn password_link(
     let link = match actions::password_link(&pool, &form.email, &by).await {
         Ok(secret) => Ok((
             form.email.trim().to_lowercase(),
-            super::challenges::absolute(&req, &format!("/password/{secret}")),
+            super::view::absolute(&req, &format!("/password/{secret}")),
         )),
         Err(e @ actions::ActionError::NoAccount(_)) => Err(e.to_string()),
         Err(e) => return Err(e.into()),
@@ -116,7 +116,7 @@ pub async fn password_link(
         Some(link),
     )
     .await?;
-    Ok(super::challenges::private(page))
+    Ok(super::view::private(page))
 }
 
 async fn render_index(

@@ -193,7 +193,7 @@ impl AccountPage {
             .content_type("text/html; charset=utf-8")
             .body(self.render()?);
         Ok(if secret {
-            super::challenges::private(res)
+            super::view::private(res)
         } else {
             res
         })
@@ -291,7 +291,7 @@ fn no_password_link(req: &HttpRequest) -> Result<HttpResponse, PageError> {
         status: 404,
         message: &e.to_string(),
     };
-    Ok(super::challenges::private(
+    Ok(super::view::private(
         HttpResponse::NotFound()
             .content_type("text/html; charset=utf-8")
             .body(page.render()?),

@@ -8,7 +8,7 @@ use sqlx::PgPool;
 
 use super::forms::{Member, Posted};
 use super::home::html;
-use super::view::score;
+use super::view::{absolute, private, score};
 use super::{Layout, PageError};
 use crate::actions::{self, Viewer};
 use crate::auth::{self, MaybeUser};
@@ -67,27 +67,6 @@ struct Overview {
 struct FailedTeam {
     error: String,
     name: String,
-}
-
-/// The absolute address of `path` as the browser reached this server.
-pub(super) fn absolute(req: &HttpRequest, path: &str) -> String {
-    let info = req.connection_info();
-    format!("{}://{}{path}", info.scheme(), info.host())
-}
-
-/// A page that carries a secret in its address (an invite code): sent nowhere else by the browser,
-/// and not kept in caches.
-pub(super) fn private(mut res: HttpResponse) -> HttpResponse {
-    let headers = res.headers_mut();
-    headers.insert(
-        actix_web::http::header::REFERRER_POLICY,
-        actix_web::http::header::HeaderValue::from_static("no-referrer"),
-    );
-    headers.insert(
-        actix_web::http::header::CACHE_CONTROL,
-        actix_web::http::header::HeaderValue::from_static("no-store"),
-    );
-    res
 }
 
 pub async fn overview(
