@@ -583,13 +583,16 @@ pub async fn password_link(pool: &PgPool, email: &str, by: &str) -> Result<Strin
         .await?
         .ok_or(ActionError::NoAccount(email))?;
     let secret = auth::new_token();
+    let mut tx = pool.begin().await?;
+    accounts::close_password_resets(&mut *tx, user.id).await?;
     accounts::create_password_reset(
-        pool,
+        &mut *tx,
         &auth::token_hash(&secret),
         user.id,
         PASSWORD_LINK_HOURS,
     )
     .await?;
+    tx.commit().await?;
     tracing::info!(user = user.id, by, "password link made");
     Ok(secret)
 }

@@ -141,7 +141,7 @@ pub async fn set_password(
 }
 
 /// Stores a one-time password link for `user_id` (its token hashed), valid for `hours` by the
-/// database's clock; the user's older open links close, and links ended a week ago are deleted.
+/// database's clock; links ended a week ago are deleted.
 pub async fn create_password_reset(
     db: impl PgExecutor<'_>,
     token_hash: &str,
@@ -150,9 +150,7 @@ pub async fn create_password_reset(
 ) -> Result<(), sqlx::Error> {
     sqlx::query(
         "WITH gone AS (DELETE FROM password_resets
-                       WHERE COALESCE(used_at, expires_at) < now() - interval '7 days'),
-              older AS (UPDATE password_resets SET used_at = now()
-                        WHERE user_id = $2 AND used_at IS NULL)
+                       WHERE COALESCE(used_at, expires_at) < now() - interval '7 days')
          INSERT INTO password_resets (token_hash, user_id, expires_at)
          VALUES ($1, $2, now() + make_interval(hours => $3::INT))",
     )
@@ -197,7 +195,7 @@ pub async fn password_reset_user(
     .await
 }
 
-/// Marks every open password link of a person used (the one just used, and any older one).
+/// Marks every open password link of a person used (after one is used, or before a new one is made).
 pub async fn close_password_resets(
     db: impl PgExecutor<'_>,
     user_id: i64,
