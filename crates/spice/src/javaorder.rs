@@ -34,6 +34,311 @@ pub fn hash_set_order<S: AsRef<str>>(items: &[S]) -> Vec<&str> {
     v
 }
 
+/// The order in which a Java 8+ `HashMap` with a table of `table_size` buckets (never resized)
+/// iterates keys inserted in the given order, given each key's `hashCode()`; keys are distinct
+/// and so are their hash codes. Buckets come in index order. A bucket is a list in insertion
+/// order until its ninth key, when Java turns it into a red-black tree ordered by hash: the
+/// iteration then follows the tree's `next` links, where a new key goes right after the node it
+/// hangs under and the root is moved to the front after every change. All of that is
+/// reproduced, because CoreNLP's unary grammar adds its rules in this order.
+pub fn hash_map_order(hashes: &[i32], table_size: usize) -> Vec<usize> {
+    assert!(table_size.is_power_of_two());
+    let spread = |h: i32| h ^ ((h as u32) >> 16) as i32;
+    let mut bins: Vec<Bin> = Vec::new();
+    let mut bin_of = std::collections::HashMap::new();
+    for (key, &h) in hashes.iter().enumerate() {
+        let hash = spread(h);
+        let b = (hash as u32 as usize) & (table_size - 1);
+        let bin = *bin_of.entry(b).or_insert_with(|| {
+            bins.push(Bin::default());
+            bins.len() - 1
+        });
+        bins[bin].insert(hash, key);
+    }
+    let mut order: Vec<usize> = bin_of.keys().copied().collect();
+    order.sort_unstable();
+    order.into_iter().flat_map(|b| bins[bin_of[&b]].keys()).collect()
+}
+
+#[derive(Default)]
+struct Bin {
+    nodes: Vec<TreeNode>,
+    first: Option<usize>,
+    tree: bool,
+}
+
+#[derive(Clone, Copy)]
+struct TreeNode {
+    hash: i32,
+    key: usize,
+    next: Option<usize>,
+    prev: Option<usize>,
+    parent: Option<usize>,
+    left: Option<usize>,
+    right: Option<usize>,
+    red: bool,
+}
+
+const TREEIFY_THRESHOLD: usize = 8;
+
+impl Bin {
+    fn keys(&self) -> Vec<usize> {
+        let mut out = Vec::with_capacity(self.nodes.len());
+        let mut at = self.first;
+        while let Some(i) = at {
+            out.push(self.nodes[i].key);
+            at = self.nodes[i].next;
+        }
+        out
+    }
+
+    fn insert(&mut self, hash: i32, key: usize) {
+        let x = self.nodes.len();
+        self.nodes.push(TreeNode {
+            hash,
+            key,
+            next: None,
+            prev: None,
+            parent: None,
+            left: None,
+            right: None,
+            red: false,
+        });
+        let Some(first) = self.first else {
+            self.first = Some(x);
+            return;
+        };
+        if self.tree {
+            self.put_tree(first, x);
+            return;
+        }
+        let mut last = first;
+        while let Some(n) = self.nodes[last].next {
+            last = n;
+        }
+        self.nodes[last].next = Some(x);
+        self.nodes[x].prev = Some(last);
+        if self.nodes.len() > TREEIFY_THRESHOLD {
+            self.treeify();
+        }
+    }
+
+    /// Which side of `p` a node of hash `h` goes (hashes are distinct).
+    fn goes_left(&self, p: usize, h: i32) -> bool {
+        self.nodes[p].hash > h
+    }
+
+    fn treeify(&mut self) {
+        self.tree = true;
+        let mut root: Option<usize> = None;
+        let mut at = self.first;
+        while let Some(x) = at {
+            at = self.nodes[x].next;
+            self.nodes[x].left = None;
+            self.nodes[x].right = None;
+            match root {
+                None => {
+                    self.nodes[x].parent = None;
+                    self.nodes[x].red = false;
+                    root = Some(x);
+                }
+                Some(r) => {
+                    let h = self.nodes[x].hash;
+                    let mut p = r;
+                    loop {
+                        let left = self.goes_left(p, h);
+                        let child = if left { self.nodes[p].left } else { self.nodes[p].right };
+                        match child {
+                            Some(c) => p = c,
+                            None => {
+                                self.nodes[x].parent = Some(p);
+                                if left {
+                                    self.nodes[p].left = Some(x);
+                                } else {
+                                    self.nodes[p].right = Some(x);
+                                }
+                                root = Some(self.balance_insertion(r, x));
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(r) = root {
+            self.move_root_to_front(r);
+        }
+    }
+
+    fn put_tree(&mut self, root: usize, x: usize) {
+        let h = self.nodes[x].hash;
+        let mut p = root;
+        loop {
+            let left = self.goes_left(p, h);
+            let child = if left { self.nodes[p].left } else { self.nodes[p].right };
+            if let Some(c) = child {
+                p = c;
+                continue;
+            }
+            let xpn = self.nodes[p].next;
+            self.nodes[x].next = xpn;
+            if left {
+                self.nodes[p].left = Some(x);
+            } else {
+                self.nodes[p].right = Some(x);
+            }
+            self.nodes[p].next = Some(x);
+            self.nodes[x].parent = Some(p);
+            self.nodes[x].prev = Some(p);
+            if let Some(n) = xpn {
+                self.nodes[n].prev = Some(x);
+            }
+            let r = self.balance_insertion(root, x);
+            self.move_root_to_front(r);
+            return;
+        }
+    }
+
+    fn move_root_to_front(&mut self, root: usize) {
+        let first = self.first;
+        if first == Some(root) {
+            return;
+        }
+        self.first = Some(root);
+        let rp = self.nodes[root].prev;
+        let rn = self.nodes[root].next;
+        if let Some(n) = rn {
+            self.nodes[n].prev = rp;
+        }
+        if let Some(p) = rp {
+            self.nodes[p].next = rn;
+        }
+        if let Some(f) = first {
+            self.nodes[f].prev = Some(root);
+        }
+        self.nodes[root].next = first;
+        self.nodes[root].prev = None;
+    }
+
+    fn rotate_left(&mut self, mut root: usize, p: usize) -> usize {
+        if let Some(r) = self.nodes[p].right {
+            let rl = self.nodes[r].left;
+            self.nodes[p].right = rl;
+            if let Some(rl) = rl {
+                self.nodes[rl].parent = Some(p);
+            }
+            let pp = self.nodes[p].parent;
+            self.nodes[r].parent = pp;
+            match pp {
+                None => {
+                    root = r;
+                    self.nodes[r].red = false;
+                }
+                Some(pp) if self.nodes[pp].left == Some(p) => self.nodes[pp].left = Some(r),
+                Some(pp) => self.nodes[pp].right = Some(r),
+            }
+            self.nodes[r].left = Some(p);
+            self.nodes[p].parent = Some(r);
+        }
+        root
+    }
+
+    fn rotate_right(&mut self, mut root: usize, p: usize) -> usize {
+        if let Some(l) = self.nodes[p].left {
+            let lr = self.nodes[l].right;
+            self.nodes[p].left = lr;
+            if let Some(lr) = lr {
+                self.nodes[lr].parent = Some(p);
+            }
+            let pp = self.nodes[p].parent;
+            self.nodes[l].parent = pp;
+            match pp {
+                None => {
+                    root = l;
+                    self.nodes[l].red = false;
+                }
+                Some(pp) if self.nodes[pp].right == Some(p) => self.nodes[pp].right = Some(l),
+                Some(pp) => self.nodes[pp].left = Some(l),
+            }
+            self.nodes[l].right = Some(p);
+            self.nodes[p].parent = Some(l);
+        }
+        root
+    }
+
+    /// Java's `TreeNode.balanceInsertion`.
+    fn balance_insertion(&mut self, mut root: usize, mut x: usize) -> usize {
+        self.nodes[x].red = true;
+        loop {
+            let Some(mut xp) = self.nodes[x].parent else {
+                self.nodes[x].red = false;
+                return x;
+            };
+            let Some(mut xpp) = self.nodes[xp].parent.filter(|_| self.nodes[xp].red) else {
+                return root;
+            };
+            let xppl = self.nodes[xpp].left;
+            if xppl == Some(xp) {
+                match self.nodes[xpp].right {
+                    Some(xppr) if self.nodes[xppr].red => {
+                        self.nodes[xppr].red = false;
+                        self.nodes[xp].red = false;
+                        self.nodes[xpp].red = true;
+                        x = xpp;
+                    }
+                    _ => {
+                        let mut xpp_opt = Some(xpp);
+                        let mut xp_opt = Some(xp);
+                        if self.nodes[xp].right == Some(x) {
+                            x = xp;
+                            root = self.rotate_left(root, x);
+                            xp_opt = self.nodes[x].parent;
+                            xpp_opt = xp_opt.and_then(|p| self.nodes[p].parent);
+                        }
+                        if let Some(p) = xp_opt {
+                            xp = p;
+                            self.nodes[xp].red = false;
+                            if let Some(pp) = xpp_opt {
+                                xpp = pp;
+                                self.nodes[xpp].red = true;
+                                root = self.rotate_right(root, xpp);
+                            }
+                        }
+                    }
+                }
+            } else {
+                match xppl {
+                    Some(l) if self.nodes[l].red => {
+                        self.nodes[l].red = false;
+                        self.nodes[xp].red = false;
+                        self.nodes[xpp].red = true;
+                        x = xpp;
+                    }
+                    _ => {
+                        let mut xpp_opt = Some(xpp);
+                        let mut xp_opt = Some(xp);
+                        if self.nodes[xp].left == Some(x) {
+                            x = xp;
+                            root = self.rotate_right(root, x);
+                            xp_opt = self.nodes[x].parent;
+                            xpp_opt = xp_opt.and_then(|p| self.nodes[p].parent);
+                        }
+                        if let Some(p) = xp_opt {
+                            xp = p;
+                            self.nodes[xp].red = false;
+                            if let Some(pp) = xpp_opt {
+                                xpp = pp;
+                                self.nodes[xpp].red = true;
+                                root = self.rotate_left(root, xpp);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -27,6 +27,7 @@
 pub mod batch;
 pub mod cleanup;
 pub mod cocoeval;
+pub mod corenlp;
 pub mod depgraph;
 pub mod enhance;
 pub mod fidelity;

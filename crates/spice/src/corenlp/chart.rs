@@ -1,0 +1,248 @@
+//! `ExhaustivePCFGParser`: CKY over the whole grammar, then the best tree read back from the chart.
+//!
+//! Scores are floats added in CoreNLP's order (`rule + left + right`, `child + unary`), so every
+//! cell holds the bits CoreNLP's holds. The chart keeps no back-pointers: like CoreNLP, the tree is
+//! read back top-down by taking, for each node, the first way of building it (split points left to
+//! right, binary rules in the grammar's list order, then core unary rules in the order they were
+//! added) whose score is within a relative 1e-5 of the cell's best. That first match, not the
+//! exact maximum, is what CoreNLP returns, and what this returns.
+//!
+//! Quirks kept: the sentence ends with the boundary word `.$.` (tag `.$$.`); cells ending at the
+//! boundary are filled only for the whole sentence; unary closure is applied to each cell once,
+//! states in index order, each reading the cell as earlier states left it; a sentence with no
+//! parse is parsed again with every tag allowed at score −1000 (CoreNLP's recovery).
+
+use super::grammar::Grammar;
+use super::lexicon::{Lexicon, Word};
+use super::tree::Tree;
+
+const NEG: f32 = f32::NEG_INFINITY;
+
+/// What the chart needs of the model besides the grammar and lexicon.
+#[derive(Debug, Clone)]
+pub struct Symbols {
+    pub states: Vec<String>,
+    pub tags: Vec<String>,
+    /// Tag index → state index.
+    pub state_of_tag: Vec<u32>,
+    /// State index → tag index, for states that are tags.
+    pub tag_of_state: Vec<Option<u32>>,
+    pub goal: u32,
+    pub boundary_tag: Option<u32>,
+}
+
+/// One sentence's chart.
+pub struct Chart<'a> {
+    grammar: &'a Grammar,
+    lexicon: &'a Lexicon,
+    symbols: &'a Symbols,
+    /// Words with the boundary word last.
+    words: Vec<Word>,
+    /// Number of positions, the boundary included.
+    length: usize,
+    scores: Vec<f32>,
+    /// Finite states of each filled cell, in index order.
+    finite: Vec<Vec<u32>>,
+    flood: bool,
+}
+
+/// The boundary word CoreNLP appends to every sentence.
+pub const BOUNDARY_WORD: &str = ".$.";
+
+impl<'a> Chart<'a> {
+    pub fn new(grammar: &'a Grammar, lexicon: &'a Lexicon, symbols: &'a Symbols, words: &[String]) -> Chart<'a> {
+        let mut ws: Vec<Word> = words.iter().map(|w| lexicon.word(w)).collect();
+        ws.push(lexicon.word(BOUNDARY_WORD));
+        let length = ws.len();
+        let cells = (length + 1) * (length + 1);
+        Chart {
+            grammar,
+            lexicon,
+            symbols,
+            words: ws,
+            length,
+            scores: Vec::new(),
+            finite: vec![Vec::new(); cells],
+            flood: false,
+        }
+    }
+
+    fn cell(&self, start: usize, end: usize) -> usize {
+        start * (self.length + 1) + end
+    }
+
+    fn at(&self, start: usize, end: usize) -> &[f32] {
+        let n = self.grammar.num_states;
+        let c = self.cell(start, end);
+        &self.scores[c * n..(c + 1) * n]
+    }
+
+    /// Parses; `None` when even the recovery parse finds nothing.
+    pub fn parse(mut self) -> Option<Tree> {
+        self.fill();
+        if self.goal_score() == NEG {
+            self.flood = true;
+            self.fill();
+        }
+        if self.goal_score() == NEG {
+            return None;
+        }
+        self.extract(self.symbols.goal, 0, self.length)
+    }
+
+    fn goal_score(&self) -> f32 {
+        self.at(0, self.length)[self.symbols.goal as usize]
+    }
+
+    fn fill(&mut self) {
+        let n = self.grammar.num_states;
+        let cells = (self.length + 1) * (self.length + 1);
+        self.scores.clear();
+        self.scores.resize(cells * n, NEG);
+        for f in &mut self.finite {
+            f.clear();
+        }
+        for start in 0..self.length {
+            self.lexical_cell(start);
+        }
+        for diff in 2..=self.length {
+            let starts = if diff == self.length { 1 } else { self.length - diff };
+            for start in 0..starts {
+                self.binary_cell(start, start + diff);
+            }
+        }
+    }
+
+    fn lexical_cell(&mut self, start: usize) {
+        let n = self.grammar.num_states;
+        let c = self.cell(start, start + 1);
+        let is_boundary = start + 1 == self.length;
+        let word = &self.words[start];
+        let lex = self.lexicon;
+        let sym = self.symbols;
+        let mut assigned = false;
+        {
+            let cell = &mut self.scores[c * n..(c + 1) * n];
+            if !self.flood || is_boundary {
+                for tag in lex.taggings(word, start) {
+                    // The boundary token carries its tag, so only that tag is tried for it.
+                    if is_boundary && Some(tag as u32) != sym.boundary_tag {
+                        continue;
+                    }
+                    let state = sym.state_of_tag[tag as usize] as usize;
+                    let s = lex.score(word, tag, start);
+                    if s > NEG {
+                        assigned = true;
+                        cell[state] = s;
+                    }
+                }
+            }
+            if !assigned {
+                for state in 0..n {
+                    let Some(tag) = sym.tag_of_state[state] else { continue };
+                    if cell[state] != NEG || (is_boundary && Some(tag) != sym.boundary_tag) {
+                        continue;
+                    }
+                    let s = lex.score(word, tag as i32, start);
+                    if s > NEG {
+                        cell[state] = s;
+                    }
+                }
+            }
+            if self.flood && !is_boundary {
+                for state in 0..n {
+                    if sym.tag_of_state[state].is_some() && cell[state] == NEG {
+                        cell[state] = -1000.0;
+                    }
+                }
+            }
+        }
+        self.unaries(c);
+    }
+
+    fn binary_cell(&mut self, start: usize, end: usize) {
+        let n = self.grammar.num_states;
+        let c = self.cell(start, end);
+        let mut cell = vec![NEG; n];
+        for split in start + 1..end {
+            let l = self.cell(start, split);
+            let r = self.cell(split, end);
+            let right = &self.scores[r * n..(r + 1) * n];
+            let left = &self.scores[l * n..(l + 1) * n];
+            for &ls in &self.finite[l] {
+                let l_score = left[ls as usize];
+                for &(rc, parent, p_score) in &self.grammar.binary_by_left[ls as usize] {
+                    let r_score = right[rc as usize];
+                    if r_score == NEG {
+                        continue;
+                    }
+                    let tot = p_score + l_score + r_score;
+                    if tot > cell[parent as usize] {
+                        cell[parent as usize] = tot;
+                    }
+                }
+            }
+        }
+        self.scores[c * n..(c + 1) * n].copy_from_slice(&cell);
+        self.unaries(c);
+    }
+
+    /// The unary closure over one cell, states in index order, reading the cell as it changes.
+    fn unaries(&mut self, c: usize) {
+        let n = self.grammar.num_states;
+        let cell = &mut self.scores[c * n..(c + 1) * n];
+        for state in 0..n {
+            let i_score = cell[state];
+            if i_score == NEG {
+                continue;
+            }
+            for &(parent, p_score) in &self.grammar.closed_by_child[state] {
+                let tot = i_score + p_score;
+                if tot > cell[parent as usize] {
+                    cell[parent as usize] = tot;
+                }
+            }
+        }
+        self.finite[c] = (0..n as u32).filter(|&s| cell[s as usize] > NEG).collect();
+    }
+
+    fn extract(&self, goal: u32, start: usize, end: usize) -> Option<Tree> {
+        let best = f64::from(self.at(start, end)[goal as usize]);
+        let label = &self.symbols.states[goal as usize];
+        if end - start == 1 {
+            if let Some(tag) = self.symbols.tag_of_state[goal as usize] {
+                let word = &self.words[start];
+                if self.lexicon.score(word, tag as i32, start) > NEG || self.flood {
+                    return Some(Tree::node(label, vec![Tree::leaf(&word.text)]));
+                }
+            }
+        }
+        for split in start + 1..end {
+            let left = self.at(start, split);
+            let right = self.at(split, end);
+            for &ri in &self.grammar.binary_by_parent[goal as usize] {
+                let r = &self.grammar.binary[ri as usize];
+                let score = f64::from(r.score + left[r.left as usize] + right[r.right as usize]);
+                if matches(score, best) {
+                    let l = self.extract(r.left, start, split)?;
+                    let rt = self.extract(r.right, split, end)?;
+                    return Some(Tree::node(label, vec![l, rt]));
+                }
+            }
+        }
+        let here = self.at(start, end);
+        for r in &self.grammar.unary_by_parent[goal as usize] {
+            let score = f64::from(r.score + here[r.child as usize]);
+            if r.child != r.parent && matches(score, best) {
+                let child = self.extract(r.child, start, end)?;
+                return Some(Tree::node(label, vec![child]));
+            }
+        }
+        None
+    }
+}
+
+/// `ExhaustivePCFGParser.matches`: equal within a relative 1e-5.
+fn matches(x: f64, y: f64) -> bool {
+    (x - y).abs() / (x.abs() + y.abs() + 1e-10) < 1e-5
+}

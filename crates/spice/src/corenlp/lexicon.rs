@@ -1,0 +1,271 @@
+//! `BaseLexicon` and `EnglishUnknownWordModel`: which tags a word may take, and log P(word | tag).
+//!
+//! A word the training data saw (`seen` counts) scores by Bayes' rule from P(tag | word), smoothed
+//! with P(tag | unseen word) unless the word was seen more than `smoothInUnknownsThreshold` times;
+//! with `flexiTag` such a rarely seen word may take any tag that scores. An unknown word takes the
+//! open-class tags and scores through its signature (`useUnknownWordSignatures 2`: capitalisation,
+//! dash, digits, last letter). Arithmetic in doubles in CoreNLP's order, the result cast to a float.
+
+use std::collections::HashMap;
+
+use super::model::{Counts, LexiconData, ModelError};
+
+const ANY: i32 = -1;
+
+/// The lexicon at parse time.
+#[derive(Debug, Clone)]
+pub struct Lexicon {
+    data: LexiconData,
+    word_index: HashMap<String, i32>,
+    /// `rulesWithWord`: the tags each known word was seen with (the unknown word "UNK": the
+    /// open-class tags).
+    tags_of_word: HashMap<i32, Vec<i32>>,
+    /// Every tag seen in training (`tags`), for `flexiTag`.
+    all_tags: Vec<i32>,
+    unknown_word: i32,
+}
+
+/// A word as the parser looks it up: its index (or none) and its text.
+#[derive(Debug, Clone)]
+pub struct Word {
+    pub index: Option<i32>,
+    pub text: String,
+}
+
+impl Lexicon {
+    pub fn new(data: LexiconData, words: &[String]) -> Result<Lexicon, ModelError> {
+        let unsupported = |what: &str| ModelError::Unsupported {
+            path: String::new(),
+            what: format!("its lexicon uses {what}, which this reader does not reproduce"),
+        };
+        if data.smart_mutation {
+            return Err(unsupported("smartMutation"));
+        }
+        if data.use_signature_for_known_smoothing {
+            return Err(unsupported("useSignatureForKnownSmoothing"));
+        }
+        if data.unknown_level != 2 {
+            return Err(unsupported(&format!("unknown-word signatures of level {}", data.unknown_level)));
+        }
+        let word_index: HashMap<String, i32> =
+            words.iter().enumerate().map(|(i, w)| (w.clone(), i as i32)).collect();
+        let unknown_word = word_index.get("UNK").copied().unwrap_or(words.len() as i32);
+        let mut tags_of_word: HashMap<i32, Vec<i32>> = HashMap::new();
+        let mut all_tags = Vec::new();
+        for &(w, t) in data.seen.keys() {
+            if w == ANY && t != ANY {
+                all_tags.push(t);
+            }
+            if w != ANY && t != ANY {
+                tags_of_word.entry(w).or_default().push(t);
+            }
+        }
+        all_tags.sort_unstable();
+        let open: Vec<i32> = all_tags
+            .iter()
+            .copied()
+            .filter(|&t| count(&data.unseen, ANY, t) > f64::from(data.open_class_types_threshold))
+            .collect();
+        tags_of_word.entry(unknown_word).or_default().extend(open);
+        for tags in tags_of_word.values_mut() {
+            tags.sort_unstable();
+        }
+        Ok(Lexicon { data, word_index, tags_of_word, all_tags, unknown_word })
+    }
+
+    pub fn word(&self, text: &str) -> Word {
+        Word { index: self.word_index.get(text).copied(), text: text.to_string() }
+    }
+
+    /// `isKnown`: the word has taggings in `rulesWithWord`.
+    pub fn is_known(&self, w: &Word) -> bool {
+        w.index.is_some_and(|i| self.tags_of_word.contains_key(&i))
+    }
+
+    /// `ruleIteratorByWord`: the tags the chart tries for a word (their order does not matter:
+    /// each fills its own cell entry).
+    pub fn taggings(&self, w: &Word, loc: usize) -> Vec<i32> {
+        match w.index.filter(|_| self.is_known(w)) {
+            Some(i) => {
+                let seen_tags = &self.tags_of_word[&i];
+                if !self.data.flexi_tag
+                    || count(&self.data.seen, i, ANY) > f64::from(self.data.smooth_in_unknowns_threshold)
+                {
+                    seen_tags.clone()
+                } else {
+                    self.all_tags
+                        .iter()
+                        .copied()
+                        .filter(|&t| self.score(w, t, loc) > f32::NEG_INFINITY)
+                        .collect()
+                }
+            }
+            None => self.tags_of_word.get(&self.unknown_word).cloned().unwrap_or_default(),
+        }
+    }
+
+    /// `BaseLexicon.score`: log P(word | tag) as a float, −∞ below −100.
+    pub fn score(&self, w: &Word, tag: i32, loc: usize) -> f32 {
+        let d = &self.data;
+        let word = w.index.unwrap_or(i32::MIN);
+        let c_tw = count(&d.seen, word, tag);
+        let c_w = count(&d.seen, word, ANY);
+        let total = count(&d.seen, ANY, ANY);
+        let total_unseen = count(&d.unseen, ANY, ANY);
+        let c_t = count(&d.seen, ANY, tag);
+        let c_t_unseen = count(&d.unseen, ANY, tag);
+        let pb_w_t = if c_w > 0.0 {
+            let p_t_u = c_t_unseen / total_unseen;
+            let pb_t_w = if c_w > f64::from(d.smooth_in_unknowns_threshold) && c_tw > 0.0 && c_w > 0.0 {
+                c_tw / c_w
+            } else {
+                (c_tw + d.smooth[1] * p_t_u) / (c_w + d.smooth[1])
+            };
+            let p_t = c_t / total;
+            let p_w = c_w / total;
+            (pb_t_w * p_w / p_t).ln()
+        } else {
+            f64::from(self.unknown_score(w, tag, loc, c_t, total))
+        };
+        if pb_w_t > -100.0 {
+            pb_w_t as f32
+        } else {
+            f32::NEG_INFINITY
+        }
+    }
+
+    /// `EnglishUnknownWordModel.score`.
+    fn unknown_score(&self, w: &Word, tag: i32, loc: usize, c_t_seen: f64, total: f64) -> f32 {
+        let d = &self.data;
+        let sig = signature2(&w.text, loc);
+        let sig = self.word_index.get(&sig).copied().unwrap_or(i32::MIN);
+        let c_ts = count(&d.unseen, sig, tag);
+        let c_s = count(&d.unseen, sig, ANY);
+        let c_u = count(&d.unseen, ANY, ANY);
+        let c_t = count(&d.unseen, ANY, tag);
+        let p_t_u = c_t / c_u;
+        let pb_t_s = (c_ts + d.smooth[0] * p_t_u) / (c_s + d.smooth[0]);
+        let p_t = c_t_seen / total;
+        let p_w = 1.0 / total;
+        let pb_w_t = (pb_t_s * p_w / p_t).ln();
+        if pb_w_t > -100.0 {
+            pb_w_t as f32
+        } else {
+            f32::NEG_INFINITY
+        }
+    }
+}
+
+fn count(c: &Counts, word: i32, tag: i32) -> f64 {
+    c.get(&(word, tag)).copied().unwrap_or(0.0)
+}
+
+/// Java's `Character` tests on one UTF-16 code unit (a surrogate is none of these).
+fn unit_char(u: u16) -> Option<char> {
+    char::from_u32(u32::from(u))
+}
+
+fn is_digit(u: u16) -> bool {
+    unit_char(u).is_some_and(|c| {
+        use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
+        c.general_category() == GeneralCategory::DecimalNumber
+    })
+}
+
+fn is_letter(u: u16) -> bool {
+    unit_char(u).is_some_and(|c| {
+        use unicode_properties::{GeneralCategoryGroup, UnicodeGeneralCategory};
+        c.general_category_group() == GeneralCategoryGroup::Letter
+    })
+}
+
+fn is_lower(u: u16) -> bool {
+    unit_char(u).is_some_and(char::is_lowercase)
+}
+
+fn is_upper(u: u16) -> bool {
+    unit_char(u).is_some_and(char::is_uppercase)
+}
+
+fn is_title(u: u16) -> bool {
+    unit_char(u).is_some_and(|c| {
+        use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
+        c.general_category() == GeneralCategory::TitlecaseLetter
+    })
+}
+
+/// `getSignature` at level 2: "UNK", then -ALLC / -INIT / -UC by the first letter's case (or -LC
+/// for lowercase), -DASH, then -NUM (all digits) / -DIG (some), or else the last character
+/// lowercased when the word is longer than three.
+pub fn signature2(word: &str, loc: usize) -> String {
+    let units: Vec<u16> = word.encode_utf16().collect();
+    let mut has_digit = false;
+    let mut has_non_digit = false;
+    let mut has_lower = false;
+    for &u in &units {
+        if is_digit(u) {
+            has_digit = true;
+        } else {
+            has_non_digit = true;
+            if is_letter(u) && (is_lower(u) || is_title(u)) {
+                has_lower = true;
+            }
+        }
+    }
+    let mut sig = String::from("UNK");
+    match units.first() {
+        Some(&first) if is_upper(first) || is_title(first) => {
+            sig.push_str(if !has_lower {
+                "-ALLC"
+            } else if loc == 0 {
+                "-INIT"
+            } else {
+                "-UC"
+            });
+        }
+        _ if has_lower => sig.push_str("-LC"),
+        _ => {}
+    }
+    if units.contains(&u16::from(b'-')) {
+        sig.push_str("-DASH");
+    }
+    if has_digit {
+        sig.push_str(if has_non_digit { "-DIG" } else { "-NUM" });
+    } else if units.len() > 3 {
+        if let Some(&last) = units.last() {
+            // Character.toLowerCase on one code unit.
+            match unit_char(last) {
+                Some(c) => sig.extend(java_lower(c)),
+                None => sig.push(char::REPLACEMENT_CHARACTER),
+            }
+        }
+    }
+    sig
+}
+
+/// `Character.toLowerCase(char)`: a one-to-one mapping (multi-character lowercasings keep the
+/// character).
+fn java_lower(c: char) -> Option<char> {
+    let mut l = c.to_lowercase();
+    match (l.next(), l.next()) {
+        (Some(x), None) => Some(x),
+        _ => Some(c),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::signature2;
+
+    #[test]
+    fn signatures() {
+        assert_eq!(signature2("frisbee", 3), "UNK-LCe");
+        assert_eq!(signature2("Frisbee", 0), "UNK-INITe");
+        assert_eq!(signature2("Frisbee", 2), "UNK-UCe");
+        assert_eq!(signature2("NASA", 2), "UNK-ALLCa");
+        assert_eq!(signature2("1984", 2), "UNK-NUM");
+        assert_eq!(signature2("x-ray2", 2), "UNK-LC-DASH-DIG");
+        assert_eq!(signature2("zzz", 2), "UNK-LC");
+        assert_eq!(signature2("-", 2), "UNK-DASH");
+    }
+}

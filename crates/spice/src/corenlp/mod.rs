@@ -1,0 +1,104 @@
+//! CoreNLP 3.6.0's parsing stage as the official SPICE runs it, on the user's own model file.
+//!
+//! The files follow a caption through CoreNLP in order:
+//!
+//! | file | CoreNLP | what |
+//! |---|---|---|
+//! | [`serial`] | `ObjectInputStream` | the Java serialization stream of the model file |
+//! | [`model`] | `LexicalizedParser` | what the parser needs, out of the decoded objects |
+//! | [`americanize`] | `AmericanizeFunction` | the model's word function, applied before lookup |
+//! | [`lexicon`] | `BaseLexicon`, `EnglishUnknownWordModel` | tags a word may take, log P(word \| tag) |
+//! | [`grammar`] | `BinaryGrammar`, `UnaryGrammar` | rules by child and parent, the unary closure |
+//! | [`chart`] | `ExhaustivePCFGParser` | CKY and the best tree read back |
+//! | [`tree`] | `Debinarizer`, `BoundaryRemover`, `EnglishSubcategoryStripper` | the tree the annotator keeps |
+//!
+//! No JVM is involved and nothing of CoreNLP is part of this repository: the model is read from
+//! the file the user points at.
+
+pub mod americanize;
+pub mod chart;
+pub mod grammar;
+pub mod lexicon;
+pub mod model;
+pub mod serial;
+pub mod tree;
+
+use std::collections::HashMap;
+use std::path::Path;
+
+pub use model::ModelError;
+pub use tree::Tree;
+
+/// CoreNLP's English PCFG, ready to parse.
+#[derive(Debug, Clone)]
+pub struct PcfgParser {
+    grammar: grammar::Grammar,
+    lexicon: lexicon::Lexicon,
+    symbols: chart::Symbols,
+    americanize: bool,
+}
+
+impl PcfgParser {
+    /// Loads `englishPCFG.ser.gz`.
+    pub fn load(path: &Path) -> Result<PcfgParser, ModelError> {
+        PcfgParser::from_model(model::Model::from_ser_gz(path)?)
+            .map_err(|e| match e {
+                ModelError::Unsupported { what, .. } => ModelError::Unsupported { path: path.display().to_string(), what },
+                other => other,
+            })
+    }
+
+    pub fn from_model(m: model::Model) -> Result<PcfgParser, ModelError> {
+        if m.split_base_np >= 2 || m.split_poss >= 2 {
+            return Err(ModelError::Unsupported {
+                path: String::new(),
+                what: "it splits base NPs or possessives (splitBaseNP / splitPoss 2), whose undoing is not reproduced".into(),
+            });
+        }
+        let state_index: HashMap<&str, u32> =
+            m.states.iter().enumerate().map(|(i, s)| (s.as_str(), i as u32)).collect();
+        let missing = |what: &str| ModelError::Unsupported { path: String::new(), what: format!("it has no state {what}") };
+        let mut state_of_tag = Vec::with_capacity(m.tags.len());
+        let mut tag_of_state = vec![None; m.states.len()];
+        for (t, tag) in m.tags.iter().enumerate() {
+            let s = *state_index.get(tag.as_str()).ok_or_else(|| missing(tag))?;
+            state_of_tag.push(s);
+            tag_of_state[s as usize] = Some(t as u32);
+        }
+        let goal = *state_index.get(m.start_symbol.as_str()).ok_or_else(|| missing(&m.start_symbol))?;
+        let boundary_tag = m.tags.iter().position(|t| t == ".$$.").map(|t| t as u32);
+        let grammar = grammar::Grammar::new(m.states.len(), m.binary, &m.unary);
+        let lexicon = lexicon::Lexicon::new(m.lexicon, &m.words)?;
+        Ok(PcfgParser {
+            grammar,
+            lexicon,
+            symbols: chart::Symbols { states: m.states, tags: m.tags, state_of_tag, tag_of_state, goal, boundary_tag },
+            americanize: m.americanize,
+        })
+    }
+
+    /// The tree `ParserAnnotator` keeps for a tokenized sentence (tokens as CoreNLP's tokenizer
+    /// writes them: `-LRB-`, `` ` ``...).
+    pub fn parse(&self, words: &[&str]) -> Tree {
+        let shown: Vec<String> = words
+            .iter()
+            .map(|w| if self.americanize { americanize::americanize(w) } else { (*w).to_string() })
+            .collect();
+        let original: Vec<String> = words.iter().map(|w| (*w).to_string()).collect();
+        let chart = chart::Chart::new(&self.grammar, &self.lexicon, &self.symbols, &shown);
+        match chart.parse() {
+            Some(binary) => {
+                let mut t = binary.debinarize().strip_subcategories();
+                t.set_words(&original);
+                t
+            }
+            None => failed_tree(words),
+        }
+    }
+}
+
+/// `ParserUtils.xTree`: what the annotator keeps for a sentence it could not parse.
+fn failed_tree(words: &[&str]) -> Tree {
+    let leaves = words.iter().map(|w| Tree::node("XX", vec![Tree::leaf(w)])).collect();
+    Tree::node("X", leaves)
+}
