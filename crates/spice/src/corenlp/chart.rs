@@ -41,30 +41,47 @@ pub struct Chart<'a> {
     /// Number of positions, the boundary included.
     length: usize,
     scores: Vec<f32>,
-    /// Finite states of each filled cell, in index order.
-    finite: Vec<Vec<u32>>,
+    /// For each (start, state), the ends of the filled cells where the state is finite, as bits.
+    ends_of: Vec<u128>,
+    /// For each (end, state), the starts of the filled cells where the state is finite.
+    starts_of: Vec<u128>,
+    /// For each start, the states finite in some filled cell starting there.
+    left_states: Vec<Vec<u32>>,
     flood: bool,
 }
+
+/// Positions a chart can hold, the boundary included: a cell's split points are bits of a `u128`.
+pub const MAX_POSITIONS: usize = 128;
 
 /// The boundary word CoreNLP appends to every sentence.
 pub const BOUNDARY_WORD: &str = ".$.";
 
 impl<'a> Chart<'a> {
-    pub fn new(grammar: &'a Grammar, lexicon: &'a Lexicon, symbols: &'a Symbols, words: &[String]) -> Chart<'a> {
+    /// A chart for a sentence of at most `MAX_POSITIONS - 1` words (`None` for longer ones).
+    pub fn new(
+        grammar: &'a Grammar,
+        lexicon: &'a Lexicon,
+        symbols: &'a Symbols,
+        words: &[String],
+    ) -> Option<Chart<'a>> {
+        if words.len() + 1 >= MAX_POSITIONS {
+            return None;
+        }
         let mut ws: Vec<Word> = words.iter().map(|w| lexicon.word(w)).collect();
         ws.push(lexicon.word(BOUNDARY_WORD));
         let length = ws.len();
-        let cells = (length + 1) * (length + 1);
-        Chart {
+        Some(Chart {
             grammar,
             lexicon,
             symbols,
             words: ws,
             length,
             scores: Vec::new(),
-            finite: vec![Vec::new(); cells],
+            ends_of: Vec::new(),
+            starts_of: Vec::new(),
+            left_states: Vec::new(),
             flood: false,
-        }
+        })
     }
 
     fn cell(&self, start: usize, end: usize) -> usize {
@@ -99,9 +116,12 @@ impl<'a> Chart<'a> {
         let cells = (self.length + 1) * (self.length + 1);
         self.scores.clear();
         self.scores.resize(cells * n, NEG);
-        for f in &mut self.finite {
-            f.clear();
-        }
+        self.ends_of.clear();
+        self.ends_of.resize((self.length + 1) * n, 0);
+        self.starts_of.clear();
+        self.starts_of.resize((self.length + 1) * n, 0);
+        self.left_states.clear();
+        self.left_states.resize(self.length + 1, Vec::new());
         for start in 0..self.length {
             self.lexical_cell(start);
         }
@@ -160,22 +180,29 @@ impl<'a> Chart<'a> {
         self.unaries(c);
     }
 
+    /// A cell of two or more positions: every binary rule over every split point where both
+    /// children are finite. Split points come from the children's bit masks, so a rule costs one
+    /// `and` unless it applies.
     fn binary_cell(&mut self, start: usize, end: usize) {
         let n = self.grammar.num_states;
         let c = self.cell(start, end);
+        let between: u128 = ((1u128 << end) - 1) & !((1u128 << (start + 1)) - 1);
         let mut cell = vec![NEG; n];
-        for split in start + 1..end {
-            let l = self.cell(start, split);
-            let r = self.cell(split, end);
-            let right = &self.scores[r * n..(r + 1) * n];
-            let left = &self.scores[l * n..(l + 1) * n];
-            for &ls in &self.finite[l] {
-                let l_score = left[ls as usize];
-                for &(rc, parent, p_score) in &self.grammar.binary_by_left[ls as usize] {
-                    let r_score = right[rc as usize];
-                    if r_score == NEG {
-                        continue;
-                    }
+        let ends_of = &self.ends_of[start * n..(start + 1) * n];
+        let starts_of = &self.starts_of[end * n..(end + 1) * n];
+        let row = self.length + 1;
+        for &l in &self.left_states[start] {
+            let lm = ends_of[l as usize] & between;
+            if lm == 0 {
+                continue;
+            }
+            for &(rc, parent, p_score) in &self.grammar.binary_by_left[l as usize] {
+                let mut m = lm & starts_of[rc as usize];
+                while m != 0 {
+                    let split = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    let l_score = self.scores[(start * row + split) * n + l as usize];
+                    let r_score = self.scores[(split * row + end) * n + rc as usize];
                     let tot = p_score + l_score + r_score;
                     if tot > cell[parent as usize] {
                         cell[parent as usize] = tot;
@@ -203,7 +230,17 @@ impl<'a> Chart<'a> {
                 }
             }
         }
-        self.finite[c] = (0..n as u32).filter(|&s| cell[s as usize] > NEG).collect();
+        let (start, end) = (c / (self.length + 1), c % (self.length + 1));
+        for s in 0..n {
+            if cell[s] > NEG {
+                let e = &mut self.ends_of[start * n + s];
+                if *e == 0 {
+                    self.left_states[start].push(s as u32);
+                }
+                *e |= 1u128 << end;
+                self.starts_of[end * n + s] |= 1u128 << start;
+            }
+        }
     }
 
     fn extract(&self, goal: u32, start: usize, end: usize) -> Option<Tree> {

@@ -85,8 +85,7 @@ impl PcfgParser {
             .map(|w| if self.americanize { americanize::americanize(w) } else { (*w).to_string() })
             .collect();
         let original: Vec<String> = words.iter().map(|w| (*w).to_string()).collect();
-        let chart = chart::Chart::new(&self.grammar, &self.lexicon, &self.symbols, &shown);
-        match chart.parse() {
+        match chart::Chart::new(&self.grammar, &self.lexicon, &self.symbols, &shown).and_then(chart::Chart::parse) {
             Some(binary) => {
                 let mut t = binary.debinarize().strip_subcategories();
                 t.set_words(&original);
