@@ -52,6 +52,18 @@ pub fn metaeval_dir() -> Option<PathBuf> {
     )
 }
 
+/// CoreNLP's English PCFG and the official pipeline's analyses, `../shared/corenlp` beside the
+/// repository (or `SPICE_CORENLP_DIR`): like [`fidelity_dir`], `None` with a loud skip notice
+/// without it, a failure with `CI` set.
+pub fn corenlp_dir() -> Option<PathBuf> {
+    shared_dir(
+        "corenlp",
+        "SPICE_CORENLP_DIR",
+        "englishPCFG.ser.gz",
+        "CoreNLP's English PCFG and the official analyses",
+    )
+}
+
 /// `../shared/<name>` (or `$env_var`) if it holds `marker`; otherwise a loud skip (or, in CI, a
 /// failure).
 fn shared_dir(name: &str, env_var: &str, marker: &str, what: &str) -> Option<PathBuf> {
