@@ -201,7 +201,7 @@ fn category_score(name: &str, s: &Score) -> CategoryScore {
         precision: defined.then_some(s.pr),
         recall: defined.then_some(s.re),
         f: defined.then_some(s.f),
-        images: s.num_images as i32,
+        images: s.num_images,
     }
 }
 

@@ -13,34 +13,40 @@ mod multipart;
 pub mod submissions;
 mod view;
 
-use actix_web::web;
+use actix_web::{guard, web, Route};
 
 pub use error::{keep_login_state, PageError};
 pub use view::Layout;
 
+/// A route for GET and HEAD: HEAD runs the same handler and actix-http leaves the body out, so
+/// the status and headers are GET's (RFC 9110 §9.3.2). `web::get()` alone would answer HEAD 404.
+fn get() -> Route {
+    web::route().guard(guard::Any(guard::Get()).or(guard::Head()))
+}
+
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/", web::get().to(home::index))
-        .route("/health", web::get().to(home::health))
-        .route("/static/{file}", web::get().to(assets::file))
+    cfg.route("/", get().to(home::index))
+        .route("/health", get().to(home::health))
+        .route("/static/{file}", get().to(assets::file))
         .service(
             web::resource("/signup")
-                .route(web::get().to(auth::signup_form))
+                .route(get().to(auth::signup_form))
                 .route(web::post().to(auth::signup)),
         )
         .service(
             web::resource("/login")
-                .route(web::get().to(auth::login_form))
+                .route(get().to(auth::login_form))
                 .route(web::post().to(auth::login)),
         )
         .route("/logout", web::post().to(auth::logout))
-        .route("/account", web::get().to(auth::account))
+        .route("/account", get().to(auth::account))
         .route("/account/password", web::post().to(auth::change_password))
         .service(
             web::resource("/password/{secret}")
-                .route(web::get().to(auth::password_link))
+                .route(get().to(auth::password_link))
                 .route(web::post().to(auth::reset_password)),
         )
-        .route("/c/{slug}", web::get().to(challenges::overview))
+        .route("/c/{slug}", get().to(challenges::overview))
         .route("/c/{slug}/team", web::post().to(challenges::create_team))
         .route(
             "/c/{slug}/team/leave",
@@ -52,7 +58,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         )
         .service(
             web::resource("/c/{slug}/join/{code}")
-                .route(web::get().to(challenges::join_form))
+                .route(get().to(challenges::join_form))
                 .route(web::post().to(challenges::join)),
         )
         .route("/c/{slug}/tokens", web::post().to(challenges::create_token))
@@ -60,45 +66,36 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             "/c/{slug}/tokens/{id}/revoke",
             web::post().to(challenges::revoke_token),
         )
-        .route(
-            "/c/{slug}/leaderboard",
-            web::get().to(challenges::leaderboard),
-        )
+        .route("/c/{slug}/leaderboard", get().to(challenges::leaderboard))
         .route(
             "/c/{slug}/leaderboard.csv",
-            web::get().to(challenges::leaderboard_csv),
+            get().to(challenges::leaderboard_csv),
         )
         .route(
             "/c/{slug}/leaderboard.json",
-            web::get().to(challenges::leaderboard_json),
+            get().to(challenges::leaderboard_json),
         )
-        .route("/c/{slug}/compare", web::get().to(challenges::compare))
-        .route("/c/{slug}/agreement", web::get().to(challenges::agreement))
+        .route("/c/{slug}/compare", get().to(challenges::compare))
+        .route("/c/{slug}/agreement", get().to(challenges::agreement))
         .route(
             "/c/{slug}/agreement.json",
-            web::get().to(challenges::agreement_json),
+            get().to(challenges::agreement_json),
         )
         .service(
             web::resource("/c/{slug}/submit")
-                .route(web::get().to(submissions::form))
+                .route(get().to(submissions::form))
                 .route(web::post().to(submissions::upload)),
         )
-        .route("/s/{id}", web::get().to(submissions::page))
-        .route(
-            "/s/{id}/status",
-            web::get().to(submissions::status_fragment),
-        )
-        .route(
-            "/s/{id}/images/{image_id}",
-            web::get().to(submissions::image),
-        )
+        .route("/s/{id}", get().to(submissions::page))
+        .route("/s/{id}/status", get().to(submissions::status_fragment))
+        .route("/s/{id}/images/{image_id}", get().to(submissions::image))
         .route("/s/{id}/choose", web::post().to(submissions::choose))
         .route("/api/c/{slug}/submissions", web::post().to(api::upload))
-        .route("/api/submissions/{id}", web::get().to(api::status))
-        .route("/admin", web::get().to(admin::index))
+        .route("/api/submissions/{id}", get().to(api::status))
+        .route("/admin", get().to(admin::index))
         .route("/admin/challenges", web::post().to(admin::create_challenge))
         .route("/admin/password-link", web::post().to(admin::password_link))
-        .route("/admin/c/{slug}", web::get().to(admin::challenge))
+        .route("/admin/c/{slug}", get().to(admin::challenge))
         .route(
             "/admin/c/{slug}/references",
             web::post().to(admin::import_references),
@@ -115,7 +112,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         )
         .route(
             "/admin/c/{slug}/submissions.csv",
-            web::get().to(admin::export_submissions),
+            get().to(admin::export_submissions),
         )
         .route(
             "/admin/c/{slug}/ranking-metric",
@@ -145,13 +142,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             "/admin/c/{slug}/splits/{split}/rescore",
             web::post().to(admin::rescore),
         )
-        .route(
-            "/admin/c/{slug}/export.csv",
-            web::get().to(admin::export_csv),
-        )
+        .route("/admin/c/{slug}/export.csv", get().to(admin::export_csv))
         .service(
             web::resource("/admin/submissions/{id}/delete")
-                .route(web::get().to(admin::confirm_delete))
+                .route(get().to(admin::confirm_delete))
                 .route(web::post().to(admin::delete_submission)),
         );
 }

@@ -47,3 +47,38 @@ async fn health_assets_and_not_found() {
         .expect("body");
     assert!(home.contains("No challenge yet"));
 }
+
+/// HEAD answers wherever GET does, with GET's status and headers and no body (issue 35: `HEAD /`
+/// was 404, as every route answered GET only).
+#[tokio::test]
+async fn head_answers_as_get_does_without_a_body() {
+    let app = spawn_app().await;
+    app.challenge_with_split("hd", "val", false).await;
+    let c = crate::helpers::client();
+    for path in [
+        "/",
+        "/health",
+        "/static/style.css",
+        "/login",
+        "/c/hd",
+        "/c/hd/leaderboard",
+        "/c/hd/leaderboard.json",
+        "/c/hd/submit",
+        "/c/no-such-challenge",
+    ] {
+        let get = c.get(app.url(path)).send().await.expect("GET");
+        let head = c.head(app.url(path)).send().await.expect("HEAD");
+        assert_eq!(head.status(), get.status(), "{path}");
+        assert_eq!(
+            head.headers().get("content-type"),
+            get.headers().get("content-type"),
+            "{path}"
+        );
+        assert_eq!(
+            head.headers().get("location"),
+            get.headers().get("location"),
+            "{path}"
+        );
+        assert!(head.bytes().await.expect("body").is_empty(), "{path}");
+    }
+}

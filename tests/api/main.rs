@@ -19,6 +19,7 @@ mod pages;
 mod phases;
 mod queue;
 mod references;
+mod scores;
 mod security;
 mod teams;
 mod uncertainty;

@@ -662,6 +662,47 @@ async fn login_redirects_stay_on_this_site() {
     }
 }
 
+/// Issue 35, F7: a slug with a line break went unchecked into the `Location` of the submit page's
+/// login redirect; actix refused the header and answered 500, logging an ERROR. A slug that can
+/// name no challenge is simply not found, wherever it is in the path, logged in or not.
+#[tokio::test]
+async fn a_slug_with_a_line_break_is_not_found() {
+    let app = spawn_app_with(0, |_| {}).await;
+    app.challenge_with_split("hs", "val", false).await;
+    let member = client();
+    member_with_team(&app, &member, "hs", "ann@example.org", "Owls").await;
+    for browser in [client(), member] {
+        for rest in [
+            "/submit",
+            "",
+            "/leaderboard",
+            "/leaderboard.csv",
+            "/join/abc",
+        ] {
+            let path = format!("/c/x%0d%0aSet-Cookie:%20a=b{rest}");
+            let r = browser.get(app.url(&path)).send().await.expect("GET");
+            assert_eq!(r.status(), 404, "{path}");
+            assert!(
+                r.headers()
+                    .get_all("set-cookie")
+                    .iter()
+                    .all(|c| !c.as_bytes().starts_with(b"a=")),
+                "{path}"
+            );
+            let page = r.text().await.expect("body");
+            assert!(page.contains("not found"), "{path}: {page}");
+        }
+    }
+    // A well-formed slug still goes to the login page first.
+    let r = client()
+        .get(app.url("/c/hs/submit"))
+        .send()
+        .await
+        .expect("GET");
+    assert_eq!(r.status(), 303);
+    assert_eq!(r.headers()["location"], "/login?next=/c/hs/submit");
+}
+
 fn urlencode(s: &str) -> String {
     s.bytes().map(|b| format!("%{b:02X}")).collect()
 }

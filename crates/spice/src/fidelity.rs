@@ -72,15 +72,15 @@ pub fn flickr8k(
     half: Option<Half>,
 ) -> Result<CountAgreement, String> {
     let official_path = dir.join("flickr8k/official_per_caption.jsonl");
-    let mut official: HashMap<String, (u64, u64, u64, f64)> = HashMap::new();
+    let mut official: HashMap<String, (i64, i64, i64, f64)> = HashMap::new();
     for (n, line) in read(&official_path)?.lines().enumerate() {
         let v: Value = serde_json::from_str(line)
             .map_err(|e| format!("{}:{}: {e}", official_path.display(), n + 1))?;
         let num = |k: &str| v.get(k).and_then(Value::as_f64).unwrap_or(0.0);
         let row = (
-            num("tp") as u64,
-            num("fp") as u64,
-            num("fn") as u64,
+            num("tp") as i64,
+            num("fp") as i64,
+            num("fn") as i64,
             num("f"),
         );
         official.insert(id_key(v.get("image_id").unwrap_or(&Value::Null)), row);
@@ -101,8 +101,8 @@ pub fn flickr8k(
         let s = r.scores.all;
         a.captions += 1;
         a.exact +=
-            usize::from((u64::from(s.tp), u64::from(s.fp), u64::from(s.fn_)) == (tp, fp, fn_));
-        a.same_reference_count += usize::from(u64::from(s.tp + s.fn_) == tp + fn_);
+            usize::from((i64::from(s.tp), i64::from(s.fp), i64::from(s.fn_)) == (tp, fp, fn_));
+        a.same_reference_count += usize::from(i64::from(s.tp) + i64::from(s.fn_) == tp + fn_);
         a.mean_abs_error_f += (s.f - f).abs();
         a.mean_f += s.f;
         a.official_mean_f += f;

@@ -283,23 +283,30 @@ fn compare_keys(a: &[ConceptKey<'_>], b: &[ConceptKey<'_>]) -> Ordering {
 }
 
 /// Counts and ratios for one image and one category (the jar's `Evaluation`).
+///
+/// Counts are Java `int`s, with Java's arithmetic: a merged reference tuple can match several
+/// candidate tuples, so tp can exceed the reference tuples, fn is then negative and recall above 1
+/// (the official jar gives fn -2 and recall 2 for "a bathroom with a toilet and a tub and a bath
+/// and a toilette and a lavatory" against "a bathroom with a toilet and a bath").
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Score {
-    pub tp: u32,
-    pub fp: u32,
+    pub tp: i32,
+    pub fp: i32,
     #[serde(rename = "fn")]
-    pub fn_: u32,
+    pub fn_: i32,
     /// Precision; NaN for a category whose references have no tuple.
     pub pr: f64,
+    /// Recall; above 1 when fn is negative.
     pub re: f64,
+    /// F; above 1 when recall is.
     pub f: f64,
-    pub num_images: u32,
+    pub num_images: i32,
 }
 
 impl Score {
     /// Precision, recall and F from counts (Evaluation.calcFScore). With `allow_nan`, a score
     /// with no reference tuple is NaN; otherwise undefined ratios are 0.
-    pub fn from_counts(tp: u32, fp: u32, fn_: u32, allow_nan: bool) -> Score {
+    pub fn from_counts(tp: i32, fp: i32, fn_: i32, allow_nan: bool) -> Score {
         let mut s = Score {
             tp,
             fp,
@@ -315,8 +322,9 @@ impl Score {
 
     fn calc(&mut self, allow_nan: bool) {
         let beta = 1.0f64;
-        let ref_n = self.fn_ + self.tp;
-        let test_n = self.fp + self.tp;
+        // Java's int addition: wraps instead of overflowing.
+        let ref_n = self.fn_.wrapping_add(self.tp);
+        let test_n = self.fp.wrapping_add(self.tp);
         if ref_n > 0 {
             self.re = f64::from(self.tp) / f64::from(ref_n);
             if test_n > 0 {
@@ -365,7 +373,7 @@ pub fn match_tuples(
 ) -> Matching {
     let mut candidate_truth = vec![false; cand.len()];
     let mut reference_truth = vec![false; refs.len()];
-    let mut tp = 0u32;
+    let mut tp = 0i32;
     for (i, c) in cand.iter().enumerate() {
         let hit = refs.iter().position(|r| {
             if use_synsets {
@@ -380,13 +388,20 @@ pub fn match_tuples(
             tp += 1;
         }
     }
-    let fp = cand.len() as u32 - tp;
-    let fn_ = refs.len() as u32 - tp;
+    // Evaluation(TupleSet, TupleSet, ..): sizes minus matches, in Java ints. Several candidate
+    // tuples may match the same reference tuple, so fn can be negative.
+    let fp = java_int(cand.len()).wrapping_sub(tp);
+    let fn_ = java_int(refs.len()).wrapping_sub(tp);
     Matching {
         score: Score::from_counts(tp, fp, fn_, allow_nan),
         candidate_truth,
         reference_truth,
     }
+}
+
+/// A collection's size as Java's `int` `size()` gives it (saturated at `Integer.MAX_VALUE`).
+fn java_int(n: usize) -> i32 {
+    i32::try_from(n).unwrap_or(i32::MAX)
 }
 
 /// Tuples with truth values, sorted as the jar sorts them after matching: true first, then by
@@ -459,8 +474,8 @@ pub fn score_image(
     }
 }
 
-/// Macro average over images (SpiceStats.macroAverage): counts are summed over all images,
-/// ratios averaged over the images whose score is not NaN.
+/// Macro average over images (SpiceStats.macroAverage): counts are summed over all images (in
+/// Java ints), ratios averaged over the images whose score is not NaN.
 pub fn macro_average<'a>(scores: impl IntoIterator<Item = &'a Score>) -> Score {
     let mut r = Score {
         tp: 0,
@@ -471,11 +486,11 @@ pub fn macro_average<'a>(scores: impl IntoIterator<Item = &'a Score>) -> Score {
         f: 0.0,
         num_images: 0,
     };
-    let mut n = 0u32;
+    let mut n = 0i32;
     for s in scores {
-        r.tp += s.tp;
-        r.fp += s.fp;
-        r.fn_ += s.fn_;
+        r.tp = r.tp.wrapping_add(s.tp);
+        r.fp = r.fp.wrapping_add(s.fp);
+        r.fn_ = r.fn_.wrapping_add(s.fn_);
         if !s.is_nan() {
             r.f += s.f;
             r.pr += s.pr;
@@ -594,6 +609,96 @@ mod tests {
         let t = tuples(&refs);
         assert_eq!(t[1].texts(), ["cat", "gray/grey"]);
         assert!(!Category::Color.contains(&t[1]));
+    }
+
+    #[test]
+    fn candidate_tuples_matching_one_merged_reference_tuple_give_negative_fn() {
+        // The reference merged "toilet" and "bath" into one concept; each candidate concept is
+        // similar to it, so both match it: 2 true positives out of 1 reference tuple. The jar's
+        // Evaluation subtracts in Java ints: fn = 1 - 2 = -1, recall = 2 / (fn + tp) = 2.
+        let merged = Concept::from_parts(vec!["toilet".into(), "bath".into()], vec![1, 2]);
+        let toilet = Concept::from_parts(vec!["toilet".into()], vec![1]);
+        let tub = Concept::from_parts(vec!["tub".into()], vec![2]);
+        let (r, c1, c2) = (
+            Tuple(vec![&merged]),
+            Tuple(vec![&toilet]),
+            Tuple(vec![&tub]),
+        );
+        let m = match_tuples(&[&c1, &c2], &[&r], false, true);
+        assert_eq!((m.score.tp, m.score.fp, m.score.fn_), (2, 0, -1));
+        assert_eq!((m.score.pr, m.score.re), (1.0, 2.0));
+        assert_eq!(m.score.f, 4.0 / 3.0);
+        assert_eq!(
+            (m.candidate_truth, m.reference_truth),
+            (vec![true, true], vec![true])
+        );
+    }
+
+    #[test]
+    fn the_official_bathroom_example_scores_as_the_jar_does() {
+        // "a bathroom with a toilet and a tub and a bath and a toilette and a lavatory" against
+        // "a bathroom with a toilet and a bath", with WordNet's senses in small: A toilet room
+        // (bathroom, toilet, toilette, lavatory), B bath room (bathroom, bath), C bathtub (tub,
+        // bath), T toilet bowl (toilet, toilette). The candidate keeps two objects, the reference
+        // merges all three into one. The jar's output (../shared/corenlp/README.md): All tp 4,
+        // fp 0, fn -2, pr 1, re 2, f 4/3; Object and Relation fn -1.
+        const A: u32 = 1;
+        const B: u32 = 2;
+        const C: u32 = 3;
+        const T: u32 = 4;
+        let l = Lexicon::from_entries(
+            [
+                ("bathroom", vec![A, B]),
+                ("toilet", vec![A, T]),
+                ("toilette", vec![A, T]),
+                ("lavatory", vec![A]),
+                ("bath", vec![B, C]),
+                ("tub", vec![C]),
+            ]
+            .map(|(w, s)| (w.to_string(), s)),
+            Vec::<(String, Vec<String>)>::new(),
+        );
+        let with = |objects: &[&str]| -> Vec<Proposal> {
+            objects
+                .iter()
+                .map(|o| Proposal::relation("bathroom", *o, "with"))
+                .collect()
+        };
+        let cand = SceneGraph::from_proposals(
+            &with(&["toilet", "tub", "bath", "toilette", "lavatory"]),
+            &l,
+            true,
+        );
+        let refs = SceneGraph::from_proposals(&with(&["toilet", "bath"]), &l, true);
+        assert_eq!((tuples(&cand).len(), tuples(&refs).len()), (4, 2));
+        let s = score_image(&cand, &refs, true, false);
+        let counts = |s: &Score| (s.tp, s.fp, s.fn_);
+        assert_eq!(counts(&s.all), (4, 0, -2));
+        assert_eq!((s.all.pr, s.all.re, s.all.f), (1.0, 2.0, 4.0 / 3.0));
+        for c in [Category::Object, Category::Relation] {
+            assert_eq!(s.category(c).map(counts), Some((2, 0, -1)), "{c:?}");
+        }
+        // Summed over images as the jar sums them, averaged over the defined ones.
+        let m = macro_average([&s.all, &Score::from_counts(1, 1, 1, false)]);
+        assert_eq!((m.tp, m.fp, m.fn_, m.num_images), (5, 1, -1, 2));
+        assert_eq!(m.re, (2.0 + 0.5) / 2.0);
+    }
+
+    #[test]
+    fn ratios_follow_calc_f_score_whatever_the_counts() {
+        // No reference tuple: with NaN allowed every ratio is NaN; without, all stay 0, precision
+        // too, although there are candidate tuples (the jar computes precision only when there is
+        // a reference tuple).
+        let s = Score::from_counts(0, 3, 0, false);
+        assert_eq!((s.pr, s.re, s.f), (0.0, 0.0, 0.0));
+        assert!(Score::from_counts(0, 3, 0, true).is_nan());
+        // No candidate tuple: recall 0, precision 0, F 0.
+        let s = Score::from_counts(0, 0, 2, true);
+        assert_eq!((s.pr, s.re, s.f), (0.0, 0.0, 0.0));
+        // Corpus sums are Java ints too: they wrap rather than fail.
+        let big = Score::from_counts(i32::MAX, 0, 0, false);
+        let m = macro_average([&big, &Score::from_counts(1, 0, 0, false)]);
+        assert_eq!(m.tp, i32::MIN);
     }
 
     #[test]

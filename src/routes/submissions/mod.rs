@@ -14,7 +14,7 @@ use super::{multipart, Layout, PageError};
 use crate::actions::{self, Uploader};
 use crate::auth::MaybeUser;
 use crate::domain::leaderboard::SortKey;
-use crate::domain::UploadError;
+use crate::domain::{ChallengeSlug, UploadError};
 use crate::startup::AppConfig;
 use crate::storage::accounts::{self, User};
 use crate::storage::challenges::Challenge;
@@ -118,8 +118,11 @@ pub async fn form(
     slug: web::Path<String>,
 ) -> Result<HttpResponse, PageError> {
     let Some(user) = user.0 else {
+        // The slug goes into a header: one that could name no challenge (a line break, say)
+        // names none here either.
+        let slug = ChallengeSlug::parse(&slug).map_err(|_| PageError::NotFound)?;
         return Ok(HttpResponse::SeeOther()
-            .insert_header((LOCATION, format!("/login?next=/c/{slug}/submit")))
+            .insert_header((LOCATION, format!("/login?next=/c/{}/submit", slug.as_str())))
             .finish());
     };
     submit_page(&req, &pool, &user, &slug, None, Typed::default()).await

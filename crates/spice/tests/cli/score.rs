@@ -142,6 +142,47 @@ fn empty_refs_and_numeric_ids_are_read_as_the_jar_reads_them() {
 }
 
 #[test]
+fn several_candidate_tuples_matching_one_reference_tuple_give_the_jars_negative_fn() {
+    // The official jar's output for this input (../shared/corenlp/README.md): its counts are Java
+    // ints, so fn is negative and recall above 1. The three reference objects merge into one
+    // concept, which the candidate's two objects and two relations each match.
+    let d = TestDir::new();
+    let input = d.file(
+        "in.json",
+        json!([{"image_id": 1,
+                "test": "a bathroom with a toilet and a tub and a bath and a toilette and a lavatory",
+                "refs": ["a bathroom with a toilet and a bath"]}])
+        .to_string(),
+    );
+    let out = d.path("out.json");
+    let o = spice(&[&input, "-out", &out, "-subset"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("written")).expect("JSON");
+    let scores = &v[0]["scores"];
+    assert_eq!(
+        scores["All"],
+        json!({"tp": 4, "fp": 0, "fn": -2, "pr": 1, "re": 2, "f": 1.3333333333333333,
+               "numImages": 1})
+    );
+    for category in ["Object", "Relation"] {
+        let s = &scores[category];
+        assert_eq!(
+            (&s["tp"], &s["fn"], &s["re"]),
+            (&json!(2), &json!(-1), &json!(2)),
+            "{s}"
+        );
+    }
+    // The printed summary sums the counts as the jar does.
+    assert!(
+        stdout(&o)
+            .contains("  recall:\t2.000\n  true pos:\t4\n  false pos:\t0\n  false neg:\t-2\n"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
 fn a_one_gigabyte_file_of_garbage_fails_fast() {
     let d = TestDir::new();
     let path = d.join("huge.json");
