@@ -163,3 +163,37 @@ fn unreadable_model_files_are_refused_with_the_reason() {
     let e = spice::corenlp::model::Model::from_stream(&other).expect_err("a string");
     assert!(e.to_string().contains("not a LexicalizedParser") || e.to_string().contains("not an object"), "{e}");
 }
+
+#[test]
+fn the_models_jar_and_a_directory_holding_it_give_the_same_parser() {
+    let Some(dir) = common::corenlp_dir() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let jar = tmp.path().join(spice::corenlp::model::MODELS_JAR);
+    {
+        let mut w = zip::ZipWriter::new(std::fs::File::create(&jar).expect("create jar"));
+        let stored = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+        w.start_file("META-INF/MANIFEST.MF", stored).expect("entry");
+        w.write_all(b"Manifest-Version: 1.0\n").expect("write");
+        w.start_file(spice::corenlp::model::PCFG_ENTRY, stored).expect("entry");
+        w.write_all(&std::fs::read(dir.join("englishPCFG.ser.gz")).expect("model")).expect("write");
+        w.finish().expect("finish jar");
+    }
+    let words = ["a", "grey", "cat", "sleeping", "on", "a", "colourful", "sofa"];
+    let expected = parser(&dir).parse(&words).penn();
+    for path in [jar.as_path(), tmp.path()] {
+        let p = PcfgParser::load(path).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(p.parse(&words).penn(), expected, "{}", path.display());
+    }
+    // A jar without the model says so.
+    let empty = tmp.path().join("other.jar");
+    {
+        let mut w = zip::ZipWriter::new(std::fs::File::create(&empty).expect("create jar"));
+        w.start_file("README", zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored))
+            .expect("entry");
+        w.finish().expect("finish jar");
+    }
+    let e = PcfgParser::load(&empty).expect_err("no model inside");
+    assert!(e.to_string().contains("has no edu/stanford/nlp/models/lexparser/englishPCFG.ser.gz"), "{e}");
+}

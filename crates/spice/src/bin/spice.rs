@@ -21,6 +21,8 @@ Usage:
   spice score INPUT.json [same options]     the same, as a subcommand
   spice parse \"a caption\" [...]             print the dependency graph and the tuples of captions
   spice tuples --conllu FILE                print the tuples of each sentence of a CoNLL-U file
+  spice trees --corenlp-models PATH [FILE]  CoreNLP's PCFG tree of each caption's sentences, as the
+                                            official SPICE makes them (the user's CoreNLP models)
   spice tokenize [--coco] [FILE]            print the PTB tokens of each line (stdin by default)
   spice eval --annotations A.json --results R.json [--metrics bleu,meteor,rouge,cider,spice] [--out OUT.json]
                                             COCO-format evaluation as pycocoevalcap's COCOEvalCap
@@ -120,6 +122,21 @@ enum Command {
         /// CC-process it first (nmod:on, in_front_of, conj:and, propagation), as `enhance` does.
         #[arg(long)]
         basic: bool,
+    },
+    /// Print CoreNLP's English PCFG tree of each sentence of each caption, as the official SPICE's
+    /// parse annotator makes it (CoreNLP 3.6.0's parser, run by spiceboard on the user's model).
+    ///
+    /// Captions are tokenized and split into sentences as CoreNLP does. Output: one JSON line per
+    /// caption, {"caption": "...", "trees": ["(ROOT (S ...))", ...]}. The model is
+    /// englishPCFG.ser.gz, the CoreNLP models jar that holds it (the
+    /// stanford-corenlp-3.6.0-models.jar pycocoevalcap's SPICE downloads into spice/lib/), or a
+    /// directory holding either.
+    Trees {
+        /// The CoreNLP models: englishPCFG.ser.gz, the models jar, or a directory holding one.
+        #[arg(long = "corenlp-models", env = "SPICE_CORENLP_MODELS", value_name = "PATH")]
+        corenlp_models: String,
+        /// Captions, one a line ("-" or nothing reads standard input).
+        file: Option<String>,
     },
     /// Print the Penn Treebank tokens of each input line, space separated, one line per line.
     ///
@@ -302,7 +319,9 @@ fn main() -> ExitCode {
             println!("spice {}", env!("CARGO_PKG_VERSION"));
             return ExitCode::SUCCESS;
         }
-        Some("score" | "parse" | "tuples" | "tokenize" | "eval" | "meteor" | "meta-eval") => {
+        Some(
+            "score" | "parse" | "tuples" | "trees" | "tokenize" | "eval" | "meteor" | "meta-eval",
+        ) => {
             match Cli::try_parse_from(&args) {
                 Ok(cli) => run(cli.command),
                 Err(e) => return clap_exit(e),
@@ -344,11 +363,40 @@ fn run(cmd: Command) -> Result<(), Failure> {
             basic,
             ..
         } => tuples(conllu.as_deref().unwrap_or("-"), no_synsets, basic),
+        Command::Trees { corenlp_models, file } => trees(&corenlp_models, file.as_deref().unwrap_or("-")),
         Command::Tokenize { coco, file } => tokenize(coco, file.as_deref().unwrap_or("-")),
         Command::Eval(a) => eval(a),
         Command::Meteor { input, coco, out } => meteor(&input, coco, out.as_deref()),
         Command::MetaEval(a) => meta_eval(a),
     }
+}
+
+/// `spice trees`: the PCFG tree of each sentence of each caption, one JSON line per caption.
+fn trees(models: &str, path: &str) -> Result<(), Failure> {
+    let parser = spice::corenlp::PcfgParser::load(std::path::Path::new(models))
+        .map_err(|e| Failure::input(e.to_string()))?;
+    use rayon::prelude::*;
+    let text = read_text(path)?;
+    let captions: Vec<&str> = text.lines().collect();
+    let lines: Vec<String> = captions
+        .par_iter()
+        .map(|caption| {
+            let tokens = spice::tokenize::tokenize(caption);
+            let trees: Vec<String> = spice::tokenize::split_sentences(&tokens)
+                .into_iter()
+                .map(|r| tokens[r].iter().map(|t| t.text.as_str()).collect::<Vec<_>>())
+                .filter(|words| !words.is_empty())
+                .map(|words| parser.parse(&words).penn())
+                .collect();
+            serde_json::json!({"caption": caption, "trees": trees}).to_string()
+        })
+        .collect();
+    let stdout = std::io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    for line in lines {
+        writeln!(out, "{line}").map_err(|e| Failure::input(format!("cannot write output: {e}")))?;
+    }
+    out.flush().map_err(|e| Failure::input(format!("cannot write output: {e}")))
 }
 
 /// ROUGE-1.5.5's exception lists if `rouge_su4_stem` is asked for, or the error naming the fix.
@@ -593,19 +641,7 @@ fn tuples(path: &str, no_synsets: bool, basic: bool) -> Result<(), Failure> {
 }
 
 fn tokenize(coco: bool, path: &str) -> Result<(), Failure> {
-    let mut bytes = Vec::new();
-    let read = if path == "-" {
-        std::io::stdin().read_to_end(&mut bytes)
-    } else {
-        std::fs::File::open(path).and_then(|mut f| f.read_to_end(&mut bytes))
-    };
-    read.map_err(|e| Failure::input(format!("{path}: cannot read: {e}")))?;
-    let text = String::from_utf8(bytes).map_err(|e| {
-        Failure::input(format!(
-            "{path}: not UTF-8 (byte {})",
-            e.utf8_error().valid_up_to()
-        ))
-    })?;
+    let text = read_text(path)?;
     // One caption a line; a final line break does not start another caption.
     let text = text.strip_suffix('\n').unwrap_or(&text);
     let lines: Vec<&str> = if text.is_empty() {

@@ -214,25 +214,47 @@ impl<'a> Chart<'a> {
         self.unaries(c);
     }
 
-    /// The unary closure over one cell, states in index order, reading the cell as it changes.
+    /// The unary closure over one cell, states in index order, reading the cell as it changes
+    /// (a state raised by an earlier state's closure passes on its new score; one raised by a
+    /// later state does not, as in CoreNLP). Then the cell's finite states enter the masks.
     fn unaries(&mut self, c: usize) {
         let n = self.grammar.num_states;
         let cell = &mut self.scores[c * n..(c + 1) * n];
-        for state in 0..n {
-            let i_score = cell[state];
-            if i_score == NEG {
-                continue;
+        // Finite states as bits, walked in index order; bits set while walking are seen when the
+        // walk reaches them.
+        let mut finite = vec![0u64; n.div_ceil(64)];
+        for (s, &v) in cell.iter().enumerate() {
+            if v > NEG {
+                finite[s / 64] |= 1 << (s % 64);
             }
-            for &(parent, p_score) in &self.grammar.closed_by_child[state] {
-                let tot = i_score + p_score;
-                if tot > cell[parent as usize] {
-                    cell[parent as usize] = tot;
+        }
+        for w in 0..finite.len() {
+            let mut from = 0u32;
+            loop {
+                let pending = if from >= 64 { 0 } else { finite[w] >> from << from };
+                if pending == 0 {
+                    break;
+                }
+                let bit = pending.trailing_zeros();
+                from = bit + 1;
+                let state = w * 64 + bit as usize;
+                let i_score = cell[state];
+                for &(parent, p_score) in &self.grammar.closed_by_child[state] {
+                    let tot = i_score + p_score;
+                    let p = parent as usize;
+                    if tot > cell[p] {
+                        cell[p] = tot;
+                        finite[p / 64] |= 1 << (p % 64);
+                    }
                 }
             }
         }
         let (start, end) = (c / (self.length + 1), c % (self.length + 1));
-        for s in 0..n {
-            if cell[s] > NEG {
+        for (w, &bits) in finite.iter().enumerate() {
+            let mut bits = bits;
+            while bits != 0 {
+                let s = w * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
                 let e = &mut self.ends_of[start * n + s];
                 if *e == 0 {
                     self.left_states[start].push(s as u32);

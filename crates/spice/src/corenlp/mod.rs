@@ -39,9 +39,10 @@ pub struct PcfgParser {
 }
 
 impl PcfgParser {
-    /// Loads `englishPCFG.ser.gz`.
+    /// Loads the English PCFG from `englishPCFG.ser.gz`, the models jar, or a directory holding
+    /// either ([`model::Model::load`]).
     pub fn load(path: &Path) -> Result<PcfgParser, ModelError> {
-        PcfgParser::from_model(model::Model::from_ser_gz(path)?)
+        PcfgParser::from_model(model::Model::load(path)?)
             .map_err(|e| match e {
                 ModelError::Unsupported { what, .. } => ModelError::Unsupported { path: path.display().to_string(), what },
                 other => other,

@@ -82,19 +82,55 @@ pub enum ModelError {
     Unsupported { path: String, what: String },
 }
 
+/// The models jar CoreNLP 3.6.0 (and the official SPICE) loads.
+pub const MODELS_JAR: &str = "stanford-corenlp-3.6.0-models.jar";
+
+/// Where the English PCFG sits inside the models jar.
+pub const PCFG_ENTRY: &str = "edu/stanford/nlp/models/lexparser/englishPCFG.ser.gz";
+
 fn bad(msg: impl Into<String>) -> SerialError {
     SerialError(msg.into())
 }
 
 impl Model {
-    /// Reads a gzip'd serialized `LexicalizedParser` (`englishPCFG.ser.gz`).
-    pub fn from_ser_gz(path: &Path) -> Result<Model, ModelError> {
+    /// Reads the English PCFG from what a user has: `englishPCFG.ser.gz` (gzip'd Java
+    /// serialization), the CoreNLP models jar that holds it (a zip, such as the
+    /// `stanford-corenlp-3.6.0-models.jar` pycocoevalcap's SPICE downloads into `spice/lib/`),
+    /// or a directory holding either.
+    pub fn load(path: &Path) -> Result<Model, ModelError> {
         let shown = path.display().to_string();
-        let file = std::fs::File::open(path).map_err(|source| ModelError::Io { path: shown.clone(), source })?;
+        let io = |source| ModelError::Io { path: shown.clone(), source };
+        if path.is_dir() {
+            for name in [MODELS_JAR, "englishPCFG.ser.gz"] {
+                if path.join(name).is_file() {
+                    return Model::load(&path.join(name));
+                }
+            }
+            return Err(ModelError::Unsupported {
+                path: shown,
+                what: format!("the directory holds neither {MODELS_JAR} nor englishPCFG.ser.gz"),
+            });
+        }
+        let bytes = std::fs::read(path).map_err(io)?;
+        let gz = if bytes.starts_with(b"PK\x03\x04") {
+            let mut archive = zip::ZipArchive::new(std::io::Cursor::new(&bytes)).map_err(|e| ModelError::Unsupported {
+                path: shown.clone(),
+                what: format!("it looks like a jar but cannot be read as one: {e}"),
+            })?;
+            let mut entry = archive.by_name(PCFG_ENTRY).map_err(|_| ModelError::Unsupported {
+                path: shown.clone(),
+                what: format!("the jar has no {PCFG_ENTRY}"),
+            })?;
+            let mut gz = Vec::new();
+            entry.read_to_end(&mut gz).map_err(io)?;
+            gz
+        } else {
+            bytes
+        };
         let mut raw = Vec::new();
-        flate2::read::GzDecoder::new(std::io::BufReader::new(file))
-            .read_to_end(&mut raw)
-            .map_err(|source| ModelError::Io { path: shown.clone(), source })?;
+        flate2::read::GzDecoder::new(gz.as_slice()).read_to_end(&mut raw).map_err(|e| {
+            ModelError::Format { path: shown.clone(), source: SerialError(format!("not gzip'd: {e}")) }
+        })?;
         Model::from_stream(&raw).map_err(|source| ModelError::Format { path: shown, source })
     }
 

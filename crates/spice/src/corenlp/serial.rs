@@ -10,6 +10,7 @@
 //! graph by [`super::model`].
 
 use std::fmt;
+use std::rc::Rc;
 
 /// What can be wrong with a serialization stream or with what it holds.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -60,13 +61,13 @@ pub enum Value {
 #[derive(Debug, Clone)]
 pub struct FieldDesc {
     pub code: u8,
-    pub name: String,
+    pub name: Rc<str>,
 }
 
 /// A class description: name, flags, fields in stream order, and its superclass's description.
 #[derive(Debug, Clone)]
 pub struct ClassDesc {
-    pub name: String,
+    pub name: Rc<str>,
     pub flags: u8,
     pub fields: Vec<FieldDesc>,
     pub super_desc: Option<usize>,
@@ -80,11 +81,11 @@ pub enum Written {
 }
 
 /// The data one class of an object's hierarchy contributed.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct ClassData {
     /// The class's name.
-    pub class: String,
-    pub fields: Vec<(String, Value)>,
+    pub class: Rc<str>,
+    pub fields: Vec<(Rc<str>, Value)>,
     pub written: Vec<Written>,
 }
 
@@ -249,7 +250,7 @@ impl<'a> Reader<'a> {
                 let name = self.short_utf()?;
                 let _suid = self.i64()?;
                 let idx = self.new_handle(Node::ClassDesc(ClassDesc {
-                    name,
+                    name: name.into(),
                     flags: 0,
                     fields: Vec::new(),
                     super_desc: None,
@@ -266,7 +267,7 @@ impl<'a> Reader<'a> {
                     } else if !b"BCDFIJSZ".contains(&code) {
                         return err(format!("field {name} has unknown type code {code:#x}"));
                     }
-                    fields.push(FieldDesc { code, name });
+                    fields.push(FieldDesc { code, name: name.into() });
                 }
                 self.skip_annotation()?;
                 let super_desc = self.class_desc()?;
@@ -432,8 +433,10 @@ impl<'a> Reader<'a> {
         }
         let mut data = Vec::with_capacity(chain.len());
         for &c in chain.iter().rev() {
-            let desc = self.desc(c).clone();
-            let mut cd = ClassData { class: desc.name.clone(), ..ClassData::default() };
+            let desc = self.desc(c);
+            let (name, flags, fields) = (desc.name.clone(), desc.flags, desc.fields.clone());
+            let desc = ClassDesc { name, flags, fields, super_desc: None };
+            let mut cd = ClassData { class: desc.name.clone(), fields: Vec::with_capacity(desc.fields.len()), written: Vec::new() };
             if desc.flags & SC_EXTERNALIZABLE != 0 {
                 if desc.flags & SC_BLOCK_DATA == 0 {
                     return err(format!("{} is externalizable in the old format", desc.name));
@@ -484,7 +487,7 @@ impl Graph {
             Value::Node(idx) => match &self.nodes[idx] {
                 Node::Object { class, data } => {
                     let class = match &self.nodes[*class] {
-                        Node::ClassDesc(d) => d.name.as_str(),
+                        Node::ClassDesc(d) => &*d.name,
                         _ => "",
                     };
                     Ok(Obj { graph: self, class, data })
@@ -595,7 +598,7 @@ impl<'g> Obj<'g> {
             .iter()
             .rev()
             .flat_map(|d| d.fields.iter())
-            .find(|(n, _)| n == name)
+            .find(|(n, _)| &**n == name)
             .map(|(_, v)| *v)
             .ok_or_else(|| SerialError(format!("{} has no field {name}", self.class)))
     }
@@ -631,7 +634,7 @@ impl<'g> Obj<'g> {
     pub fn written(&self, class: &str) -> Result<WrittenCursor<'g>, SerialError> {
         self.data
             .iter()
-            .find(|d| d.class == class)
+            .find(|d| &*d.class == class)
             .map(|d| WrittenCursor { items: &d.written, item: 0, byte: 0 })
             .ok_or_else(|| SerialError(format!("{} is not a {class}", self.class)))
     }

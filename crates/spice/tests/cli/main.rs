@@ -2,6 +2,8 @@
 //! golden files, `eval`, `meteor`, `meta-eval` and `tokenize`. Every test runs the built binary in
 //! its own temporary directory (`helpers`).
 
+#[path = "../common/mod.rs"]
+mod common;
 mod eval;
 mod golden;
 mod helpers;
@@ -9,3 +11,4 @@ mod metaeval;
 mod meteor;
 mod score;
 mod tokenize;
+mod trees;

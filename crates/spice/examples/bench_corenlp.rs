@@ -1,0 +1,121 @@
+//! Benchmark of CoreNLP's English PCFG run by `spice::corenlp` (not a test), against CoreNLP's own
+//! parser on the same sentences when Java and the 3.4.1 jar are present. Run via
+//! `scripts/bench-corenlp`: `bench_corenlp MODEL CAPTIONS.json N [JAR]`.
+//!
+//! The sentences are the first N COCO val2014 captions as written, tokenized and split as CoreNLP
+//! does (`spice::tokenize`). Ours: model load, then parse rates on 1 and 2 threads. CoreNLP's:
+//! `LexicalizedParser -nthreads 2` on the same tokens, timed from the command's start to its exit
+//! (JVM start and model load included), and once on one sentence to tell the load apart.
+
+use std::io::Write;
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+fn main() {
+    if let Err(e) = run() {
+        eprintln!("bench_corenlp: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn run() -> Result<(), String> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [model, captions, n, rest @ ..] = args.as_slice() else {
+        return Err("usage: bench_corenlp MODEL CAPTIONS.json N [JAR]".into());
+    };
+    let n: usize = n.parse().map_err(|_| format!("N must be a number, not {n}"))?;
+    let coco: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(captions).map_err(|e| format!("{captions}: {e}"))?)
+            .map_err(|e| format!("{captions}: {e}"))?;
+    let anns = coco["annotations"].as_array().ok_or("no annotations")?;
+    let mut sentences: Vec<Vec<String>> = Vec::new();
+    for a in anns.iter().take(n) {
+        let caption = a["caption"].as_str().ok_or("a caption is not a string")?;
+        let tokens = spice::tokenize::tokenize(caption);
+        for r in spice::tokenize::split_sentences(&tokens) {
+            let words: Vec<String> = tokens[r].iter().map(|t| t.text.clone()).collect();
+            if !words.is_empty() {
+                sentences.push(words);
+            }
+        }
+    }
+    let words: usize = sentences.iter().map(Vec::len).sum();
+    println!(
+        "{n} captions, {} sentences, {:.1} tokens a sentence",
+        sentences.len(),
+        words as f64 / sentences.len() as f64
+    );
+
+    let t = Instant::now();
+    let parser = spice::corenlp::PcfgParser::load(std::path::Path::new(model)).map_err(|e| e.to_string())?;
+    let load = t.elapsed().as_secs_f64();
+    println!("| | model load (s) | sentences/s, 1 thread | sentences/s, 2 threads | wall time, 2 threads (s) |");
+    println!("|---|---:|---:|---:|---:|");
+    let mut ours = Vec::new();
+    let mut rates = Vec::new();
+    for threads in [1, 2] {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| e.to_string())?;
+        let t = Instant::now();
+        ours = pool.install(|| {
+            sentences
+                .par_iter()
+                .map(|w| parser.parse(&w.iter().map(String::as_str).collect::<Vec<_>>()).penn())
+                .collect::<Vec<_>>()
+        });
+        rates.push((sentences.len() as f64 / t.elapsed().as_secs_f64(), t.elapsed().as_secs_f64()));
+    }
+    println!(
+        "| spice::corenlp | {load:.2} | {:.1} | {:.1} | {:.1} |",
+        rates[0].0,
+        rates[1].0,
+        load + rates[1].1
+    );
+
+    let Some(jar) = rest.first() else {
+        println!("(no CoreNLP jar given: CoreNLP's own parser not run)");
+        return Ok(());
+    };
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let all = dir.path().join("all.txt");
+    let one = dir.path().join("one.txt");
+    let mut f = std::fs::File::create(&all).map_err(|e| e.to_string())?;
+    for s in &sentences {
+        writeln!(f, "{}", s.join(" ")).map_err(|e| e.to_string())?;
+    }
+    std::fs::write(&one, format!("{}\n", sentences[0].join(" "))).map_err(|e| e.to_string())?;
+    let java = |input: &std::path::Path| -> Result<(f64, String), String> {
+        let t = Instant::now();
+        let out = std::process::Command::new("java")
+            .args(["-mx3g", "-cp", jar, "edu.stanford.nlp.parser.lexparser.LexicalizedParser"])
+            .args(["-retainTmpSubcategories", "-sentences", "newline", "-tokenized", "-nthreads", "2"])
+            .args(["-outputFormat", "oneline", model])
+            .arg(input)
+            .output()
+            .map_err(|e| format!("java: {e}"))?;
+        if !out.status.success() {
+            return Err(format!("CoreNLP failed: {}", String::from_utf8_lossy(&out.stderr)));
+        }
+        Ok((t.elapsed().as_secs_f64(), String::from_utf8_lossy(&out.stdout).into_owned()))
+    };
+    let (load_java, _) = java(&one)?;
+    let (total, trees) = java(&all)?;
+    let theirs: Vec<&str> = trees.lines().filter(|l| !l.trim().is_empty()).collect();
+    let parse_time = total - load_java;
+    println!(
+        "| CoreNLP 3.4.1 `LexicalizedParser -nthreads 2` (JVM) | {load_java:.2} (start, load, one sentence) | | {:.1} | {total:.1} |",
+        sentences.len() as f64 / parse_time
+    );
+    let same = ours
+        .iter()
+        .zip(&theirs)
+        .filter(|(a, b)| a.as_str() == b.replace("\\/", "/"))
+        .count();
+    println!(
+        "speed-up, whole run (load included): {:.1}x; trees identical: {same} of {} ({} from CoreNLP)",
+        total / (load + rates[1].1),
+        sentences.len(),
+        theirs.len()
+    );
+    Ok(())
+}

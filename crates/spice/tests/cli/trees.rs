@@ -1,0 +1,36 @@
+//! `spice trees --corenlp-models PATH [FILE]`: CoreNLP's PCFG tree of each sentence of each
+//! caption, with the model in `../shared/corenlp` (skipped loudly without it, failing with `CI`).
+
+use super::helpers::{spice, spice_with_stdin, stderr, stdout};
+
+#[test]
+fn prints_corenlps_tree_of_each_sentence_one_json_line_per_caption() {
+    let Some(dir) = super::common::corenlp_dir() else {
+        return;
+    };
+    let model = dir.join("englishPCFG.ser.gz");
+    let model = model.to_str().expect("UTF-8 path");
+    let o = spice_with_stdin(
+        &["trees", "--corenlp-models", model],
+        b"A grey cat sleeps on the colourful sofa. It is happy.\n",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let line: serde_json::Value = serde_json::from_str(stdout(&o).trim()).expect("one JSON line");
+    // What CoreNLP's own parser prints for these tokens (the British spellings reach the lexicon
+    // as "gray" and "colorful"; the tree keeps the words as written).
+    assert_eq!(
+        line["trees"],
+        serde_json::json!([
+            "(ROOT (S (NP (DT A) (JJ grey) (NN cat)) (VP (VBZ sleeps) (PP (IN on) (NP (DT the) (JJ colourful) (NN sofa)))) (. .)))",
+            "(ROOT (S (NP (PRP It)) (VP (VBZ is) (ADJP (JJ happy))) (. .)))"
+        ])
+    );
+    assert_eq!(line["caption"], "A grey cat sleeps on the colourful sofa. It is happy.");
+}
+
+#[test]
+fn a_missing_model_is_named_in_the_error() {
+    let o = spice(&["trees", "--corenlp-models", "/nonexistent/englishPCFG.ser.gz", "-"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("/nonexistent/englishPCFG.ser.gz"), "{}", stderr(&o));
+}
