@@ -119,7 +119,8 @@ async fn finish(
         return tx.rollback().await;
     }
     scores::write(&mut tx, claim.job.submission_id, result).await?;
-    crate::actions::record_intervals(&mut tx, claim.job.submission_id).await?;
+    let images = crate::storage::uncertainty::of_result(result);
+    crate::actions::record_intervals(&mut tx, claim.job.submission_id, images).await?;
     tx.commit().await?;
     tracing::info!(
         job = claim.job.id,
