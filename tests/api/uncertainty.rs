@@ -300,6 +300,17 @@ async fn a_hidden_split_shows_no_intervals_and_cannot_be_compared() {
     assert_eq!(board["entries"][1]["tied_with_above"], true, "{board}");
 }
 
+/// A stored interval: metric, estimate, low, high, images, image set, replicates.
+type StoredInterval = (
+    String,
+    Option<f64>,
+    Option<f64>,
+    Option<f64>,
+    i32,
+    i64,
+    Vec<u8>,
+);
+
 #[tokio::test]
 async fn the_workers_intervals_are_those_of_the_stored_scores() {
     // The worker bootstraps what it just computed; the backfill reads the stored rows back.
@@ -308,15 +319,7 @@ async fn the_workers_intervals_are_those_of_the_stored_scores() {
     let stored = |id: i64| {
         let pool = b.app.pool.clone();
         async move {
-            let rows: Vec<(
-                String,
-                Option<f64>,
-                Option<f64>,
-                Option<f64>,
-                i32,
-                i64,
-                Vec<u8>,
-            )> = sqlx::query_as(
+            let rows: Vec<StoredInterval> = sqlx::query_as(
                 "SELECT metric, estimate, low, high, images, image_set, replicates
                      FROM score_intervals WHERE submission_id = $1 ORDER BY metric",
             )
