@@ -1194,24 +1194,25 @@ pub async fn leaderboard(
     Ok(rank(entries, sort))
 }
 
-/// Bootstraps a scored submission's per-image scores and stores the interval of every column
-/// with per-image values (see `domain::uncertainty`). The worker calls it in the job's final
-/// transaction, right after the scores are written; a submission scored before intervals existed
-/// gets them on first display (`leaderboard_uncertainty`).
+/// Bootstraps a scored submission's per-image scores (`images`, see
+/// `storage::uncertainty::of_result`) and stores the interval of every column with per-image
+/// values (see `domain::uncertainty`). The worker calls it in the job's final transaction, right
+/// after the scores are written, with the values it computed; a submission scored before
+/// intervals existed gets them on first display (`leaderboard_uncertainty`).
 pub async fn record_intervals(
     conn: &mut sqlx::PgConnection,
     submission_id: i64,
+    images: Vec<crate::domain::uncertainty::ImageValues>,
 ) -> Result<(), sqlx::Error> {
-    let intervals = bootstrap(&mut *conn, submission_id).await?;
+    let intervals = bootstrap(submission_id, images).await?;
     uncertainty::store(conn, submission_id, &intervals, true).await
 }
 
-/// The intervals of a scored submission, from its stored per-image scores.
+/// The intervals of a scored submission from its per-image scores.
 async fn bootstrap(
-    conn: &mut sqlx::PgConnection,
     submission_id: i64,
+    images: Vec<crate::domain::uncertainty::ImageValues>,
 ) -> Result<Vec<crate::domain::uncertainty::Interval>, sqlx::Error> {
-    let images = uncertainty::per_image(&mut *conn, submission_id).await?;
     // Tens of milliseconds of one core for 5,000 images (`cargo bench --bench uncertainty`): off
     // the async threads, which serve pages.
     let intervals =
@@ -1263,7 +1264,8 @@ pub async fn leaderboard_uncertainty(
         let _turn = BACKFILL.lock().await;
         for id in uncertainty::without_intervals(pool, &missing).await? {
             let mut conn = pool.acquire().await?;
-            let intervals = bootstrap(&mut conn, id).await?;
+            let images = uncertainty::per_image(&mut *conn, id).await?;
+            let intervals = bootstrap(id, images).await?;
             // Never over a worker's: a rescore that commits meanwhile has the newer scores.
             uncertainty::store(&mut conn, id, &intervals, false).await?;
         }

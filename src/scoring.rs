@@ -17,7 +17,9 @@ use crate::storage::scores::{CategoryScore, ClassicScores, ScoredImage, Submissi
 use crate::storage::splits::{NewReferenceImage, StoredReference};
 
 /// Recorded with each split's reference graphs so that a re-score after an upgrade can tell.
-pub const ENGINE_VERSION: &str = concat!("spice/", env!("CARGO_PKG_VERSION"));
+/// The suffix names how references are tokenized: graphs stored while each caption was
+/// tokenized alone are built again.
+pub const ENGINE_VERSION: &str = concat!("spice/", env!("CARGO_PKG_VERSION"), "+coco-batch");
 
 /// The engine shared by handlers and workers (cheap to clone).
 pub type SharedEngine = Arc<Engine>;
@@ -41,17 +43,37 @@ pub enum ScoringError {
     Classic(String),
 }
 
-/// The caption as the engine sees it: for COCO-format splits, pycocoevalcap's PTB tokenization,
-/// lowercasing and punctuation stripping (so numbers are comparable with published ones).
-pub fn prepare(caption: &str, mode: CaptionMode) -> String {
+/// The captions as the engine sees them: for COCO-format splits, pycocoevalcap's PTB
+/// tokenization, lowercasing and punctuation stripping (so numbers are comparable with published
+/// ones), of all the captions in one batch, as `COCOEvalCap` tokenizes them: its tokenizer reads
+/// them one a line from one file and looks across line breaks (`ave s.` before a line that
+/// starts with a capital is `ave s`, alone `ave s.`), so each caption is tokenized followed by
+/// the next one, as `spice eval` does (issue 33).
+pub fn prepare<S: AsRef<str>>(captions: &[S], mode: CaptionMode) -> Vec<String> {
     match mode {
-        CaptionMode::Coco => spice::tokenize::tokenize_coco(caption),
-        CaptionMode::Raw => caption.to_string(),
+        CaptionMode::Coco => spice::tokenize::tokenize_coco_batch(captions),
+        CaptionMode::Raw => captions.iter().map(|c| c.as_ref().to_string()).collect(),
     }
 }
 
-fn graph_of(engine: &Engine, captions: &[String], mode: CaptionMode) -> Result<SceneGraph, String> {
-    let prepared: Vec<String> = captions.iter().map(|c| prepare(c, mode)).collect();
+/// Every reference caption of `refs` prepared ([`prepare`]) in one batch, as `COCOEvalCap`
+/// tokenizes the references of an evaluation: image after image in the split's order, each
+/// image's captions in file order. One list per image.
+fn prepared_references<C: AsRef<[String]>>(captions: &[C], mode: CaptionMode) -> Vec<Vec<String>> {
+    let flat: Vec<&str> = captions
+        .iter()
+        .flat_map(|c| c.as_ref())
+        .map(String::as_str)
+        .collect();
+    let mut prepared = prepare(&flat, mode).into_iter();
+    captions
+        .iter()
+        .map(|c| prepared.by_ref().take(c.as_ref().len()).collect())
+        .collect()
+}
+
+/// The merged scene graph of captions already prepared.
+fn graph_of(engine: &Engine, prepared: &[String]) -> Result<SceneGraph, String> {
     let refs: Vec<&str> = prepared.iter().map(String::as_str).collect();
     engine.scene_graph(&refs).map_err(|e| e.to_string())
 }
@@ -63,10 +85,13 @@ pub fn reference_graphs(
     images: &[ReferenceImage],
     mode: CaptionMode,
 ) -> Vec<NewReferenceImage> {
+    let captions: Vec<&[String]> = images.iter().map(|i| i.captions.as_slice()).collect();
+    let prepared = prepared_references(&captions, mode);
     images
         .par_iter()
-        .map(|img| {
-            let (scene_graph, parse_error) = match graph_of(engine, &img.captions, mode) {
+        .zip(&prepared)
+        .map(|(img, prepared)| {
+            let (scene_graph, parse_error) = match graph_of(engine, prepared) {
                 Ok(g) => match serde_json::to_value(&g) {
                     Ok(v) => (Some(v), None),
                     Err(e) => (None, Some(format!("cannot serialise the scene graph: {e}"))),
@@ -91,11 +116,13 @@ pub fn missing_reference_graphs(
     mode: CaptionMode,
     force: bool,
 ) -> Result<Vec<(i64, serde_json::Value)>, ScoringError> {
+    let captions: Vec<Vec<String>> = refs.par_iter().map(captions_of).collect();
+    let prepared = prepared_references(&captions, mode);
     refs.par_iter()
-        .filter(|r| force || r.scene_graph.is_none())
-        .map(|r| {
-            let captions = captions_of(r);
-            let g = graph_of(engine, &captions, mode).map_err(|message| ScoringError::Engine {
+        .zip(&prepared)
+        .filter(|(r, _)| force || r.scene_graph.is_none())
+        .map(|(r, prepared)| {
+            let g = graph_of(engine, prepared).map_err(|message| ScoringError::Engine {
                 image_id: r.image_id,
                 message,
             })?;
@@ -131,23 +158,12 @@ fn stored_graph(r: &StoredReference) -> Result<SceneGraph, ScoringError> {
     })
 }
 
-/// CIDEr-D document frequencies of a split: over every image's references, tokenized the way
-/// [`classic_metrics`] tokenizes them (pycocoevalcap's). They belong to the split, so they are
-/// computed once, at import (or after an engine upgrade), stored, and passed to every job.
-pub fn cider_df<C>(references: &[C]) -> CiderDf
-where
-    C: AsRef<[String]> + Sync,
-{
-    let tokenized: Vec<Vec<String>> = references
-        .par_iter()
-        .map(|refs| {
-            refs.as_ref()
-                .iter()
-                .map(|r| spice::tokenize::tokenize_coco(r))
-                .collect()
-        })
-        .collect();
-    CiderDf::from_references(tokenized)
+/// CIDEr-D document frequencies of a split: over every image's references (in the split's
+/// order), tokenized as a job tokenizes them for [`classic_metrics`] (pycocoevalcap's way, in
+/// one batch). They belong to the split, so they are computed once, at import (or after an
+/// engine upgrade), stored, and passed to every job.
+pub fn cider_df<C: AsRef<[String]>>(references: &[C]) -> CiderDf {
+    CiderDf::from_references(prepared_references(references, CaptionMode::Coco))
 }
 
 /// [`cider_df`] of stored references.
@@ -229,25 +245,16 @@ fn scored_image(image_id: i64, caption: &str, text: String, scores: &ImageScores
 
 /// The classic COCO metrics (BLEU-1..4, METEOR where its data is installed, ROUGE-L, CIDEr-D) of
 /// the scored images, computed by the engine on pycocoevalcap-tokenized captions, as the COCO
-/// evaluation server does. `inputs` holds (candidate, references) in the order of `images`; each
-/// image gets its own scores, and the corpus scores are returned. CIDEr-D uses the document
-/// frequencies `df` if given, else those of these references (pycocoevalcap's way).
+/// evaluation server does. `tokenized` holds (candidate, references) in the order of `images`,
+/// tokenized as `COCOEvalCap` tokenizes them ([`prepare`] in COCO mode); each image gets its own
+/// scores, and the corpus scores are returned. CIDEr-D uses the document frequencies `df` if
+/// given, else those of these references (pycocoevalcap's way).
 fn classic_metrics(
     images: &mut [ScoredImage],
-    inputs: &[(&str, &[String])],
+    tokenized: Vec<(String, Vec<String>)>,
     df: Option<&CiderDf>,
 ) -> Result<ClassicScores, ScoringError> {
     use spice::metrics::{evaluate, EvalSet, ImageCaptions, Metric};
-    let tokenized: Vec<(String, Vec<String>)> = inputs
-        .par_iter()
-        .map(|(cand, refs)| {
-            let refs = refs
-                .iter()
-                .map(|r| spice::tokenize::tokenize_coco(r))
-                .collect();
-            (spice::tokenize::tokenize_coco(cand), refs)
-        })
-        .collect();
     let entries = images
         .iter()
         .zip(tokenized)
@@ -298,6 +305,8 @@ fn aggregates(all: &[ImageScores]) -> Vec<CategoryScore> {
 /// Scores each `(id, image_id, caption)` against the image's references: SPICE against its
 /// reference graph (stored, or built here when ingestion could not store it), in parallel, then the
 /// classic metrics against its reference captions with the split's CIDEr-D document frequencies.
+/// Captions are prepared ([`prepare`]) in one batch in the split's order (the order of `refs`),
+/// as `COCOEvalCap` tokenizes a submission, whose images are the split's.
 /// Returns the scored images (named by `id`), their SPICE scores and the classic corpus scores,
 /// in `items` order.
 fn score_against_references(
@@ -308,24 +317,57 @@ fn score_against_references(
     df: &CiderDf,
 ) -> Result<(Vec<ScoredImage>, Vec<ImageScores>, ClassicScores), ScoringError> {
     let started = std::time::Instant::now();
-    let by_id: std::collections::HashMap<i64, &StoredReference> =
-        refs.iter().map(|r| (r.image_id, r)).collect();
+    let position: std::collections::HashMap<i64, usize> = refs
+        .iter()
+        .enumerate()
+        .map(|(k, r)| (r.image_id, k))
+        .collect();
+    let at: Vec<usize> = items
+        .iter()
+        .map(|&(_, image_id, _)| {
+            position
+                .get(&image_id)
+                .copied()
+                .ok_or(ScoringError::MissingReference(image_id))
+        })
+        .collect::<Result<_, _>>()?;
+    let captions: Vec<Vec<String>> = refs.par_iter().map(captions_of).collect();
+    let coco_refs = prepared_references(&captions, CaptionMode::Coco);
+    let spice_refs = match mode {
+        CaptionMode::Coco => None,
+        CaptionMode::Raw => Some(prepared_references(&captions, mode)),
+    };
+    // Items in the split's order (stable: the captions of one image keep theirs).
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    order.sort_by_key(|&k| at[k]);
+    let in_order: Vec<&str> = order.iter().map(|&k| items[k].2).collect();
+    let prepared_in = |mode| {
+        let mut texts = vec![String::new(); items.len()];
+        for (&k, t) in order.iter().zip(prepare(&in_order, mode)) {
+            texts[k] = t;
+        }
+        texts
+    };
+    let coco_texts = prepared_in(CaptionMode::Coco);
+    let spice_texts = match mode {
+        CaptionMode::Coco => coco_texts.clone(),
+        CaptionMode::Raw => prepared_in(mode),
+    };
     let scored: Vec<(ScoredImage, ImageScores)> = items
         .par_iter()
-        .map(|&(id, image_id, caption)| {
-            let r = by_id
-                .get(&image_id)
-                .ok_or(ScoringError::MissingReference(image_id))?;
+        .zip(&at)
+        .zip(&spice_texts)
+        .map(|((&(id, image_id, caption), &k), text)| {
+            let r = &refs[k];
             let reference = match r.scene_graph {
                 Some(_) => stored_graph(r)?,
-                None => graph_of(engine, &captions_of(r), mode).map_err(|message| {
-                    ScoringError::Engine {
+                None => graph_of(engine, &spice_refs.as_ref().unwrap_or(&coco_refs)[k]).map_err(
+                    |message| ScoringError::Engine {
                         image_id: r.image_id,
                         message,
-                    }
-                })?,
+                    },
+                )?,
             };
-            let text = prepare(caption, mode);
             let candidate =
                 engine
                     .scene_graph(&[text.as_str()])
@@ -334,22 +376,17 @@ fn score_against_references(
                         message: e.to_string(),
                     })?;
             let scores = engine.score(&candidate, &reference);
-            Ok((scored_image(id, caption, text, &scores), scores))
+            Ok((scored_image(id, caption, text.clone(), &scores), scores))
         })
         .collect::<Result<_, ScoringError>>()?;
     let (mut images, spice): (Vec<ScoredImage>, Vec<ImageScores>) = scored.into_iter().unzip();
     let spice_ms = started.elapsed().as_millis() as u64;
-    // Every item's image is in `by_id` (checked above).
-    let refs_of: Vec<Vec<String>> = items
-        .iter()
-        .map(|&(_, image_id, _)| captions_of(by_id[&image_id]))
+    let tokenized = coco_texts
+        .into_iter()
+        .zip(&at)
+        .map(|(cand, &k)| (cand, coco_refs[k].clone()))
         .collect();
-    let inputs: Vec<(&str, &[String])> = items
-        .iter()
-        .zip(&refs_of)
-        .map(|(&(_, _, caption), r)| (caption, r.as_slice()))
-        .collect();
-    let classic = classic_metrics(&mut images, &inputs, Some(df))?;
+    let classic = classic_metrics(&mut images, tokenized, Some(df))?;
     tracing::debug!(
         spice_ms,
         classic_ms = started.elapsed().as_millis() as u64 - spice_ms,
@@ -390,56 +427,54 @@ pub fn score_human(
     refs: &[StoredReference],
     mode: CaptionMode,
 ) -> Result<SubmissionResult, ScoringError> {
-    let scored: Vec<Option<(ScoredImage, ImageScores)>> = refs
+    // Every caption prepared in the split's batch, the held-out one included.
+    let captions: Vec<Vec<String>> = refs.par_iter().map(captions_of).collect();
+    let spice_texts = prepared_references(&captions, mode);
+    let coco_texts = match mode {
+        CaptionMode::Coco => spice_texts.clone(),
+        CaptionMode::Raw => prepared_references(&captions, CaptionMode::Coco),
+    };
+    let scored: Vec<Option<(ScoredImage, ImageScores, usize)>> = refs
         .par_iter()
-        .map(|r| {
-            let captions = captions_of(r);
-            let Some((held_out, others)) = captions.split_first() else {
+        .zip(&spice_texts)
+        .enumerate()
+        .map(|(k, (r, texts))| {
+            let Some((held_out, others)) = texts.split_first() else {
                 return Ok(None);
             };
             if others.is_empty() {
                 return Ok(None);
             }
-            let reference =
-                graph_of(engine, others, mode).map_err(|message| ScoringError::Engine {
-                    image_id: r.image_id,
-                    message,
-                })?;
-            let text = prepare(held_out, mode);
+            let reference = graph_of(engine, others).map_err(|message| ScoringError::Engine {
+                image_id: r.image_id,
+                message,
+            })?;
             let candidate =
                 engine
-                    .scene_graph(&[text.as_str()])
+                    .scene_graph(&[held_out.as_str()])
                     .map_err(|e| ScoringError::Engine {
                         image_id: r.image_id,
                         message: e.to_string(),
                     })?;
             let scores = engine.score(&candidate, &reference);
             Ok(Some((
-                scored_image(r.image_id, held_out, text, &scores),
+                scored_image(r.image_id, &captions[k][0], held_out.clone(), &scores),
                 scores,
+                k,
             )))
         })
         .collect::<Result<_, ScoringError>>()?;
-    let scored: Vec<(ScoredImage, ImageScores)> = scored.into_iter().flatten().collect();
+    let scored: Vec<(ScoredImage, ImageScores, usize)> = scored.into_iter().flatten().collect();
     if scored.is_empty() {
         return Err(ScoringError::NoHumanRow);
     }
-    let all: Vec<ImageScores> = scored.iter().map(|(_, s)| s.clone()).collect();
-    let mut images: Vec<ScoredImage> = scored.into_iter().map(|(i, _)| i).collect();
-    let by_id: std::collections::HashMap<i64, &StoredReference> =
-        refs.iter().map(|r| (r.image_id, r)).collect();
-    let captions: Vec<Vec<String>> = images
+    let all: Vec<ImageScores> = scored.iter().map(|(_, s, _)| s.clone()).collect();
+    let tokenized = scored
         .iter()
-        .map(|i| {
-            by_id
-                .get(&i.image_id)
-                .map(|r| captions_of(r))
-                .unwrap_or_default()
-        })
+        .map(|&(_, _, k)| (coco_texts[k][0].clone(), coco_texts[k][1..].to_vec()))
         .collect();
-    let inputs: Vec<(&str, &[String])> =
-        captions.iter().map(|c| (c[0].as_str(), &c[1..])).collect();
-    let classic = classic_metrics(&mut images, &inputs, None)?;
+    let mut images: Vec<ScoredImage> = scored.into_iter().map(|(i, _, _)| i).collect();
+    let classic = classic_metrics(&mut images, tokenized, None)?;
     Ok(SubmissionResult {
         aggregates: aggregates(&all),
         images,

@@ -119,8 +119,12 @@ async fn finish(
         return tx.rollback().await;
     }
     scores::write(&mut tx, claim.job.submission_id, result).await?;
-    crate::actions::record_intervals(&mut tx, claim.job.submission_id).await?;
+    let images = crate::storage::uncertainty::of_result(result);
+    crate::actions::record_intervals(&mut tx, claim.job.submission_id, images).await?;
     tx.commit().await?;
+    if let Err(e) = scores::refresh_statistics(pool, result.images.len()).await {
+        tracing::warn!(job = claim.job.id, error = %e, "refreshing the planner's statistics failed");
+    }
     tracing::info!(
         job = claim.job.id,
         submission = claim.job.submission_id,

@@ -50,24 +50,28 @@ impl Scores {
     }
 }
 
+/// SPICE's categories as `image_scores` and `aggregate_scores` name them, with the column each
+/// is pivoted into, in the order of [`Scores`] and of `domain::uncertainty::COLUMNS`.
+const SPICE_CATEGORIES: [(&str, &str); 7] = [
+    ("all", "spice"),
+    ("object", "object"),
+    ("relation", "relation"),
+    ("attribute", "attribute"),
+    ("color", "color"),
+    ("count", "count"),
+    ("size", "size"),
+];
+
 /// The F of each SPICE category (`spice`, `object`, ..., `size`), pivoted out of the rows of
 /// `alias` (a table with `category` and `f` columns) in a query grouped by submission or image.
 fn spice_columns(alias: &str) -> String {
-    [
-        ("all", "spice"),
-        ("object", "object"),
-        ("relation", "relation"),
-        ("attribute", "attribute"),
-        ("color", "color"),
-        ("count", "count"),
-        ("size", "size"),
-    ]
-    .iter()
-    .map(|(category, column)| {
-        format!("MAX({alias}.f) FILTER (WHERE {alias}.category = '{category}') AS {column}")
-    })
-    .collect::<Vec<_>>()
-    .join(", ")
+    SPICE_CATEGORIES
+        .iter()
+        .map(|(category, column)| {
+            format!("MAX({alias}.f) FILTER (WHERE {alias}.category = '{category}') AS {column}")
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The eleven score columns of a submission, pivoted out of `aggregate_scores a` (SPICE's

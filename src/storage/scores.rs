@@ -159,6 +159,28 @@ pub async fn write(
     Ok(())
 }
 
+/// Refreshes the planner's statistics of the per-image tables after a job wrote `images` rows
+/// to `image_results` (and seven times as many to `image_scores`), when they are a tenth or more
+/// of what the planner believes the table holds: on a young database one submission can be most
+/// of the table, and until autovacuum's ANALYZE (up to a minute later) every plan over it would
+/// count on the old, tiny table. On a grown one the write changes little, and ANALYZE, whose cost
+/// grows with the table (over a second at 800,000 image rows), is left to autovacuum; the
+/// per-submission queries are written not to depend on the new submission's estimate
+/// (`uncertainty::per_image`).
+pub async fn refresh_statistics(db: &sqlx::PgPool, images: usize) -> Result<(), sqlx::Error> {
+    let believed: f32 =
+        sqlx::query_scalar("SELECT reltuples FROM pg_class WHERE oid = 'image_results'::regclass")
+            .fetch_one(db)
+            .await?;
+    // reltuples is -1 for a table never analyzed.
+    if (images as f32) * 10.0 >= believed {
+        sqlx::query("ANALYZE image_results, image_scores")
+            .execute(db)
+            .await?;
+    }
+    Ok(())
+}
+
 /// Aggregate scores of a submission in the paper's column order.
 pub async fn aggregates(
     db: impl PgExecutor<'_>,

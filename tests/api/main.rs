@@ -9,6 +9,7 @@ mod attacks;
 mod browser;
 mod cider_df;
 mod cli;
+mod coco_parity;
 mod error_pages;
 mod health;
 mod leaderboard;

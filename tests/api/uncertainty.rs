@@ -299,3 +299,46 @@ async fn a_hidden_split_shows_no_intervals_and_cannot_be_compared() {
     let board: serde_json::Value = r.json().await.expect("JSON");
     assert_eq!(board["entries"][1]["tied_with_above"], true, "{board}");
 }
+
+/// A stored interval: metric, estimate, low, high, images, image set, replicates.
+type StoredInterval = (
+    String,
+    Option<f64>,
+    Option<f64>,
+    Option<f64>,
+    i32,
+    i64,
+    Vec<u8>,
+);
+
+#[tokio::test]
+async fn the_workers_intervals_are_those_of_the_stored_scores() {
+    // The worker bootstraps what it just computed; the backfill reads the stored rows back.
+    // Both must give the same intervals, byte for byte (undefined categories included).
+    let b = three_entries(false).await;
+    let stored = |id: i64| {
+        let pool = b.app.pool.clone();
+        async move {
+            let rows: Vec<StoredInterval> = sqlx::query_as(
+                "SELECT metric, estimate, low, high, images, image_set, replicates
+                     FROM score_intervals WHERE submission_id = $1 ORDER BY metric",
+            )
+            .bind(id)
+            .fetch_all(&pool)
+            .await
+            .expect("intervals");
+            rows
+        }
+    };
+    for id in [b.exact.1, b.twin.1, b.poor.1] {
+        let from_worker = stored(id).await;
+        assert_eq!(from_worker.len(), 9, "every column with per-image values");
+        sqlx::query("DELETE FROM score_intervals WHERE submission_id = $1")
+            .bind(id)
+            .execute(&b.app.pool)
+            .await
+            .expect("delete");
+        json(&b.app, "/c/u/leaderboard.json?split=val", None).await;
+        assert_eq!(stored(id).await, from_worker, "submission {id}");
+    }
+}
