@@ -4,6 +4,7 @@
 //! `tests/fixtures/tregex/`) and a set exercising each relation, on real trees of the official
 //! analyses in `../shared/corenlp`: the same matches, in the same order, with the same bindings.
 //! Head relations use a made-up head rule both sides share (`tests/oracles/TregexMatches.java`).
+//! Patterns Tregex refuses must be refused here too.
 //! Without the jar or `../shared` the comparison says it is skipped (a failure with `CI` set).
 
 use std::collections::BTreeMap;
@@ -137,6 +138,22 @@ const RELATION_PATTERNS: &[&str] = &[
     "/\\//",
 ];
 
+/// Patterns Tregex refuses: ours must refuse them too.
+const BAD_PATTERNS: &[&str] = &[
+    "NP=a < NN=a",
+    "NP < =b",
+    "NP !< NN=x",
+    "(NP) < DT",
+    "NP <0 DT",
+    "NP <<,2 DT",
+    "NP < ",
+    "NP < (DT",
+    "_",
+    "NP < /a/b/",
+    "NP ~x",
+    "NP !?< DT",
+];
+
 fn read_patterns() -> Vec<String> {
     let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/tregex/corenlp-3.6.0-patterns.txt");
@@ -247,14 +264,19 @@ fn matches_agree_with_corenlp_tregex() {
     let Some(jar) = common::optional_data_file("stanford-corenlp-3.4.1.jar") else {
         return;
     };
-    let patterns = read_patterns();
-    let tree_text = shared_trees(&shared, 60);
+    let mut patterns = read_patterns();
+    patterns.extend(BAD_PATTERNS.iter().map(|p| (*p).to_string()));
+    let tree_text = shared_trees(&shared, 100);
     let trees: Vec<Tree> = tree_text.iter().map(|t| Tree::from_penn(t).expect("a tree")).collect();
     let java = theirs(&jar, &patterns, &tree_text);
     let rust = ours(&patterns, &trees);
     let mut bad_patterns = Vec::new();
     let mut pairs_disagreeing = 0;
     let mut matches = 0usize;
+    let converter = read_patterns().len() - RELATION_PATTERNS.len();
+    let converter_matching = (0..converter)
+        .filter(|&pi| (0..trees.len()).any(|ti| java.contains_key(&(pi, ti))))
+        .count();
     for (pi, p) in patterns.iter().enumerate() {
         let mut differs = false;
         for ti in (0..trees.len()).chain([usize::MAX]) {
@@ -273,12 +295,14 @@ fn matches_agree_with_corenlp_tregex() {
         }
     }
     eprintln!(
-        "Tregex parity: {} of {} patterns agree on all {} trees ({} tree-pattern pairs differ; {} matches in Java's output)",
+        "Tregex parity: {} of {} patterns agree on all {} trees ({} tree-pattern pairs differ; {} matches in Java's output; {} of the converter's {} patterns match somewhere)",
         patterns.len() - bad_patterns.len(),
         patterns.len(),
         trees.len(),
         pairs_disagreeing,
-        matches
+        matches,
+        converter_matching,
+        converter
     );
     assert!(bad_patterns.is_empty(), "patterns that differ: {bad_patterns:?}");
 }

@@ -1813,3 +1813,230 @@ impl<'p> Matcher<'p, '_> {
         self.state.matches(&mut self.ctx).then(|| self.current_match(root))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Preorder ids: 0 ROOT, 1 S, 2 NP, 3 DT, 4 the, 5 JJ, 6 big, 7 NN, 8 dog, 9 VP, 10 VBZ,
+    /// 11 barks, 12 ADVP, 13 RB, 14 loudly.
+    const TREE: &str = "(ROOT (S (NP (DT the) (JJ big) (NN dog)) (VP (VBZ barks) (ADVP (RB loudly)))))";
+
+    /// The head is the last child.
+    struct LastChild;
+
+    impl HeadFinder for LastChild {
+        fn head(&self, tree: &TreeView<'_>, node: NodeId) -> Option<NodeId> {
+            tree.children(node).last().copied()
+        }
+    }
+
+    fn run(pattern: &str, name: &str) -> Vec<(NodeId, Option<NodeId>)> {
+        let tree = Tree::from_penn(TREE).expect("tree");
+        let view = TreeView::new(&tree);
+        let p = Pattern::compile(pattern).expect("pattern");
+        p.matches(&view, &LastChild).iter().map(|m| (m.root, m.node(name))).collect()
+    }
+
+    /// The nodes bound to `x`, match after match.
+    fn xs(pattern: &str) -> Vec<NodeId> {
+        run(pattern, "x").into_iter().map(|(_, x)| x.expect("x bound")).collect()
+    }
+
+    fn roots(pattern: &str) -> Vec<NodeId> {
+        run(pattern, "x").into_iter().map(|(r, _)| r).collect()
+    }
+
+    #[test]
+    fn tree_view_is_preorder_with_leaves() {
+        let tree = Tree::from_penn(TREE).expect("tree");
+        let v = TreeView::new(&tree);
+        assert_eq!(v.len(), 15);
+        assert_eq!((v.label(7), v.label(8), v.parent(8)), ("NN", "dog", Some(7)));
+        assert_eq!(v.children(2), &[3, 5, 7]);
+        assert_eq!(v.subtree(9), 9..15);
+        assert_eq!(v.position(5), Some(1));
+    }
+
+    #[test]
+    fn descriptions() {
+        assert_eq!(roots("NN"), [7]);
+        assert_eq!(roots("__").len(), 15, "leaves are nodes too");
+        assert_eq!(roots("/^N/"), [2, 7]);
+        assert_eq!(roots("NN|DT"), [3, 7]);
+        assert_eq!(roots("!/^[A-Z]/"), [4, 6, 8, 11, 14]);
+        assert_eq!(roots("/^(?i:DOG)$/"), [8]);
+        assert_eq!(roots("/^(?!DT).*T/"), [0], "lookahead, as in Java");
+        let tree = Tree::from_penn("(ROOT (NP-TMP (NN today)))").expect("tree");
+        let view = TreeView::new(&tree);
+        let count = |p: &str| Pattern::compile(p).expect("pattern").matches(&view, &NoHeads).len();
+        assert_eq!((count("NP"), count("@NP")), (0, 1), "@ compares basic categories");
+    }
+
+    #[test]
+    fn dominance() {
+        assert_eq!(xs("NP < __=x"), [3, 5, 7]);
+        assert_eq!(xs("RB > __=x"), [12]);
+        assert_eq!(xs("VP << __=x"), [10, 11, 12, 13, 14]);
+        assert_eq!(xs("RB >> __=x"), [12, 9, 1, 0]);
+        assert_eq!(xs("NP <2 __=x"), [5]);
+        assert_eq!(xs("NP <-1 __=x"), [7]);
+        assert_eq!(xs("NP <, __=x"), [3]);
+        assert_eq!(xs("NP <- __=x"), [7]);
+        assert_eq!(xs("NP <` __=x"), [7]);
+        assert_eq!(xs("JJ >2 __=x"), [2]);
+        assert_eq!(xs("NN >-1 __=x"), [2]);
+        assert_eq!(xs("DT >, __=x"), [2]);
+        assert_eq!(xs("NN >- __=x"), [2]);
+        assert!(xs("JJ >1 __=x").is_empty());
+        assert_eq!(xs("S <<, __=x"), [2, 3, 4]);
+        assert_eq!(xs("S <<- __=x"), [9, 12, 13, 14]);
+        assert_eq!(xs("DT >>, __=x"), [2, 1, 0]);
+        assert_eq!(xs("RB >>- __=x"), [12, 9, 1, 0]);
+        assert_eq!(xs("ADVP <: __=x"), [13]);
+        assert_eq!(xs("RB >: __=x"), [12]);
+        assert_eq!(xs("ADVP <<: __=x"), [13, 14]);
+        assert_eq!(xs("RB >>: __=x"), [12]);
+        assert_eq!(xs("ADVP <= __=x"), [12, 13]);
+        assert_eq!(xs("NP == __=x"), [2]);
+        assert_eq!(xs("NP <... { DT ; JJ ; __=x }"), [7]);
+        assert!(xs("NP <... { DT ; JJ ; __=x ; __ }").is_empty());
+    }
+
+    #[test]
+    fn sisters_in_tregex_order() {
+        assert_eq!(xs("JJ $ __=x"), [3, 7]);
+        assert_eq!(xs("DT $++ __=x"), [7, 5], "the farthest right sister first");
+        assert_eq!(xs("DT $.. __=x"), [7, 5]);
+        assert_eq!(xs("NN $-- __=x"), [3, 5]);
+        assert_eq!(xs("NN $,, __=x"), [3, 5]);
+        assert_eq!(xs("DT $+ __=x"), [5]);
+        assert_eq!(xs("DT $. __=x"), [5]);
+        assert_eq!(xs("NN $- __=x"), [5]);
+        assert_eq!(xs("NN $, __=x"), [5]);
+        assert!(xs("ROOT $ __=x").is_empty());
+    }
+
+    #[test]
+    fn precedence_in_tregex_order() {
+        // the highest ancestor's sisters first, then nearer ones
+        assert_eq!(xs("DT .. __=x"), [9, 10, 11, 12, 13, 14, 5, 6, 7, 8]);
+        assert_eq!(xs("JJ ,, __=x"), [3, 4]);
+        assert_eq!(xs("RB ,, __=x"), [2, 3, 4, 5, 6, 7, 8, 10, 11]);
+        assert_eq!(xs("JJ . __=x"), [7, 8]);
+        assert_eq!(xs("NN . __=x"), [9, 10, 11]);
+        assert_eq!(xs("VP , __=x"), [2, 7, 8]);
+        assert!(xs("RB . __=x").is_empty());
+    }
+
+    #[test]
+    fn unbroken_categories() {
+        assert_eq!(xs("S <+(VP|ADVP) __=x"), [2, 9, 10, 12, 13]);
+        assert_eq!(xs("RB >+(ADVP|VP) __=x"), [12, 9, 1]);
+        assert_eq!(xs("RB >+(/^[A-Z]/) __=x"), [12, 9, 1, 0]);
+        assert_eq!(xs("DT .+(JJ) __=x"), [6, 8, 7, 5]);
+        assert_eq!(xs("NN ,+(JJ) __=x"), [6, 4, 3, 5]);
+    }
+
+    #[test]
+    fn heads() {
+        assert_eq!(xs("NP <# __=x"), [7]);
+        assert_eq!(xs("NP <<# __=x"), [7, 8]);
+        assert_eq!(xs("NN ># __=x"), [2]);
+        assert_eq!(xs("NN >># __=x"), [2], "NP does not head S");
+        assert_eq!(xs("RB >># __=x"), [12, 9, 1, 0]);
+    }
+
+    #[test]
+    fn negation_optionality_disjunction() {
+        assert_eq!(roots("NP !< VBZ"), [2]);
+        assert_eq!(roots("__ < DT !< JJ"), Vec::<NodeId>::new());
+        assert_eq!(roots("/^[NV]P$/ !< NN"), [9]);
+        assert_eq!(run("/^[NV]P$/ ?< NN=x", "x"), [(2, Some(7)), (9, None)]);
+        assert_eq!(run("NP [ < DT=x | < NN=x ]", "x"), [(2, Some(3)), (2, Some(7))]);
+        assert_eq!(roots("NP < (DT $+ JJ) < NN"), [2]);
+        assert_eq!(roots("NP < DT & < NN"), [2]);
+        assert_eq!(roots("NP < DT | VP < VBZ"), [2, 9]);
+        assert_eq!(roots("(NP < DT) < NN"), [2]);
+        assert_eq!(roots("NP [ !< DT | !< JJ ]"), Vec::<NodeId>::new());
+    }
+
+    #[test]
+    fn names_links_and_variables() {
+        // a back-reference is the very node bound before
+        assert_eq!(xs("DT=x : (JJ $- =x)"), [3]);
+        // a link is any node with the same label
+        let tree = Tree::from_penn("(ROOT (NP (NP (NN a)) (NP (NN b))))").expect("tree");
+        let view = TreeView::new(&tree);
+        let ps = |p: &str| -> Vec<NodeId> {
+            Pattern::compile(p).expect("pattern").matches(&view, &NoHeads).iter().map(|m| m.root).collect()
+        };
+        assert_eq!(ps("__=x < ~x"), [1, 1]);
+        assert_eq!(ps("NP=x <: (~x <: NN)"), Vec::<NodeId>::new());
+        // a variable group makes two labels agree
+        assert_eq!(ps("/^(N)/#1%v < /^(N)N/#1%v"), [2, 5]);
+    }
+
+    #[test]
+    fn related_nodes_keep_first_order_once() {
+        let tree = Tree::from_penn(TREE).expect("tree");
+        let view = TreeView::new(&tree);
+        let patterns: Vec<Pattern> = ["NP < (/^(?:NN|JJ)$/=target)", "NP < (__=target !< dog)"]
+            .iter()
+            .map(|p| Pattern::compile(p).expect("pattern"))
+            .collect();
+        assert_eq!(related_nodes(&patterns, &view, &NoHeads, 2, "target"), [5, 7, 3]);
+    }
+
+    #[test]
+    fn subtree_matcher() {
+        let tree = Tree::from_penn(TREE).expect("tree");
+        let view = TreeView::new(&tree);
+        let p = Pattern::compile("__ > __=x").expect("pattern");
+        let found = |outside: bool| {
+            let mut m = p.matcher_under(&view, &NoHeads, 9, outside);
+            let mut out = Vec::new();
+            while let Some(x) = m.find() {
+                out.push((x.root, x.node("x")));
+            }
+            out
+        };
+        assert_eq!(found(false)[0], (10, Some(9)), "the root is not offered: it has no parent");
+        assert_eq!(found(true)[0], (9, Some(1)));
+    }
+
+    #[test]
+    fn bad_patterns_are_refused_as_tregex_refuses_them() {
+        for p in [
+            "NP=a < NN=a",
+            "NP < =b",
+            "NP !< NN=x",
+            "(NP) < DT",
+            "NP <0 DT",
+            "NP <<,2 DT",
+            "NP < ",
+            "NP < (DT",
+            "_",
+            "NP < /a/b/",
+        ] {
+            assert!(Pattern::compile(p).is_err(), "{p}");
+        }
+    }
+
+    #[test]
+    fn tokens_follow_javacc() {
+        let t = tokenize("NP|NN<-1 $++/a\\/b/=x").expect("tokens");
+        assert_eq!(
+            t,
+            [
+                Tok::Identifier("NP|NN".into()),
+                Tok::Relation("<-".into()),
+                Tok::Number("1".into()),
+                Tok::Relation("$++".into()),
+                Tok::Regex("/a\\/b/".into()),
+                Tok::Punct('='),
+                Tok::Identifier("x".into()),
+            ]
+        );
+    }
+}
