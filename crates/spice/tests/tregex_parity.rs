@@ -174,8 +174,20 @@ fn every_converter_pattern_compiles() {
     }
 }
 
-/// The first `per_file` captions' trees of each shared official analysis file.
+/// The trees of the first `per_file` captions of each shared official analysis file, and of the
+/// captions `tests/fixtures/tregex/shared-captions.txt` lists (where the converter's patterns
+/// match first).
 fn shared_trees(dir: &std::path::Path, per_file: usize) -> Vec<String> {
+    let listed = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tregex/shared-captions.txt"),
+    )
+    .expect("the caption list");
+    let listed: Vec<(&str, usize)> = listed
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| l.split_once('\t'))
+        .map(|(f, n)| (f, n.parse().expect("a line number")))
+        .collect();
     let mut files: Vec<_> = std::fs::read_dir(dir.join("official"))
         .expect("official analyses")
         .map(|e| e.expect("entry").path())
@@ -184,8 +196,12 @@ fn shared_trees(dir: &std::path::Path, per_file: usize) -> Vec<String> {
     files.sort();
     let mut trees = Vec::new();
     for f in files {
+        let name = f.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
         let gz = flate2::read::GzDecoder::new(std::fs::File::open(&f).expect("open"));
-        for line in BufReader::new(gz).lines().take(per_file) {
+        for (i, line) in BufReader::new(gz).lines().enumerate() {
+            if i >= per_file && !listed.contains(&(name.as_str(), i)) {
+                continue;
+            }
             let v: serde_json::Value = serde_json::from_str(&line.expect("line")).expect("json");
             for s in v["sentences"].as_array().into_iter().flatten() {
                 if let Some(t) = s["tree"].as_str() {
@@ -195,6 +211,15 @@ fn shared_trees(dir: &std::path::Path, per_file: usize) -> Vec<String> {
         }
     }
     trees
+}
+
+/// Trees of sentences written for this test, with constructions the captions lack.
+fn constructions() -> Vec<String> {
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tregex/constructions.txt"),
+    )
+    .expect("the constructions");
+    text.lines().filter(|l| l.starts_with('(')).map(str::to_string).collect()
 }
 
 /// Our matches in the oracle's format: pattern index -> tree index -> line.
@@ -266,7 +291,8 @@ fn matches_agree_with_corenlp_tregex() {
     };
     let mut patterns = read_patterns();
     patterns.extend(BAD_PATTERNS.iter().map(|p| (*p).to_string()));
-    let tree_text = shared_trees(&shared, 100);
+    let mut tree_text = shared_trees(&shared, 100);
+    tree_text.extend(constructions());
     let trees: Vec<Tree> = tree_text.iter().map(|t| Tree::from_penn(t).expect("a tree")).collect();
     let java = theirs(&jar, &patterns, &tree_text);
     let rust = ours(&patterns, &trees);
