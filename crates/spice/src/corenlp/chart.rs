@@ -40,7 +40,10 @@ pub struct Chart<'a> {
     words: Vec<Word>,
     /// Number of positions, the boundary included.
     length: usize,
-    scores: Vec<f32>,
+    /// Each cell's scores by state; empty for the cells CKY does not fill (read as all −∞).
+    scores: Vec<Vec<f32>>,
+    /// A row of −∞, what an unfilled cell reads as.
+    unfilled: Vec<f32>,
     /// For each (start, state), the ends of the filled cells where the state is finite, as bits.
     ends_of: Vec<u128>,
     /// For each (end, state), the starts of the filled cells where the state is finite.
@@ -77,6 +80,7 @@ impl<'a> Chart<'a> {
             words: ws,
             length,
             scores: Vec::new(),
+            unfilled: vec![NEG; grammar.num_states],
             ends_of: Vec::new(),
             starts_of: Vec::new(),
             left_states: Vec::new(),
@@ -89,9 +93,13 @@ impl<'a> Chart<'a> {
     }
 
     fn at(&self, start: usize, end: usize) -> &[f32] {
-        let n = self.grammar.num_states;
         let c = self.cell(start, end);
-        &self.scores[c * n..(c + 1) * n]
+        let row = &self.scores[c];
+        if row.is_empty() {
+            &self.unfilled
+        } else {
+            row
+        }
     }
 
     /// Parses; `None` when even the recovery parse finds nothing.
@@ -115,7 +123,7 @@ impl<'a> Chart<'a> {
         let n = self.grammar.num_states;
         let cells = (self.length + 1) * (self.length + 1);
         self.scores.clear();
-        self.scores.resize(cells * n, NEG);
+        self.scores.resize(cells, Vec::new());
         self.ends_of.clear();
         self.ends_of.resize((self.length + 1) * n, 0);
         self.starts_of.clear();
@@ -142,7 +150,8 @@ impl<'a> Chart<'a> {
         let sym = self.symbols;
         let mut assigned = false;
         {
-            let cell = &mut self.scores[c * n..(c + 1) * n];
+            self.scores[c] = vec![NEG; n];
+            let cell = &mut self.scores[c];
             if !self.flood || is_boundary {
                 for tag in lex.taggings(word, start) {
                     // The boundary token carries its tag, so only that tag is tried for it.
@@ -201,8 +210,8 @@ impl<'a> Chart<'a> {
                 while m != 0 {
                     let split = m.trailing_zeros() as usize;
                     m &= m - 1;
-                    let l_score = self.scores[(start * row + split) * n + l as usize];
-                    let r_score = self.scores[(split * row + end) * n + rc as usize];
+                    let l_score = self.scores[start * row + split][l as usize];
+                    let r_score = self.scores[split * row + end][rc as usize];
                     let tot = p_score + l_score + r_score;
                     if tot > cell[parent as usize] {
                         cell[parent as usize] = tot;
@@ -210,7 +219,7 @@ impl<'a> Chart<'a> {
                 }
             }
         }
-        self.scores[c * n..(c + 1) * n].copy_from_slice(&cell);
+        self.scores[c] = cell;
         self.unaries(c);
     }
 
@@ -219,7 +228,7 @@ impl<'a> Chart<'a> {
     /// later state does not, as in CoreNLP). Then the cell's finite states enter the masks.
     fn unaries(&mut self, c: usize) {
         let n = self.grammar.num_states;
-        let cell = &mut self.scores[c * n..(c + 1) * n];
+        let cell = &mut self.scores[c];
         // Finite states as bits, walked in index order; bits set while walking are seen when the
         // walk reaches them.
         let mut finite = vec![0u64; n.div_ceil(64)];

@@ -33,6 +33,11 @@ impl Grammar {
             binary_by_parent[r.parent as usize].push(i as u32);
             binary_by_left[r.left as usize].push((r.right, r.parent, r.score));
         }
+        // The chart takes the best over a left child's rules in any order: by right child, the
+        // right cell is read in order.
+        for rules in &mut binary_by_left {
+            rules.sort_by_key(|&(right, parent, _)| (right, parent));
+        }
         let mut unary_by_parent = vec![Vec::new(); num_states];
         for r in unary {
             unary_by_parent[r.parent as usize].push(*r);

@@ -11,6 +11,7 @@
 //! | [`grammar`] | `BinaryGrammar`, `UnaryGrammar` | rules by child and parent, the unary closure |
 //! | [`chart`] | `ExhaustivePCFGParser` | CKY and the best tree read back |
 //! | [`tree`] | `Debinarizer`, `BoundaryRemover`, `EnglishSubcategoryStripper` | the tree the annotator keeps |
+//! | [`tregex`] | `TregexPattern` | tree patterns, as the UD converter's relations and transforms use them |
 //!
 //! No JVM is involved and nothing of CoreNLP is part of this repository: the model is read from
 //! the file the user points at.
@@ -22,6 +23,7 @@ pub mod lexicon;
 pub mod model;
 pub mod serial;
 pub mod tree;
+pub mod tregex;
 
 use std::collections::HashMap;
 use std::path::Path;

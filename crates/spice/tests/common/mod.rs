@@ -64,6 +64,32 @@ pub fn corenlp_dir() -> Option<PathBuf> {
     )
 }
 
+/// The data cache's `relative` if it is there; otherwise a loud skip like [`fidelity_dir`]'s
+/// (or, in CI, a failure).
+pub fn optional_data_file(relative: &str) -> Option<PathBuf> {
+    let dir = std::env::var_os("SPICEBOARD_DATA")
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/spiceboard/data"))
+        })?;
+    let file = dir.join(relative);
+    if file.exists() {
+        return Some(file);
+    }
+    let why = format!(
+        "{} is missing: run scripts/fetch-data (scripts/test does)",
+        file.display()
+    );
+    assert!(std::env::var_os("CI").is_none(), "{why}; CI requires it");
+    let thread = std::thread::current();
+    let test = thread.name().unwrap_or("an oracle test");
+    let _ = writeln!(
+        std::io::stderr(),
+        "\n*** SKIPPED {test}: {why}. Set CI=1 to make this a failure. ***\n"
+    );
+    None
+}
+
 /// `../shared/<name>` (or `$env_var`) if it holds `marker`; otherwise a loud skip (or, in CI, a
 /// failure).
 fn shared_dir(name: &str, env_var: &str, marker: &str, what: &str) -> Option<PathBuf> {
