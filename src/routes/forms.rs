@@ -6,7 +6,6 @@
 //! someone who may not post it; the CSRF token is checked before any field reaches the handler, and
 //! in a multipart form before the first byte of the file is read.
 
-use actix_multipart::Multipart;
 use actix_web::dev::Payload;
 use actix_web::{web, FromRequest, HttpRequest};
 use futures_util::future::LocalBoxFuture;
@@ -127,7 +126,7 @@ pub struct Upload<S> {
 /// The body of an `Upload`.
 pub struct UnreadForm {
     req: HttpRequest,
-    payload: Multipart,
+    payload: Payload,
 }
 
 impl<S: Sender + 'static> FromRequest for Upload<S> {
@@ -135,7 +134,7 @@ impl<S: Sender + 'static> FromRequest for Upload<S> {
     type Future = LocalBoxFuture<'static, Result<Self, PageError>>;
 
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
-        let payload = Multipart::new(req.headers(), payload.take());
+        let payload = payload.take();
         let req = req.clone();
         Box::pin(async move {
             let by = sender::<S>(&req).await?;

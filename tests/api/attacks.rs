@@ -533,6 +533,100 @@ async fn uploads_of_all_teams_share_a_memory_budget() {
     upload_until_taken(&app, "budget", &bats).await;
 }
 
+/// A raw request to `app`: `head` (its request line and headers, without the blank line), then
+/// `body` one byte every `every` (all at once when zero), then nothing. Returns the answer (its
+/// status line and what follows, as far as it came) and how long it took, or panics after 10 s.
+async fn trickled(
+    app: &TestApp,
+    head: &str,
+    body: &[u8],
+    every: std::time::Duration,
+) -> (String, std::time::Duration) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let stream = tokio::net::TcpStream::connect(app.address.trim_start_matches("http://"))
+        .await
+        .expect("connect");
+    let (mut rx, mut tx) = stream.into_split();
+    let (head, body) = (format!("{head}\r\n\r\n"), body.to_vec());
+    let began = std::time::Instant::now();
+    let writer = tokio::spawn(async move {
+        tx.write_all(head.as_bytes()).await?;
+        if every.is_zero() {
+            tx.write_all(&body).await?;
+        } else {
+            for b in body {
+                tx.write_all(&[b]).await?;
+                tokio::time::sleep(every).await;
+            }
+        }
+        std::future::pending::<()>().await;
+        Ok::<_, std::io::Error>(tx)
+    });
+    let mut answer = Vec::new();
+    let mut buf = [0u8; 4096];
+    let read = tokio::time::timeout(std::time::Duration::from_secs(10), async {
+        while !String::from_utf8_lossy(&answer).contains("\r\n\r\n") {
+            match rx.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => answer.extend_from_slice(&buf[..n]),
+            }
+        }
+        // The body of the answer, if it comes at once.
+        if let Ok(Ok(n)) =
+            tokio::time::timeout(std::time::Duration::from_millis(200), rx.read(&mut buf)).await
+        {
+            answer.extend_from_slice(&buf[..n]);
+        }
+    })
+    .await;
+    writer.abort();
+    assert!(
+        read.is_ok(),
+        "no answer within 10 s: {head:?}",
+        head = String::from_utf8_lossy(&answer)
+    );
+    (
+        String::from_utf8_lossy(&answer).into_owned(),
+        began.elapsed(),
+    )
+}
+
+/// The bound on a form's framing (the preamble, boundaries and part headers: 256 KiB) counts what
+/// is not the parts' contents, so a file near the challenge's limit, sent chunked as fast as
+/// loopback goes, is read to its end and taken.
+#[tokio::test]
+async fn a_file_near_the_limit_sent_chunked_is_taken() {
+    let app = spawn_app_with(0, |_| {}).await;
+    app.challenge_with_split("big", "val", false).await;
+    let (_, token) = app.team("big", "Owls").await;
+    let mut file = demo_results(true);
+    let end = file.iter().rposition(|&b| b == b']').expect("a JSON array");
+    file.splice(end..end, std::iter::repeat_n(b' ', 19 * 1024 * 1024));
+    let mut form = b"--B\r\nContent-Disposition: form-data; name=\"split\"\r\n\r\nval\r\n\
+        --B\r\nContent-Disposition: form-data; name=\"file\"; filename=\"r.json\"\r\n\r\n"
+        .to_vec();
+    form.extend_from_slice(&file);
+    form.extend_from_slice(b"\r\n--B--\r\n");
+    let mut body = Vec::new();
+    for piece in form.chunks(1 << 20) {
+        body.extend_from_slice(format!("{:x}\r\n", piece.len()).as_bytes());
+        body.extend_from_slice(piece);
+        body.extend_from_slice(b"\r\n");
+    }
+    body.extend_from_slice(b"0\r\n\r\n");
+    let (answer, _) = trickled(
+        &app,
+        &format!(
+            "POST /api/c/big/submissions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n\
+             Content-Type: multipart/form-data; boundary=B\r\nTransfer-Encoding: chunked"
+        ),
+        &body,
+        std::time::Duration::ZERO,
+    )
+    .await;
+    assert!(answer.starts_with("HTTP/1.1 202"), "{answer}");
+}
+
 /// PostgreSQL refuses text with a NUL character; a request carrying one in a challenge's address,
 /// a form field or an upload's split name was answered 500 and logged as the server's own error
 /// (anyone could fill the error log). It is the request's fault: 404 or 400.

@@ -7,7 +7,6 @@
 //! "challenge", "split", "scores": {"all": {"precision", "recall", "f", "tp", "fp", "fn"}, ...},
 //! "classic": {"Bleu_1", ..., "Bleu_4", "ROUGE_L", "CIDEr"} or null}`.
 
-use actix_multipart::Multipart;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
 use sqlx::PgPool;
@@ -115,7 +114,7 @@ pub async fn upload(
     pool: web::Data<PgPool>,
     config: web::Data<AppConfig>,
     slug: web::Path<String>,
-    payload: Multipart,
+    payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
     let accounts::TokenHolder { team, made_by } = auth::team_from_bearer(&pool, &req)
         .await?
@@ -150,7 +149,7 @@ pub async fn upload(
             None => Ok(()),
         }
     };
-    let form = multipart::read(&req, payload, limits, gate)
+    let form = multipart::read(&req, payload.into_inner(), limits, gate)
         .await
         .map_err(|e| match e {
             multipart::ReadError::Form(f) => f.into(),
