@@ -1,8 +1,8 @@
 //! What a hostile upload costs in memory: validation reads entries as the JSON parser hands them
 //! over and skips the values it does not keep, so a file whose entries hold millions of values
 //! costs about what the file itself does, not a tree of those values (tens of bytes each). And a
-//! body whose framing never ends is cut off at once at a bounded cost, and what its upload held is
-//! given back (issue 35, F1): a real server, in this process.
+//! body whose framing never ends, or that stalls, is cut off within seconds at a bounded cost, and
+//! what its upload held is given back (issue 35, F1 and F2): a real server, in this process.
 //! Its own test binary: the counting allocator below sees every allocation of the process, so its
 //! tests run one at a time (`one_at_a_time`).
 
@@ -112,6 +112,8 @@ fn runtime() -> tokio::runtime::Runtime {
 enum Then {
     /// `filler` over and over, chunked, as fast as the server takes it (up to 1 GiB).
     Endless(&'static [u8]),
+    /// Nothing: the client waits with the connection open.
+    Stall,
 }
 
 /// How the body's length is told.
@@ -168,6 +170,7 @@ async fn hostile(
                 }
                 std::future::pending::<()>().await;
             }
+            Then::Stall => std::future::pending::<()>().await,
         }
         Ok::<_, std::io::Error>(tx)
     });
@@ -298,6 +301,82 @@ fn a_multipart_body_whose_framing_never_ends_is_cut_off_at_a_bounded_cost() {
                 );
                 upload_is_taken(&app, &token, what).await;
             }
+        }
+    });
+}
+
+/// F2: a body that sends its first bytes and then nothing held its team's upload turn and its
+/// share of the upload memory budget for good (51 stalled uploads, one byte each, turned every
+/// other team's upload away with a 503). Now each is answered 408 within
+/// `limits.body_idle_timeout_ms` (5 s), chunked or with a declared length, stalled before the
+/// first part, inside a part's headers or inside the file, and its team's turn and share are
+/// given back: here the stalled uploads fill the budget, and afterwards every team's upload
+/// is taken.
+#[test]
+fn a_stalled_body_is_cut_off_within_seconds_and_gives_back_its_turn() {
+    let _one = one_at_a_time();
+    const STARTS: [&[u8]; 3] = [
+        b"--B",
+        b"--B\r\nContent-Disposition: form-da",
+        b"--B\r\nContent-Disposition: form-data; name=\"file\"; filename=\"r.json\"\r\n\r\n[{\"im",
+    ];
+    let framings = [Framing::Chunked, Framing::Declared(100_000)];
+    runtime().block_on(async {
+        let app = app_for((STARTS.len() * framings.len()) as u64).await;
+        let mut teams = Vec::new();
+        for i in 0..STARTS.len() * framings.len() {
+            teams.push(app.team("c", &format!("Team {i}")).await.1);
+        }
+        let (_, other) = app.team("c", "Others").await;
+        let before = LIVE.load(Relaxed);
+        PEAK.store(before, Relaxed);
+        let stalls = futures_util::future::join_all(
+            STARTS
+                .iter()
+                .flat_map(|s| framings.iter().map(move |f| (*s, *f)))
+                .zip(&teams)
+                .map(|((start, framing), token)| {
+                    let headers = format!("Authorization: Bearer {token}\r\n");
+                    let address = app.address.clone();
+                    async move {
+                        let answer = hostile(
+                            &address,
+                            "/api/c/c/submissions",
+                            &headers,
+                            framing,
+                            start,
+                            Then::Stall,
+                        )
+                        .await;
+                        (String::from_utf8_lossy(start).into_owned(), framing, answer)
+                    }
+                }),
+        );
+        // While they stall, the budget is full: another team is turned away.
+        let (stalls, busy) = tokio::join!(stalls, async {
+            tokio::time::sleep(Duration::from_millis(1500)).await;
+            app.api_upload("c", &other, Some("val"), helpers::demo_results(true))
+                .await
+                .status()
+        });
+        assert_eq!(busy, 503, "an upload beside the stalled ones");
+        let grew = PEAK.load(Relaxed).saturating_sub(before);
+        eprintln!("stalled uploads: +{} kB", grew >> 10);
+        for (start, framing, (status, took)) in stalls {
+            eprintln!("stalled after {start:?} ({framing:?}): {status:?} after {took:?}");
+            assert!(
+                status == Some(408) && took < ANSWER_WITHIN,
+                "stalled after {start:?} ({framing:?}): answered {status:?} after {took:?}"
+            );
+        }
+        assert!(
+            grew < MEMORY_SLACK,
+            "the server took {} MB more",
+            grew >> 20
+        );
+        upload_is_taken(&app, &other, "the stalls").await;
+        for token in &teams {
+            upload_is_taken(&app, token, "its stall").await;
         }
     });
 }

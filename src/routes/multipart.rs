@@ -17,7 +17,7 @@
 //! holds (the preamble, boundaries and headers, and contents not handed over yet). The body goes
 //! in small pieces, and once the parser holds `HAND_OVER_AT` bytes it gets a turn to hand them over
 //! before the next piece comes; if it still holds more than `MAX_FRAMING_BYTES`, those are framing
-//! that never ends, and the body is cut off.
+//! that never ends, and the body is cut off. Time is bounded for every body (`super::body`).
 
 use std::cell::Cell;
 use std::collections::HashMap;
@@ -119,6 +119,9 @@ pub enum FormError {
          {MAX_FRAMING_BYTES} bytes (a line break or a boundary may be missing)"
     )]
     FramingTooLong,
+    /// The body stalled or slowed below the server's floor (see `super::body`).
+    #[error("{0}")]
+    Stalled(String),
 }
 
 /// Why a form was not read: its shape, or the caller's gate.
@@ -177,7 +180,10 @@ impl Wire {
                 FormError::BodyTooLarge(limits)
             }
             (Some(Cut::Framing), _) => FormError::FramingTooLong,
-            (None, MultipartError::Payload(p)) => FormError::Malformed(p.to_string()),
+            (None, MultipartError::Payload(p)) => match super::body::stalled(&p) {
+                Some(why) => FormError::Stalled(why),
+                None => FormError::Malformed(p.to_string()),
+            },
             (None, e) => FormError::Malformed(e.to_string()),
         }
     }

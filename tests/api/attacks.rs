@@ -591,6 +591,85 @@ async fn trickled(
     )
 }
 
+/// A body that sends nothing more after its first bytes was waited for without end, whatever
+/// read it (issue 35, F2). Every body is read through the same bound: a login form (urlencoded,
+/// with a declared length) is answered 408 after `limits.body_idle_timeout_ms`, as an upload is.
+#[tokio::test]
+async fn a_stalled_form_is_answered_408_after_the_idle_time() {
+    let app = spawn_app_with(0, |s| s.limits.body_idle_timeout_ms = 700).await;
+    app.challenge_with_split("still", "val", false).await;
+    let (_, token) = app.team("still", "Owls").await;
+    let (answer, took) = trickled(
+        &app,
+        "POST /login HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n\
+         Content-Length: 1000",
+        b"email=a",
+        std::time::Duration::ZERO,
+    )
+    .await;
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("nothing arrived for 700 ms"), "{answer}");
+    assert!(took >= std::time::Duration::from_millis(700), "{took:?}");
+    let (answer, _) = trickled(
+        &app,
+        &format!(
+            "POST /api/c/still/submissions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n\
+             Content-Type: multipart/form-data; boundary=B\r\nContent-Length: 1000"
+        ),
+        b"--B\r\n",
+        std::time::Duration::ZERO,
+    )
+    .await;
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(
+        answer.contains("{\"error\":\"the request's body stalled"),
+        "{answer}"
+    );
+    assert_eq!(
+        app.api_upload("still", &token, Some("val"), demo_results(true))
+            .await
+            .status(),
+        202,
+        "the stalled upload's turn is given back"
+    );
+}
+
+/// A byte now and then keeps a body from ever being idle: one that arrives slower than
+/// `limits.body_min_bytes_per_second` on average, once its first idle time has passed, is cut
+/// off too. Here a byte every 300 ms against a floor of 1,000 bytes a second and an idle time of
+/// a second: cut off after about a second.
+#[tokio::test]
+async fn a_trickled_upload_is_cut_off_at_the_floor_rate() {
+    let app = spawn_app_with(0, |s| {
+        s.limits.body_idle_timeout_ms = 1000;
+        s.limits.body_min_bytes_per_second = 1000;
+    })
+    .await;
+    app.challenge_with_split("drip", "val", false).await;
+    let (_, token) = app.team("drip", "Owls").await;
+    let part = "--B\r\nContent-Disposition: form-data; name=\"file\"; filename=\"r.json\"\r\n\r\n[";
+    let (answer, took) = trickled(
+        &app,
+        &format!(
+            "POST /api/c/drip/submissions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n\
+             Content-Type: multipart/form-data; boundary=B\r\nContent-Length: 10000"
+        ),
+        part.as_bytes(),
+        std::time::Duration::from_millis(300),
+    )
+    .await;
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("arrived too slowly"), "{answer}");
+    assert!(took < std::time::Duration::from_secs(3), "{took:?}");
+    assert_eq!(
+        app.api_upload("drip", &token, Some("val"), demo_results(true))
+            .await
+            .status(),
+        202,
+        "the trickled upload's turn is given back"
+    );
+}
+
 /// The bound on a form's framing (the preamble, boundaries and part headers: 256 KiB) counts what
 /// is not the parts' contents, so a file near the challenge's limit, sent chunked as fast as
 /// loopback goes, is read to its end and taken.

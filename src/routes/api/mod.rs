@@ -30,6 +30,9 @@ pub enum ApiError {
     Rejected(String),
     #[error("{0}")]
     TooLarge(String),
+    /// The upload's body stalled or came too slowly (`super::body`).
+    #[error("{0}")]
+    Stalled(String),
     #[error("{0}")]
     Quota(String),
     /// Outside the challenge's submission phase.
@@ -55,6 +58,7 @@ impl From<multipart::FormError> for ApiError {
     fn from(e: multipart::FormError) -> Self {
         match e {
             multipart::FormError::BodyTooLarge(_) => ApiError::TooLarge(e.to_string()),
+            multipart::FormError::Stalled(why) => ApiError::Stalled(why),
             other => ApiError::Rejected(other.to_string()),
         }
     }
@@ -93,6 +97,7 @@ impl ResponseError for ApiError {
             ApiError::WrongChallenge => StatusCode::FORBIDDEN,
             ApiError::Rejected(_) => StatusCode::BAD_REQUEST,
             ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::Stalled(_) => StatusCode::REQUEST_TIMEOUT,
             ApiError::Quota(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Closed(_) => StatusCode::FORBIDDEN,
             ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
