@@ -86,6 +86,14 @@ pub struct LimitSettings {
     /// holds its challenge's largest file size of it (at most all of it), and one that finds no
     /// room within `upload_wait_ms` is answered 503.
     pub upload_memory_bytes: u64,
+    /// A request body that sends nothing for this long is cut off (408), and what its handler
+    /// held (a team's upload turn, its share of `upload_memory_bytes`) is given back. actix-web's
+    /// own timeouts cover a request's head only.
+    pub body_idle_timeout_ms: u64,
+    /// A request body that arrives slower than this on average, once its first
+    /// `body_idle_timeout_ms` has passed, is cut off too (408), so that a byte now and then does
+    /// not hold an upload's turn for hours; 0 sets no floor.
+    pub body_min_bytes_per_second: u64,
 }
 
 impl Settings {
@@ -111,7 +119,9 @@ impl Settings {
             .set_default("limits.password_checks_at_once", 2)?
             .set_default("limits.password_wait_ms", 5000)?
             .set_default("limits.upload_wait_ms", 10_000)?
-            .set_default("limits.upload_memory_bytes", 1024 * 1024 * 1024)?;
+            .set_default("limits.upload_memory_bytes", 1024 * 1024 * 1024)?
+            .set_default("limits.body_idle_timeout_ms", 5000)?
+            .set_default("limits.body_min_bytes_per_second", 1024)?;
         match config_file {
             Some(path) => builder = builder.add_source(config::File::from(path).required(true)),
             None => {
@@ -170,6 +180,8 @@ impl Settings {
                 password_wait_ms: 5000,
                 upload_wait_ms: 10_000,
                 upload_memory_bytes: 1024 * 1024 * 1024,
+                body_idle_timeout_ms: 5000,
+                body_min_bytes_per_second: 1024,
             },
         }
     }

@@ -1,19 +1,13 @@
 //! Builds the application: the connection pool, the HTTP server on its listener, and the workers
 //! that `serve` runs beside it.
 
-use std::cell::RefCell;
 use std::net::TcpListener;
-use std::pin::Pin;
-use std::rc::Rc;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 use std::time::Duration;
 
-use actix_web::body::{BodySize, BoxBody, MessageBody};
-use actix_web::dev::{Payload, Server, ServiceRequest, ServiceResponse};
-use actix_web::error::PayloadError;
-use actix_web::middleware::{from_fn, Compress, DefaultHeaders, Next};
-use actix_web::{web, App, HttpMessage, HttpServer};
+use actix_web::dev::Server;
+use actix_web::middleware::{from_fn, Compress, DefaultHeaders};
+use actix_web::{web, App, HttpServer};
 use secrecy::ExposeSecret;
 use sqlx::postgres::PgPoolOptions;
 use sqlx::PgPool;
@@ -121,6 +115,7 @@ pub fn run(
     csrf_key: auth::CsrfKey,
 ) -> std::io::Result<Server> {
     let csrf_key = web::Data::new(csrf_key);
+    let body_limits = web::Data::new(routes::body::BodyLimits::from_settings(&settings.limits));
     let config = web::Data::new(AppConfig {
         comparisons: crate::actions::Turns::new(
             settings.limits.comparisons_at_once,
@@ -143,7 +138,7 @@ pub fn run(
     let server = HttpServer::new(move || {
         App::new()
             .wrap(from_fn(routes::keep_login_state))
-            .wrap(from_fn(close_on_unread_body))
+            .wrap(from_fn(routes::body::bound_and_hold))
             .wrap(from_fn(auth::csrf_cookie))
             .wrap(
                 DefaultHeaders::new()
@@ -163,61 +158,11 @@ pub fn run(
             .app_data(engine.clone())
             .app_data(config.clone())
             .app_data(csrf_key.clone())
+            .app_data(body_limits.clone())
             .app_data(web::FormConfig::default().limit(64 * 1024))
             .configure(routes::configure)
     })
     .listen(listener)?
     .run();
     Ok(server)
-}
-
-/// The body of a request, shared by the handler (which reads it) and the answer (which holds it).
-struct HeldBody(Rc<RefCell<Payload>>);
-
-impl futures_util::Stream for HeldBody {
-    type Item = Result<web::Bytes, PayloadError>;
-
-    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        Pin::new(&mut *self.0.borrow_mut()).poll_next(cx)
-    }
-}
-
-/// An answer's body that holds the request's body until it has been written.
-struct Holding {
-    body: BoxBody,
-    _request: HeldBody,
-}
-
-impl MessageBody for Holding {
-    type Error = <BoxBody as MessageBody>::Error;
-
-    fn size(&self) -> BodySize {
-        self.body.size()
-    }
-
-    fn poll_next(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<web::Bytes, Self::Error>>> {
-        Pin::new(&mut self.body).poll_next(cx)
-    }
-}
-
-/// Middleware: the answer holds the request's body until it is written. Actix reads a chunked
-/// body that the handler left unread (a refused upload) to its end after answering, to keep the
-/// connection; while the body is still held it closes the connection instead, after at most
-/// `client_disconnect_timeout` (1 s) of discarding what is in flight. So a refused upload costs
-/// the server about its cap, not the client's whole body.
-async fn close_on_unread_body(
-    mut req: ServiceRequest,
-    next: Next<impl MessageBody + 'static>,
-) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
-    let body = Rc::new(RefCell::new(req.take_payload()));
-    let stream: Pin<Box<dyn futures_util::Stream<Item = _>>> = Box::pin(HeldBody(body.clone()));
-    req.set_payload(Payload::from(stream));
-    let res = next.call(req).await?;
-    Ok(res.map_body(|_, answer| Holding {
-        body: answer.boxed(),
-        _request: HeldBody(body),
-    }))
 }

@@ -24,6 +24,9 @@ pub enum PageError {
     BadRequest(String),
     #[error("{0}")]
     TooLarge(String),
+    /// The request's body stalled or came too slowly (`super::body`).
+    #[error("{0}")]
+    Stalled(String),
     #[error("too many attempts; wait a few minutes and try again")]
     TooManyAttempts,
     /// The database is unreachable or out of space, or the disk below its floor.
@@ -52,6 +55,7 @@ impl From<super::multipart::FormError> for PageError {
     fn from(e: super::multipart::FormError) -> Self {
         match e {
             super::multipart::FormError::BodyTooLarge(_) => PageError::TooLarge(e.to_string()),
+            super::multipart::FormError::Stalled(why) => PageError::Stalled(why),
             other => PageError::BadRequest(other.to_string()),
         }
     }
@@ -148,6 +152,7 @@ impl ResponseError for PageError {
             PageError::Forbidden | PageError::Csrf => StatusCode::FORBIDDEN,
             PageError::BadRequest(_) => StatusCode::BAD_REQUEST,
             PageError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            PageError::Stalled(_) => StatusCode::REQUEST_TIMEOUT,
             PageError::TooManyAttempts => StatusCode::TOO_MANY_REQUESTS,
             PageError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             PageError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,

@@ -6,7 +6,6 @@
 //! someone who may not post it; the CSRF token is checked before any field reaches the handler, and
 //! in a multipart form before the first byte of the file is read.
 
-use actix_multipart::Multipart;
 use actix_web::dev::Payload;
 use actix_web::{web, FromRequest, HttpRequest};
 use futures_util::future::LocalBoxFuture;
@@ -62,6 +61,17 @@ fn check_csrf(req: &HttpRequest, token: &str) -> Result<(), PageError> {
     }
 }
 
+/// Why a urlencoded form was not read: its body stalled (408), or anything else (400).
+fn form_error(e: actix_web::Error) -> PageError {
+    match e.as_error::<actix_web::error::UrlencodedError>() {
+        Some(actix_web::error::UrlencodedError::Payload(p)) => match super::body::stalled(p) {
+            Some(why) => PageError::Stalled(why),
+            None => PageError::BadRequest(format!("could not read the form: {e}")),
+        },
+        _ => PageError::BadRequest(format!("could not read the form: {e}")),
+    }
+}
+
 /// The sender of `req`, admitted as `S`.
 async fn sender<S: Sender>(req: &HttpRequest) -> Result<S, PageError> {
     S::admit(auth::session_user(req).await?)
@@ -88,10 +98,7 @@ impl<S: Sender + 'static, T: DeserializeOwned + 'static> FromRequest for Posted<
         let req = req.clone();
         Box::pin(async move {
             let by = sender::<S>(&req).await?;
-            let pairs = body
-                .await
-                .map_err(|e| PageError::BadRequest(format!("could not read the form: {e}")))?
-                .into_inner();
+            let pairs = body.await.map_err(form_error)?.into_inner();
             let token = pairs
                 .iter()
                 .find(|(name, _)| name == "csrf")
@@ -127,7 +134,7 @@ pub struct Upload<S> {
 /// The body of an `Upload`.
 pub struct UnreadForm {
     req: HttpRequest,
-    payload: Multipart,
+    payload: Payload,
 }
 
 impl<S: Sender + 'static> FromRequest for Upload<S> {
@@ -135,7 +142,7 @@ impl<S: Sender + 'static> FromRequest for Upload<S> {
     type Future = LocalBoxFuture<'static, Result<Self, PageError>>;
 
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
-        let payload = Multipart::new(req.headers(), payload.take());
+        let payload = payload.take();
         let req = req.clone();
         Box::pin(async move {
             let by = sender::<S>(&req).await?;

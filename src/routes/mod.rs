@@ -5,6 +5,7 @@ pub mod admin;
 pub mod api;
 mod assets;
 pub mod auth;
+pub mod body;
 pub mod challenges;
 mod error;
 mod forms;

@@ -8,17 +8,43 @@
 //! file limit is refused as soon as its declared length, or its bytes, pass that. The caller's
 //! `gate` runs before the first byte of the file is read: that is where the CSRF token (a text field
 //! sent before the file, as browsers send fields in document order) and the team are checked.
+//!
+//! actix-multipart buffers the text before the first boundary and each part's headers until it
+//! finds their end, however long that takes: a preamble or a header line without a line break,
+//! sent chunked, grew in memory with every byte and cost CPU with its square, before any field
+//! reached us (issue 35, F1). So the body reaches it through `WireStream`, which counts the bytes
+//! on the wire and those handed to us as the parts' contents: the difference is what the parser
+//! holds (the preamble, boundaries and headers, and contents not handed over yet). The body goes
+//! in small pieces, and once the parser holds `HAND_OVER_AT` bytes it gets a turn to hand them over
+//! before the next piece comes; if it still holds more than `MAX_FRAMING_BYTES`, those are framing
+//! that never ends, and the body is cut off. Time is bounded for every body (`super::body`).
 
+use std::cell::Cell;
 use std::collections::HashMap;
+use std::pin::Pin;
+use std::rc::Rc;
+use std::task::{Context, Poll};
 
-use actix_multipart::Multipart;
-use actix_web::HttpRequest;
-use futures_util::StreamExt;
+use actix_multipart::{Multipart, MultipartError};
+use actix_web::dev::Payload;
+use actix_web::error::PayloadError;
+use actix_web::{web, HttpRequest};
+use futures_util::{Stream, StreamExt};
 
 /// Most text fields and files a form may have in all.
 pub const MAX_FIELDS: usize = 16;
 /// Most bytes all text fields together may have.
 pub const MAX_TEXT_BYTES: usize = 64 * 1024;
+
+/// Most bytes actix-multipart may hold without handing them over as a part's contents: the text
+/// before the first boundary, a boundary and a part's headers (a browser sends a few hundred),
+/// and the contents of at most a few pieces (`PIECE_BYTES`) not handed over yet.
+pub const MAX_FRAMING_BYTES: u64 = 256 * 1024;
+
+/// The body goes to actix-multipart in pieces of at most this many bytes...
+const PIECE_BYTES: usize = 16 * 1024;
+/// ...and once it holds this many, it gets a turn to hand them over before the next piece.
+const HAND_OVER_AT: u64 = 16 * 1024;
 
 /// Text fields and at most one file field (`file`).
 #[derive(Debug, Default)]
@@ -88,6 +114,14 @@ pub enum FormError {
     BodyTooLarge(Limits),
     #[error("the form has more than one file")]
     TwoFiles,
+    #[error(
+        "the multipart form's headers, or the text before its first part, are longer than \
+         {MAX_FRAMING_BYTES} bytes (a line break or a boundary may be missing)"
+    )]
+    FramingTooLong,
+    /// The body stalled or slowed below the server's floor (see `super::body`).
+    #[error("{0}")]
+    Stalled(String),
 }
 
 /// Why a form was not read: its shape, or the caller's gate.
@@ -116,20 +150,123 @@ pub fn check_declared_length(req: &HttpRequest, limits: Limits) -> Result<(), Fo
     }
 }
 
-/// Reads the form within `limits`; `gate` sees the text fields read so far and runs once, before the
-/// file's bytes are read (or at the end if there is no file).
+/// Why `Wire` cut a body off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cut {
+    Body,
+    Framing,
+}
+
+/// The count of a form's bytes: on the wire, given to the parser (`WireStream`), and handed by it
+/// to the reader as parts' contents (`read`).
+#[derive(Default)]
+struct Wire {
+    on_wire: Cell<u64>,
+    received: Cell<u64>,
+    delivered: Cell<u64>,
+    cut: Cell<Option<Cut>>,
+}
+
+impl Wire {
+    fn deliver(&self, bytes: usize) {
+        self.delivered.set(self.delivered.get() + bytes as u64);
+    }
+
+    /// The error of a form that was not read to its end: our cut if we made one, else what the
+    /// body or its parser said.
+    fn error(&self, e: MultipartError, limits: Limits) -> FormError {
+        match (self.cut.get(), e) {
+            (Some(Cut::Body), _) | (None, MultipartError::Payload(PayloadError::Overflow)) => {
+                FormError::BodyTooLarge(limits)
+            }
+            (Some(Cut::Framing), _) => FormError::FramingTooLong,
+            (None, MultipartError::Payload(p)) => match super::body::stalled(&p) {
+                Some(why) => FormError::Stalled(why),
+                None => FormError::Malformed(p.to_string()),
+            },
+            (None, e) => FormError::Malformed(e.to_string()),
+        }
+    }
+}
+
+/// The body on its way to actix-multipart, in pieces, cut off past the form's limits (see the
+/// module's documentation).
+struct WireStream {
+    body: Payload,
+    wire: Rc<Wire>,
+    limits: Limits,
+    /// What is left of the body's last chunk.
+    rest: web::Bytes,
+    /// Whether the parser has had its turn since the last piece.
+    handed_over: bool,
+}
+
+impl Stream for WireStream {
+    type Item = Result<web::Bytes, PayloadError>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = &mut *self;
+        let wire = &this.wire;
+        if wire.cut.get().is_some() {
+            return Poll::Ready(None);
+        }
+        let held = wire.received.get().saturating_sub(wire.delivered.get());
+        if held >= HAND_OVER_AT && !this.handed_over {
+            // Pending, to be polled again at once: the parser goes through what it holds first.
+            this.handed_over = true;
+            cx.waker().wake_by_ref();
+            return Poll::Pending;
+        }
+        if held > MAX_FRAMING_BYTES {
+            wire.cut.set(Some(Cut::Framing));
+            return Poll::Ready(Some(Err(PayloadError::Overflow)));
+        }
+        if this.rest.is_empty() {
+            match Pin::new(&mut this.body).poll_next(cx) {
+                Poll::Ready(Some(Ok(chunk))) => {
+                    this.rest = chunk;
+                    let on_wire = wire.on_wire.get() + this.rest.len() as u64;
+                    wire.on_wire.set(on_wire);
+                    if on_wire > this.limits.body {
+                        wire.cut.set(Some(Cut::Body));
+                        return Poll::Ready(Some(Err(PayloadError::Overflow)));
+                    }
+                }
+                other => return other,
+            }
+        }
+        let piece = this.rest.split_to(this.rest.len().min(PIECE_BYTES));
+        wire.received.set(wire.received.get() + piece.len() as u64);
+        this.handed_over = false;
+        Poll::Ready(Some(Ok(piece)))
+    }
+}
+
+/// Reads the form in `body` within `limits`; `gate` sees the text fields read so far and runs
+/// once, before the file's bytes are read (or at the end if there is no file).
 pub async fn read<G>(
     req: &HttpRequest,
-    mut payload: Multipart,
+    body: Payload,
     limits: Limits,
     gate: impl FnOnce(&HashMap<String, String>) -> Result<(), G>,
 ) -> Result<Form, ReadError<G>> {
     check_declared_length(req, limits)?;
+    let wire = Rc::new(Wire::default());
+    let mut payload = Multipart::new(
+        req.headers(),
+        WireStream {
+            body,
+            wire: wire.clone(),
+            limits,
+            rest: web::Bytes::new(),
+            handed_over: false,
+        },
+    );
     let mut gate = Some(gate);
     let mut form = Form::default();
-    let (mut fields, mut text_bytes, mut body) = (0usize, 0usize, 0u64);
+    let (mut fields, mut text_bytes) = (0usize, 0usize);
     while let Some(field) = payload.next().await {
-        let mut field = field.map_err(|e| FormError::Malformed(e.to_string()))?;
+        let mut field = field.map_err(|e| wire.error(e, limits))?;
         fields += 1;
         if fields > MAX_FIELDS {
             return Err(FormError::TooManyFields.into());
@@ -145,12 +282,9 @@ pub async fn read<G>(
             let mut buf: Vec<u8> = Vec::new();
             let mut size: u64 = 0;
             while let Some(chunk) = field.next().await {
-                let chunk = chunk.map_err(|e| FormError::Malformed(e.to_string()))?;
+                let chunk = chunk.map_err(|e| wire.error(e, limits))?;
+                wire.deliver(chunk.len());
                 size += chunk.len() as u64;
-                body += chunk.len() as u64;
-                if body > limits.body {
-                    return Err(FormError::BodyTooLarge(limits).into());
-                }
                 if size > limits.file {
                     // Keep draining (and discarding) so that the client can read our answer.
                     buf = Vec::new();
@@ -167,9 +301,9 @@ pub async fn read<G>(
         }
         let mut buf: Vec<u8> = Vec::new();
         while let Some(chunk) = field.next().await {
-            let chunk = chunk.map_err(|e| FormError::Malformed(e.to_string()))?;
+            let chunk = chunk.map_err(|e| wire.error(e, limits))?;
+            wire.deliver(chunk.len());
             text_bytes += chunk.len();
-            body += chunk.len() as u64;
             if text_bytes > MAX_TEXT_BYTES {
                 return Err(FormError::TextTooLarge.into());
             }
@@ -187,6 +321,91 @@ pub async fn read<G>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A multipart request with boundary `B` whose body comes in the chunks `body` yields.
+    fn request(
+        body: impl Stream<Item = Result<web::Bytes, PayloadError>> + 'static,
+    ) -> (HttpRequest, Payload) {
+        let req = actix_web::test::TestRequest::default()
+            .insert_header(("content-type", "multipart/form-data; boundary=B"))
+            .to_http_request();
+        let body: Pin<Box<dyn Stream<Item = _>>> = Box::pin(body);
+        (req, Payload::from(body))
+    }
+
+    fn chunks(
+        n: usize,
+        chunk: &'static [u8],
+    ) -> impl Stream<Item = Result<web::Bytes, PayloadError>> {
+        futures_util::stream::iter((0..n).map(move |_| Ok(web::Bytes::from_static(chunk))))
+    }
+
+    async fn read_all(req: HttpRequest, body: Payload, limits: Limits) -> Result<Form, FormError> {
+        read(&req, body, limits, |_| Ok::<(), ()>(()))
+            .await
+            .map_err(|e| match e {
+                ReadError::Form(f) => f,
+                ReadError::Gate(()) => unreachable!("the gate lets everything through"),
+            })
+    }
+
+    /// actix-multipart reads all a body has ready before it looks at any of it: a body that is
+    /// always ready (as here) would reach it whole. Pieces and turns keep what it holds small, so
+    /// framing without end is cut off however the body comes, and a file never is, even one
+    /// that comes in a single chunk.
+    #[tokio::test]
+    async fn framing_without_end_is_cut_off_and_a_large_file_is_read_however_it_comes() {
+        let limits = Limits::team_upload(64 << 20, 256 << 20);
+        let header_line: &'static [u8] =
+            b"--B\r\nContent-Disposition: form-data; name=\"file\"; filename=\"";
+        for (what, first, filler) in [
+            ("preamble", &b""[..], &b"x"[..]),
+            ("header line", header_line, &b"x"[..]),
+            (
+                "header block",
+                b"--B\r\n",
+                &b"X-Padding: abcdefghijklmnopqrstuvwxyz\r\n"[..],
+            ),
+        ] {
+            for chunk in [1, 64, 4096] {
+                let body =
+                    futures_util::stream::iter([Ok(web::Bytes::from_static(first))]).chain(chunks(
+                        4096 / chunk,
+                        filler.repeat((chunk << 10) / filler.len()).leak(),
+                    ));
+                let (req, body) = request(body);
+                let e = read_all(req, body, limits).await.err();
+                assert!(
+                    matches!(e, Some(FormError::FramingTooLong)),
+                    "{what} in chunks of {chunk} KiB: {e:?}"
+                );
+            }
+        }
+        let head: &'static [u8] =
+            b"--B\r\nContent-Disposition: form-data; name=\"split\"\r\n\r\nval\r\n\
+              --B\r\nContent-Disposition: form-data; name=\"file\"; filename=\"r.json\"\r\n\r\n";
+        let end: &'static [u8] = b"\r\n--B--\r\n";
+        let mut whole = head.to_vec();
+        whole.extend_from_slice(&[b' '; 4 << 20]);
+        whole.extend_from_slice(end);
+        let whole: &'static [u8] = whole.leak();
+        for chunk in [4 << 20, 64 << 10, 1000] {
+            let body = futures_util::stream::iter(
+                whole
+                    .chunks(chunk)
+                    .map(|c| Ok(web::Bytes::from_static(c)))
+                    .collect::<Vec<_>>(),
+            );
+            let (req, body) = request(body);
+            let form = read_all(req, body, limits)
+                .await
+                .unwrap_or_else(|e| panic!("a 4 MiB file in chunks of {chunk} bytes: {e}"));
+            assert_eq!(
+                (form.file.as_ref().map(Vec::len), form.field("split")),
+                (Some(4 << 20), "val")
+            );
+        }
+    }
 
     #[test]
     fn a_team_upload_may_carry_little_more_than_its_file() {

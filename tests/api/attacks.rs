@@ -533,6 +533,179 @@ async fn uploads_of_all_teams_share_a_memory_budget() {
     upload_until_taken(&app, "budget", &bats).await;
 }
 
+/// A raw request to `app`: `head` (its request line and headers, without the blank line), then
+/// `body` one byte every `every` (all at once when zero), then nothing. Returns the answer (its
+/// status line and what follows, as far as it came) and how long it took, or panics after 10 s.
+async fn trickled(
+    app: &TestApp,
+    head: &str,
+    body: &[u8],
+    every: std::time::Duration,
+) -> (String, std::time::Duration) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let stream = tokio::net::TcpStream::connect(app.address.trim_start_matches("http://"))
+        .await
+        .expect("connect");
+    let (mut rx, mut tx) = stream.into_split();
+    let (head, body) = (format!("{head}\r\n\r\n"), body.to_vec());
+    let began = std::time::Instant::now();
+    let writer = tokio::spawn(async move {
+        tx.write_all(head.as_bytes()).await?;
+        if every.is_zero() {
+            tx.write_all(&body).await?;
+        } else {
+            for b in body {
+                tx.write_all(&[b]).await?;
+                tokio::time::sleep(every).await;
+            }
+        }
+        std::future::pending::<()>().await;
+        Ok::<_, std::io::Error>(tx)
+    });
+    let mut answer = Vec::new();
+    let mut buf = [0u8; 4096];
+    let read = tokio::time::timeout(std::time::Duration::from_secs(10), async {
+        while !String::from_utf8_lossy(&answer).contains("\r\n\r\n") {
+            match rx.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => answer.extend_from_slice(&buf[..n]),
+            }
+        }
+        // The body of the answer, if it comes at once.
+        if let Ok(Ok(n)) =
+            tokio::time::timeout(std::time::Duration::from_millis(200), rx.read(&mut buf)).await
+        {
+            answer.extend_from_slice(&buf[..n]);
+        }
+    })
+    .await;
+    writer.abort();
+    assert!(
+        read.is_ok(),
+        "no answer within 10 s: {head:?}",
+        head = String::from_utf8_lossy(&answer)
+    );
+    (
+        String::from_utf8_lossy(&answer).into_owned(),
+        began.elapsed(),
+    )
+}
+
+/// A body that sends nothing more after its first bytes was waited for without end, whatever
+/// read it (issue 35, F2). Every body is read through the same bound: a login form (urlencoded,
+/// with a declared length) is answered 408 after `limits.body_idle_timeout_ms`, as an upload is.
+#[tokio::test]
+async fn a_stalled_form_is_answered_408_after_the_idle_time() {
+    let app = spawn_app_with(0, |s| s.limits.body_idle_timeout_ms = 700).await;
+    app.challenge_with_split("still", "val", false).await;
+    let (_, token) = app.team("still", "Owls").await;
+    let (answer, took) = trickled(
+        &app,
+        "POST /login HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n\
+         Content-Length: 1000",
+        b"email=a",
+        std::time::Duration::ZERO,
+    )
+    .await;
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("nothing arrived for 700 ms"), "{answer}");
+    assert!(took >= std::time::Duration::from_millis(700), "{took:?}");
+    let (answer, _) = trickled(
+        &app,
+        &format!(
+            "POST /api/c/still/submissions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n\
+             Content-Type: multipart/form-data; boundary=B\r\nContent-Length: 1000"
+        ),
+        b"--B\r\n",
+        std::time::Duration::ZERO,
+    )
+    .await;
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(
+        answer.contains("{\"error\":\"the request's body stalled"),
+        "{answer}"
+    );
+    assert_eq!(
+        app.api_upload("still", &token, Some("val"), demo_results(true))
+            .await
+            .status(),
+        202,
+        "the stalled upload's turn is given back"
+    );
+}
+
+/// A byte now and then keeps a body from ever being idle: one that arrives slower than
+/// `limits.body_min_bytes_per_second` on average, once its first idle time has passed, is cut
+/// off too. Here a byte every 300 ms against a floor of 1,000 bytes a second and an idle time of
+/// a second: cut off after about a second.
+#[tokio::test]
+async fn a_trickled_upload_is_cut_off_at_the_floor_rate() {
+    let app = spawn_app_with(0, |s| {
+        s.limits.body_idle_timeout_ms = 1000;
+        s.limits.body_min_bytes_per_second = 1000;
+    })
+    .await;
+    app.challenge_with_split("drip", "val", false).await;
+    let (_, token) = app.team("drip", "Owls").await;
+    let part = "--B\r\nContent-Disposition: form-data; name=\"file\"; filename=\"r.json\"\r\n\r\n[";
+    let (answer, took) = trickled(
+        &app,
+        &format!(
+            "POST /api/c/drip/submissions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n\
+             Content-Type: multipart/form-data; boundary=B\r\nContent-Length: 10000"
+        ),
+        part.as_bytes(),
+        std::time::Duration::from_millis(300),
+    )
+    .await;
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("arrived too slowly"), "{answer}");
+    assert!(took < std::time::Duration::from_secs(3), "{took:?}");
+    assert_eq!(
+        app.api_upload("drip", &token, Some("val"), demo_results(true))
+            .await
+            .status(),
+        202,
+        "the trickled upload's turn is given back"
+    );
+}
+
+/// The bound on a form's framing (the preamble, boundaries and part headers: 256 KiB) counts what
+/// is not the parts' contents, so a file near the challenge's limit, sent chunked as fast as
+/// loopback goes, is read to its end and taken.
+#[tokio::test]
+async fn a_file_near_the_limit_sent_chunked_is_taken() {
+    let app = spawn_app_with(0, |_| {}).await;
+    app.challenge_with_split("big", "val", false).await;
+    let (_, token) = app.team("big", "Owls").await;
+    let mut file = demo_results(true);
+    let end = file.iter().rposition(|&b| b == b']').expect("a JSON array");
+    file.splice(end..end, std::iter::repeat_n(b' ', 19 * 1024 * 1024));
+    let mut form = b"--B\r\nContent-Disposition: form-data; name=\"split\"\r\n\r\nval\r\n\
+        --B\r\nContent-Disposition: form-data; name=\"file\"; filename=\"r.json\"\r\n\r\n"
+        .to_vec();
+    form.extend_from_slice(&file);
+    form.extend_from_slice(b"\r\n--B--\r\n");
+    let mut body = Vec::new();
+    for piece in form.chunks(1 << 20) {
+        body.extend_from_slice(format!("{:x}\r\n", piece.len()).as_bytes());
+        body.extend_from_slice(piece);
+        body.extend_from_slice(b"\r\n");
+    }
+    body.extend_from_slice(b"0\r\n\r\n");
+    let (answer, _) = trickled(
+        &app,
+        &format!(
+            "POST /api/c/big/submissions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n\
+             Content-Type: multipart/form-data; boundary=B\r\nTransfer-Encoding: chunked"
+        ),
+        &body,
+        std::time::Duration::ZERO,
+    )
+    .await;
+    assert!(answer.starts_with("HTTP/1.1 202"), "{answer}");
+}
+
 /// PostgreSQL refuses text with a NUL character; a request carrying one in a challenge's address,
 /// a form field or an upload's split name was answered 500 and logged as the server's own error
 /// (anyone could fill the error log). It is the request's fault: 404 or 400.

@@ -7,7 +7,6 @@
 //! "challenge", "split", "scores": {"all": {"precision", "recall", "f", "tp", "fp", "fn"}, ...},
 //! "classic": {"Bleu_1", ..., "Bleu_4", "ROUGE_L", "CIDEr"} or null}`.
 
-use actix_multipart::Multipart;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
 use sqlx::PgPool;
@@ -31,6 +30,9 @@ pub enum ApiError {
     Rejected(String),
     #[error("{0}")]
     TooLarge(String),
+    /// The upload's body stalled or came too slowly (`super::body`).
+    #[error("{0}")]
+    Stalled(String),
     #[error("{0}")]
     Quota(String),
     /// Outside the challenge's submission phase.
@@ -56,6 +58,7 @@ impl From<multipart::FormError> for ApiError {
     fn from(e: multipart::FormError) -> Self {
         match e {
             multipart::FormError::BodyTooLarge(_) => ApiError::TooLarge(e.to_string()),
+            multipart::FormError::Stalled(why) => ApiError::Stalled(why),
             other => ApiError::Rejected(other.to_string()),
         }
     }
@@ -94,6 +97,7 @@ impl ResponseError for ApiError {
             ApiError::WrongChallenge => StatusCode::FORBIDDEN,
             ApiError::Rejected(_) => StatusCode::BAD_REQUEST,
             ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::Stalled(_) => StatusCode::REQUEST_TIMEOUT,
             ApiError::Quota(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Closed(_) => StatusCode::FORBIDDEN,
             ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
@@ -115,7 +119,7 @@ pub async fn upload(
     pool: web::Data<PgPool>,
     config: web::Data<AppConfig>,
     slug: web::Path<String>,
-    payload: Multipart,
+    payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
     let accounts::TokenHolder { team, made_by } = auth::team_from_bearer(&pool, &req)
         .await?
@@ -150,7 +154,7 @@ pub async fn upload(
             None => Ok(()),
         }
     };
-    let form = multipart::read(&req, payload, limits, gate)
+    let form = multipart::read(&req, payload.into_inner(), limits, gate)
         .await
         .map_err(|e| match e {
             multipart::ReadError::Form(f) => f.into(),
