@@ -167,21 +167,21 @@ impl<'a> Chart<'a> {
                 }
             }
             if !assigned {
-                for state in 0..n {
-                    let Some(tag) = sym.tag_of_state[state] else { continue };
-                    if cell[state] != NEG || (is_boundary && Some(tag) != sym.boundary_tag) {
+                for (score, tag) in cell.iter_mut().zip(&sym.tag_of_state) {
+                    let Some(tag) = *tag else { continue };
+                    if *score != NEG || (is_boundary && Some(tag) != sym.boundary_tag) {
                         continue;
                     }
                     let s = lex.score(word, tag as i32, start);
                     if s > NEG {
-                        cell[state] = s;
+                        *score = s;
                     }
                 }
             }
             if self.flood && !is_boundary {
-                for state in 0..n {
-                    if sym.tag_of_state[state].is_some() && cell[state] == NEG {
-                        cell[state] = -1000.0;
+                for (score, tag) in cell.iter_mut().zip(&sym.tag_of_state) {
+                    if tag.is_some() && *score == NEG {
+                        *score = -1000.0;
                     }
                 }
             }
