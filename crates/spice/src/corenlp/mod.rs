@@ -18,7 +18,9 @@
 
 pub mod americanize;
 pub mod chart;
+pub mod dependencies;
 pub mod grammar;
+pub mod headfinder;
 pub mod lexicon;
 pub mod model;
 pub mod serial;

@@ -1,0 +1,47 @@
+//! How far the semantic head finder alone goes towards the official basic dependencies: each
+//! word hung on the head word of the lowest constituent it does not head, on the official tree,
+//! against the official basic UD heads (`corenlp_heads OFFICIAL.jsonl.gz...`). No coordination
+//! transform and no relation-specific rewiring yet, so this is a floor, not the converter.
+use spice::corenlp::headfinder::SemanticHeadFinder;
+use spice::corenlp::Tree;
+use std::io::BufRead;
+
+fn main() {
+    let hf = SemanticHeadFinder::new();
+    for file in std::env::args().skip(1) {
+        let reader = std::io::BufReader::new(flate2::read::GzDecoder::new(std::fs::File::open(&file).expect("open")));
+        let (mut tokens, mut right, mut sentences, mut exact) = (0usize, 0usize, 0usize, 0usize);
+        for line in reader.lines() {
+            let v: serde_json::Value = serde_json::from_str(&line.expect("read")).expect("json");
+            for s in v["sentences"].as_array().expect("sentences") {
+                let tree = Tree::from_penn(s["tree"].as_str().expect("tree")).expect("penn");
+                let gov = spice::corenlp::dependencies::head_governors(&tree, &hf);
+                let words = gov.len() - 1;
+                let mut official = vec![usize::MAX; words + 1];
+                for d in s["basic"].as_array().expect("basic") {
+                    let g = d[1].as_u64().expect("gov") as usize;
+                    let dep = d[2].as_u64().expect("dep") as usize;
+                    if dep < official.len() {
+                        official[dep] = g;
+                    }
+                }
+                let mut all = true;
+                for i in 1..=words {
+                    if official[i] == usize::MAX {
+                        continue; // punctuation is not in the basic graph
+                    }
+                    tokens += 1;
+                    if official[i] == gov[i] {
+                        right += 1;
+                    } else {
+                        all = false;
+                    }
+                }
+                sentences += 1;
+                exact += usize::from(all);
+            }
+        }
+        println!("{file}: heads {right} / {tokens} ({:.2} %), sentences all right {exact} / {sentences} ({:.1} %)",
+            100.0 * right as f64 / tokens as f64, 100.0 * exact as f64 / sentences as f64);
+    }
+}
