@@ -220,12 +220,31 @@ impl Bin {
         self.nodes[root].prev = None;
     }
 
-    fn rotate_left(&mut self, mut root: usize, p: usize) -> usize {
-        if let Some(r) = self.nodes[p].right {
-            let rl = self.nodes[r].left;
-            self.nodes[p].right = rl;
-            if let Some(rl) = rl {
-                self.nodes[rl].parent = Some(p);
+    /// A node's left (`right` false) or right child.
+    fn child(&self, n: usize, right: bool) -> Option<usize> {
+        if right {
+            self.nodes[n].right
+        } else {
+            self.nodes[n].left
+        }
+    }
+
+    fn set_child(&mut self, n: usize, right: bool, c: Option<usize>) {
+        if right {
+            self.nodes[n].right = c;
+        } else {
+            self.nodes[n].left = c;
+        }
+    }
+
+    /// Java's `rotateLeft` (`left` true) and its mirror `rotateRight`.
+    fn rotate(&mut self, mut root: usize, p: usize, left: bool) -> usize {
+        // Rotating left lifts the right child; rotating right, the left one.
+        if let Some(r) = self.child(p, left) {
+            let inner = self.child(r, !left);
+            self.set_child(p, left, inner);
+            if let Some(i) = inner {
+                self.nodes[i].parent = Some(p);
             }
             let pp = self.nodes[p].parent;
             self.nodes[r].parent = pp;
@@ -234,39 +253,19 @@ impl Bin {
                     root = r;
                     self.nodes[r].red = false;
                 }
-                Some(pp) if self.nodes[pp].left == Some(p) => self.nodes[pp].left = Some(r),
-                Some(pp) => self.nodes[pp].right = Some(r),
+                Some(pp) => {
+                    let p_is_right = self.nodes[pp].left != Some(p);
+                    self.set_child(pp, p_is_right, Some(r));
+                }
             }
-            self.nodes[r].left = Some(p);
+            self.set_child(r, !left, Some(p));
             self.nodes[p].parent = Some(r);
         }
         root
     }
 
-    fn rotate_right(&mut self, mut root: usize, p: usize) -> usize {
-        if let Some(l) = self.nodes[p].left {
-            let lr = self.nodes[l].right;
-            self.nodes[p].left = lr;
-            if let Some(lr) = lr {
-                self.nodes[lr].parent = Some(p);
-            }
-            let pp = self.nodes[p].parent;
-            self.nodes[l].parent = pp;
-            match pp {
-                None => {
-                    root = l;
-                    self.nodes[l].red = false;
-                }
-                Some(pp) if self.nodes[pp].right == Some(p) => self.nodes[pp].right = Some(l),
-                Some(pp) => self.nodes[pp].left = Some(l),
-            }
-            self.nodes[l].right = Some(p);
-            self.nodes[p].parent = Some(l);
-        }
-        root
-    }
-
-    /// Java's `TreeNode.balanceInsertion`.
+    /// Java's `TreeNode.balanceInsertion`, its two mirrored halves as one (`side` true when the
+    /// parent is its grandparent's left child).
     fn balance_insertion(&mut self, mut root: usize, mut x: usize) -> usize {
         self.nodes[x].red = true;
         loop {
@@ -277,60 +276,30 @@ impl Bin {
             let Some(mut xpp) = self.nodes[xp].parent.filter(|_| self.nodes[xp].red) else {
                 return root;
             };
-            let xppl = self.nodes[xpp].left;
-            if xppl == Some(xp) {
-                match self.nodes[xpp].right {
-                    Some(xppr) if self.nodes[xppr].red => {
-                        self.nodes[xppr].red = false;
-                        self.nodes[xp].red = false;
-                        self.nodes[xpp].red = true;
-                        x = xpp;
-                    }
-                    _ => {
-                        let mut xpp_opt = Some(xpp);
-                        let mut xp_opt = Some(xp);
-                        if self.nodes[xp].right == Some(x) {
-                            x = xp;
-                            root = self.rotate_left(root, x);
-                            xp_opt = self.nodes[x].parent;
-                            xpp_opt = xp_opt.and_then(|p| self.nodes[p].parent);
-                        }
-                        if let Some(p) = xp_opt {
-                            xp = p;
-                            self.nodes[xp].red = false;
-                            if let Some(pp) = xpp_opt {
-                                xpp = pp;
-                                self.nodes[xpp].red = true;
-                                root = self.rotate_right(root, xpp);
-                            }
-                        }
-                    }
+            let side = self.nodes[xpp].left == Some(xp);
+            match self.child(xpp, side) {
+                Some(uncle) if self.nodes[uncle].red => {
+                    self.nodes[uncle].red = false;
+                    self.nodes[xp].red = false;
+                    self.nodes[xpp].red = true;
+                    x = xpp;
                 }
-            } else {
-                match xppl {
-                    Some(l) if self.nodes[l].red => {
-                        self.nodes[l].red = false;
-                        self.nodes[xp].red = false;
-                        self.nodes[xpp].red = true;
-                        x = xpp;
+                _ => {
+                    let mut xpp_opt = Some(xpp);
+                    let mut xp_opt = Some(xp);
+                    if self.child(xp, side) == Some(x) {
+                        x = xp;
+                        root = self.rotate(root, x, side);
+                        xp_opt = self.nodes[x].parent;
+                        xpp_opt = xp_opt.and_then(|p| self.nodes[p].parent);
                     }
-                    _ => {
-                        let mut xpp_opt = Some(xpp);
-                        let mut xp_opt = Some(xp);
-                        if self.nodes[xp].left == Some(x) {
-                            x = xp;
-                            root = self.rotate_right(root, x);
-                            xp_opt = self.nodes[x].parent;
-                            xpp_opt = xp_opt.and_then(|p| self.nodes[p].parent);
-                        }
-                        if let Some(p) = xp_opt {
-                            xp = p;
-                            self.nodes[xp].red = false;
-                            if let Some(pp) = xpp_opt {
-                                xpp = pp;
-                                self.nodes[xpp].red = true;
-                                root = self.rotate_left(root, xpp);
-                            }
+                    if let Some(p) = xp_opt {
+                        xp = p;
+                        self.nodes[xp].red = false;
+                        if let Some(pp) = xpp_opt {
+                            xpp = pp;
+                            self.nodes[xpp].red = true;
+                            root = self.rotate(root, xpp, !side);
                         }
                     }
                 }

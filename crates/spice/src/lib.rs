@@ -33,7 +33,7 @@ pub mod enhance;
 pub mod fidelity;
 pub mod graph;
 pub mod habits;
-mod javaorder;
+pub mod javaorder;
 pub mod lemmatize;
 pub mod lexicon;
 pub mod metaeval;

@@ -809,15 +809,7 @@ impl Parser {
                     d.var_groups.push((group, slot));
                 }
                 if self.is_punct('=') {
-                    self.pos += 1;
-                    let name = self.identifier()?;
-                    if !self.known.insert(name.clone()) {
-                        return Err(format!("Variable {name} has been declared twice, which makes no sense"));
-                    }
-                    if self.under_negation {
-                        return Err("No named tregex nodes allowed in the scope of negation.".into());
-                    }
-                    d.name = Some(self.slot(&name));
+                    d.name = Some(self.declare(true)?);
                 }
             }
             Some(Tok::Punct('~')) => {
@@ -827,12 +819,8 @@ impl Parser {
                 }
                 d.link = Some(self.slot(&linked));
                 if self.is_punct('=') {
-                    self.pos += 1;
-                    let name = self.identifier()?;
-                    if !self.known.insert(name.clone()) {
-                        return Err(format!("Variable {name} has been declared twice, which makes no sense"));
-                    }
-                    d.name = Some(self.slot(&name));
+                    // Tregex does not check negation for a name after a link.
+                    d.name = Some(self.declare(false)?);
                 }
             }
             Some(Tok::Punct('=')) => {
@@ -845,6 +833,20 @@ impl Parser {
             t => return Err(format!("expected a node description, found {t:?}")),
         }
         Ok(PNode::Desc(Box::new(d)))
+    }
+
+    /// `=name` declaring a node name (the `=` not yet consumed): refused when the name is
+    /// declared already, or (with `check_negation`) under a negation.
+    fn declare(&mut self, check_negation: bool) -> Result<usize, String> {
+        self.pos += 1;
+        let name = self.identifier()?;
+        if !self.known.insert(name.clone()) {
+            return Err(format!("Variable {name} has been declared twice, which makes no sense"));
+        }
+        if check_negation && self.under_negation {
+            return Err("No named tregex nodes allowed in the scope of negation.".into());
+        }
+        Ok(self.slot(&name))
     }
 
     fn children_disj(&mut self) -> Result<PNode, String> {
