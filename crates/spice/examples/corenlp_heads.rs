@@ -1,7 +1,7 @@
-//! How far the semantic head finder alone goes towards the official basic dependencies: each
-//! word hung on the head word of the lowest constituent it does not head, on the official tree,
-//! against the official basic UD heads (`corenlp_heads OFFICIAL.jsonl.gz...`). No coordination
-//! transform and no relation-specific rewiring yet, so this is a floor, not the converter.
+//! How far the converter's stages so far go towards the official basic dependencies: the official
+//! tree through the coordination transform written so far, then each word hung on the head word
+//! of the lowest constituent it does not head (the semantic head finder), against the official
+//! basic UD heads (`corenlp_heads OFFICIAL.jsonl.gz...`; `HEADS_DIFFS=N` prints differences).
 use spice::corenlp::headfinder::SemanticHeadFinder;
 use spice::corenlp::Tree;
 use std::io::BufRead;
@@ -17,6 +17,7 @@ fn main() {
             let v: serde_json::Value = serde_json::from_str(&line.expect("read")).expect("json");
             for s in v["sentences"].as_array().expect("sentences") {
                 let tree = Tree::from_penn(s["tree"].as_str().expect("tree")).expect("penn");
+                let tree = spice::corenlp::coordination::transform(&tree);
                 let gov = spice::corenlp::dependencies::head_governors(&tree, &hf);
                 let words = gov.len() - 1;
                 let mut official = vec![usize::MAX; words + 1];

@@ -198,9 +198,10 @@ fn the_models_jar_and_a_directory_holding_it_give_the_same_parser() {
     assert!(e.to_string().contains("has no edu/stanford/nlp/models/lexparser/englishPCFG.ser.gz"), "{e}");
 }
 
-/// The semantic head finder alone (no coordination transform, no relation-specific rewiring yet)
-/// already gives 1,441 of the 1,496 `captions-a` sentences their official basic heads; a floor
-/// until the converter is whole.
+/// The semantic head finder after the coordination transform's `CCtransform` (the other stages and
+/// the relation-specific rewiring are still to come) gives 1,487 of the 1,496 `captions-a`
+/// sentences their official basic heads (1,441 without the transform); a floor until the
+/// converter is whole.
 #[test]
 fn semantic_heads_give_most_sentences_their_official_basic_heads() {
     let Some(dir) = common::corenlp_dir() else {
@@ -213,6 +214,7 @@ fn semantic_heads_give_most_sentences_their_official_basic_heads() {
         let v: serde_json::Value = serde_json::from_str(&line.expect("read")).expect("json");
         for s in v["sentences"].as_array().expect("sentences") {
             let tree = spice::corenlp::Tree::from_penn(s["tree"].as_str().expect("tree")).expect("penn");
+            let tree = spice::corenlp::coordination::transform(&tree);
             let gov = spice::corenlp::dependencies::head_governors(&tree, &hf);
             let all = s["basic"].as_array().expect("basic").iter().all(|d| {
                 let (g, dep) = (d[1].as_u64().expect("gov") as usize, d[2].as_u64().expect("dep") as usize);
@@ -223,5 +225,5 @@ fn semantic_heads_give_most_sentences_their_official_basic_heads() {
         }
     }
     assert_eq!(sentences, 1496);
-    assert!(right >= 1441, "{right} of {sentences} sentences with the official basic heads");
+    assert!(right >= 1487, "{right} of {sentences} sentences with the official basic heads");
 }

@@ -18,6 +18,7 @@
 
 pub mod americanize;
 pub mod chart;
+pub mod coordination;
 pub mod dependencies;
 pub mod grammar;
 pub mod headfinder;
