@@ -1,5 +1,7 @@
 //! `CoordinationTransformer`: what CoreNLP does to a tree before reading dependencies off it.
-//! Of its stages, this holds so far the one that matters most to captions, `CCtransform`, which
+//! Of its stages, this holds so far the first, `DependencyTreeTransformer` (labels to their basic
+//! category, keeping `-TMP` and `-ADV` on noun phrases and UCPs), and the one that matters most
+//! to captions, `CCtransform`, which
 //! gives flat coordinated noun phrases ("a black and white photo", "a man, a woman and a dog")
 //! the structure the head rules need to make the first conjunct the head. The other stages
 //! (multi-word expressions, UCP renaming, QP, SQ flattening, dates, X over X, CONJP, adverbs,
@@ -9,13 +11,38 @@
 //! compares trees by structure, so a second "(CC and)" counts as the first one's position; labels
 //! are compared whole (`value()`), not by basic category.
 
-use super::tree::Tree;
+use super::tree::{basic_category, Tree};
 
 /// The stages of `CoordinationTransformer` reproduced so far, in CoreNLP's order.
 pub fn transform(tree: &Tree) -> Tree {
     let mut t = tree.clone();
+    if t.label == "TOP" {
+        t.label = "ROOT".to_string();
+    }
+    strip_functional_tags(&mut t);
     cc_transform(&mut t);
     t
+}
+
+/// `DependencyTreeTransformer.stripTag`: every phrase and tag label to its basic category, but
+/// an NP or UCP with `-TMP` or `-ADV` in its label keeps that mark. (Its other step, pruning
+/// `-NONE-` empty elements, has nothing to do on a parser's trees.)
+pub fn strip_functional_tags(t: &mut Tree) {
+    if t.is_leaf() {
+        return;
+    }
+    let np_or_ucp = t.label.starts_with("NP") || t.label.starts_with("UCP");
+    let mark = if np_or_ucp && t.label.contains("-TMP") {
+        "-TMP"
+    } else if np_or_ucp && t.label.contains("-ADV") {
+        "-ADV"
+    } else {
+        ""
+    };
+    t.label = format!("{}{mark}", basic_category(&t.label));
+    for c in &mut t.children {
+        strip_functional_tags(c);
+    }
 }
 
 /// `CCtransform`: repeatedly, the first conjunction (in preorder) directly under an NP with at
@@ -186,6 +213,13 @@ mod tests {
         let mut t = Tree::from_penn(penn).expect("tree");
         cc_transform(&mut t);
         t.penn()
+    }
+
+    #[test]
+    fn functional_tags_leave_all_but_temporal_and_adverbial_noun_phrases() {
+        let mut t = Tree::from_penn("(TOP (S (NP-TMP (NN today)) (PP-TMP (IN in) (NP (NN time))) (VP (VB go))))").expect("tree");
+        t = transform(&t);
+        assert_eq!(t.penn(), "(ROOT (S (NP-TMP (NN today)) (PP (IN in) (NP (NN time))) (VP (VB go))))");
     }
 
     #[test]
