@@ -514,7 +514,7 @@ fn score(a: ScoreArgs) -> Result<(), Failure> {
         .build()
         .map_err(|e| Failure::input(format!("cannot start threads: {e}")))?;
     // Each image's JSON is written as soon as its chunk is scored (batch::evaluate_streamed), so
-    // memory does not grow with the output; an output cut short by a failure is removed.
+    // memory does not grow with the output; an output file cut short by a failure is removed.
     let cannot_write =
         |out: &str, e: std::io::Error| Failure::input(format!("{out}: cannot write: {e}"));
     let mut writer = match &a.out {
@@ -543,7 +543,8 @@ fn score(a: ScoreArgs) -> Result<(), Failure> {
         Ok(result) => result,
         Err(e) => {
             let out = a.out.as_deref().unwrap_or_default();
-            if !out.is_empty() {
+            // Only a file of ours: `-out /dev/stdout` or a pipe is left alone.
+            if std::fs::metadata(out).is_ok_and(|m| m.is_file()) {
                 let _ = std::fs::remove_file(out);
             }
             return Err(match e {

@@ -88,3 +88,18 @@ fn detailed_output_is_written_as_it_goes() {
         "peak {peak} kB on 4,000 items against {base} kB on 10 ({written} bytes written)"
     );
 }
+
+#[test]
+fn a_failed_write_exits_1_and_leaves_devices_alone() {
+    if !std::path::Path::new("/dev/full").exists() {
+        eprintln!("no /dev/full: not tested");
+        return;
+    }
+    let dir = TestDir::new();
+    let path = dir.file("in.json", input(600));
+    let o = super::helpers::spice(&[&path, "-out", "/dev/full", "-detailed", "-silent"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = super::helpers::stderr(&o);
+    assert!(err.contains("/dev/full: cannot write"), "{err}");
+    assert!(std::path::Path::new("/dev/full").exists());
+}
