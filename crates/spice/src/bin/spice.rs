@@ -513,24 +513,46 @@ fn score(a: ScoreArgs) -> Result<(), Failure> {
         .num_threads(a.threads.unwrap_or(0))
         .build()
         .map_err(|e| Failure::input(format!("cannot start threads: {e}")))?;
-    let result = pool
-        .install(|| batch::evaluate(&engine, &items, a.detailed))
-        .map_err(Failure::input)?;
-    if let Some(out) = &a.out {
-        let json = batch::output_json(
-            &result,
+    // Each image's JSON is written as soon as its chunk is scored (batch::evaluate_streamed), so
+    // memory does not grow with the output; an output file cut short by a failure is removed.
+    let cannot_write =
+        |out: &str, e: std::io::Error| Failure::input(format!("{out}: cannot write: {e}"));
+    let mut writer = match &a.out {
+        Some(out) => Some(batch::OutputWriter::new(
+            BufWriter::new(std::fs::File::create(out).map_err(|e| cannot_write(out, e))?),
             OutputOptions {
                 subset: a.subset,
                 detailed: a.detailed,
             },
-        );
-        let write = || -> std::io::Result<()> {
-            let mut w = BufWriter::new(std::fs::File::create(out)?);
-            serde_json::to_writer_pretty(&mut w, &json)?;
-            w.flush()
-        };
-        write().map_err(|e| Failure::input(format!("{out}: cannot write: {e}")))?;
-    }
+        )),
+        None => None,
+    };
+    let scored = pool.install(|| {
+        batch::evaluate_streamed(&engine, &items, a.detailed, batch::STREAM_CHUNK, |r| {
+            writer.as_mut().map_or(Ok(()), |w| w.write(r))
+        })
+    });
+    let finished = scored.and_then(|result| match writer {
+        Some(w) => w
+            .finish()
+            .map(|_| result)
+            .map_err(batch::StreamError::Write),
+        None => Ok(result),
+    });
+    let result = match finished {
+        Ok(result) => result,
+        Err(e) => {
+            let out = a.out.as_deref().unwrap_or_default();
+            // Only a file of ours: `-out /dev/stdout` or a pipe is left alone.
+            if std::fs::metadata(out).is_ok_and(|m| m.is_file()) {
+                let _ = std::fs::remove_file(out);
+            }
+            return Err(match e {
+                batch::StreamError::Engine(e) => Failure::input(e),
+                batch::StreamError::Write(e) => cannot_write(out, e),
+            });
+        }
+    };
     if !a.silent {
         print!("{}", batch::summary(&result, a.subset));
     }
