@@ -226,18 +226,7 @@ async fn session(app: &helpers::TestApp, email: &str) -> String {
         .redirect(reqwest::redirect::Policy::none())
         .build()
         .expect("a client");
-    let csrf = app.csrf_of(&browser, "/signup").await;
-    let r = browser
-        .post(app.url("/signup"))
-        .form(&[
-            ("email", email),
-            ("password", "a long password"),
-            ("csrf", csrf.as_str()),
-        ])
-        .send()
-        .await
-        .expect("POST /signup");
-    assert_eq!(r.status(), 303, "sign-up");
+    app.sign_up_in(&browser, email).await;
     use reqwest::cookie::CookieStore;
     let url = reqwest::Url::parse(&app.address).expect("the app's URL");
     let cookies = jar.cookies(&url).expect("session cookies");

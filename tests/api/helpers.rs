@@ -395,9 +395,9 @@ impl TestApp {
 
     /// A browser of its own, signed up as `email` and made a member of team `team` (which must
     /// exist) of challenge `slug`.
-    pub async fn member(&self, slug: &str, team: &str, email: &str) -> reqwest::Client {
-        let browser = client();
-        let csrf = self.csrf_of(&browser, "/signup").await;
+    /// Signs `email` up (password "a long password") in `browser`'s cookie jar.
+    pub async fn sign_up_in(&self, browser: &reqwest::Client, email: &str) {
+        let csrf = self.csrf_of(browser, "/signup").await;
         let r = browser
             .post(self.url("/signup"))
             .form(&[
@@ -409,6 +409,11 @@ impl TestApp {
             .await
             .expect("POST /signup");
         assert_eq!(r.status(), 303, "sign-up of {email}");
+    }
+
+    pub async fn member(&self, slug: &str, team: &str, email: &str) -> reqwest::Client {
+        let browser = client();
+        self.sign_up_in(&browser, email).await;
         let c = actions::challenge(&self.pool, slug)
             .await
             .expect("challenge");

@@ -76,18 +76,10 @@ pub fn optional_data_file(relative: &str) -> Option<PathBuf> {
     if file.exists() {
         return Some(file);
     }
-    let why = format!(
+    skip(format!(
         "{} is missing: run scripts/fetch-data (scripts/test does)",
         file.display()
-    );
-    assert!(std::env::var_os("CI").is_none(), "{why}; CI requires it");
-    let thread = std::thread::current();
-    let test = thread.name().unwrap_or("an oracle test");
-    let _ = writeln!(
-        std::io::stderr(),
-        "\n*** SKIPPED {test}: {why}. Set CI=1 to make this a failure. ***\n"
-    );
-    None
+    ))
 }
 
 /// `../shared/<name>` (or `$env_var`) if it holds `marker`; otherwise a loud skip (or, in CI, a
@@ -103,13 +95,18 @@ fn shared_dir(name: &str, env_var: &str, marker: &str, what: &str) -> Option<Pat
     if dir.join(marker).exists() {
         return Some(dir);
     }
-    let why = format!(
+    skip(format!(
         "{} is missing: {what} lives in ../shared/{name} beside the repository (or set {env_var})",
         dir.display()
-    );
+    ))
+}
+
+/// `None` after saying loudly, past the test harness's capture, that the calling test is skipped
+/// and why; with `CI` set, a failure instead.
+fn skip<T>(why: String) -> Option<T> {
     assert!(std::env::var_os("CI").is_none(), "{why}; CI requires it");
     let thread = std::thread::current();
-    let test = thread.name().unwrap_or("a fidelity test");
+    let test = thread.name().unwrap_or("a test");
     // Straight to the process's stderr: `eprintln!` would be captured and hidden on success.
     let _ = writeln!(
         std::io::stderr(),
