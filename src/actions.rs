@@ -172,7 +172,10 @@ pub async fn create_challenge(
     match challenges::create(pool, slug, title, description.as_str()).await {
         // A parallel request took the title (or the slug) between the check and the insert.
         Err(e) if unique_violation(&e, "challenges_title_skeleton") => {
-            Err(title_free(pool, title, None).await.err().unwrap_or(e.into()))
+            Err(title_free(pool, title, None)
+                .await
+                .err()
+                .unwrap_or(e.into()))
         }
         other => Ok(other?),
     }
@@ -205,7 +208,10 @@ pub async fn set_details(
     title_free(pool, &title, Some(challenge.id)).await?;
     match challenges::set_details(pool, challenge.id, &title, description.as_str()).await {
         Err(e) if unique_violation(&e, "challenges_title_skeleton") => {
-            Err(title_free(pool, &title, Some(challenge.id)).await.err().unwrap_or(e.into()))
+            Err(title_free(pool, &title, Some(challenge.id))
+                .await
+                .err()
+                .unwrap_or(e.into()))
         }
         other => Ok(other?),
     }

@@ -330,13 +330,20 @@ mod tests {
             ("Owls", "Ow\u{2065}ls"),
             ("Owls", "Owls\u{FFF0}"),
             ("Stra\u{DF}e", "STRASSE"),
-            ("\u{3C3}\u{3BF}\u{3C6}\u{3CC}\u{3C2}", "\u{3A3}\u{39F}\u{3A6}\u{38C}\u{3A3}"),
+            (
+                "\u{3C3}\u{3BF}\u{3C6}\u{3CC}\u{3C2}",
+                "\u{3A3}\u{39F}\u{3A6}\u{38C}\u{3A3}",
+            ),
             ("\u{FB01}sh", "fish"),
             ("\u{FF2F}wls", "owls"),
         ] {
             assert_eq!(skeleton(a), skeleton(b), "{a:?} {b:?}");
         }
-        for (a, b) in [("Owls", "Owl"), ("Night Owls", "NightOwls"), ("Caf\u{E9}", "Cafe")] {
+        for (a, b) in [
+            ("Owls", "Owl"),
+            ("Night Owls", "NightOwls"),
+            ("Caf\u{E9}", "Cafe"),
+        ] {
             assert_ne!(skeleton(a), skeleton(b), "{a:?} {b:?}");
         }
     }

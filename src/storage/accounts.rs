@@ -3,6 +3,7 @@
 
 use chrono::{DateTime, Utc};
 use sqlx::PgExecutor;
+
 use crate::domain::TeamName;
 
 #[derive(Debug, Clone, sqlx::FromRow)]

@@ -277,13 +277,13 @@ pub async fn set_details(
     sqlx::query(
         "UPDATE challenges SET title = $2, title_skeleton = $3, description = $4 WHERE id = $1",
     )
-        .bind(challenge_id)
-        .bind(title.as_str())
-        .bind(title.skeleton())
-        .bind(description)
-        .execute(db)
-        .await
-        .map(|_| ())
+    .bind(challenge_id)
+    .bind(title.as_str())
+    .bind(title.skeleton())
+    .bind(description)
+    .execute(db)
+    .await
+    .map(|_| ())
 }
 
 /// The column that ranks the challenge's leaderboards by default.

@@ -63,14 +63,22 @@ async fn a_team_name_that_reads_as_a_taken_one_is_refused_with_the_taken_one_sho
         .expect("POST team");
     assert_eq!(r.status(), 400);
     let html = r.text().await.expect("body");
-    assert!(html.contains("Caf\u{E9}") && html.contains("already exists"), "{html}");
+    assert!(
+        html.contains("Caf\u{E9}") && html.contains("already exists"),
+        "{html}"
+    );
 }
 
 #[tokio::test]
 async fn parallel_requests_for_names_that_read_alike_make_one_team() {
     let app = spawn_app_with(0, |_| {}).await;
     let challenge = app.challenge_with_split("race", "val", false).await;
-    let names = ["Night Owls", "NIGHT OWLS", "Night Owls\u{FE0F}", "night owl\u{2065}s"];
+    let names = [
+        "Night Owls",
+        "NIGHT OWLS",
+        "Night Owls\u{FE0F}",
+        "night owl\u{2065}s",
+    ];
     let tries = names.iter().map(|n| {
         let (pool, challenge) = (app.pool.clone(), challenge.clone());
         let name = TeamName::parse(n).expect("name");
@@ -120,16 +128,16 @@ async fn names_made_before_the_rule_get_their_skeleton_when_the_server_migrates(
     let challenge = app.challenge_with_split("old", "val", false).await;
     // Two teams as an older server could make them: no skeleton, names that read alike.
     for name in ["Alpha", "ALPHA"] {
-        sqlx::query(
-            "INSERT INTO teams (challenge_id, name, invite_code) VALUES ($1, $2, md5($2))",
-        )
-        .bind(challenge.id)
-        .bind(name)
-        .execute(&app.pool)
-        .await
-        .expect("old team");
+        sqlx::query("INSERT INTO teams (challenge_id, name, invite_code) VALUES ($1, $2, md5($2))")
+            .bind(challenge.id)
+            .bind(name)
+            .execute(&app.pool)
+            .await
+            .expect("old team");
     }
-    spiceboard::storage::migrate(&app.pool).await.expect("migrate");
+    spiceboard::storage::migrate(&app.pool)
+        .await
+        .expect("migrate");
     let skeletons: Vec<(String, Option<String>)> =
         sqlx::query_as("SELECT name, name_skeleton FROM teams WHERE challenge_id = $1 ORDER BY id")
             .bind(challenge.id)
@@ -139,10 +147,18 @@ async fn names_made_before_the_rule_get_their_skeleton_when_the_server_migrates(
     // The older keeps the name; the clash made before the rule stays, without a skeleton.
     assert_eq!(
         skeletons,
-        [("Alpha".to_string(), Some("alpha".to_string())), ("ALPHA".to_string(), None)]
+        [
+            ("Alpha".to_string(), Some("alpha".to_string())),
+            ("ALPHA".to_string(), None)
+        ]
     );
-    match actions::create_team(&app.pool, &challenge, &TeamName::parse("alpha").expect("n"), None)
-        .await
+    match actions::create_team(
+        &app.pool,
+        &challenge,
+        &TeamName::parse("alpha").expect("n"),
+        None,
+    )
+    .await
     {
         Err(ActionError::TeamExists(existing)) => assert_eq!(existing, "Alpha"),
         other => panic!("{:?}", other.map(|t| t.0.name)),

@@ -183,9 +183,7 @@ pub async fn create_challenge(
             e @ (actions::ActionError::Invalid(_)
             | actions::ActionError::ChallengeExists(_)
             | actions::ActionError::TitleExists(_)),
-        ) => {
-            render_index(&req, &pool, &user, Some(e.to_string()), form, None).await
-        }
+        ) => render_index(&req, &pool, &user, Some(e.to_string()), form, None).await,
         Err(e) => Err(e.into()),
     }
 }
