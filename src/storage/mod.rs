@@ -108,6 +108,15 @@ pub fn unavailable(e: &sqlx::Error) -> bool {
     }
 }
 
+/// Would the same work succeed if done again a little later? The database [`unavailable`], or a
+/// transaction that lost a race: a serialization failure (40001) or a deadlock (40P01). A job
+/// that fails so is retried with a backoff of minutes (`storage::queue::Failure::Transient`).
+pub fn transient(e: &sqlx::Error) -> bool {
+    unavailable(e)
+        || matches!(e, sqlx::Error::Database(db)
+            if db.code().is_some_and(|c| c == "40001" || c == "40P01"))
+}
+
 /// Does the database answer?
 pub async fn ping(pool: &PgPool) -> Result<(), sqlx::Error> {
     sqlx::query("SELECT 1").execute(pool).await.map(|_| ())
@@ -175,7 +184,12 @@ async fn fill_name_skeletons(pool: &PgPool) -> Result<(), sqlx::Error> {
 
 fn skip_clash<T>(done: Result<T, sqlx::Error>) -> Result<(), sqlx::Error> {
     match done {
-        Err(e) if e.as_database_error().is_some_and(|d| d.is_unique_violation()) => Ok(()),
+        Err(e)
+            if e.as_database_error()
+                .is_some_and(|d| d.is_unique_violation()) =>
+        {
+            Ok(())
+        }
         other => other.map(|_| ()),
     }
 }
@@ -185,7 +199,7 @@ mod tests {
     use std::borrow::Cow;
     use std::error::Error;
 
-    use super::unavailable;
+    use super::{transient, unavailable};
 
     /// A PostgreSQL error with just its SQLSTATE code.
     #[derive(Debug)]
@@ -232,6 +246,13 @@ mod tests {
             assert!(!unavailable(&code(c)), "{c}");
         }
         assert!(unavailable(&sqlx::Error::PoolTimedOut));
+        // A lost race is worth another try, not a 503; a bad request is neither.
+        for c in ["40001", "40P01", "53100", "57P01"] {
+            assert!(transient(&code(c)), "{c}");
+        }
+        for c in ["23505", "22003"] {
+            assert!(!transient(&code(c)), "{c}");
+        }
         assert!(!unavailable(&sqlx::Error::RowNotFound));
     }
 }
