@@ -32,8 +32,12 @@ pub enum ActionError {
     NoSplit(String, String),
     #[error("challenge {0:?} already exists")]
     ChallengeExists(String),
+    /// The name, or one that reads alike (see `domain::skeleton`), is taken: the existing name.
     #[error("a team named {0:?} already exists in this challenge")]
     TeamExists(String),
+    /// The title, or one that reads alike, is another challenge's: its title.
+    #[error("a challenge named {0:?} already exists")]
+    TitleExists(String),
     #[error("you are already in a team of this challenge")]
     AlreadyInTeam,
     #[error("no team {0:?} in this challenge")]
@@ -164,7 +168,31 @@ pub async fn create_challenge(
     if challenges::by_slug(pool, slug.as_str()).await?.is_some() {
         return Err(ActionError::ChallengeExists(slug.as_str().to_string()));
     }
-    Ok(challenges::create(pool, slug, title, description.as_str()).await?)
+    title_free(pool, title, None).await?;
+    match challenges::create(pool, slug, title, description.as_str()).await {
+        // A parallel request took the title (or the slug) between the check and the insert.
+        Err(e) if unique_violation(&e, "challenges_title_skeleton") => {
+            Err(title_free(pool, title, None)
+                .await
+                .err()
+                .unwrap_or(e.into()))
+        }
+        other => Ok(other?),
+    }
+}
+
+/// `Err(TitleExists)` with the other challenge's title if `title` reads as it (see
+/// `domain::skeleton`).
+async fn title_free(pool: &PgPool, title: &Title, except: Option<i64>) -> Result<(), ActionError> {
+    match challenges::title_like(pool, title, except).await? {
+        Some(existing) => Err(ActionError::TitleExists(existing)),
+        None => Ok(()),
+    }
+}
+
+fn unique_violation(e: &sqlx::Error, constraint: &str) -> bool {
+    e.as_database_error()
+        .is_some_and(|d| d.is_unique_violation() && d.constraint() == Some(constraint))
 }
 
 /// Edits a challenge's title and description, checked as at creation.
@@ -177,8 +205,16 @@ pub async fn set_details(
     let title = Title::parse(title).map_err(|e| ActionError::Invalid(e.to_string()))?;
     let description = Description::parse(description, CHALLENGE_DESCRIPTION_MAX)
         .map_err(|e| ActionError::Invalid(e.to_string()))?;
-    challenges::set_details(pool, challenge.id, &title, description.as_str()).await?;
-    Ok(())
+    title_free(pool, &title, Some(challenge.id)).await?;
+    match challenges::set_details(pool, challenge.id, &title, description.as_str()).await {
+        Err(e) if unique_violation(&e, "challenges_title_skeleton") => {
+            Err(title_free(pool, &title, Some(challenge.id))
+                .await
+                .err()
+                .unwrap_or(e.into()))
+        }
+        other => Ok(other?),
+    }
 }
 
 /// What an import did.
@@ -353,9 +389,12 @@ pub async fn create_team(
             return Err(ActionError::AlreadyInTeam);
         }
     }
-    let team = accounts::create_team(&mut *tx, challenge.id, name.as_str())
-        .await?
-        .ok_or_else(|| ActionError::TeamExists(name.as_str().to_string()))?;
+    let Some(team) = accounts::create_team(&mut *tx, challenge.id, name).await? else {
+        let existing = accounts::team_name_like(&mut *tx, challenge.id, name).await?;
+        return Err(ActionError::TeamExists(
+            existing.unwrap_or_else(|| name.as_str().to_string()),
+        ));
+    };
     if let Some(user) = member {
         if !accounts::add_member(&mut *tx, team.id, user).await? {
             // Dropping the transaction rolls the team back.

@@ -55,6 +55,15 @@ pub struct WorkerSettings {
     pub max_attempts: i32,
     /// Delay before a failed attempt is retried (multiplied by the attempt number).
     pub retry_backoff_seconds: u64,
+    /// After a transient database failure (a full disk, a lost connection, a serialization
+    /// failure), the first wait before the job runs again; it doubles with each such failure up
+    /// to `transient_backoff_max_seconds`. These retries use no attempt: an outage of minutes
+    /// does not fail an accepted submission.
+    pub transient_backoff_seconds: u64,
+    pub transient_backoff_max_seconds: u64,
+    /// Transient failures a job survives before they count as attempts (the defaults wait
+    /// about 45 minutes in all).
+    pub transient_retries: i32,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -111,6 +120,9 @@ impl Settings {
             .set_default("worker.poll_interval_ms", 2000)?
             .set_default("worker.max_attempts", 3)?
             .set_default("worker.retry_backoff_seconds", 5)?
+            .set_default("worker.transient_backoff_seconds", 15)?
+            .set_default("worker.transient_backoff_max_seconds", 300)?
+            .set_default("worker.transient_retries", 12)?
             .set_default("limits.max_caption_chars", 1000)?
             .set_default("limits.max_request_bytes", 256 * 1024 * 1024)?
             .set_default("limits.min_free_disk_bytes", 1024 * 1024 * 1024)?
@@ -168,6 +180,9 @@ impl Settings {
                 poll_interval_ms: 2000,
                 max_attempts: 3,
                 retry_backoff_seconds: 5,
+                transient_backoff_seconds: 15,
+                transient_backoff_max_seconds: 300,
+                transient_retries: 12,
             },
             limits: LimitSettings {
                 max_caption_chars: 1000,

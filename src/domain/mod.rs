@@ -90,7 +90,7 @@ pub mod uncertainty;
 
 pub use job::{JobKind, JobState};
 pub use names::{
-    ChallengeSlug, Description, Email, LocalPath, Password, SplitName, TeamName, Title,
+    skeleton, ChallengeSlug, Description, Email, LocalPath, Password, SplitName, TeamName, Title,
 };
 pub use references::{ReferenceFormat, ReferenceImage, ReferenceSet};
 pub use results_file::{Candidate, ResultsFile, UploadError};

@@ -108,7 +108,34 @@ fn display_text(field: &'static str, s: &str, max: usize) -> Result<String, Inva
         .join(" "))
 }
 
-/// A challenge title.
+/// What two names that people would read as the same name have in common: the name under
+/// NFKC, case-folded, without default-ignorable code points. Unicode's identifier guidance
+/// (UAX #31's NFKC_Casefold, UTS #39 §5) compares names so: "Cafe\u{301}" is "Café" in another
+/// normalization form, "ALPHA" is "alpha" in other letters' case, and a variation selector
+/// (U+FE00–FE0F, U+E0100–E01EF, U+180B–180F), U+17B4 or an unassigned default-ignorable code
+/// point (U+2065, U+FFF0, ...) shows as nothing, so "Owls\u{FE0F}" is "Owls". Two names with
+/// one skeleton cannot both be taken (the schema holds the skeleton under a unique index).
+///
+/// Full case folding is `to_uppercase` then `to_lowercase` (std's mappings include Unicode's
+/// SpecialCasing): "ß" and "SS" fold to "ss", "ς" and "Σ" to "σ", as CaseFolding.txt has them.
+pub fn skeleton(name: &str) -> String {
+    use icu_properties::props::DefaultIgnorableCodePoint;
+    use icu_properties::CodePointSetData;
+    use unicode_normalization::UnicodeNormalization;
+    let ignorable = CodePointSetData::new::<DefaultIgnorableCodePoint>();
+    let visible = |c: &char| !ignorable.contains(*c);
+    let folded: String = name
+        .chars()
+        .filter(visible)
+        .nfkc()
+        .flat_map(char::to_uppercase)
+        .flat_map(char::to_lowercase)
+        .collect();
+    // Folding can leave text that NFKC would change again (a folded letter beside a mark).
+    folded.chars().nfkc().filter(visible).collect()
+}
+
+/// A challenge title, unique on the site by its [`skeleton`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Title(String);
 
@@ -119,9 +146,12 @@ impl Title {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+    pub fn skeleton(&self) -> String {
+        skeleton(&self.0)
+    }
 }
 
-/// A team name, unique within a challenge.
+/// A team name, unique within a challenge by its [`skeleton`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TeamName(String);
 
@@ -131,6 +161,9 @@ impl TeamName {
     }
     pub fn as_str(&self) -> &str {
         &self.0
+    }
+    pub fn skeleton(&self) -> String {
+        skeleton(&self.0)
     }
 }
 
@@ -283,6 +316,36 @@ mod tests {
     fn passwords_have_a_minimum_length() {
         assert!(Password::parse("short").is_err());
         assert!(Password::parse("long enough").is_ok());
+    }
+
+    #[test]
+    fn names_that_read_alike_share_a_skeleton() {
+        for (a, b) in [
+            ("Caf\u{E9}", "Cafe\u{301}"),
+            ("alpha", "ALPHA"),
+            ("Owls", "Owls\u{FE0F}"),
+            ("Owls", "Ow\u{E0100}ls"),
+            ("Owls", "Ow\u{17B4}ls"),
+            ("Owls", "Ow\u{180B}ls"),
+            ("Owls", "Ow\u{2065}ls"),
+            ("Owls", "Owls\u{FFF0}"),
+            ("Stra\u{DF}e", "STRASSE"),
+            (
+                "\u{3C3}\u{3BF}\u{3C6}\u{3CC}\u{3C2}",
+                "\u{3A3}\u{39F}\u{3A6}\u{38C}\u{3A3}",
+            ),
+            ("\u{FB01}sh", "fish"),
+            ("\u{FF2F}wls", "owls"),
+        ] {
+            assert_eq!(skeleton(a), skeleton(b), "{a:?} {b:?}");
+        }
+        for (a, b) in [
+            ("Owls", "Owl"),
+            ("Night Owls", "NightOwls"),
+            ("Caf\u{E9}", "Cafe"),
+        ] {
+            assert_ne!(skeleton(a), skeleton(b), "{a:?} {b:?}");
+        }
     }
 
     #[test]

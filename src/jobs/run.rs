@@ -8,8 +8,8 @@ use crate::configuration::WorkerSettings;
 use crate::domain::results_file::Bounds;
 use crate::domain::{JobKind, ResultsFile};
 use crate::scoring::{self, ScoringError, SharedEngine};
-use crate::storage::queue::{self, Claim};
-use crate::storage::{scores, splits, submissions};
+use crate::storage::queue::{self, Claim, Failure};
+use crate::storage::{self, scores, splits, submissions};
 
 #[derive(Debug, thiserror::Error)]
 pub enum JobError {
@@ -24,9 +24,17 @@ pub enum JobError {
 }
 
 impl JobError {
-    /// Database trouble is worth another attempt; bad input or an engine error is not.
-    fn retryable(&self) -> bool {
-        matches!(self, JobError::Database(_) | JobError::Panicked(_))
+    /// What follows the failure. The upload was validated before it was queued, so only the
+    /// engine failing on the team's captions is the team's; everything else is the server's
+    /// (its database, its scoring thread, the stored references), and database trouble that
+    /// passes by itself is retried for minutes.
+    fn failure(&self) -> Failure {
+        match self {
+            JobError::Database(e) if storage::transient(e) => Failure::Transient,
+            JobError::Database(_) | JobError::Panicked(_) => Failure::Server { retry: true },
+            JobError::Scoring(ScoringError::Engine { .. }) => Failure::Submission,
+            JobError::Scoring(_) | JobError::Input(_) => Failure::Server { retry: false },
+        }
     }
 
     /// What the team reads: the problem with its file or the engine's message as they are, but
@@ -76,7 +84,6 @@ pub async fn process(
     let started = std::time::Instant::now();
     let outcome = run(pool, engine, claim).await;
     let computed = started.elapsed();
-    beat.abort();
     let recorded = match outcome {
         Ok(result) => finish(pool, claim, &result).await.map_err(JobError::from),
         Err(e) => Err(e),
@@ -89,17 +96,50 @@ pub async fn process(
     );
     if let Err(e) = recorded {
         tracing::warn!(job = claim.job.id, error = %e, "job failed");
-        if let Err(db) = queue::record_failure(
+        record_failure(pool, settings, claim, &e, &beat).await;
+    }
+    beat.abort();
+}
+
+/// Records the failure, trying again while the database is away (the trouble that failed the
+/// job often keeps the failure from being written too) and the lease holds: the heartbeat goes
+/// on meanwhile. Given up after `RECORDING_PATIENCE`; the lease then expires and another worker
+/// takes the job over.
+async fn record_failure(
+    pool: &PgPool,
+    settings: &WorkerSettings,
+    claim: &Claim,
+    e: &JobError,
+    beat: &tokio::task::JoinHandle<()>,
+) {
+    const RECORDING_PATIENCE: Duration = Duration::from_secs(600);
+    let since = std::time::Instant::now();
+    let mut wait = Duration::from_millis(250);
+    loop {
+        let done = queue::record_failure(
             pool,
             claim,
             &e.to_string(),
             &e.shown(),
-            e.retryable(),
-            settings.retry_backoff_seconds,
+            e.failure(),
+            settings,
         )
-        .await
-        {
-            tracing::error!(job = claim.job.id, error = %db, "could not record the failure; the lease will expire");
+        .await;
+        match done {
+            Ok(()) => return,
+            Err(db)
+                if storage::transient(&db)
+                    && !beat.is_finished()
+                    && since.elapsed() < RECORDING_PATIENCE =>
+            {
+                tracing::warn!(job = claim.job.id, error = %db, "recording the failure failed; trying again");
+                tokio::time::sleep(wait).await;
+                wait = (wait * 2).min(Duration::from_secs(30));
+            }
+            Err(db) => {
+                tracing::error!(job = claim.job.id, error = %db, "could not record the failure; the lease will expire");
+                return;
+            }
         }
     }
 }

@@ -6,10 +6,30 @@ use actix_web::{HttpRequest, HttpResponse};
 use crate::auth;
 use crate::storage::accounts::User;
 
-/// The absolute address of `path` as the browser reached this server.
+/// The absolute address of `path` as the browser reached this server: its `Host` and our own
+/// scheme. A proxy's `X-Forwarded-Host`, `X-Forwarded-Proto` and `Forwarded` are believed only when
+/// the organizer declared the proxy trusted (`application.behind_proxy`): otherwise anyone could
+/// send them and have invite and password links point at another site.
 pub fn absolute(req: &HttpRequest, path: &str) -> String {
-    let info = req.connection_info();
-    format!("{}://{}{path}", info.scheme(), info.host())
+    let behind_proxy = req
+        .app_data::<actix_web::web::Data<crate::startup::AppConfig>>()
+        .is_some_and(|c| c.settings.application.behind_proxy);
+    if behind_proxy {
+        let info = req.connection_info();
+        return format!("{}://{}{path}", info.scheme(), info.host());
+    }
+    let scheme = if req.app_config().secure() {
+        "https"
+    } else {
+        "http"
+    };
+    let host = req
+        .headers()
+        .get(actix_web::http::header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .or_else(|| req.uri().authority().map(|a| a.as_str()))
+        .unwrap_or_else(|| req.app_config().host());
+    format!("{scheme}://{host}{path}")
 }
 
 /// A page that carries a secret in its address (an invite code, a password link): sent nowhere else by the browser,

@@ -4,6 +4,8 @@
 use chrono::{DateTime, Utc};
 use sqlx::PgExecutor;
 
+use crate::domain::TeamName;
+
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct User {
     pub id: i64,
@@ -215,19 +217,38 @@ pub async fn delete_session(db: impl PgExecutor<'_>, token_hash: &str) -> Result
         .map(|_| ())
 }
 
-/// Creates a team; `Ok(None)` if the name is taken in this challenge.
+/// Creates a team; `Ok(None)` if the name, or one that reads alike (its skeleton), is taken in
+/// this challenge: the unique index on the skeleton decides, so parallel requests cannot both win.
 pub async fn create_team(
     db: impl PgExecutor<'_>,
     challenge_id: i64,
-    name: &str,
+    name: &TeamName,
 ) -> Result<Option<Team>, sqlx::Error> {
     sqlx::query_as(
-        "INSERT INTO teams (challenge_id, name, invite_code) VALUES ($1, $2, $3)
-         ON CONFLICT (challenge_id, name) DO NOTHING RETURNING id, challenge_id, name",
+        "INSERT INTO teams (challenge_id, name, name_skeleton, invite_code) VALUES ($1, $2, $3, $4)
+         ON CONFLICT DO NOTHING RETURNING id, challenge_id, name",
     )
     .bind(challenge_id)
-    .bind(name)
+    .bind(name.as_str())
+    .bind(name.skeleton())
     .bind(crate::auth::new_token())
+    .fetch_optional(db)
+    .await
+}
+
+/// The name of the team of the challenge that reads as `name` (same skeleton), if any.
+pub async fn team_name_like(
+    db: impl PgExecutor<'_>,
+    challenge_id: i64,
+    name: &TeamName,
+) -> Result<Option<String>, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT name FROM teams WHERE challenge_id = $1 AND (name_skeleton = $2 OR name = $3)
+         ORDER BY id LIMIT 1",
+    )
+    .bind(challenge_id)
+    .bind(name.skeleton())
+    .bind(name.as_str())
     .fetch_optional(db)
     .await
 }

@@ -125,12 +125,30 @@ pub async fn create(
     description: &str,
 ) -> Result<Challenge, sqlx::Error> {
     sqlx::query_as(&format!(
-        "INSERT INTO challenges (slug, title, description) VALUES ($1, $2, $3) RETURNING {COLUMNS}"
+        "INSERT INTO challenges (slug, title, title_skeleton, description) VALUES ($1, $2, $3, $4)
+         RETURNING {COLUMNS}"
     ))
     .bind(slug.as_str())
     .bind(title.as_str())
+    .bind(title.skeleton())
     .bind(description)
     .fetch_one(db)
+    .await
+}
+
+/// The title of another challenge than `except` that reads as `title` (same skeleton), if any.
+pub async fn title_like(
+    db: impl PgExecutor<'_>,
+    title: &Title,
+    except: Option<i64>,
+) -> Result<Option<String>, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT title FROM challenges
+         WHERE title_skeleton = $1 AND id IS DISTINCT FROM $2 ORDER BY id LIMIT 1",
+    )
+    .bind(title.skeleton())
+    .bind(except)
+    .fetch_optional(db)
     .await
 }
 
@@ -256,13 +274,16 @@ pub async fn set_details(
     title: &Title,
     description: &str,
 ) -> Result<(), sqlx::Error> {
-    sqlx::query("UPDATE challenges SET title = $2, description = $3 WHERE id = $1")
-        .bind(challenge_id)
-        .bind(title.as_str())
-        .bind(description)
-        .execute(db)
-        .await
-        .map(|_| ())
+    sqlx::query(
+        "UPDATE challenges SET title = $2, title_skeleton = $3, description = $4 WHERE id = $1",
+    )
+    .bind(challenge_id)
+    .bind(title.as_str())
+    .bind(title.skeleton())
+    .bind(description)
+    .execute(db)
+    .await
+    .map(|_| ())
 }
 
 /// The column that ranks the challenge's leaderboards by default.

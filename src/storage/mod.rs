@@ -108,6 +108,15 @@ pub fn unavailable(e: &sqlx::Error) -> bool {
     }
 }
 
+/// Would the same work succeed if done again a little later? The database [`unavailable`], or a
+/// transaction that lost a race: a serialization failure (40001) or a deadlock (40P01). A job
+/// that fails so is retried with a backoff of minutes (`storage::queue::Failure::Transient`).
+pub fn transient(e: &sqlx::Error) -> bool {
+    unavailable(e)
+        || matches!(e, sqlx::Error::Database(db)
+            if db.code().is_some_and(|c| c == "40001" || c == "40P01"))
+}
+
 /// Does the database answer?
 pub async fn ping(pool: &PgPool) -> Result<(), sqlx::Error> {
     sqlx::query("SELECT 1").execute(pool).await.map(|_| ())
@@ -136,7 +145,53 @@ pub async fn create_database_if_missing(admin_url: &str, name: &str) -> Result<(
 
 /// Applies the embedded migrations (`migrations/`).
 pub async fn migrate(pool: &PgPool) -> Result<(), sqlx::migrate::MigrateError> {
-    sqlx::migrate!("./migrations").run(pool).await
+    sqlx::migrate!("./migrations").run(pool).await?;
+    fill_name_skeletons(pool).await?;
+    Ok(())
+}
+
+/// Gives the teams and challenges that have none their name's skeleton (`domain::skeleton`;
+/// migration 20261127000004): computed here, not in SQL, so that old and new rows have the same.
+/// A name that already read as an older one keeps no skeleton: it stays, and the rule holds for
+/// every name made from now on.
+async fn fill_name_skeletons(pool: &PgPool) -> Result<(), sqlx::Error> {
+    let teams: Vec<(i64, String)> =
+        sqlx::query_as("SELECT id, name FROM teams WHERE name_skeleton IS NULL ORDER BY id")
+            .fetch_all(pool)
+            .await?;
+    for (id, name) in teams {
+        let done = sqlx::query("UPDATE teams SET name_skeleton = $2 WHERE id = $1")
+            .bind(id)
+            .bind(crate::domain::skeleton(&name))
+            .execute(pool)
+            .await;
+        skip_clash(done)?;
+    }
+    let challenges: Vec<(i64, String)> =
+        sqlx::query_as("SELECT id, title FROM challenges WHERE title_skeleton IS NULL ORDER BY id")
+            .fetch_all(pool)
+            .await?;
+    for (id, title) in challenges {
+        let done = sqlx::query("UPDATE challenges SET title_skeleton = $2 WHERE id = $1")
+            .bind(id)
+            .bind(crate::domain::skeleton(&title))
+            .execute(pool)
+            .await;
+        skip_clash(done)?;
+    }
+    Ok(())
+}
+
+fn skip_clash<T>(done: Result<T, sqlx::Error>) -> Result<(), sqlx::Error> {
+    match done {
+        Err(e)
+            if e.as_database_error()
+                .is_some_and(|d| d.is_unique_violation()) =>
+        {
+            Ok(())
+        }
+        other => other.map(|_| ()),
+    }
 }
 
 #[cfg(test)]
@@ -144,7 +199,7 @@ mod tests {
     use std::borrow::Cow;
     use std::error::Error;
 
-    use super::unavailable;
+    use super::{transient, unavailable};
 
     /// A PostgreSQL error with just its SQLSTATE code.
     #[derive(Debug)]
@@ -191,6 +246,13 @@ mod tests {
             assert!(!unavailable(&code(c)), "{c}");
         }
         assert!(unavailable(&sqlx::Error::PoolTimedOut));
+        // A lost race is worth another try, not a 503; a bad request is neither.
+        for c in ["40001", "40P01", "53100", "57P01"] {
+            assert!(transient(&code(c)), "{c}");
+        }
+        for c in ["23505", "22003"] {
+            assert!(!transient(&code(c)), "{c}");
+        }
         assert!(!unavailable(&sqlx::Error::RowNotFound));
     }
 }

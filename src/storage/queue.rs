@@ -6,6 +6,7 @@
 use chrono::{DateTime, Utc};
 use sqlx::{PgExecutor, PgPool, Postgres, Transaction};
 
+use crate::configuration::WorkerSettings;
 use crate::domain::{JobKind, JobState};
 
 /// The channel workers LISTEN on; enqueueing NOTIFYs it.
@@ -82,7 +83,8 @@ pub async fn claim(
             "gave up after {} attempts: the worker scoring it stopped responding",
             job.attempts
         );
-        mark_failed(&mut tx, job.id, job.submission_id, &error, &shown).await?;
+        // Its workers died: the server's trouble, not the team's.
+        mark_failed(&mut tx, job.id, job.submission_id, &error, &shown, true).await?;
         tx.commit().await?;
         // Look for another job right away.
         return Box::pin(claim(db, worker, lease_seconds)).await;
@@ -158,58 +160,102 @@ pub async fn complete(
     Ok(r.rows_affected() == 1)
 }
 
-/// Records a failed attempt: retried later with backoff if attempts remain and `retryable`,
-/// otherwise failed for good. `error` is the job's record for operators; `shown` is what the
-/// team reads on the submission's page and in the API.
+/// Why an attempt failed: what happens to the job next, and whether the team's quota pays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Failure {
+    /// The team's captions, as the engine met them: failed for good, and the upload counts.
+    Submission,
+    /// The server's own trouble (a crash, a database error that will not pass by itself, the
+    /// organizers' references): retried while attempts remain if `retry`; failed otherwise,
+    /// without counting against the team's quota.
+    Server { retry: bool },
+    /// The database unavailable for a while (a full disk, a lost connection) or a lost race (a
+    /// serialization failure): retried after a backoff that doubles up to minutes, giving the
+    /// attempt back, `transient_retries` times; after that, as `Server { retry: true }`.
+    Transient,
+}
+
+/// Records a failed attempt (see [`Failure`] for what follows). `error` is the job's record for
+/// operators; `shown` is what the team reads on the submission's page and in the API.
 pub async fn record_failure(
     db: &sqlx::PgPool,
     claim: &Claim,
     error: &str,
     shown: &str,
-    retryable: bool,
-    backoff_seconds: u64,
+    failure: Failure,
+    settings: &WorkerSettings,
 ) -> Result<(), sqlx::Error> {
     let mut tx = db.begin().await?;
-    let still_ours: Option<i32> = sqlx::query_scalar(
-        "SELECT attempts FROM jobs WHERE id = $1 AND locked_by = $2 AND attempts = $3 AND state = 'running' FOR UPDATE",
+    let transient_failures: Option<i32> = sqlx::query_scalar(
+        "SELECT transient_failures FROM jobs
+         WHERE id = $1 AND locked_by = $2 AND attempts = $3 AND state = 'running' FOR UPDATE",
     )
     .bind(claim.job.id)
     .bind(&claim.worker)
     .bind(claim.job.attempts)
     .fetch_optional(&mut *tx)
     .await?;
-    if still_ours.is_none() {
+    let Some(transient_failures) = transient_failures else {
         return tx.rollback().await;
-    }
-    if retryable && claim.job.attempts < claim.job.max_attempts {
-        sqlx::query(
-            "UPDATE jobs SET state = 'queued', locked_by = NULL, lease_expires_at = NULL, last_error = $2,
-                run_after = now() + make_interval(secs => $3)
-             WHERE id = $1",
-        )
-        .bind(claim.job.id)
-        .bind(error)
-        .bind((backoff_seconds * claim.job.attempts as u64) as f64)
-        .execute(&mut *tx)
-        .await?;
-        sqlx::query(
-            "UPDATE submissions SET status = 'queued' WHERE id = $1 AND status = 'running'",
-        )
-        .bind(claim.job.submission_id)
-        .execute(&mut *tx)
-        .await?;
-    } else {
-        mark_failed(&mut tx, claim.job.id, claim.job.submission_id, error, shown).await?;
+    };
+    let wait = match failure {
+        Failure::Transient if transient_failures < settings.transient_retries => {
+            let doubled = settings
+                .transient_backoff_seconds
+                .saturating_mul(1 << transient_failures.clamp(0, 30));
+            sqlx::query(
+                "UPDATE jobs SET max_attempts = max_attempts + 1,
+                    transient_failures = transient_failures + 1 WHERE id = $1",
+            )
+            .bind(claim.job.id)
+            .execute(&mut *tx)
+            .await?;
+            Some(doubled.min(settings.transient_backoff_max_seconds))
+        }
+        Failure::Transient | Failure::Server { retry: true }
+            if claim.job.attempts < claim.job.max_attempts =>
+        {
+            Some(settings.retry_backoff_seconds * claim.job.attempts as u64)
+        }
+        _ => None,
+    };
+    match wait {
+        Some(seconds) => {
+            sqlx::query(
+                "UPDATE jobs SET state = 'queued', locked_by = NULL, lease_expires_at = NULL,
+                    last_error = $2, run_after = now() + make_interval(secs => $3)
+                 WHERE id = $1",
+            )
+            .bind(claim.job.id)
+            .bind(error)
+            .bind(seconds as f64)
+            .execute(&mut *tx)
+            .await?;
+            sqlx::query(
+                "UPDATE submissions SET status = 'queued' WHERE id = $1 AND status = 'running'",
+            )
+            .bind(claim.job.submission_id)
+            .execute(&mut *tx)
+            .await?;
+        }
+        None => {
+            let for_server = failure != Failure::Submission;
+            let (job, submission) = (claim.job.id, claim.job.submission_id);
+            mark_failed(&mut tx, job, submission, error, shown, for_server).await?;
+        }
     }
     tx.commit().await
 }
 
+/// Ends the job and its submission as failed; `for_server`: for the server's reasons, which do
+/// not count against the team's quota.
 async fn mark_failed(
     tx: &mut Transaction<'_, Postgres>,
     job_id: i64,
     submission_id: i64,
     error: &str,
     shown: &str,
+    for_server: bool,
 ) -> Result<(), sqlx::Error> {
     sqlx::query(
         "UPDATE jobs SET state = 'failed', finished_at = now(), lease_expires_at = NULL, last_error = $2 WHERE id = $1",
@@ -220,10 +266,12 @@ async fn mark_failed(
     .await?;
     // A submission that was scored before (re-scoring) keeps its old scores and status.
     sqlx::query(
-        "UPDATE submissions SET status = 'failed', error = $2 WHERE id = $1 AND status <> 'scored'",
+        "UPDATE submissions SET status = 'failed', error = $2, failed_for_server = $3
+         WHERE id = $1 AND status <> 'scored'",
     )
     .bind(submission_id)
     .bind(shown)
+    .bind(for_server)
     .execute(&mut **tx)
     .await
     .map(|_| ())

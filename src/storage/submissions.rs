@@ -116,7 +116,8 @@ pub async fn history_of_team(
 }
 
 /// Submissions counted against a team's quota: (in the last 24 hours, in total). Rejected uploads
-/// are never stored, so they never count; deleted ones still do. A member's uploads follow them:
+/// are never stored, so they never count, nor do those that failed for the server's reasons
+/// (`failed_for_server`: a full disk, a lost database, a crash); deleted ones still do. A member's uploads follow them:
 /// those they made in other teams of the challenge count too, so that leaving a team and
 /// starting another gives nobody a fresh quota of scores on a hidden split.
 pub async fn quota_used(db: impl PgExecutor<'_>, team_id: i64) -> Result<(i64, i64), sqlx::Error> {
@@ -124,6 +125,7 @@ pub async fn quota_used(db: impl PgExecutor<'_>, team_id: i64) -> Result<(i64, i
         "SELECT COUNT(*) FILTER (WHERE s.created_at > now() - interval '24 hours'), COUNT(*)
          FROM submissions s JOIN teams t ON t.id = s.team_id
          WHERE s.kind = $2
+           AND NOT (s.status = 'failed' AND s.failed_for_server)
            AND t.challenge_id = (SELECT challenge_id FROM teams WHERE id = $1)
            AND (s.team_id = $1
                 OR s.submitted_by IN (SELECT user_id FROM team_members WHERE team_id = $1))",

@@ -222,7 +222,7 @@ impl TestApp {
         let c = actions::create_challenge(
             &self.pool,
             &ChallengeSlug::parse(slug).expect("slug"),
-            &Title::parse("Test challenge").expect("title"),
+            &Title::parse(&format!("Test challenge {slug}")).expect("title"),
             "",
         )
         .await

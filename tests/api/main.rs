@@ -13,6 +13,7 @@ mod coco_parity;
 mod error_pages;
 mod health;
 mod leaderboard;
+mod names;
 mod organizer;
 mod organizer_tables;
 mod page_details;

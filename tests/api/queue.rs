@@ -147,9 +147,16 @@ async fn a_retryable_failure_requeues_and_a_permanent_one_ends_the_job() {
         .await
         .expect("claim")
         .expect("job");
-    queue::record_failure(&app.pool, &c1, "database hiccup", "shown", true, 0)
-        .await
-        .expect("record");
+    queue::record_failure(
+        &app.pool,
+        &c1,
+        "database hiccup",
+        "shown",
+        queue::Failure::Server { retry: true },
+        &app.settings.worker,
+    )
+    .await
+    .expect("record");
     let (state, attempts, error) = job_row(&app, c1.job.submission_id).await;
     assert_eq!(
         (state.as_str(), attempts, error.as_deref()),
@@ -160,9 +167,16 @@ async fn a_retryable_failure_requeues_and_a_permanent_one_ends_the_job() {
         .expect("claim")
         .expect("job");
     assert_eq!(c2.job.id, c1.job.id, "the retried job is next in line");
-    queue::record_failure(&app.pool, &c2, "bad input in detail", "bad input", false, 0)
-        .await
-        .expect("record");
+    queue::record_failure(
+        &app.pool,
+        &c2,
+        "bad input in detail",
+        "bad input",
+        queue::Failure::Submission,
+        &app.settings.worker,
+    )
+    .await
+    .expect("record");
     let (state, _, error) = job_row(&app, ids[0]).await;
     assert_eq!(
         (state.as_str(), error.as_deref()),
@@ -400,4 +414,143 @@ async fn earlier_failure_messages_lose_the_workers_host_and_the_databases_words(
             "entry 3: the caption is empty",
         ]
     );
+}
+
+/// Runs `claim`'s job while the database cuts its worker off, for real: the test holds the job's
+/// row, so the worker's final write waits on it, and that waiting connection is terminated
+/// (`pg_terminate_backend`, what a restart or a lost network does to it). The row is let go
+/// once the worker is cut off; returns when the worker has recorded the failure.
+async fn run_cut_off(app: &TestApp, claim: &queue::Claim) {
+    let mut holder = app.pool.begin().await.expect("begin");
+    sqlx::query("SELECT id FROM jobs WHERE id = $1 FOR UPDATE")
+        .bind(claim.job.id)
+        .execute(&mut *holder)
+        .await
+        .expect("hold the job's row");
+    let worker = {
+        let (pool, engine) = (app.pool.clone(), app.engine.clone());
+        let (settings, claim) = (app.settings.worker.clone(), claim.clone());
+        tokio::spawn(
+            async move { spiceboard::jobs::process(&pool, &engine, &settings, &claim).await },
+        )
+    };
+    let mut cut = 0;
+    for _ in 0..1200 {
+        let killed: Vec<bool> = sqlx::query_scalar(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+             WHERE datname = current_database() AND pid <> pg_backend_pid()
+               AND wait_event_type = 'Lock'
+               AND query LIKE 'UPDATE jobs SET state = ''succeeded''%'",
+        )
+        // Not in the holder's transaction: it would see one snapshot of the activity.
+        .fetch_all(&app.pool)
+        .await
+        .expect("terminate");
+        cut += killed.len();
+        if cut > 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(cut > 0, "the worker never reached its final write");
+    holder.commit().await.expect("let the row go");
+    worker.await.expect("the worker");
+}
+
+#[tokio::test]
+async fn a_worker_cut_off_from_the_database_gets_its_job_back_later_without_spending_an_attempt() {
+    // One attempt only: before issue 35 (F6) the lost connection failed the submission for good.
+    let app = spawn_app_with(0, |s| {
+        s.worker.max_attempts = 1;
+        s.worker.transient_backoff_seconds = 1;
+    })
+    .await;
+    app.challenge_with_split("q", "val", false).await;
+    let (_, token) = app.team("q", "Owls").await;
+    let id = app.submit("q", &token, "val", demo_results(true)).await;
+    let claim = queue::claim(&app.pool, "w", 60)
+        .await
+        .expect("claim")
+        .expect("job");
+    run_cut_off(&app, &claim).await;
+
+    let (state, attempts, max_attempts, transient, wait): (String, i32, i32, i32, f64) =
+        sqlx::query_as(
+            "SELECT state, attempts, max_attempts, transient_failures,
+                    EXTRACT(EPOCH FROM run_after - now())::FLOAT8
+             FROM jobs WHERE submission_id = $1",
+        )
+        .bind(id)
+        .fetch_one(&app.pool)
+        .await
+        .expect("job");
+    assert_eq!(
+        (state.as_str(), attempts, max_attempts, transient),
+        ("queued", 1, 2, 1),
+        "queued again, its attempt given back"
+    );
+    assert!(wait > 0.0 && wait <= 1.0, "after the backoff: {wait}");
+    let status: String = sqlx::query_scalar("SELECT status FROM submissions WHERE id = $1")
+        .bind(id)
+        .fetch_one(&app.pool)
+        .await
+        .expect("status");
+    assert_eq!(status, "queued");
+
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let settings = app.settings.worker.clone();
+    assert!(
+        spiceboard::jobs::run_once("w2", &app.pool, &app.engine, &settings)
+            .await
+            .expect("run"),
+        "due again after the backoff"
+    );
+    assert_eq!(app.wait_for(id).await.0, "scored");
+}
+
+#[tokio::test]
+async fn a_submission_that_failed_for_the_servers_reasons_does_not_count_against_the_quota() {
+    let app = spawn_app_with(0, |s| {
+        s.worker.max_attempts = 1;
+        s.worker.transient_retries = 0;
+    })
+    .await;
+    let c = app.challenge_with_split("q", "val", false).await;
+    spiceboard::storage::challenges::set_limits(&app.pool, c.id, None, Some(1), c.max_file_bytes)
+        .await
+        .expect("limit of one upload");
+    let (team, token) = app.team("q", "Owls").await;
+    let id = app.submit("q", &token, "val", demo_results(true)).await;
+    let claim = queue::claim(&app.pool, "w", 60)
+        .await
+        .expect("claim")
+        .expect("job");
+    // No retries left: the lost connection fails the submission, for the server's reasons.
+    run_cut_off(&app, &claim).await;
+    let (status, error, for_server): (String, Option<String>, bool) =
+        sqlx::query_as("SELECT status, error, failed_for_server FROM submissions WHERE id = $1")
+            .bind(id)
+            .fetch_one(&app.pool)
+            .await
+            .expect("submission");
+    assert_eq!(
+        (status.as_str(), error.as_deref(), for_server),
+        (
+            "failed",
+            Some("the database failed while scoring it (the server's log has the details)"),
+            true
+        )
+    );
+    assert_eq!(
+        spiceboard::storage::submissions::quota_used(&app.pool, team)
+            .await
+            .expect("quota"),
+        (0, 0)
+    );
+    // The team's one upload is still theirs; once used, it is used.
+    app.submit("q", &token, "val", demo_results(true)).await;
+    let r = app
+        .api_upload("q", &token, Some("val"), demo_results(true))
+        .await;
+    assert_eq!(r.status(), 429);
 }

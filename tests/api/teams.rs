@@ -277,3 +277,61 @@ async fn a_member_who_leaves_is_free_to_join_again_and_the_old_link_stops_workin
     let r = app.post_button(&carol, "/c/tm", "/c/tm/team/leave").await;
     assert_eq!(r.status(), 400);
 }
+
+/// The invite link and the `curl` line of the challenge page, as `browser` sees them.
+async fn absolute_links(
+    app: &TestApp,
+    browser: &reqwest::Client,
+    headers: &[(&str, &str)],
+) -> String {
+    let mut get = browser.get(app.url("/c/tm"));
+    for (name, value) in headers {
+        get = get.header(*name, *value);
+    }
+    let html = get.send().await.expect("GET").text().await.expect("body");
+    let link = |marker: &str| {
+        let start = html.find(marker).map(|i| i + marker.len()).expect(marker);
+        html[start..start + html[start..].find('<').unwrap_or(0)].to_string()
+    };
+    format!(
+        "{} {}",
+        link("<code id=\"invite-link\">"),
+        link("<pre id=\"curl\">")
+    )
+}
+
+const FORGED_HOSTS: [&[(&str, &str)]; 3] = [
+    &[("X-Forwarded-Host", "evil.example")],
+    &[("Forwarded", "host=evil.example;proto=https")],
+    &[
+        ("X-Forwarded-Host", "evil.example"),
+        ("X-Forwarded-Proto", "https"),
+    ],
+];
+
+#[tokio::test]
+async fn forwarded_hosts_do_not_change_absolute_links_unless_a_proxy_is_trusted() {
+    let (app, alice) = alice_and_her_team().await;
+    for headers in FORGED_HOSTS {
+        let links = absolute_links(&app, &alice, headers).await;
+        assert!(!links.contains("evil.example"), "{headers:?}: {links}");
+        assert!(
+            links.contains(&format!("{}/c/tm/join/", app.address))
+                && links.contains(&format!("{}/api/c/tm/submissions", app.address)),
+            "{headers:?}: {links}"
+        );
+    }
+
+    // Behind a trusted proxy, the proxy says where the browser reached the site.
+    let app = spawn_app_with(0, |s| s.application.behind_proxy = true).await;
+    app.challenge_with_split("tm", "val", false).await;
+    let alice = client();
+    sign_up_as(&app, &alice, "alice@example.org").await;
+    create_team(&app, &alice, "tm", "Owls").await;
+    let links = absolute_links(&app, &alice, FORGED_HOSTS[1]).await;
+    assert!(
+        links.contains("https://evil.example/c/tm/join/")
+            && links.contains("https://evil.example/api/c/tm/submissions"),
+        "{links}"
+    );
+}

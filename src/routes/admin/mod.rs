@@ -179,9 +179,11 @@ pub async fn create_challenge(
             &c.slug,
             "challenge created; import references next",
         )),
-        Err(e @ (actions::ActionError::Invalid(_) | actions::ActionError::ChallengeExists(_))) => {
-            render_index(&req, &pool, &user, Some(e.to_string()), form, None).await
-        }
+        Err(
+            e @ (actions::ActionError::Invalid(_)
+            | actions::ActionError::ChallengeExists(_)
+            | actions::ActionError::TitleExists(_)),
+        ) => render_index(&req, &pool, &user, Some(e.to_string()), form, None).await,
         Err(e) => Err(e.into()),
     }
 }
@@ -421,8 +423,8 @@ pub async fn set_details(
     let challenge = actions::challenge(&pool, &slug).await?;
     match actions::set_details(&pool, &challenge, &form.title, &form.description).await {
         Ok(()) => Ok(back(&req, &challenge.slug, "title and description saved")),
-        Err(actions::ActionError::Invalid(e)) => {
-            let failed = Failed::Details(e, form);
+        Err(e @ (actions::ActionError::Invalid(_) | actions::ActionError::TitleExists(_))) => {
+            let failed = Failed::Details(e.to_string(), form);
             render_challenge(&req, &pool, &user, &slug, None, Some(failed)).await
         }
         Err(e) => Err(e.into()),
