@@ -133,7 +133,13 @@ struct Reader<'a> {
     nodes: Vec<Node>,
     /// Handle number − [`BASE_HANDLE`] → node.
     handles: Vec<usize>,
+    /// How many objects are being read inside one another.
+    depth: usize,
 }
+
+/// Objects nested deeper than this are refused (a hostile file would otherwise overflow the
+/// stack); CoreNLP's models nest a few dozen deep.
+const MAX_DEPTH: usize = 1_000;
 
 impl<'a> Reader<'a> {
     fn take(&mut self, n: usize) -> Result<&'a [u8], SerialError> {
@@ -339,6 +345,16 @@ impl<'a> Reader<'a> {
 
     /// One content item that is an object (not block data).
     fn value(&mut self) -> Result<Value, SerialError> {
+        if self.depth >= MAX_DEPTH {
+            return err(format!("objects nested more than {MAX_DEPTH} deep at byte {}", self.pos));
+        }
+        self.depth += 1;
+        let v = self.value_here();
+        self.depth -= 1;
+        v
+    }
+
+    fn value_here(&mut self) -> Result<Value, SerialError> {
         let at = self.pos;
         match self.u8()? {
             TC_NULL => Ok(Value::Null),
@@ -385,7 +401,7 @@ impl<'a> Reader<'a> {
             TC_OBJECT => self.object(at),
             TC_RESET => {
                 self.handles.clear();
-                self.value()
+                self.value_here()
             }
             t => err(format!("unexpected byte {t:#x} at {at}")),
         }
@@ -464,7 +480,7 @@ impl Graph {
         if data.len() < 4 || data[..2] != [0xAC, 0xED] {
             return err("not a Java serialization stream (no 0xACED magic number)");
         }
-        let mut r = Reader { data, pos: 4, nodes: Vec::new(), handles: Vec::new() };
+        let mut r = Reader { data, pos: 4, nodes: Vec::new(), handles: Vec::new(), depth: 0 };
         let mut top = Vec::new();
         while r.pos < r.data.len() {
             match r.peek()? {
@@ -675,5 +691,46 @@ impl<'g> Obj<'g> {
         w.f32()?; // load factor
         let n = w.i32()?;
         (0..n).map(|_| w.value()).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_references_and_errors() {
+        // A string, then a reference to it.
+        let bytes = [0xAC, 0xED, 0x00, 0x05, TC_STRING, 0x00, 0x02, b'h', b'i', TC_REFERENCE, 0x00, 0x7E, 0x00, 0x00];
+        let g = Graph::read(&bytes).expect("a stream");
+        assert_eq!(g.top.len(), 2);
+        assert_eq!(g.string(g.top[0]).expect("string"), "hi");
+        assert_eq!(g.top[0], g.top[1]);
+        assert!(Graph::read(&bytes[..7]).is_err(), "truncated");
+        assert!(Graph::read(b"not java").is_err());
+        let dangling = [0xAC, 0xED, 0x00, 0x05, TC_REFERENCE, 0x00, 0x7E, 0x00, 0x09];
+        assert!(Graph::read(&dangling).is_err());
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_not_a_stack_overflow() {
+        // Arrays of Object nested 100,000 deep: [[[[...]]]].
+        let mut bytes = vec![0xAC, 0xED, 0x00, 0x05];
+        let desc = [
+            TC_CLASSDESC, 0x00, 0x13, b'[', b'L', b'j', b'a', b'v', b'a', b'.', b'l', b'a', b'n', b'g', b'.', b'O', b'b',
+            b'j', b'e', b'c', b't', b';', 0, 0, 0, 0, 0, 0, 0, 0, SC_SERIALIZABLE, 0x00, 0x00, TC_ENDBLOCKDATA, TC_NULL,
+        ];
+        for i in 0..100_000 {
+            bytes.push(TC_ARRAY);
+            if i == 0 {
+                bytes.extend_from_slice(&desc);
+            } else {
+                bytes.extend_from_slice(&[TC_REFERENCE, 0x00, 0x7E, 0x00, 0x00]);
+            }
+            bytes.extend_from_slice(&1i32.to_be_bytes());
+        }
+        bytes.push(TC_NULL);
+        let e = Graph::read(&bytes).expect_err("too deep");
+        assert!(e.0.contains("nested"), "{e}");
     }
 }
