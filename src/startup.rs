@@ -75,6 +75,9 @@ impl Application {
                  then Secure for requests it received over HTTPS), or bind 127.0.0.1"
             );
         }
+        if let Some(warning) = settings.disk_floor().and_then(|f| f.startup_warning()) {
+            tracing::warn!("{warning}");
+        }
         let (shutdown, rx) = watch::channel(false);
         let worker_handles = crate::jobs::spawn_workers(
             workers,
