@@ -164,7 +164,14 @@ impl ResponseError for PageError {
             tracing::error!(error = ?e, "request failed");
         }
         let status = self.status_code();
-        let body = self.page(super::Layout::anonymous());
+        // A 503 is made without the database, so without knowing who asks: its header claims
+        // nobody is logged in only when that is known.
+        let layout = if matches!(self, PageError::Unavailable(_)) {
+            super::Layout::unknown()
+        } else {
+            super::Layout::anonymous()
+        };
+        let body = self.page(layout);
         let mut res = HttpResponse::build(status);
         if matches!(self, PageError::Unavailable(_) | PageError::TooManyAttempts) {
             res.insert_header(("Retry-After", "60"));

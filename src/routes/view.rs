@@ -53,6 +53,9 @@ pub struct Layout {
     pub user_email: Option<String>,
     pub is_admin: bool,
     pub csrf: String,
+    /// Who is asking is not known (a 503 page, made without the database): the header shows
+    /// neither the account nor "Log in".
+    pub who_unknown: bool,
 }
 
 impl Layout {
@@ -61,11 +64,17 @@ impl Layout {
             user_email: user.map(|u| u.email.clone()),
             is_admin: user.is_some_and(|u| u.is_admin),
             csrf: auth::csrf_token(req),
+            who_unknown: false,
         }
     }
 
     pub fn anonymous() -> Layout {
         Layout::default()
+    }
+
+    /// For pages made without knowing who asks (the database is away).
+    pub fn unknown() -> Layout {
+        Layout { who_unknown: true, ..Layout::default() }
     }
 }
 
