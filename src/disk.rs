@@ -87,10 +87,19 @@ mod tests {
     fn a_floor_above_the_disk_is_said_at_start_up() {
         let path = std::env::temp_dir();
         let total = total_bytes(&path).expect("statvfs of the temporary directory");
-        let too_big = DiskFloor { path: path.clone(), min_free_bytes: total + 1 };
+        let too_big = DiskFloor {
+            path: path.clone(),
+            min_free_bytes: total + 1,
+        };
         let warning = too_big.startup_warning().expect("a warning");
-        assert!(warning.contains("smaller than the free-space floor"), "{warning}");
-        let fine = DiskFloor { path, min_free_bytes: 0 };
+        assert!(
+            warning.contains("smaller than the free-space floor"),
+            "{warning}"
+        );
+        let fine = DiskFloor {
+            path,
+            min_free_bytes: 0,
+        };
         assert_eq!(fine.startup_warning(), None);
     }
 }

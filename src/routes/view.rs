@@ -74,7 +74,10 @@ impl Layout {
 
     /// For pages made without knowing who asks (the database is away).
     pub fn unknown() -> Layout {
-        Layout { who_unknown: true, ..Layout::default() }
+        Layout {
+            who_unknown: true,
+            ..Layout::default()
+        }
     }
 }
 

@@ -24,7 +24,9 @@ fn run() -> Result<(), String> {
     let [model, captions, n, rest @ ..] = args.as_slice() else {
         return Err("usage: bench_corenlp MODEL CAPTIONS.json N [JAR]".into());
     };
-    let n: usize = n.parse().map_err(|_| format!("N must be a number, not {n}"))?;
+    let n: usize = n
+        .parse()
+        .map_err(|_| format!("N must be a number, not {n}"))?;
     let coco: serde_json::Value =
         serde_json::from_slice(&std::fs::read(captions).map_err(|e| format!("{captions}: {e}"))?)
             .map_err(|e| format!("{captions}: {e}"))?;
@@ -48,22 +50,33 @@ fn run() -> Result<(), String> {
     );
 
     let t = Instant::now();
-    let parser = spice::corenlp::PcfgParser::load(std::path::Path::new(model)).map_err(|e| e.to_string())?;
+    let parser =
+        spice::corenlp::PcfgParser::load(std::path::Path::new(model)).map_err(|e| e.to_string())?;
     let load = t.elapsed().as_secs_f64();
     println!("| | model load (s) | sentences/s, 1 thread | sentences/s, 2 threads | wall time, 2 threads (s) |");
     println!("|---|---:|---:|---:|---:|");
     let mut ours = Vec::new();
     let mut rates = Vec::new();
     for threads in [1, 2] {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| e.to_string())?;
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .map_err(|e| e.to_string())?;
         let t = Instant::now();
         ours = pool.install(|| {
             sentences
                 .par_iter()
-                .map(|w| parser.parse(&w.iter().map(String::as_str).collect::<Vec<_>>()).penn())
+                .map(|w| {
+                    parser
+                        .parse(&w.iter().map(String::as_str).collect::<Vec<_>>())
+                        .penn()
+                })
                 .collect::<Vec<_>>()
         });
-        rates.push((sentences.len() as f64 / t.elapsed().as_secs_f64(), t.elapsed().as_secs_f64()));
+        rates.push((
+            sentences.len() as f64 / t.elapsed().as_secs_f64(),
+            t.elapsed().as_secs_f64(),
+        ));
     }
     println!(
         "| spice::corenlp | {load:.2} | {:.1} | {:.1} | {:.1} |",
@@ -87,16 +100,34 @@ fn run() -> Result<(), String> {
     let java = |input: &std::path::Path| -> Result<(f64, String), String> {
         let t = Instant::now();
         let out = std::process::Command::new("java")
-            .args(["-mx3g", "-cp", jar, "edu.stanford.nlp.parser.lexparser.LexicalizedParser"])
-            .args(["-retainTmpSubcategories", "-sentences", "newline", "-tokenized", "-nthreads", "2"])
+            .args([
+                "-mx3g",
+                "-cp",
+                jar,
+                "edu.stanford.nlp.parser.lexparser.LexicalizedParser",
+            ])
+            .args([
+                "-retainTmpSubcategories",
+                "-sentences",
+                "newline",
+                "-tokenized",
+                "-nthreads",
+                "2",
+            ])
             .args(["-outputFormat", "oneline", model])
             .arg(input)
             .output()
             .map_err(|e| format!("java: {e}"))?;
         if !out.status.success() {
-            return Err(format!("CoreNLP failed: {}", String::from_utf8_lossy(&out.stderr)));
+            return Err(format!(
+                "CoreNLP failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            ));
         }
-        Ok((t.elapsed().as_secs_f64(), String::from_utf8_lossy(&out.stdout).into_owned()))
+        Ok((
+            t.elapsed().as_secs_f64(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        ))
     };
     let (load_java, _) = java(&one)?;
     let (total, trees) = java(&all)?;

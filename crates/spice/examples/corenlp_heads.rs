@@ -9,10 +9,16 @@ use std::io::BufRead;
 fn main() {
     let hf = SemanticHeadFinder::new();
     // HEADS_DIFFS=N prints the first N sentences of each file whose heads differ.
-    let show: usize = std::env::var("HEADS_DIFFS").ok().and_then(|v| v.parse().ok()).unwrap_or(0);
+    let show: usize = std::env::var("HEADS_DIFFS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
     for file in std::env::args().skip(1) {
-        let reader = std::io::BufReader::new(flate2::read::GzDecoder::new(std::fs::File::open(&file).expect("open")));
-        let (mut tokens, mut right, mut sentences, mut exact, mut shown) = (0usize, 0usize, 0usize, 0usize, 0usize);
+        let reader = std::io::BufReader::new(flate2::read::GzDecoder::new(
+            std::fs::File::open(&file).expect("open"),
+        ));
+        let (mut tokens, mut right, mut sentences, mut exact, mut shown) =
+            (0usize, 0usize, 0usize, 0usize, 0usize);
         for line in reader.lines() {
             let v: serde_json::Value = serde_json::from_str(&line.expect("read")).expect("json");
             for s in v["sentences"].as_array().expect("sentences") {
@@ -42,8 +48,34 @@ fn main() {
                 }
                 if !all && shown < show {
                     shown += 1;
-                    let words: Vec<&str> = s["tokens"].as_array().expect("tokens").iter().map(|t| t["word"].as_str().unwrap_or("")).collect();
-                    println!("{}\n  {}", s["tree"].as_str().unwrap_or(""), (1..=words.len()).filter(|&i| official[i] != usize::MAX && official[i] != gov[i]).map(|i| format!("{}: ours {} official {}", words[i - 1], if gov[i] == 0 { "ROOT" } else { words[gov[i] - 1] }, if official[i] == 0 { "ROOT" } else { words[official[i] - 1] })).collect::<Vec<_>>().join("; "));
+                    let words: Vec<&str> = s["tokens"]
+                        .as_array()
+                        .expect("tokens")
+                        .iter()
+                        .map(|t| t["word"].as_str().unwrap_or(""))
+                        .collect();
+                    println!(
+                        "{}\n  {}",
+                        s["tree"].as_str().unwrap_or(""),
+                        (1..=words.len())
+                            .filter(|&i| official[i] != usize::MAX && official[i] != gov[i])
+                            .map(|i| format!(
+                                "{}: ours {} official {}",
+                                words[i - 1],
+                                if gov[i] == 0 {
+                                    "ROOT"
+                                } else {
+                                    words[gov[i] - 1]
+                                },
+                                if official[i] == 0 {
+                                    "ROOT"
+                                } else {
+                                    words[official[i] - 1]
+                                }
+                            ))
+                            .collect::<Vec<_>>()
+                            .join("; ")
+                    );
                 }
                 sentences += 1;
                 exact += usize::from(all);

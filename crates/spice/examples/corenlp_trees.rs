@@ -13,31 +13,48 @@ fn main() {
     });
     let model = args.remove(0);
     let t = std::time::Instant::now();
-    let p = spice::corenlp::PcfgParser::load(std::path::Path::new(&model)).unwrap_or_else(|e| panic!("{e}"));
+    let p = spice::corenlp::PcfgParser::load(std::path::Path::new(&model))
+        .unwrap_or_else(|e| panic!("{e}"));
     eprintln!("model loaded in {:?}", t.elapsed());
     let mut out = diffs.map(|f| std::fs::File::create(f).expect("diffs file"));
     for file in &args {
-        let reader = std::io::BufReader::new(flate2::read::GzDecoder::new(std::fs::File::open(file).expect("open")));
+        let reader = std::io::BufReader::new(flate2::read::GzDecoder::new(
+            std::fs::File::open(file).expect("open"),
+        ));
         let mut sents: Vec<(Vec<String>, String)> = Vec::new();
         for line in reader.lines() {
             let v: serde_json::Value = serde_json::from_str(&line.expect("read")).expect("json");
             for s in v["sentences"].as_array().expect("sentences") {
-                let words = s["tokens"].as_array().expect("tokens").iter().map(|t| t["word"].as_str().expect("word").to_string()).collect();
+                let words = s["tokens"]
+                    .as_array()
+                    .expect("tokens")
+                    .iter()
+                    .map(|t| t["word"].as_str().expect("word").to_string())
+                    .collect();
                 sents.push((words, s["tree"].as_str().expect("tree").to_string()));
             }
         }
         let t = std::time::Instant::now();
-        let got: Vec<String> = sents.par_iter().map(|(w, _)| {
-            let words: Vec<&str> = w.iter().map(String::as_str).collect();
-            p.parse(&words).penn()
-        }).collect();
+        let got: Vec<String> = sents
+            .par_iter()
+            .map(|(w, _)| {
+                let words: Vec<&str> = w.iter().map(String::as_str).collect();
+                p.parse(&words).penn()
+            })
+            .collect();
         let el = t.elapsed();
         let same = got.iter().zip(&sents).filter(|(g, (_, o))| *g == o).count();
-        println!("{file}: {same} / {} trees identical ({:.3} %), {:.1} sentences/s", sents.len(), 100.0 * same as f64 / sents.len() as f64, sents.len() as f64 / el.as_secs_f64());
+        println!(
+            "{file}: {same} / {} trees identical ({:.3} %), {:.1} sentences/s",
+            sents.len(),
+            100.0 * same as f64 / sents.len() as f64,
+            sents.len() as f64 / el.as_secs_f64()
+        );
         if let Some(o) = out.as_mut() {
             for (g, (w, off)) in got.iter().zip(&sents) {
                 if g != off {
-                    writeln!(o, "{}\n  official {off}\n  ours     {g}", w.join(" ")).expect("write");
+                    writeln!(o, "{}\n  official {off}\n  ours     {g}", w.join(" "))
+                        .expect("write");
                 }
             }
         }

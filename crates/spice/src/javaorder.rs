@@ -57,7 +57,10 @@ pub fn hash_map_order(hashes: &[i32], table_size: usize) -> Vec<usize> {
     }
     let mut order: Vec<usize> = bin_of.keys().copied().collect();
     order.sort_unstable();
-    order.into_iter().flat_map(|b| bins[bin_of[&b]].keys()).collect()
+    order
+        .into_iter()
+        .flat_map(|b| bins[bin_of[&b]].keys())
+        .collect()
 }
 
 #[derive(Default)]
@@ -147,7 +150,11 @@ impl Bin {
                     let mut p = r;
                     loop {
                         let left = self.goes_left(p, h);
-                        let child = if left { self.nodes[p].left } else { self.nodes[p].right };
+                        let child = if left {
+                            self.nodes[p].left
+                        } else {
+                            self.nodes[p].right
+                        };
                         match child {
                             Some(c) => p = c,
                             None => {
@@ -175,7 +182,11 @@ impl Bin {
         let mut p = root;
         loop {
             let left = self.goes_left(p, h);
-            let child = if left { self.nodes[p].left } else { self.nodes[p].right };
+            let child = if left {
+                self.nodes[p].left
+            } else {
+                self.nodes[p].right
+            };
             if let Some(c) = child {
                 p = c;
                 continue;

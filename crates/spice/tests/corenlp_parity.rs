@@ -56,7 +56,8 @@ fn trees_equal_the_official_pipelines_on_every_shared_set() {
             .filter_map(|(words, tree)| {
                 let w: Vec<&str> = words.iter().map(String::as_str).collect();
                 let ours = p.parse(&w).penn();
-                (ours != *tree).then(|| format!("{}\n  official {tree}\n  ours     {ours}", words.join(" ")))
+                (ours != *tree)
+                    .then(|| format!("{}\n  official {tree}\n  ours     {ours}", words.join(" ")))
             })
             .collect();
         assert!(
@@ -115,14 +116,22 @@ fn trees_equal_corenlps_own_parser_on_hard_sentences() {
         .arg(&input)
         .output()
         .expect("java runs (Java 17 is part of the test machine)");
-    assert!(out.status.success(), "the 3.4.1 parser failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "the 3.4.1 parser failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let theirs: Vec<String> = String::from_utf8(out.stdout)
         .expect("UTF-8")
         .lines()
         .filter(|l| !l.trim().is_empty())
         .map(str::to_string)
         .collect();
-    assert_eq!(theirs.len(), HARD.len(), "one tree a sentence from the oracle");
+    assert_eq!(
+        theirs.len(),
+        HARD.len(),
+        "one tree a sentence from the oracle"
+    );
     for (s, t) in HARD.iter().zip(&theirs) {
         let words: Vec<&str> = s.split_whitespace().collect();
         // The 3.4.1 jar prints "/" as "\/" (3.6.0 does not); no sentence here has one.
@@ -148,7 +157,9 @@ fn unreadable_model_files_are_refused_with_the_reason() {
     let raw = {
         let mut v = Vec::new();
         std::io::Read::read_to_end(
-            &mut flate2::read::GzDecoder::new(std::fs::File::open(dir.join("englishPCFG.ser.gz")).expect("model")),
+            &mut flate2::read::GzDecoder::new(
+                std::fs::File::open(dir.join("englishPCFG.ser.gz")).expect("model"),
+            ),
             &mut v,
         )
         .expect("inflate");
@@ -161,7 +172,11 @@ fn unreadable_model_files_are_refused_with_the_reason() {
     // A Java serialization stream of something else.
     let other = [0xAC, 0xED, 0x00, 0x05, 0x74, 0x00, 0x02, b'h', b'i'];
     let e = spice::corenlp::model::Model::from_stream(&other).expect_err("a string");
-    assert!(e.to_string().contains("not a LexicalizedParser") || e.to_string().contains("not an object"), "{e}");
+    assert!(
+        e.to_string().contains("not a LexicalizedParser")
+            || e.to_string().contains("not an object"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -173,14 +188,26 @@ fn the_models_jar_and_a_directory_holding_it_give_the_same_parser() {
     let jar = tmp.path().join(spice::corenlp::model::MODELS_JAR);
     {
         let mut w = zip::ZipWriter::new(std::fs::File::create(&jar).expect("create jar"));
-        let stored = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+        let stored = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Stored);
         w.start_file("META-INF/MANIFEST.MF", stored).expect("entry");
         w.write_all(b"Manifest-Version: 1.0\n").expect("write");
-        w.start_file(spice::corenlp::model::PCFG_ENTRY, stored).expect("entry");
-        w.write_all(&std::fs::read(dir.join("englishPCFG.ser.gz")).expect("model")).expect("write");
+        w.start_file(spice::corenlp::model::PCFG_ENTRY, stored)
+            .expect("entry");
+        w.write_all(&std::fs::read(dir.join("englishPCFG.ser.gz")).expect("model"))
+            .expect("write");
         w.finish().expect("finish jar");
     }
-    let words = ["a", "grey", "cat", "sleeping", "on", "a", "colourful", "sofa"];
+    let words = [
+        "a",
+        "grey",
+        "cat",
+        "sleeping",
+        "on",
+        "a",
+        "colourful",
+        "sofa",
+    ];
     let expected = parser(&dir).parse(&words).penn();
     for path in [jar.as_path(), tmp.path()] {
         let p = PcfgParser::load(path).unwrap_or_else(|e| panic!("{e}"));
@@ -190,12 +217,20 @@ fn the_models_jar_and_a_directory_holding_it_give_the_same_parser() {
     let empty = tmp.path().join("other.jar");
     {
         let mut w = zip::ZipWriter::new(std::fs::File::create(&empty).expect("create jar"));
-        w.start_file("README", zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored))
-            .expect("entry");
+        w.start_file(
+            "README",
+            zip::write::SimpleFileOptions::default()
+                .compression_method(zip::CompressionMethod::Stored),
+        )
+        .expect("entry");
         w.finish().expect("finish jar");
     }
     let e = PcfgParser::load(&empty).expect_err("no model inside");
-    assert!(e.to_string().contains("has no edu/stanford/nlp/models/lexparser/englishPCFG.ser.gz"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("has no edu/stanford/nlp/models/lexparser/englishPCFG.ser.gz"),
+        "{e}"
+    );
 }
 
 /// The semantic head finder after the coordination transform's `CCtransform` (the other stages and
@@ -213,11 +248,15 @@ fn semantic_heads_give_most_sentences_their_official_basic_heads() {
     for line in std::io::BufReader::new(flate2::read::GzDecoder::new(f)).lines() {
         let v: serde_json::Value = serde_json::from_str(&line.expect("read")).expect("json");
         for s in v["sentences"].as_array().expect("sentences") {
-            let tree = spice::corenlp::Tree::from_penn(s["tree"].as_str().expect("tree")).expect("penn");
+            let tree =
+                spice::corenlp::Tree::from_penn(s["tree"].as_str().expect("tree")).expect("penn");
             let tree = spice::corenlp::coordination::transform(&tree);
             let gov = spice::corenlp::dependencies::head_governors(&tree, &hf);
             let all = s["basic"].as_array().expect("basic").iter().all(|d| {
-                let (g, dep) = (d[1].as_u64().expect("gov") as usize, d[2].as_u64().expect("dep") as usize);
+                let (g, dep) = (
+                    d[1].as_u64().expect("gov") as usize,
+                    d[2].as_u64().expect("dep") as usize,
+                );
                 gov.get(dep) == Some(&g)
             });
             sentences += 1;
@@ -225,5 +264,8 @@ fn semantic_heads_give_most_sentences_their_official_basic_heads() {
         }
     }
     assert_eq!(sentences, 1496);
-    assert!(right >= 1487, "{right} of {sentences} sentences with the official basic heads");
+    assert!(
+        right >= 1487,
+        "{right} of {sentences} sentences with the official basic heads"
+    );
 }

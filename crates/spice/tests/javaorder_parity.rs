@@ -48,12 +48,18 @@ fn tree_bins_iterate_as_javas_hash_map() {
     assert_eq!(lines.len(), cases.len());
     let mut treeified = 0;
     for ((cap, hashes), line) in cases.iter().zip(lines) {
-        let java: Vec<usize> = line.split(' ').map(|i| i.parse().expect("an index")).collect();
+        let java: Vec<usize> = line
+            .split(' ')
+            .map(|i| i.parse().expect("an index"))
+            .collect();
         let ours = spice::javaorder::hash_map_order(hashes, *cap);
         assert_eq!(ours, java, "table {cap}, hashes {hashes:?}");
         if hashes.len() > 9 * 6 {
             treeified += 1;
         }
     }
-    assert!(treeified > 50, "enough cases with crowded buckets ({treeified})");
+    assert!(
+        treeified > 50,
+        "enough cases with crowded buckets ({treeified})"
+    );
 }

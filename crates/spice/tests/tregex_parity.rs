@@ -8,8 +8,8 @@
 //! Without the jar or `../shared` the comparison says it is skipped (a failure with `CI` set).
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::fmt::Write as _;
+use std::io::Write;
 use std::io::{BufRead, BufReader};
 
 use spice::corenlp::tregex::{HeadFinder, NodeId, Pattern, TreeView};
@@ -196,7 +196,8 @@ fn every_converter_pattern_compiles() {
 /// match first).
 fn shared_trees(dir: &std::path::Path, per_file: usize) -> Vec<String> {
     let listed = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tregex/shared-captions.txt"),
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/tregex/shared-captions.txt"),
     )
     .expect("the caption list");
     let listed: Vec<(&str, usize)> = listed
@@ -213,7 +214,10 @@ fn shared_trees(dir: &std::path::Path, per_file: usize) -> Vec<String> {
     files.sort();
     let mut trees = Vec::new();
     for f in files {
-        let name = f.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+        let name = f
+            .file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or_default();
         let gz = flate2::read::GzDecoder::new(std::fs::File::open(&f).expect("open"));
         for (i, line) in BufReader::new(gz).lines().enumerate() {
             if i >= per_file && !listed.contains(&(name.as_str(), i)) {
@@ -233,10 +237,14 @@ fn shared_trees(dir: &std::path::Path, per_file: usize) -> Vec<String> {
 /// Trees of sentences written for this test, with constructions the captions lack.
 fn constructions() -> Vec<String> {
     let text = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tregex/constructions.txt"),
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/tregex/constructions.txt"),
     )
     .expect("the constructions");
-    text.lines().filter(|l| l.starts_with('(')).map(str::to_string).collect()
+    text.lines()
+        .filter(|l| l.starts_with('('))
+        .map(str::to_string)
+        .collect()
 }
 
 /// Our matches in the oracle's format: pattern index -> tree index -> line.
@@ -272,7 +280,11 @@ fn ours(patterns: &[String], trees: &[Tree]) -> BTreeMap<(usize, usize), String>
     out
 }
 
-fn theirs(jar: &std::path::Path, patterns: &[String], trees: &[String]) -> BTreeMap<(usize, usize), String> {
+fn theirs(
+    jar: &std::path::Path,
+    patterns: &[String],
+    trees: &[String],
+) -> BTreeMap<(usize, usize), String> {
     let mut input = format!("P {}\n", patterns.len());
     for p in patterns {
         input.push_str(p);
@@ -310,7 +322,10 @@ fn matches_agree_with_corenlp_tregex() {
     patterns.extend(BAD_PATTERNS.iter().map(|p| (*p).to_string()));
     let mut tree_text = shared_trees(&shared, 100);
     tree_text.extend(constructions());
-    let trees: Vec<Tree> = tree_text.iter().map(|t| Tree::from_penn(t).expect("a tree")).collect();
+    let trees: Vec<Tree> = tree_text
+        .iter()
+        .map(|t| Tree::from_penn(t).expect("a tree"))
+        .collect();
     let java = theirs(&jar, &patterns, &tree_text);
     let rust = ours(&patterns, &trees);
     let mut bad_patterns = Vec::new();
@@ -347,5 +362,8 @@ fn matches_agree_with_corenlp_tregex() {
         converter_matching,
         converter
     );
-    assert!(bad_patterns.is_empty(), "patterns that differ: {bad_patterns:?}");
+    assert!(
+        bad_patterns.is_empty(),
+        "patterns that differ: {bad_patterns:?}"
+    );
 }

@@ -133,7 +133,11 @@ enum Command {
     /// directory holding either.
     Trees {
         /// The CoreNLP models: englishPCFG.ser.gz, the models jar, or a directory holding one.
-        #[arg(long = "corenlp-models", env = "SPICE_CORENLP_MODELS", value_name = "PATH")]
+        #[arg(
+            long = "corenlp-models",
+            env = "SPICE_CORENLP_MODELS",
+            value_name = "PATH"
+        )]
         corenlp_models: String,
         /// Captions, one a line ("-" or nothing reads standard input).
         file: Option<String>,
@@ -321,12 +325,10 @@ fn main() -> ExitCode {
         }
         Some(
             "score" | "parse" | "tuples" | "trees" | "tokenize" | "eval" | "meteor" | "meta-eval",
-        ) => {
-            match Cli::try_parse_from(&args) {
-                Ok(cli) => run(cli.command),
-                Err(e) => return clap_exit(e),
-            }
-        }
+        ) => match Cli::try_parse_from(&args) {
+            Ok(cli) => run(cli.command),
+            Err(e) => return clap_exit(e),
+        },
         Some(_) => match ScoreCli::try_parse_from(&args) {
             Ok(cli) => run(Command::Score(cli.args)),
             Err(e) => return clap_exit(e),
@@ -363,7 +365,10 @@ fn run(cmd: Command) -> Result<(), Failure> {
             basic,
             ..
         } => tuples(conllu.as_deref().unwrap_or("-"), no_synsets, basic),
-        Command::Trees { corenlp_models, file } => trees(&corenlp_models, file.as_deref().unwrap_or("-")),
+        Command::Trees {
+            corenlp_models,
+            file,
+        } => trees(&corenlp_models, file.as_deref().unwrap_or("-")),
         Command::Tokenize { coco, file } => tokenize(coco, file.as_deref().unwrap_or("-")),
         Command::Eval(a) => eval(a),
         Command::Meteor { input, coco, out } => meteor(&input, coco, out.as_deref()),
@@ -384,7 +389,12 @@ fn trees(models: &str, path: &str) -> Result<(), Failure> {
             let tokens = spice::tokenize::tokenize(caption);
             let trees: Vec<String> = spice::tokenize::split_sentences(&tokens)
                 .into_iter()
-                .map(|r| tokens[r].iter().map(|t| t.text.as_str()).collect::<Vec<_>>())
+                .map(|r| {
+                    tokens[r]
+                        .iter()
+                        .map(|t| t.text.as_str())
+                        .collect::<Vec<_>>()
+                })
                 .filter(|words| !words.is_empty())
                 .map(|words| parser.parse(&words).penn())
                 .collect();
@@ -396,7 +406,8 @@ fn trees(models: &str, path: &str) -> Result<(), Failure> {
     for line in lines {
         writeln!(out, "{line}").map_err(|e| Failure::input(format!("cannot write output: {e}")))?;
     }
-    out.flush().map_err(|e| Failure::input(format!("cannot write output: {e}")))
+    out.flush()
+        .map_err(|e| Failure::input(format!("cannot write output: {e}")))
 }
 
 /// ROUGE-1.5.5's exception lists if `rouge_su4_stem` is asked for, or the error naming the fix.

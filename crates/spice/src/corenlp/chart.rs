@@ -134,7 +134,11 @@ impl<'a> Chart<'a> {
             self.lexical_cell(start);
         }
         for diff in 2..=self.length {
-            let starts = if diff == self.length { 1 } else { self.length - diff };
+            let starts = if diff == self.length {
+                1
+            } else {
+                self.length - diff
+            };
             for start in 0..starts {
                 self.binary_cell(start, start + diff);
             }
@@ -240,7 +244,11 @@ impl<'a> Chart<'a> {
         for w in 0..finite.len() {
             let mut from = 0u32;
             loop {
-                let pending = if from >= 64 { 0 } else { finite[w] >> from << from };
+                let pending = if from >= 64 {
+                    0
+                } else {
+                    finite[w] >> from << from
+                };
                 if pending == 0 {
                     break;
                 }

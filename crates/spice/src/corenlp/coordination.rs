@@ -129,12 +129,17 @@ fn transform_cc(t: &mut Tree, cc: usize) {
                         t.children.remove(0);
                         kids.push(sib.clone());
                     }
-                    t.children.insert(0, Tree::node(head_tag(&sibs[index - 1]), kids));
+                    t.children
+                        .insert(0, Tree::node(head_tag(&sibs[index - 1]), kids));
                 } else {
                     t.children.insert(0, left);
                 }
                 let start = if comma { 3 } else { 2 };
-                let rest: Vec<Tree> = if start < t.children.len() { t.children.drain(start..).collect() } else { Vec::new() };
+                let rest: Vec<Tree> = if start < t.children.len() {
+                    t.children.drain(start..).collect()
+                } else {
+                    Vec::new()
+                };
                 t.children.push(Tree::node("NP", rest));
             }
             None => t.children.insert(0, left),
@@ -158,9 +163,14 @@ fn transform_cc(t: &mut Tree, cc: usize) {
         }
         let from = (i.max(-1) + 1) as usize;
         t.children.drain(from..cc + 2);
-        t.children.insert(from, Tree::node(head_tag(&sibs[cc - 1]), kids));
+        t.children
+            .insert(from, Tree::node(head_tag(&sibs[cc - 1]), kids));
     } else {
-        let first_word = sibs[0].children.first().map(|w| w.label.to_lowercase()).unwrap_or_default();
+        let first_word = sibs[0]
+            .children
+            .first()
+            .map(|w| w.label.to_lowercase())
+            .unwrap_or_default();
         let preconj = matches!(first_word.as_str(), "either" | "neither" | "both");
         let begin = usize::from(preconj);
         let conj = preconj.then(|| Tree::node("CC", vec![sibs[0].children[0].clone()]));
@@ -172,7 +182,11 @@ fn transform_cc(t: &mut Tree, cc: usize) {
         let left = Tree::node(head_tag(&sibs[cc - 1]), left_kids);
         let next_cc = later_ccs.first().copied().unwrap_or(n);
         let comma_right = lbl(&sibs[next_cc - 1]) == ",";
-        let mut right_kids: Vec<Tree> = if cc + 1 < next_cc - 1 { sibs[cc + 1..next_cc - 1].to_vec() } else { Vec::new() };
+        let mut right_kids: Vec<Tree> = if cc + 1 < next_cc - 1 {
+            sibs[cc + 1..next_cc - 1].to_vec()
+        } else {
+            Vec::new()
+        };
         if !comma_right {
             right_kids.push(sibs[next_cc - 1].clone());
         }
@@ -217,9 +231,15 @@ mod tests {
 
     #[test]
     fn functional_tags_leave_all_but_temporal_and_adverbial_noun_phrases() {
-        let mut t = Tree::from_penn("(TOP (S (NP-TMP (NN today)) (PP-TMP (IN in) (NP (NN time))) (VP (VB go))))").expect("tree");
+        let mut t = Tree::from_penn(
+            "(TOP (S (NP-TMP (NN today)) (PP-TMP (IN in) (NP (NN time))) (VP (VB go))))",
+        )
+        .expect("tree");
         t = transform(&t);
-        assert_eq!(t.penn(), "(ROOT (S (NP-TMP (NN today)) (PP (IN in) (NP (NN time))) (VP (VB go))))");
+        assert_eq!(
+            t.penn(),
+            "(ROOT (S (NP-TMP (NN today)) (PP (IN in) (NP (NN time))) (VP (VB go))))"
+        );
     }
 
     #[test]

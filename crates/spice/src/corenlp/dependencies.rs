@@ -5,8 +5,8 @@
 //! converter's next stages, not yet here.
 
 use super::headfinder::SemanticHeadFinder;
-use super::tregex::{NodeId, TreeView};
 use super::tree::Tree;
+use super::tregex::{NodeId, TreeView};
 
 /// The governor of each word (index 0 unused; words from 1, the root's governor 0).
 pub fn head_governors(tree: &Tree, hf: &SemanticHeadFinder) -> Vec<usize> {
@@ -33,7 +33,9 @@ pub fn head_governors(tree: &Tree, hf: &SemanticHeadFinder) -> Vec<usize> {
             head_word[n] = word_of[n];
             continue;
         }
-        let h = hf.head_with_parent(&view, n, parent_of[n]).unwrap_or(view.children(n)[0]);
+        let h = hf
+            .head_with_parent(&view, n, parent_of[n])
+            .unwrap_or(view.children(n)[0]);
         head_child[n] = Some(h);
         head_word[n] = head_word[h];
     }
@@ -54,7 +56,10 @@ mod tests {
     use super::*;
 
     fn governors(penn: &str) -> Vec<usize> {
-        head_governors(&Tree::from_penn(penn).expect("tree"), &SemanticHeadFinder::new())
+        head_governors(
+            &Tree::from_penn(penn).expect("tree"),
+            &SemanticHeadFinder::new(),
+        )
     }
 
     #[test]
@@ -70,7 +75,9 @@ mod tests {
     #[test]
     fn a_copula_hangs_on_its_predicate_and_a_conjunct_on_the_first() {
         // the dog is brown and white
-        let g = governors("(ROOT (S (NP (DT the) (NN dog)) (VP (VBZ is) (ADJP (JJ brown) (CC and) (JJ white)))))");
+        let g = governors(
+            "(ROOT (S (NP (DT the) (NN dog)) (VP (VBZ is) (ADJP (JJ brown) (CC and) (JJ white)))))",
+        );
         assert_eq!(g, [0, 2, 4, 4, 0, 4, 4]);
     }
 }

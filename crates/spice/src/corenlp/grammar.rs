@@ -82,7 +82,11 @@ fn close_unaries(n: usize, rules: &[UnaryRule]) -> Vec<Vec<(u32, f32)>> {
     };
     for s in 0..n as u32 {
         relax(
-            UnaryRule { parent: s, child: s, score: 0.0 },
+            UnaryRule {
+                parent: s,
+                child: s,
+                score: 0.0,
+            },
             &mut arena,
             &mut with_parent,
             &mut with_child,
@@ -99,7 +103,11 @@ fn close_unaries(n: usize, rules: &[UnaryRule]) -> Vec<Vec<(u32, f32)>> {
                 let cr = arena[with_parent[ur.child as usize][j]];
                 let score = pr.score + cr.score + ur.score;
                 relax(
-                    UnaryRule { parent: pr.parent, child: cr.child, score },
+                    UnaryRule {
+                        parent: pr.parent,
+                        child: cr.child,
+                        score,
+                    },
                     &mut arena,
                     &mut with_parent,
                     &mut with_child,

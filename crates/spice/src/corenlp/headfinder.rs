@@ -18,7 +18,7 @@
 use std::collections::HashMap;
 
 use super::tree::basic_category;
-use super::tregex::{HeadFinder, NodeId, NoHeads, Pattern, TreeView};
+use super::tregex::{HeadFinder, NoHeads, NodeId, Pattern, TreeView};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Dir {
@@ -86,24 +86,27 @@ const PUNCTUATION_TAGS: &[&str] = &["''", "``", "-LRB-", "-RRB-", ".", ":", ","]
 
 /// Words that make a verb an auxiliary (with a verbal tag), lowercased.
 const AUXILIARIES: &[&str] = &[
-    "will", "wo", "shall", "sha", "may", "might", "should", "would", "can", "could", "ca", "must", "'ll", "ll", "-ll",
-    "cold", "has", "have", "had", "having", "'ve", "ve", "v", "of", "hav", "hvae", "as", "get", "gets", "getting", "got",
-    "gotten", "do", "does", "did", "'d", "d", "du", "to", "2", "na", "a", "ot", "ta", "the", "too",
+    "will", "wo", "shall", "sha", "may", "might", "should", "would", "can", "could", "ca", "must",
+    "'ll", "ll", "-ll", "cold", "has", "have", "had", "having", "'ve", "ve", "v", "of", "hav",
+    "hvae", "as", "get", "gets", "getting", "got", "gotten", "do", "does", "did", "'d", "d", "du",
+    "to", "2", "na", "a", "ot", "ta", "the", "too",
 ];
 
 /// Forms of "be".
 const COPULAS: &[&str] = &[
-    "be", "being", "been", "am", "are", "r", "is", "ai", "was", "were", "'m", "m", "'re", "'s", "s", "`s", "art", "ar",
-    "wase",
+    "be", "being", "been", "am", "are", "r", "is", "ai", "was", "were", "'m", "m", "'re", "'s",
+    "s", "`s", "art", "ar", "wase",
 ];
 
 /// Forms of "be" and "get", the passive and progressive auxiliaries.
 const BE_GET: &[&str] = &[
-    "be", "being", "been", "am", "are", "r", "is", "ai", "was", "were", "'m", "m", "'re", "'s", "s", "`s", "art", "ar",
-    "wase", "get", "getting", "gets", "got", "gotten",
+    "be", "being", "been", "am", "are", "r", "is", "ai", "was", "were", "'m", "m", "'re", "'s",
+    "s", "`s", "art", "ar", "wase", "get", "getting", "gets", "got", "gotten",
 ];
 
-const VERB_TAGS: &[&str] = &["TO", "MD", "VB", "VBD", "VBP", "VBZ", "VBG", "VBN", "AUX", "AUXG"];
+const VERB_TAGS: &[&str] = &[
+    "TO", "MD", "VB", "VBD", "VBP", "VBZ", "VBG", "VBN", "AUX", "AUXG",
+];
 const UNAMBIGUOUS_AUX_TAGS: &[&str] = &["TO", "MD", "AUX", "AUXG"];
 
 /// The semantic head finder.
@@ -140,7 +143,10 @@ impl SemanticHeadFinder {
                         Some("rightdis") => Dir::RightDis,
                         other => panic!("unknown head search {other:?}"),
                     };
-                    Search { dir, cats: words.collect() }
+                    Search {
+                        dir,
+                        cats: words.collect(),
+                    }
                 })
                 .collect();
             rules.insert(cat, searches);
@@ -167,7 +173,12 @@ impl SemanticHeadFinder {
 
     /// `determineHead(t, parent)`: the child of `node` that heads it (a preterminal's word, the
     /// only child of a unary node). `None` for a leaf or a category with no rule.
-    pub fn head_with_parent(&self, view: &TreeView<'_>, node: NodeId, parent: Option<NodeId>) -> Option<NodeId> {
+    pub fn head_with_parent(
+        &self,
+        view: &TreeView<'_>,
+        node: NodeId,
+        parent: Option<NodeId>,
+    ) -> Option<NodeId> {
         let kids = view.children(node);
         match kids.len() {
             0 => None,
@@ -176,14 +187,24 @@ impl SemanticHeadFinder {
         }
     }
 
-    fn first_match(&self, patterns: &[Pattern], view: &TreeView<'_>, node: NodeId) -> Option<NodeId> {
+    fn first_match(
+        &self,
+        patterns: &[Pattern],
+        view: &TreeView<'_>,
+        node: NodeId,
+    ) -> Option<NodeId> {
         patterns.iter().find_map(|p| {
             let mut m = p.matcher_under(view, &NoHeads, node, true);
             m.find_at(node).and_then(|hit| hit.node("head"))
         })
     }
 
-    fn non_trivial_head(&self, view: &TreeView<'_>, node: NodeId, parent: Option<NodeId>) -> Option<NodeId> {
+    fn non_trivial_head(
+        &self,
+        view: &TreeView<'_>,
+        node: NodeId,
+        parent: Option<NodeId>,
+    ) -> Option<NodeId> {
         let mother = basic_category(view.label(node));
         if mother == "CONJP" {
             if let Some(h) = self.first_match(&self.conjp_heads, view, node) {
@@ -197,11 +218,23 @@ impl SemanticHeadFinder {
         }
         if mother == "VP" || mother == "SQ" || mother == "SINV" {
             let kids = view.children(node);
-            let filtered: Vec<NodeId> = kids.iter().copied().filter(|&k| self.keeps(view, k)).collect();
-            if self.has_auxiliary(view, kids, AUXILIARIES, true) || self.has_passive_progressive(view, kids) {
-                let cats: &[&'static str] =
-                    if self.has_auxiliary(view, kids, COPULAS, true) { &["VP", "ADJP"] } else { &["VP"] };
-                let search = Search { dir: Dir::Left, cats: cats.to_vec() };
+            let filtered: Vec<NodeId> = kids
+                .iter()
+                .copied()
+                .filter(|&k| self.keeps(view, k))
+                .collect();
+            if self.has_auxiliary(view, kids, AUXILIARIES, true)
+                || self.has_passive_progressive(view, kids)
+            {
+                let cats: &[&'static str] = if self.has_auxiliary(view, kids, COPULAS, true) {
+                    &["VP", "ADJP"]
+                } else {
+                    &["VP"]
+                };
+                let search = Search {
+                    dir: Dir::Left,
+                    cats: cats.to_vec(),
+                };
                 if let Some(h) = self.traverse(view, &filtered, &search, false) {
                     return Some(h);
                 }
@@ -211,7 +244,14 @@ impl SemanticHeadFinder {
                 && !is_wh_question(view, node, parent)
             {
                 let cats = vec!["VP", "ADJP", "NP", "UCP", "PP", "WHADJP", "WHNP"];
-                let search = Search { dir: if mother == "SQ" { Dir::Right } else { Dir::Left }, cats };
+                let search = Search {
+                    dir: if mother == "SQ" {
+                        Dir::Right
+                    } else {
+                        Dir::Left
+                    },
+                    cats,
+                };
                 let mut head = self.traverse(view, &filtered, &search, false);
                 if mother == "SQ" {
                     if let Some(h) = head.filter(|&h| view.label(h).starts_with("NP")) {
@@ -241,7 +281,9 @@ impl SemanticHeadFinder {
             return false;
         }
         if label.starts_with("VP") {
-            let mut m = self.no_verb_over_temp.matcher_under(view, &NoHeads, kid, true);
+            let mut m = self
+                .no_verb_over_temp
+                .matcher_under(view, &NoHeads, kid, true);
             if m.find_at(kid).is_some() {
                 return false;
             }
@@ -263,14 +305,26 @@ impl SemanticHeadFinder {
     }
 
     /// `traverseLocate`.
-    fn traverse(&self, view: &TreeView<'_>, kids: &[NodeId], how: &Search, last_resort: bool) -> Option<NodeId> {
+    fn traverse(
+        &self,
+        view: &TreeView<'_>,
+        kids: &[NodeId],
+        how: &Search,
+        last_resort: bool,
+    ) -> Option<NodeId> {
         let cat = |k: NodeId| basic_category(view.label(k));
         let n = kids.len();
         let found = match how.dir {
-            Dir::Left => how.cats.iter().find_map(|c| (0..n).find(|&i| cat(kids[i]) == *c)),
+            Dir::Left => how
+                .cats
+                .iter()
+                .find_map(|c| (0..n).find(|&i| cat(kids[i]) == *c)),
             Dir::LeftDis => (0..n).find(|&i| how.cats.contains(&cat(kids[i]))),
             Dir::LeftExcept => (0..n).find(|&i| !how.cats.contains(&cat(kids[i]))),
-            Dir::Right => how.cats.iter().find_map(|c| (0..n).rev().find(|&i| cat(kids[i]) == *c)),
+            Dir::Right => how
+                .cats
+                .iter()
+                .find_map(|c| (0..n).rev().find(|&i| cat(kids[i]) == *c)),
             Dir::RightDis => (0..n).rev().find(|&i| how.cats.contains(&cat(kids[i]))),
             Dir::RightExcept => (0..n).rev().find(|&i| !how.cats.contains(&cat(kids[i]))),
         };
@@ -281,7 +335,8 @@ impl SemanticHeadFinder {
                     Dir::Left | Dir::LeftDis | Dir::LeftExcept => (&self.left_default, 0),
                     _ => (&self.right_default, n.checked_sub(1)?),
                 };
-                self.traverse(view, kids, fallback, false).or(kids.get(end).copied())
+                self.traverse(view, kids, fallback, false)
+                    .or(kids.get(end).copied())
             }
             None => None,
         }
@@ -299,7 +354,8 @@ impl SemanticHeadFinder {
         let interjection = basic_category(view.label(kids[head])) == "UH";
         let skip = |k: NodeId| {
             let value = view.label(k);
-            (is_preterminal(view, k) && (PUNCTUATION_TAGS.contains(&value) || !interjection && value == "UH"))
+            (is_preterminal(view, k)
+                && (PUNCTUATION_TAGS.contains(&value) || !interjection && value == "UH"))
                 || value == "INTJ" && !interjection
         };
         let mut new = head as isize - 2;
@@ -322,17 +378,31 @@ impl SemanticHeadFinder {
 
     /// `isVerbalAuxiliary`: a preterminal with an auxiliary tag, or a verbal tag on one of
     /// `words`.
-    fn is_auxiliary(&self, view: &TreeView<'_>, kid: NodeId, words: &[&str], tag_alone: bool) -> bool {
+    fn is_auxiliary(
+        &self,
+        view: &TreeView<'_>,
+        kid: NodeId,
+        words: &[&str],
+        tag_alone: bool,
+    ) -> bool {
         if !is_preterminal(view, kid) {
             return false;
         }
         let tag = view.label(kid);
         let word = view.label(view.children(kid)[0]).to_lowercase();
-        tag_alone && UNAMBIGUOUS_AUX_TAGS.contains(&tag) || VERB_TAGS.contains(&tag) && words.contains(&word.as_str())
+        tag_alone && UNAMBIGUOUS_AUX_TAGS.contains(&tag)
+            || VERB_TAGS.contains(&tag) && words.contains(&word.as_str())
     }
 
-    fn has_auxiliary(&self, view: &TreeView<'_>, kids: &[NodeId], words: &[&str], tag_alone: bool) -> bool {
-        kids.iter().any(|&k| self.is_auxiliary(view, k, words, tag_alone))
+    fn has_auxiliary(
+        &self,
+        view: &TreeView<'_>,
+        kids: &[NodeId],
+        words: &[&str],
+        tag_alone: bool,
+    ) -> bool {
+        kids.iter()
+            .any(|&k| self.is_auxiliary(view, k, words, tag_alone))
     }
 
     /// `hasPassiveProgressiveAuxiliary`: a form of "be" or "get" beside a verb phrase with a
@@ -352,7 +422,11 @@ impl SemanticHeadFinder {
                 for &kk in view.children(kid) {
                     if is_preterminal(view, kk) {
                         let tag = view.label(kk);
-                        if tag == "VBN" || tag == "VBG" || tag == "VBD" || tag == "CC" && participle_in_vp {
+                        if tag == "VBN"
+                            || tag == "VBG"
+                            || tag == "VBD"
+                            || tag == "CC" && participle_in_vp
+                        {
                             passive_vp = true;
                             break;
                         }
@@ -413,7 +487,8 @@ fn previous_head(view: &TreeView<'_>, head: isize, kids: &[NodeId], interjection
         let label = basic_category(view.label(k));
         if label == "," || label == ":" {
             seen_separator = true;
-        } else if is_preterminal(view, k) && (PUNCTUATION_TAGS.contains(&label) || !interjection && label == "UH")
+        } else if is_preterminal(view, k)
+            && (PUNCTUATION_TAGS.contains(&label) || !interjection && label == "UH")
             || label == "INTJ" && !interjection
         {
             // skipped
@@ -453,7 +528,9 @@ fn is_existential(view: &TreeView<'_>, node: NodeId, parent: Option<NodeId>) -> 
 }
 
 fn preterminal_tags<'v>(view: &'v TreeView<'_>, n: NodeId) -> impl Iterator<Item = &'v str> + 'v {
-    view.subtree(n).filter(move |&k| is_preterminal(view, k)).map(move |k| view.label(k))
+    view.subtree(n)
+        .filter(move |&k| is_preterminal(view, k))
+        .map(move |k| view.label(k))
 }
 
 /// `isWHQ`: a question under an SBARQ with a wh-phrase.
@@ -462,5 +539,9 @@ fn is_wh_question(view: &TreeView<'_>, node: NodeId, parent: Option<NodeId>) -> 
         return false;
     }
     let Some(parent) = parent else { return false };
-    view.label(parent) == "SBARQ" && view.children(parent).iter().any(|&k| view.label(k).starts_with("WH"))
+    view.label(parent) == "SBARQ"
+        && view
+            .children(parent)
+            .iter()
+            .any(|&k| view.label(k).starts_with("WH"))
 }

@@ -45,10 +45,16 @@ impl Lexicon {
             return Err(unsupported("useSignatureForKnownSmoothing"));
         }
         if data.unknown_level != 2 {
-            return Err(unsupported(&format!("unknown-word signatures of level {}", data.unknown_level)));
+            return Err(unsupported(&format!(
+                "unknown-word signatures of level {}",
+                data.unknown_level
+            )));
         }
-        let word_index: HashMap<String, i32> =
-            words.iter().enumerate().map(|(i, w)| (w.clone(), i as i32)).collect();
+        let word_index: HashMap<String, i32> = words
+            .iter()
+            .enumerate()
+            .map(|(i, w)| (w.clone(), i as i32))
+            .collect();
         let unknown_word = word_index.get("UNK").copied().unwrap_or(words.len() as i32);
         let mut tags_of_word: HashMap<i32, Vec<i32>> = HashMap::new();
         let mut all_tags = Vec::new();
@@ -70,11 +76,20 @@ impl Lexicon {
         for tags in tags_of_word.values_mut() {
             tags.sort_unstable();
         }
-        Ok(Lexicon { data, word_index, tags_of_word, all_tags, unknown_word })
+        Ok(Lexicon {
+            data,
+            word_index,
+            tags_of_word,
+            all_tags,
+            unknown_word,
+        })
     }
 
     pub fn word(&self, text: &str) -> Word {
-        Word { index: self.word_index.get(text).copied(), text: text.to_string() }
+        Word {
+            index: self.word_index.get(text).copied(),
+            text: text.to_string(),
+        }
     }
 
     /// `isKnown`: the word has taggings in `rulesWithWord`.
@@ -89,7 +104,8 @@ impl Lexicon {
             Some(i) => {
                 let seen_tags = &self.tags_of_word[&i];
                 if !self.data.flexi_tag
-                    || count(&self.data.seen, i, ANY) > f64::from(self.data.smooth_in_unknowns_threshold)
+                    || count(&self.data.seen, i, ANY)
+                        > f64::from(self.data.smooth_in_unknowns_threshold)
                 {
                     seen_tags.clone()
                 } else {
@@ -100,7 +116,11 @@ impl Lexicon {
                         .collect()
                 }
             }
-            None => self.tags_of_word.get(&self.unknown_word).cloned().unwrap_or_default(),
+            None => self
+                .tags_of_word
+                .get(&self.unknown_word)
+                .cloned()
+                .unwrap_or_default(),
         }
     }
 
@@ -116,11 +136,12 @@ impl Lexicon {
         let c_t_unseen = count(&d.unseen, ANY, tag);
         let pb_w_t = if c_w > 0.0 {
             let p_t_u = c_t_unseen / total_unseen;
-            let pb_t_w = if c_w > f64::from(d.smooth_in_unknowns_threshold) && c_tw > 0.0 && c_w > 0.0 {
-                c_tw / c_w
-            } else {
-                (c_tw + d.smooth[1] * p_t_u) / (c_w + d.smooth[1])
-            };
+            let pb_t_w =
+                if c_w > f64::from(d.smooth_in_unknowns_threshold) && c_tw > 0.0 && c_w > 0.0 {
+                    c_tw / c_w
+                } else {
+                    (c_tw + d.smooth[1] * p_t_u) / (c_w + d.smooth[1])
+                };
             let p_t = c_t / total;
             let p_w = c_w / total;
             (pb_t_w * p_w / p_t).ln()

@@ -47,11 +47,13 @@ impl PcfgParser {
     /// Loads the English PCFG from `englishPCFG.ser.gz`, the models jar, or a directory holding
     /// either ([`model::Model::load`]).
     pub fn load(path: &Path) -> Result<PcfgParser, ModelError> {
-        PcfgParser::from_model(model::Model::load(path)?)
-            .map_err(|e| match e {
-                ModelError::Unsupported { what, .. } => ModelError::Unsupported { path: path.display().to_string(), what },
-                other => other,
-            })
+        PcfgParser::from_model(model::Model::load(path)?).map_err(|e| match e {
+            ModelError::Unsupported { what, .. } => ModelError::Unsupported {
+                path: path.display().to_string(),
+                what,
+            },
+            other => other,
+        })
     }
 
     pub fn from_model(m: model::Model) -> Result<PcfgParser, ModelError> {
@@ -61,9 +63,16 @@ impl PcfgParser {
                 what: "it splits base NPs or possessives (splitBaseNP / splitPoss 2), whose undoing is not reproduced".into(),
             });
         }
-        let state_index: HashMap<&str, u32> =
-            m.states.iter().enumerate().map(|(i, s)| (s.as_str(), i as u32)).collect();
-        let missing = |what: &str| ModelError::Unsupported { path: String::new(), what: format!("it has no state {what}") };
+        let state_index: HashMap<&str, u32> = m
+            .states
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.as_str(), i as u32))
+            .collect();
+        let missing = |what: &str| ModelError::Unsupported {
+            path: String::new(),
+            what: format!("it has no state {what}"),
+        };
         let mut state_of_tag = Vec::with_capacity(m.tags.len());
         let mut tag_of_state = vec![None; m.states.len()];
         for (t, tag) in m.tags.iter().enumerate() {
@@ -71,14 +80,23 @@ impl PcfgParser {
             state_of_tag.push(s);
             tag_of_state[s as usize] = Some(t as u32);
         }
-        let goal = *state_index.get(m.start_symbol.as_str()).ok_or_else(|| missing(&m.start_symbol))?;
+        let goal = *state_index
+            .get(m.start_symbol.as_str())
+            .ok_or_else(|| missing(&m.start_symbol))?;
         let boundary_tag = m.tags.iter().position(|t| t == ".$$.").map(|t| t as u32);
         let grammar = grammar::Grammar::new(m.states.len(), m.binary, &m.unary);
         let lexicon = lexicon::Lexicon::new(m.lexicon, &m.words)?;
         Ok(PcfgParser {
             grammar,
             lexicon,
-            symbols: chart::Symbols { states: m.states, tags: m.tags, state_of_tag, tag_of_state, goal, boundary_tag },
+            symbols: chart::Symbols {
+                states: m.states,
+                tags: m.tags,
+                state_of_tag,
+                tag_of_state,
+                goal,
+                boundary_tag,
+            },
             americanize: m.americanize,
         })
     }
@@ -88,10 +106,18 @@ impl PcfgParser {
     pub fn parse(&self, words: &[&str]) -> Tree {
         let shown: Vec<String> = words
             .iter()
-            .map(|w| if self.americanize { americanize::americanize(w) } else { (*w).to_string() })
+            .map(|w| {
+                if self.americanize {
+                    americanize::americanize(w)
+                } else {
+                    (*w).to_string()
+                }
+            })
             .collect();
         let original: Vec<String> = words.iter().map(|w| (*w).to_string()).collect();
-        match chart::Chart::new(&self.grammar, &self.lexicon, &self.symbols, &shown).and_then(chart::Chart::parse) {
+        match chart::Chart::new(&self.grammar, &self.lexicon, &self.symbols, &shown)
+            .and_then(chart::Chart::parse)
+        {
             Some(binary) => {
                 let mut t = binary.debinarize().strip_subcategories();
                 t.set_words(&original);
@@ -104,6 +130,9 @@ impl PcfgParser {
 
 /// `ParserUtils.xTree`: what the annotator keeps for a sentence it could not parse.
 fn failed_tree(words: &[&str]) -> Tree {
-    let leaves = words.iter().map(|w| Tree::node("XX", vec![Tree::leaf(w)])).collect();
+    let leaves = words
+        .iter()
+        .map(|w| Tree::node("XX", vec![Tree::leaf(w)]))
+        .collect();
     Tree::node("X", leaves)
 }

@@ -75,7 +75,10 @@ pub struct Model {
 #[derive(Debug, thiserror::Error)]
 pub enum ModelError {
     #[error("cannot read {path}: {source}")]
-    Io { path: String, source: std::io::Error },
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("{path} is not CoreNLP's English PCFG as CoreNLP 3.6.0 serializes it: {source}")]
     Format { path: String, source: SerialError },
     #[error("{path}: {what}")]
@@ -99,7 +102,10 @@ impl Model {
     /// or a directory holding either.
     pub fn load(path: &Path) -> Result<Model, ModelError> {
         let shown = path.display().to_string();
-        let io = |source| ModelError::Io { path: shown.clone(), source };
+        let io = |source| ModelError::Io {
+            path: shown.clone(),
+            source,
+        };
         if path.is_dir() {
             for name in [MODELS_JAR, "englishPCFG.ser.gz"] {
                 if path.join(name).is_file() {
@@ -113,14 +119,18 @@ impl Model {
         }
         let bytes = std::fs::read(path).map_err(io)?;
         let gz = if bytes.starts_with(b"PK\x03\x04") {
-            let mut archive = zip::ZipArchive::new(std::io::Cursor::new(&bytes)).map_err(|e| ModelError::Unsupported {
-                path: shown.clone(),
-                what: format!("it looks like a jar but cannot be read as one: {e}"),
+            let mut archive = zip::ZipArchive::new(std::io::Cursor::new(&bytes)).map_err(|e| {
+                ModelError::Unsupported {
+                    path: shown.clone(),
+                    what: format!("it looks like a jar but cannot be read as one: {e}"),
+                }
             })?;
-            let mut entry = archive.by_name(PCFG_ENTRY).map_err(|_| ModelError::Unsupported {
-                path: shown.clone(),
-                what: format!("the jar has no {PCFG_ENTRY}"),
-            })?;
+            let mut entry = archive
+                .by_name(PCFG_ENTRY)
+                .map_err(|_| ModelError::Unsupported {
+                    path: shown.clone(),
+                    what: format!("the jar has no {PCFG_ENTRY}"),
+                })?;
             let mut gz = Vec::new();
             entry.read_to_end(&mut gz).map_err(io)?;
             gz
@@ -128,19 +138,32 @@ impl Model {
             bytes
         };
         let mut raw = Vec::new();
-        flate2::read::GzDecoder::new(gz.as_slice()).read_to_end(&mut raw).map_err(|e| {
-            ModelError::Format { path: shown.clone(), source: SerialError(format!("not gzip'd: {e}")) }
-        })?;
-        Model::from_stream(&raw).map_err(|source| ModelError::Format { path: shown, source })
+        flate2::read::GzDecoder::new(gz.as_slice())
+            .read_to_end(&mut raw)
+            .map_err(|e| ModelError::Format {
+                path: shown.clone(),
+                source: SerialError(format!("not gzip'd: {e}")),
+            })?;
+        Model::from_stream(&raw).map_err(|source| ModelError::Format {
+            path: shown,
+            source,
+        })
     }
 
     /// Decodes an uncompressed serialization stream.
     pub fn from_stream(raw: &[u8]) -> Result<Model, SerialError> {
         let graph = Graph::read(raw)?;
-        let top = graph.top.first().copied().ok_or_else(|| bad("the stream holds no object"))?;
+        let top = graph
+            .top
+            .first()
+            .copied()
+            .ok_or_else(|| bad("the stream holds no object"))?;
         let lp = graph.obj(top)?;
         if lp.class != "edu.stanford.nlp.parser.lexparser.LexicalizedParser" {
-            return Err(bad(format!("it holds a {}, not a LexicalizedParser", lp.class)));
+            return Err(bad(format!(
+                "it holds a {}, not a LexicalizedParser",
+                lp.class
+            )));
         }
         let states = index(&lp.obj("stateIndex")?)?;
         let tags = index(&lp.obj("tagIndex")?)?;
@@ -192,7 +215,10 @@ impl Model {
 
         let lex = lp.obj("lex")?;
         if lex.class != "edu.stanford.nlp.parser.lexparser.BaseLexicon" {
-            return Err(bad(format!("its lexicon is a {}, not a BaseLexicon", lex.class)));
+            return Err(bad(format!(
+                "its lexicon is a {}, not a BaseLexicon",
+                lex.class
+            )));
         }
         let uw = lex.obj("uwModel")?;
         if uw.class != "edu.stanford.nlp.parser.lexparser.EnglishUnknownWordModel" {
@@ -227,7 +253,10 @@ impl Model {
         };
         let params = op.obj("tlpParams")?;
         if params.class != "edu.stanford.nlp.parser.lexparser.EnglishTreebankParserParams" {
-            return Err(bad(format!("it is not an English model ({})", params.class)));
+            return Err(bad(format!(
+                "it is not an English model ({})",
+                params.class
+            )));
         }
         let english_train = params.obj("englishTrain")?;
         if !op.bool("doPCFG")? || op.bool("doDep")? {
@@ -261,7 +290,9 @@ fn state(o: &Obj<'_>, name: &str, n: usize) -> Result<u32, SerialError> {
     let v = o.int(name)?;
     match u32::try_from(v) {
         Ok(s) if (s as usize) < n => Ok(s),
-        _ => Err(bad(format!("a rule's {name} is {v}, outside the {n} states"))),
+        _ => Err(bad(format!(
+            "a rule's {name} is {v}, outside the {n} states"
+        ))),
     }
 }
 

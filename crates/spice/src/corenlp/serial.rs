@@ -109,10 +109,19 @@ pub enum Node {
     ClassDesc(ClassDesc),
     Class(usize),
     String(String),
-    Enum { class: usize, name: String },
-    Array { class: usize, elems: Array },
+    Enum {
+        class: usize,
+        name: String,
+    },
+    Array {
+        class: usize,
+        elems: Array,
+    },
     /// An object: its class description and the data of each class, top of the hierarchy first.
-    Object { class: usize, data: Vec<ClassData> },
+    Object {
+        class: usize,
+        data: Vec<ClassData>,
+    },
 }
 
 /// A decoded stream: the arena and the top-level contents.
@@ -210,7 +219,10 @@ impl<'a> Reader<'a> {
                     3,
                 )
             } else {
-                return err(format!("malformed modified UTF-8 at byte {}", self.pos - n + i));
+                return err(format!(
+                    "malformed modified UTF-8 at byte {}",
+                    self.pos - n + i
+                ));
             };
             units.push(unit);
             i += len;
@@ -249,7 +261,9 @@ impl<'a> Reader<'a> {
                 let idx = self.reference()?;
                 match self.nodes[idx] {
                     Node::ClassDesc(_) => Ok(Some(idx)),
-                    _ => err("a reference where a class description was expected names something else"),
+                    _ => err(
+                        "a reference where a class description was expected names something else",
+                    ),
                 }
             }
             TC_CLASSDESC => {
@@ -273,7 +287,10 @@ impl<'a> Reader<'a> {
                     } else if !b"BCDFIJSZ".contains(&code) {
                         return err(format!("field {name} has unknown type code {code:#x}"));
                     }
-                    fields.push(FieldDesc { code, name: name.into() });
+                    fields.push(FieldDesc {
+                        code,
+                        name: name.into(),
+                    });
                 }
                 self.skip_annotation()?;
                 let super_desc = self.class_desc()?;
@@ -346,7 +363,10 @@ impl<'a> Reader<'a> {
     /// One content item that is an object (not block data).
     fn value(&mut self) -> Result<Value, SerialError> {
         if self.depth >= MAX_DEPTH {
-            return err(format!("objects nested more than {MAX_DEPTH} deep at byte {}", self.pos));
+            return err(format!(
+                "objects nested more than {MAX_DEPTH} deep at byte {}",
+                self.pos
+            ));
         }
         self.depth += 1;
         let v = self.value_here();
@@ -367,7 +387,8 @@ impl<'a> Reader<'a> {
             }
             TC_LONGSTRING => {
                 let idx = self.new_handle(Node::String(String::new()));
-                let n = usize::try_from(self.i64()?).map_err(|_| SerialError("a negative string length".into()))?;
+                let n = usize::try_from(self.i64()?)
+                    .map_err(|_| SerialError("a negative string length".into()))?;
                 let s = self.utf(n)?;
                 self.nodes[idx] = Node::String(s);
                 Ok(Value::Node(idx))
@@ -386,11 +407,18 @@ impl<'a> Reader<'a> {
                 let Some(class) = self.class_desc()? else {
                     return err(format!("an enum with no class at byte {at}"));
                 };
-                let idx = self.new_handle(Node::Enum { class, name: String::new() });
+                let idx = self.new_handle(Node::Enum {
+                    class,
+                    name: String::new(),
+                });
                 let name = match self.value()? {
                     Value::Node(n) => match &self.nodes[n] {
                         Node::String(s) => s.clone(),
-                        _ => return err(format!("an enum constant at byte {at} is not named by a string")),
+                        _ => {
+                            return err(format!(
+                                "an enum constant at byte {at} is not named by a string"
+                            ))
+                        }
                     },
                     _ => return err(format!("an enum constant at byte {at} has no name")),
                 };
@@ -411,9 +439,18 @@ impl<'a> Reader<'a> {
         let Some(class) = self.class_desc()? else {
             return err(format!("an array with no class at byte {at}"));
         };
-        let idx = self.new_handle(Node::Array { class, elems: Array::Values(Vec::new()) });
+        let idx = self.new_handle(Node::Array {
+            class,
+            elems: Array::Values(Vec::new()),
+        });
         let n = self.len()?;
-        let code = self.desc(class).name.as_bytes().get(1).copied().unwrap_or(0);
+        let code = self
+            .desc(class)
+            .name
+            .as_bytes()
+            .get(1)
+            .copied()
+            .unwrap_or(0);
         let elems = match code {
             b'I' => Array::Ints((0..n).map(|_| self.i32()).collect::<Result<_, _>>()?),
             b'F' => Array::Floats(
@@ -427,10 +464,18 @@ impl<'a> Reader<'a> {
                     .collect::<Result<_, _>>()?,
             ),
             b'J' => Array::Longs((0..n).map(|_| self.i64()).collect::<Result<_, _>>()?),
-            b'S' => Array::Shorts((0..n).map(|_| self.u16().map(|v| v as i16)).collect::<Result<_, _>>()?),
+            b'S' => Array::Shorts(
+                (0..n)
+                    .map(|_| self.u16().map(|v| v as i16))
+                    .collect::<Result<_, _>>()?,
+            ),
             b'B' => Array::Bytes(self.take(n)?.to_vec()),
             b'C' => Array::Chars((0..n).map(|_| self.u16()).collect::<Result<_, _>>()?),
-            b'Z' => Array::Bools((0..n).map(|_| self.u8().map(|b| b != 0)).collect::<Result<_, _>>()?),
+            b'Z' => Array::Bools(
+                (0..n)
+                    .map(|_| self.u8().map(|b| b != 0))
+                    .collect::<Result<_, _>>()?,
+            ),
             b'L' | b'[' => Array::Values((0..n).map(|_| self.value()).collect::<Result<_, _>>()?),
             _ => return err(format!("an array of unknown type at byte {at}")),
         };
@@ -442,7 +487,10 @@ impl<'a> Reader<'a> {
         let Some(class) = self.class_desc()? else {
             return err(format!("an object with no class at byte {at}"));
         };
-        let idx = self.new_handle(Node::Object { class, data: Vec::new() });
+        let idx = self.new_handle(Node::Object {
+            class,
+            data: Vec::new(),
+        });
         let mut chain = vec![class];
         while let Some(s) = self.desc(*chain.last().unwrap_or(&class)).super_desc {
             chain.push(s);
@@ -451,8 +499,17 @@ impl<'a> Reader<'a> {
         for &c in chain.iter().rev() {
             let desc = self.desc(c);
             let (name, flags, fields) = (desc.name.clone(), desc.flags, desc.fields.clone());
-            let desc = ClassDesc { name, flags, fields, super_desc: None };
-            let mut cd = ClassData { class: desc.name.clone(), fields: Vec::with_capacity(desc.fields.len()), written: Vec::new() };
+            let desc = ClassDesc {
+                name,
+                flags,
+                fields,
+                super_desc: None,
+            };
+            let mut cd = ClassData {
+                class: desc.name.clone(),
+                fields: Vec::with_capacity(desc.fields.len()),
+                written: Vec::new(),
+            };
             if desc.flags & SC_EXTERNALIZABLE != 0 {
                 if desc.flags & SC_BLOCK_DATA == 0 {
                     return err(format!("{} is externalizable in the old format", desc.name));
@@ -480,7 +537,13 @@ impl Graph {
         if data.len() < 4 || data[..2] != [0xAC, 0xED] {
             return err("not a Java serialization stream (no 0xACED magic number)");
         }
-        let mut r = Reader { data, pos: 4, nodes: Vec::new(), handles: Vec::new(), depth: 0 };
+        let mut r = Reader {
+            data,
+            pos: 4,
+            nodes: Vec::new(),
+            handles: Vec::new(),
+            depth: 0,
+        };
         let mut top = Vec::new();
         while r.pos < r.data.len() {
             match r.peek()? {
@@ -490,7 +553,10 @@ impl Graph {
                 _ => top.push(r.value()?),
             }
         }
-        Ok(Graph { nodes: r.nodes, top })
+        Ok(Graph {
+            nodes: r.nodes,
+            top,
+        })
     }
 
     pub fn node(&self, idx: usize) -> &Node {
@@ -506,7 +572,11 @@ impl Graph {
                         Node::ClassDesc(d) => &*d.name,
                         _ => "",
                     };
-                    Ok(Obj { graph: self, class, data })
+                    Ok(Obj {
+                        graph: self,
+                        class,
+                        data,
+                    })
                 }
                 _ => err("a value that is not an object where an object was expected"),
             },
@@ -651,7 +721,11 @@ impl<'g> Obj<'g> {
         self.data
             .iter()
             .find(|d| &*d.class == class)
-            .map(|d| WrittenCursor { items: &d.written, item: 0, byte: 0 })
+            .map(|d| WrittenCursor {
+                items: &d.written,
+                item: 0,
+                byte: 0,
+            })
             .ok_or_else(|| SerialError(format!("{} is not a {class}", self.class)))
     }
 
@@ -701,7 +775,22 @@ mod tests {
     #[test]
     fn strings_references_and_errors() {
         // A string, then a reference to it.
-        let bytes = [0xAC, 0xED, 0x00, 0x05, TC_STRING, 0x00, 0x02, b'h', b'i', TC_REFERENCE, 0x00, 0x7E, 0x00, 0x00];
+        let bytes = [
+            0xAC,
+            0xED,
+            0x00,
+            0x05,
+            TC_STRING,
+            0x00,
+            0x02,
+            b'h',
+            b'i',
+            TC_REFERENCE,
+            0x00,
+            0x7E,
+            0x00,
+            0x00,
+        ];
         let g = Graph::read(&bytes).expect("a stream");
         assert_eq!(g.top.len(), 2);
         assert_eq!(g.string(g.top[0]).expect("string"), "hi");
@@ -717,8 +806,41 @@ mod tests {
         // Arrays of Object nested 100,000 deep: [[[[...]]]].
         let mut bytes = vec![0xAC, 0xED, 0x00, 0x05];
         let desc = [
-            TC_CLASSDESC, 0x00, 0x13, b'[', b'L', b'j', b'a', b'v', b'a', b'.', b'l', b'a', b'n', b'g', b'.', b'O', b'b',
-            b'j', b'e', b'c', b't', b';', 0, 0, 0, 0, 0, 0, 0, 0, SC_SERIALIZABLE, 0x00, 0x00, TC_ENDBLOCKDATA, TC_NULL,
+            TC_CLASSDESC,
+            0x00,
+            0x13,
+            b'[',
+            b'L',
+            b'j',
+            b'a',
+            b'v',
+            b'a',
+            b'.',
+            b'l',
+            b'a',
+            b'n',
+            b'g',
+            b'.',
+            b'O',
+            b'b',
+            b'j',
+            b'e',
+            b'c',
+            b't',
+            b';',
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            SC_SERIALIZABLE,
+            0x00,
+            0x00,
+            TC_ENDBLOCKDATA,
+            TC_NULL,
         ];
         for i in 0..100_000 {
             bytes.push(TC_ARRAY);

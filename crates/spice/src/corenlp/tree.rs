@@ -14,11 +14,17 @@ pub struct Tree {
 
 impl Tree {
     pub fn leaf(word: &str) -> Tree {
-        Tree { label: word.to_string(), children: Vec::new() }
+        Tree {
+            label: word.to_string(),
+            children: Vec::new(),
+        }
     }
 
     pub fn node(label: &str, children: Vec<Tree>) -> Tree {
-        Tree { label: label.to_string(), children }
+        Tree {
+            label: label.to_string(),
+            children,
+        }
     }
 
     pub fn is_leaf(&self) -> bool {
@@ -114,7 +120,10 @@ impl Tree {
                 children.push(nc);
             }
         }
-        Tree { label: self.label.clone(), children }
+        Tree {
+            label: self.label.clone(),
+            children,
+        }
     }
 
     /// `EnglishSubcategoryStripper` with `retainTMPSubcategories` (the models CoreNLP ships have
@@ -130,7 +139,14 @@ impl Tree {
         } else {
             basic_category(&self.label).to_string()
         };
-        Tree { label, children: self.children.iter().map(Tree::strip_subcategories).collect() }
+        Tree {
+            label,
+            children: self
+                .children
+                .iter()
+                .map(Tree::strip_subcategories)
+                .collect(),
+        }
     }
 
     /// Replaces the leaves' words, left to right.
@@ -250,8 +266,14 @@ mod tests {
         let t = Tree::from_penn("(ROOT (S^ROOT (NP^S (DT^NP a) (@NP^S (JJ^NP big) (NN^NP dog))) (VP^S (VBZ runs))) (.$$. .$.))")
             .expect("tree");
         let out = t.debinarize().strip_subcategories();
-        assert_eq!(out.penn(), "(ROOT (S (NP (DT a) (JJ big) (NN dog)) (VP (VBZ runs))))");
+        assert_eq!(
+            out.penn(),
+            "(ROOT (S (NP (DT a) (JJ big) (NN dog)) (VP (VBZ runs))))"
+        );
         let tmp = Tree::from_penn("(ROOT (NP-TMP^S (NN today)))").expect("tree");
-        assert_eq!(tmp.strip_subcategories().penn(), "(ROOT (NP-TMP (NN today)))");
+        assert_eq!(
+            tmp.strip_subcategories().penn(),
+            "(ROOT (NP-TMP (NN today)))"
+        );
     }
 }

@@ -40,7 +40,12 @@ pub struct TreeView<'t> {
 
 impl<'t> TreeView<'t> {
     pub fn new(tree: &'t Tree) -> TreeView<'t> {
-        let mut v = TreeView { nodes: Vec::new(), parent: Vec::new(), children: Vec::new(), end: Vec::new() };
+        let mut v = TreeView {
+            nodes: Vec::new(),
+            parent: Vec::new(),
+            children: Vec::new(),
+            end: Vec::new(),
+        };
         v.add(tree, None);
         v
     }
@@ -222,7 +227,11 @@ impl LabelMatch {
         let regex_body = |d: &str| JavaRegex::new(&d[1..d.len() - 1]).map(LabelMatch::Regex);
         if let Some(words) = word_group(desc, "/^(?:") {
             let words = java_split_pipe(&words.replace('\\', ""));
-            return if words.len() > MAX_STRINGS { regex_body(desc) } else { Ok(LabelMatch::Strings(words)) };
+            return if words.len() > MAX_STRINGS {
+                regex_body(desc)
+            } else {
+                Ok(LabelMatch::Strings(words))
+            };
         }
         if let Some(words) = word_group(desc, "/^(?i:") {
             let words = java_split_pipe(&words.replace('\\', ""));
@@ -234,7 +243,11 @@ impl LabelMatch {
         }
         if let Some(prefixes) = prefix_group(desc) {
             let words = java_split_pipe(prefixes);
-            return if words.len() > MAX_STRINGS { regex_body(desc) } else { Ok(LabelMatch::Prefix(words)) };
+            return if words.len() > MAX_STRINGS {
+                regex_body(desc)
+            } else {
+                Ok(LabelMatch::Prefix(words))
+            };
         }
         if desc.len() >= 2 && desc.starts_with('/') && desc.ends_with('/') {
             return regex_body(desc);
@@ -265,8 +278,11 @@ fn single_word(desc: &str) -> Option<String> {
             return Some(c.to_string());
         }
     }
-    (!inner.is_empty() && inner.chars().all(|c| c.is_ascii_alphabetic() || c == '-' || c == '\''))
-        .then(|| inner.to_string())
+    (!inner.is_empty()
+        && inner
+            .chars()
+            .all(|c| c.is_ascii_alphabetic() || c == '-' || c == '\''))
+    .then(|| inner.to_string())
 }
 
 /// `/^(?:A|B)$/` (or `(?i:`) whose words are letters, `-` and `\$`: the words, still escaped.
@@ -290,7 +306,11 @@ fn word_group<'d>(desc: &'d str, open: &str) -> Option<&'d str> {
 
 /// `/^JJ|NN/` or `/^(?:JJ|NN)/`: prefixes.
 fn prefix_group(desc: &str) -> Option<&str> {
-    let ok = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphabetic() || c == '-' || c == '|');
+    let ok = |s: &str| {
+        !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_ascii_alphabetic() || c == '-' || c == '|')
+    };
     let inner = desc.strip_prefix("/^")?.strip_suffix('/')?;
     if ok(inner) {
         return Some(inner);
@@ -311,8 +331,11 @@ fn java_split_pipe(s: &str) -> Vec<String> {
 /// Java's `String.equalsIgnoreCase`, char by char.
 fn equals_ignore_case(a: &str, b: &str) -> bool {
     fn simple(c: char, upper: bool) -> char {
-        let mut it: Box<dyn Iterator<Item = char>> =
-            if upper { Box::new(c.to_uppercase()) } else { Box::new(c.to_lowercase()) };
+        let mut it: Box<dyn Iterator<Item = char>> = if upper {
+            Box::new(c.to_uppercase())
+        } else {
+            Box::new(c.to_lowercase())
+        };
         match (it.next(), it.next()) {
             (Some(x), None) => x,
             _ => c,
@@ -360,7 +383,9 @@ impl JavaRegex {
                 out.push(c);
             }
         }
-        fancy_regex::Regex::new(&out).map(JavaRegex).map_err(|e| format!("regex /{java}/: {e}"))
+        fancy_regex::Regex::new(&out)
+            .map(JavaRegex)
+            .map_err(|e| format!("regex /{java}/: {e}"))
     }
 
     fn find(&self, s: &str) -> bool {
@@ -399,11 +424,19 @@ impl PathLabel {
         } else {
             JavaRegex::new(&format!("^(?:{arg})$"))?
         };
-        Ok(PathLabel { regex, negated, basic_cat })
+        Ok(PathLabel {
+            regex,
+            negated,
+            basic_cat,
+        })
     }
 
     fn matches(&self, label: &str) -> bool {
-        let l = if self.basic_cat { basic_category(label) } else { label };
+        let l = if self.basic_cat {
+            basic_category(label)
+        } else {
+            label
+        };
         self.regex.find(l) != self.negated
     }
 }
@@ -497,7 +530,11 @@ impl Relation {
         if i == 0 {
             return Err("Error -- no such thing as zeroth child!".into());
         }
-        Ok(if symbol == "<" { Relation::HasIthChild(i) } else { Relation::IthChildOf(i) })
+        Ok(if symbol == "<" {
+            Relation::HasIthChild(i)
+        } else {
+            Relation::IthChildOf(i)
+        })
     }
 
     fn with_label(symbol: &str, arg: &str) -> Result<Relation, String> {
@@ -527,27 +564,74 @@ enum Tok {
     Punct(char),
 }
 
-const PUNCT: &[char] = &['|', '\n', '(', ')', '!', '@', '#', '%', '=', '~', '&', '?', '[', ']', '{', ';', '}'];
+const PUNCT: &[char] = &[
+    '|', '\n', '(', ')', '!', '@', '#', '%', '=', '~', '&', '?', '[', ']', '{', ';', '}',
+];
 
 const RELATIONS: &[&str] = &[
-    "<<", ">>", "<", ">", "$", "..", ".", ",,", ",", "<<,", "<<-", ">>,", ">>-", "<,", ">,", "<-", ">-",
-    "<`", ">`", "<<`", ">>`", "<:", ">:", "<<:", ">>:", "$++", "$--", "$+", "$-", "<#", "<<#", ">#", ">>#",
-    "==", "$.", "$..", "$,", "$,,", ":", "<=",
+    "<<", ">>", "<", ">", "$", "..", ".", ",,", ",", "<<,", "<<-", ">>,", ">>-", "<,", ">,", "<-",
+    ">-", "<`", ">`", "<<`", ">>`", "<:", ">:", "<<:", ">>:", "$++", "$--", "$+", "$-", "<#",
+    "<<#", ">#", ">>#", "==", "$.", "$..", "$,", "$,,", ":", "<=",
 ];
 
 fn identifier_start(c: char) -> bool {
     !matches!(
         c,
-        ' ' | '0'..='9' | '\n' | '\r' | '(' | '/' | '|' | '@' | '!' | '#' | '%' | '&' | ')' | '=' | '?' | '['
-            | ']' | '>' | '<' | '~' | '_' | '.' | ',' | '$' | ':' | '{' | '}' | ';'
+        ' ' | '0'
+            ..='9'
+                | '\n'
+                | '\r'
+                | '('
+                | '/'
+                | '|'
+                | '@'
+                | '!'
+                | '#'
+                | '%'
+                | '&'
+                | ')'
+                | '='
+                | '?'
+                | '['
+                | ']'
+                | '>'
+                | '<'
+                | '~'
+                | '_'
+                | '.'
+                | ','
+                | '$'
+                | ':'
+                | '{'
+                | '}'
+                | ';'
     )
 }
 
 fn identifier_part(c: char) -> bool {
     !matches!(
         c,
-        ' ' | '\n' | '\r' | '(' | '/' | '@' | '!' | '#' | '%' | '&' | ')' | '=' | '?' | '[' | ']' | '>' | '<'
-            | '~' | '.' | ',' | '$' | ':'
+        ' ' | '\n'
+            | '\r'
+            | '('
+            | '/'
+            | '@'
+            | '!'
+            | '#'
+            | '%'
+            | '&'
+            | ')'
+            | '='
+            | '?'
+            | '['
+            | ']'
+            | '>'
+            | '<'
+            | '~'
+            | '.'
+            | ','
+            | '$'
+            | ':'
     )
 }
 
@@ -563,15 +647,25 @@ fn tokenize(s: &str) -> Result<Vec<Tok>, String> {
             continue;
         }
         let rest = &chars[i..];
-        let starts = |lit: &str| lit.chars().count() <= rest.len() && lit.chars().zip(rest).all(|(a, &b)| a == b);
+        let starts = |lit: &str| {
+            lit.chars().count() <= rest.len() && lit.chars().zip(rest).all(|(a, &b)| a == b)
+        };
         // (length, kind order, token)
         let mut best: Option<(usize, usize, Tok)> = None;
         let mut offer = |len: usize, kind: usize, tok: Tok| {
-            if len > 0 && best.as_ref().is_none_or(|(l, k, _)| len > *l || (len == *l && kind < *k)) {
+            if len > 0
+                && best
+                    .as_ref()
+                    .is_none_or(|(l, k, _)| len > *l || (len == *l && kind < *k))
+            {
                 best = Some((len, kind, tok));
             }
         };
-        if let Some(r) = RELATIONS.iter().filter(|r| starts(r)).max_by_key(|r| r.len()) {
+        if let Some(r) = RELATIONS
+            .iter()
+            .filter(|r| starts(r))
+            .max_by_key(|r| r.len())
+        {
             offer(r.chars().count(), 0, Tok::Relation((*r).to_string()));
         }
         if starts("<...") {
@@ -582,13 +676,23 @@ fn tokenize(s: &str) -> Result<Vec<Tok>, String> {
         }
         {
             let sign = usize::from(c == '-');
-            let digits = rest[sign..].iter().take_while(|c| c.is_ascii_digit()).count();
+            let digits = rest[sign..]
+                .iter()
+                .take_while(|c| c.is_ascii_digit())
+                .count();
             if digits > 0 {
-                offer(sign + digits, 3, Tok::Number(rest[..sign + digits].iter().collect()));
+                offer(
+                    sign + digits,
+                    3,
+                    Tok::Number(rest[..sign + digits].iter().collect()),
+                );
             }
         }
         if identifier_start(c) {
-            let len = 1 + rest[1..].iter().take_while(|&&c| identifier_part(c)).count();
+            let len = 1 + rest[1..]
+                .iter()
+                .take_while(|&&c| identifier_part(c))
+                .count();
             offer(len, 4, Tok::Identifier(rest[..len].iter().collect()));
         }
         if starts("__") {
@@ -655,7 +759,11 @@ impl Parser {
             self.pos += 1;
             Ok(())
         } else {
-            Err(format!("expected {c:?} at token {}, found {:?}", self.pos, self.peek()))
+            Err(format!(
+                "expected {c:?} at token {}, found {:?}",
+                self.pos,
+                self.peek()
+            ))
         }
     }
 
@@ -696,7 +804,12 @@ impl Parser {
     fn starts_child(t: Option<&Tok>) -> bool {
         matches!(
             t,
-            Some(Tok::Punct('!' | '?' | '[' | '(') | Tok::Relation(_) | Tok::RelWithArg(_) | Tok::MultiRelation)
+            Some(
+                Tok::Punct('!' | '?' | '[' | '(')
+                    | Tok::Relation(_)
+                    | Tok::RelWithArg(_)
+                    | Tok::MultiRelation
+            )
         )
     }
 
@@ -704,7 +817,10 @@ impl Parser {
         matches!(
             t,
             Some(
-                Tok::Punct('(' | '!' | '@' | '~' | '=') | Tok::Identifier(_) | Tok::Regex(_) | Tok::Blank
+                Tok::Punct('(' | '!' | '@' | '~' | '=')
+                    | Tok::Identifier(_)
+                    | Tok::Regex(_)
+                    | Tok::Blank
             )
         )
     }
@@ -722,7 +838,12 @@ impl Parser {
         Ok(if nodes.len() == 1 {
             nodes.pop().ok_or("no node")?
         } else {
-            PNode::Coord(CoordPat { conj: false, children: nodes, negated: false, optional: false })
+            PNode::Coord(CoordPat {
+                conj: false,
+                children: nodes,
+                negated: false,
+                optional: false,
+            })
         })
     }
 
@@ -744,13 +865,20 @@ impl Parser {
             self.expect(')')?;
             if Parser::starts_child(self.peek()) {
                 let child = self.children_disj()?;
-                let PNode::Desc(d) = &mut result else { return Err("not a description".into()) };
+                let PNode::Desc(d) = &mut result else {
+                    return Err("not a description".into());
+                };
                 let mut kids: Vec<PNode> = d.child.take().into_iter().collect();
                 kids.push(child);
                 if kids.len() < 2 {
                     return Err("Coordination node must have at least 2 children.".into());
                 }
-                d.child = Some(PNode::Coord(CoordPat { conj: true, children: kids, negated: false, optional: false }));
+                d.child = Some(PNode::Coord(CoordPat {
+                    conj: true,
+                    children: kids,
+                    negated: false,
+                    optional: false,
+                }));
             }
             Ok(result)
         } else {
@@ -777,7 +905,12 @@ impl Parser {
         self.description(rel, neg, cat)
     }
 
-    fn description(&mut self, rel: Relation, neg_desc: bool, basic_cat: bool) -> Result<PNode, String> {
+    fn description(
+        &mut self,
+        rel: Relation,
+        neg_desc: bool,
+        basic_cat: bool,
+    ) -> Result<PNode, String> {
         let mut d = DescPat {
             rel,
             neg_desc,
@@ -815,7 +948,9 @@ impl Parser {
             Some(Tok::Punct('~')) => {
                 let linked = self.identifier()?;
                 if !self.known.contains(&linked) {
-                    return Err(format!("Variable {linked} was referenced before it was declared"));
+                    return Err(format!(
+                        "Variable {linked} was referenced before it was declared"
+                    ));
                 }
                 d.link = Some(self.slot(&linked));
                 if self.is_punct('=') {
@@ -826,7 +961,9 @@ impl Parser {
             Some(Tok::Punct('=')) => {
                 let name = self.identifier()?;
                 if !self.known.contains(&name) {
-                    return Err(format!("Variable {name} was referenced before it was declared"));
+                    return Err(format!(
+                        "Variable {name} was referenced before it was declared"
+                    ));
                 }
                 d.name = Some(self.slot(&name));
             }
@@ -841,7 +978,9 @@ impl Parser {
         self.pos += 1;
         let name = self.identifier()?;
         if !self.known.insert(name.clone()) {
-            return Err(format!("Variable {name} has been declared twice, which makes no sense"));
+            return Err(format!(
+                "Variable {name} has been declared twice, which makes no sense"
+            ));
         }
         if check_negation && self.under_negation {
             return Err("No named tregex nodes allowed in the scope of negation.".into());
@@ -864,7 +1003,12 @@ impl Parser {
         Ok(if children.len() == 1 {
             children.pop().ok_or("no child")?
         } else {
-            PNode::Coord(CoordPat { conj: false, children, negated: false, optional: false })
+            PNode::Coord(CoordPat {
+                conj: false,
+                children,
+                negated: false,
+                optional: false,
+            })
         })
     }
 
@@ -883,7 +1027,12 @@ impl Parser {
         Ok(if children.len() == 1 {
             children.pop().ok_or("no child")?
         } else {
-            PNode::Coord(CoordPat { conj: true, children, negated: false, optional: false })
+            PNode::Coord(CoordPat {
+                conj: true,
+                children,
+                negated: false,
+                optional: false,
+            })
         })
     }
 
@@ -1000,7 +1149,12 @@ impl Parser {
                 }));
                 none.negate()?;
                 children.push(none);
-                Ok(PNode::Coord(CoordPat { conj: true, children, negated: false, optional: false }))
+                Ok(PNode::Coord(CoordPat {
+                    conj: true,
+                    children,
+                    negated: false,
+                    optional: false,
+                }))
             }
             t => Err(format!("expected a relation, found {t:?}")),
         }
@@ -1010,12 +1164,27 @@ impl Parser {
 impl Pattern {
     /// Compiles a pattern as `TregexPattern.compile` does (no macros).
     pub fn compile(source: &str) -> Result<Pattern, TregexError> {
-        let err = |message: String| TregexError { pattern: source.to_string(), message };
+        let err = |message: String| TregexError {
+            pattern: source.to_string(),
+            message,
+        };
         let mut toks = tokenize(source).map_err(err)?;
         toks.push(Tok::Punct('\n'));
-        let mut p = Parser { toks, pos: 0, under_negation: false, known: HashSet::new(), names: Vec::new(), vars: Vec::new() };
+        let mut p = Parser {
+            toks,
+            pos: 0,
+            under_negation: false,
+            known: HashSet::new(),
+            names: Vec::new(),
+            vars: Vec::new(),
+        };
         let root = p.root().map_err(err)?;
-        Ok(Pattern { source: source.to_string(), root, names: p.names, vars: p.vars.len() })
+        Ok(Pattern {
+            source: source.to_string(),
+            root,
+            names: p.names,
+            vars: p.vars.len(),
+        })
     }
 
     pub fn source(&self) -> &str {
@@ -1028,7 +1197,11 @@ impl Pattern {
     }
 
     /// A matcher over the whole tree (`TregexPattern.matcher(root, headFinder)`).
-    pub fn matcher<'a>(&self, tree: &'a TreeView<'a>, heads: &'a dyn HeadFinder) -> Matcher<'_, 'a> {
+    pub fn matcher<'a>(
+        &self,
+        tree: &'a TreeView<'a>,
+        heads: &'a dyn HeadFinder,
+    ) -> Matcher<'_, 'a> {
         self.matcher_under(tree, heads, tree.root(), true)
     }
 
@@ -1069,7 +1242,12 @@ impl Pattern {
     }
 
     /// The matches rooted at `node`, in order (`while (m.findAt(node))`).
-    pub fn matches_at(&self, tree: &TreeView<'_>, heads: &dyn HeadFinder, node: NodeId) -> Vec<Match<'_>> {
+    pub fn matches_at(
+        &self,
+        tree: &TreeView<'_>,
+        heads: &dyn HeadFinder,
+        node: NodeId,
+    ) -> Vec<Match<'_>> {
         let mut m = self.matcher(tree, heads);
         let mut out = Vec::new();
         while let Some(x) = m.find_at(node) {
@@ -1125,7 +1303,10 @@ impl Match<'_> {
 
     /// The bound names and their nodes, in the order the pattern first mentions them.
     pub fn bindings(&self) -> impl Iterator<Item = (&str, NodeId)> + '_ {
-        self.names.iter().zip(&self.bound).filter_map(|(n, b)| b.map(|b| (n.as_str(), b)))
+        self.names
+            .iter()
+            .zip(&self.bound)
+            .filter_map(|(n, b)| b.map(|b| (n.as_str(), b)))
     }
 }
 
@@ -1220,7 +1401,9 @@ impl Ctx<'_> {
                 let forward = matches!(rel, ImmediatelyPrecedes);
                 let mut current = t;
                 let next = loop {
-                    let Some(p) = self.parent(current) else { break None };
+                    let Some(p) = self.parent(current) else {
+                        break None;
+                    };
                     let kids = self.kids(p);
                     let edge = if forward { kids.last() } else { kids.first() };
                     if edge != Some(&current) {
@@ -1232,15 +1415,23 @@ impl Ctx<'_> {
                 let mut n = next;
                 while let Some(x) = n {
                     out.push(x);
-                    n = if forward { self.kids(x).first() } else { self.kids(x).last() }.copied();
+                    n = if forward {
+                        self.kids(x).first()
+                    } else {
+                        self.kids(x).last()
+                    }
+                    .copied();
                 }
             }
             LeftmostDescendant | RightmostDescendant => {
                 let mut n = t;
                 loop {
                     let kids = self.kids(n);
-                    let Some(&k) = (if matches!(rel, LeftmostDescendant) { kids.first() } else { kids.last() })
-                    else {
+                    let Some(&k) = (if matches!(rel, LeftmostDescendant) {
+                        kids.first()
+                    } else {
+                        kids.last()
+                    }) else {
                         break;
                     };
                     out.push(k);
@@ -1251,7 +1442,11 @@ impl Ctx<'_> {
                 let mut last = t;
                 while let Some(p) = self.parent(last) {
                     let kids = self.kids(p);
-                    let edge = if matches!(rel, LeftmostDescendantOf) { kids.first() } else { kids.last() };
+                    let edge = if matches!(rel, LeftmostDescendantOf) {
+                        kids.first()
+                    } else {
+                        kids.last()
+                    };
                     if edge != Some(&last) {
                         break;
                     }
@@ -1357,7 +1552,11 @@ impl Ctx<'_> {
             HasIthChild(i) => {
                 let kids = self.kids(t);
                 if kids.len() >= i.unsigned_abs() as usize {
-                    out.push(if *i > 0 { kids[*i as usize - 1] } else { kids[kids.len() - i.unsigned_abs() as usize] });
+                    out.push(if *i > 0 {
+                        kids[*i as usize - 1]
+                    } else {
+                        kids[kids.len() - i.unsigned_abs() as usize]
+                    });
                 }
             }
             IthChildOf(i) => {
@@ -1366,7 +1565,11 @@ impl Ctx<'_> {
                         let kids = self.kids(p);
                         let n = i.unsigned_abs() as usize;
                         if kids.len() >= n {
-                            let k = if *i > 0 { kids[n - 1] } else { kids[kids.len() - n] };
+                            let k = if *i > 0 {
+                                kids[n - 1]
+                            } else {
+                                kids[kids.len() - n]
+                            };
                             if k == t {
                                 out.push(p);
                             }
@@ -1387,7 +1590,11 @@ impl Ctx<'_> {
                 let mut n = self.parent(t);
                 while let Some(p) = n {
                     out.push(p);
-                    n = if path.matches(tree.label(p)) { self.parent(p) } else { None };
+                    n = if path.matches(tree.label(p)) {
+                        self.parent(p)
+                    } else {
+                        None
+                    };
                 }
             }
             UnbrokenPrecedes(path) | UnbrokenFollows(path) => {
@@ -1413,10 +1620,18 @@ impl Ctx<'_> {
             return;
         }
         let mut node = node;
-        let Some(mut parent) = self.parent(node) else { return };
+        let Some(mut parent) = self.parent(node) else {
+            return;
+        };
         let index = |p: NodeId, n: NodeId| self.kids(p).iter().position(|&k| k == n).unwrap_or(0);
         let mut i = index(parent, node);
-        let at_edge = |p: NodeId, i: usize| if forward { i + 1 == self.kids(p).len() } else { i == 0 };
+        let at_edge = |p: NodeId, i: usize| {
+            if forward {
+                i + 1 == self.kids(p).len()
+            } else {
+                i == 0
+            }
+        };
         while at_edge(parent, i) && parent != self.root {
             node = parent;
             let Some(p) = self.parent(parent) else { return };
@@ -1424,7 +1639,11 @@ impl Ctx<'_> {
             i = index(parent, node);
         }
         let kids = self.kids(parent);
-        let mut next = if forward { kids.get(i + 1).copied() } else { i.checked_sub(1).map(|j| kids[j]) };
+        let mut next = if forward {
+            kids.get(i + 1).copied()
+        } else {
+            i.checked_sub(1).map(|j| kids[j])
+        };
         while let Some(n) = next {
             if seen.insert(n) {
                 stack.push(n);
@@ -1476,9 +1695,12 @@ impl<'p> M<'p> {
                 matched_once: false,
                 committed: false,
             }),
-            PNode::Coord(c) => {
-                M::Coord(CoordM { pat: c, tree, children: c.children.iter().map(|_| None).collect(), current: 0 })
-            }
+            PNode::Coord(c) => M::Coord(CoordM {
+                pat: c,
+                tree,
+                children: c.children.iter().map(|_| None).collect(),
+                current: 0,
+            }),
         }
     }
 
@@ -1566,7 +1788,11 @@ impl<'p> DescM<'p> {
                     if let Some(link) = pat.link {
                         if let Some(other) = ctx.names[link] {
                             let (a, b) = (ctx.tree.label(other), ctx.tree.label(c));
-                            let same = if pat.basic_cat { basic_category(a) == basic_category(b) } else { a == b };
+                            let same = if pat.basic_cat {
+                                basic_category(a) == basic_category(b)
+                            } else {
+                                a == b
+                            };
                             if same {
                                 self.finished = false;
                                 break;
@@ -1579,13 +1805,19 @@ impl<'p> DescM<'p> {
                 }
                 Some(label) => {
                     let raw = ctx.tree.label(c);
-                    let v = if pat.basic_cat { basic_category(raw) } else { raw };
+                    let v = if pat.basic_cat {
+                        basic_category(raw)
+                    } else {
+                        raw
+                    };
                     groups.clear();
                     let mut found = match label {
                         LabelMatch::Anything => true,
                         LabelMatch::Exact(s) => v == s,
                         LabelMatch::Strings(ws) => ws.iter().any(|w| w == v),
-                        LabelMatch::CaseInsensitive(ws) => ws.iter().any(|w| equals_ignore_case(w, v)),
+                        LabelMatch::CaseInsensitive(ws) => {
+                            ws.iter().any(|w| equals_ignore_case(w, v))
+                        }
                         LabelMatch::Prefix(ws) => ws.iter().any(|w| v.starts_with(w.as_str())),
                         LabelMatch::Regex(r) => r.find(v),
                     };
@@ -1752,7 +1984,12 @@ impl<'p> CoordM<'p> {
             if negated {
                 self.current = n;
             }
-            for m in self.children.iter_mut().take(self.current.max(0) as usize).flatten() {
+            for m in self
+                .children
+                .iter_mut()
+                .take(self.current.max(0) as usize)
+                .flatten()
+            {
                 m.reset(ctx);
             }
             self.pat.optional
@@ -1771,7 +2008,11 @@ pub struct Matcher<'p, 'a> {
 
 impl<'p> Matcher<'p, '_> {
     fn current_match(&self, root: NodeId) -> Match<'p> {
-        Match { root, names: &self.pattern.names, bound: self.ctx.names.clone() }
+        Match {
+            root,
+            names: &self.pattern.names,
+            bound: self.ctx.names.clone(),
+        }
     }
 
     /// The next match over the matcher's root subtree in preorder (`find()`).
@@ -1805,14 +2046,18 @@ impl<'p> Matcher<'p, '_> {
                 self.state.reset_at(node, &mut self.ctx);
             }
         }
-        self.state.matches(&mut self.ctx).then(|| self.current_match(node))
+        self.state
+            .matches(&mut self.ctx)
+            .then(|| self.current_match(node))
     }
 
     /// Whether the pattern matches at the matcher's root, and the next such match on each call
     /// (`matches()` on a fresh matcher).
     pub fn matches(&mut self) -> Option<Match<'p>> {
         let root = self.ctx.root;
-        self.state.matches(&mut self.ctx).then(|| self.current_match(root))
+        self.state
+            .matches(&mut self.ctx)
+            .then(|| self.current_match(root))
     }
 }
 
@@ -1822,7 +2067,8 @@ mod tests {
 
     /// Preorder ids: 0 ROOT, 1 S, 2 NP, 3 DT, 4 the, 5 JJ, 6 big, 7 NN, 8 dog, 9 VP, 10 VBZ,
     /// 11 barks, 12 ADVP, 13 RB, 14 loudly.
-    const TREE: &str = "(ROOT (S (NP (DT the) (JJ big) (NN dog)) (VP (VBZ barks) (ADVP (RB loudly)))))";
+    const TREE: &str =
+        "(ROOT (S (NP (DT the) (JJ big) (NN dog)) (VP (VBZ barks) (ADVP (RB loudly)))))";
 
     /// The head is the last child.
     struct LastChild;
@@ -1837,12 +2083,18 @@ mod tests {
         let tree = Tree::from_penn(TREE).expect("tree");
         let view = TreeView::new(&tree);
         let p = Pattern::compile(pattern).expect("pattern");
-        p.matches(&view, &LastChild).iter().map(|m| (m.root, m.node(name))).collect()
+        p.matches(&view, &LastChild)
+            .iter()
+            .map(|m| (m.root, m.node(name)))
+            .collect()
     }
 
     /// The nodes bound to `x`, match after match.
     fn xs(pattern: &str) -> Vec<NodeId> {
-        run(pattern, "x").into_iter().map(|(_, x)| x.expect("x bound")).collect()
+        run(pattern, "x")
+            .into_iter()
+            .map(|(_, x)| x.expect("x bound"))
+            .collect()
     }
 
     fn roots(pattern: &str) -> Vec<NodeId> {
@@ -1854,7 +2106,10 @@ mod tests {
         let tree = Tree::from_penn(TREE).expect("tree");
         let v = TreeView::new(&tree);
         assert_eq!(v.len(), 15);
-        assert_eq!((v.label(7), v.label(8), v.parent(8)), ("NN", "dog", Some(7)));
+        assert_eq!(
+            (v.label(7), v.label(8), v.parent(8)),
+            ("NN", "dog", Some(7))
+        );
         assert_eq!(v.children(2), &[3, 5, 7]);
         assert_eq!(v.subtree(9), 9..15);
         assert_eq!(v.position(5), Some(1));
@@ -1871,8 +2126,17 @@ mod tests {
         assert_eq!(roots("/^(?!DT).*T/"), [0], "lookahead, as in Java");
         let tree = Tree::from_penn("(ROOT (NP-TMP (NN today)))").expect("tree");
         let view = TreeView::new(&tree);
-        let count = |p: &str| Pattern::compile(p).expect("pattern").matches(&view, &NoHeads).len();
-        assert_eq!((count("NP"), count("@NP")), (0, 1), "@ compares basic categories");
+        let count = |p: &str| {
+            Pattern::compile(p)
+                .expect("pattern")
+                .matches(&view, &NoHeads)
+                .len()
+        };
+        assert_eq!(
+            (count("NP"), count("@NP")),
+            (0, 1),
+            "@ compares basic categories"
+        );
     }
 
     #[test]
@@ -1955,7 +2219,10 @@ mod tests {
         assert_eq!(roots("__ < DT !< JJ"), Vec::<NodeId>::new());
         assert_eq!(roots("/^[NV]P$/ !< NN"), [9]);
         assert_eq!(run("/^[NV]P$/ ?< NN=x", "x"), [(2, Some(7)), (9, None)]);
-        assert_eq!(run("NP [ < DT=x | < NN=x ]", "x"), [(2, Some(3)), (2, Some(7))]);
+        assert_eq!(
+            run("NP [ < DT=x | < NN=x ]", "x"),
+            [(2, Some(3)), (2, Some(7))]
+        );
         assert_eq!(roots("NP < (DT $+ JJ) < NN"), [2]);
         assert_eq!(roots("NP < DT & < NN"), [2]);
         assert_eq!(roots("NP < DT | VP < VBZ"), [2, 9]);
@@ -1971,7 +2238,12 @@ mod tests {
         let tree = Tree::from_penn("(ROOT (NP (NP (NN a)) (NP (NN b))))").expect("tree");
         let view = TreeView::new(&tree);
         let ps = |p: &str| -> Vec<NodeId> {
-            Pattern::compile(p).expect("pattern").matches(&view, &NoHeads).iter().map(|m| m.root).collect()
+            Pattern::compile(p)
+                .expect("pattern")
+                .matches(&view, &NoHeads)
+                .iter()
+                .map(|m| m.root)
+                .collect()
         };
         assert_eq!(ps("__=x < ~x"), [1, 1]);
         assert_eq!(ps("NP=x <: (~x <: NN)"), Vec::<NodeId>::new());
@@ -1987,7 +2259,10 @@ mod tests {
             .iter()
             .map(|p| Pattern::compile(p).expect("pattern"))
             .collect();
-        assert_eq!(related_nodes(&patterns, &view, &NoHeads, 2, "target"), [5, 7, 3]);
+        assert_eq!(
+            related_nodes(&patterns, &view, &NoHeads, 2, "target"),
+            [5, 7, 3]
+        );
     }
 
     #[test]
@@ -2003,7 +2278,11 @@ mod tests {
             }
             out
         };
-        assert_eq!(found(false)[0], (10, Some(9)), "the root is not offered: it has no parent");
+        assert_eq!(
+            found(false)[0],
+            (10, Some(9)),
+            "the root is not offered: it has no parent"
+        );
         assert_eq!(found(true)[0], (9, Some(1)));
     }
 

@@ -25,12 +25,24 @@ fn prints_corenlps_tree_of_each_sentence_one_json_line_per_caption() {
             "(ROOT (S (NP (PRP It)) (VP (VBZ is) (ADJP (JJ happy))) (. .)))"
         ])
     );
-    assert_eq!(line["caption"], "A grey cat sleeps on the colourful sofa. It is happy.");
+    assert_eq!(
+        line["caption"],
+        "A grey cat sleeps on the colourful sofa. It is happy."
+    );
 }
 
 #[test]
 fn a_missing_model_is_named_in_the_error() {
-    let o = spice(&["trees", "--corenlp-models", "/nonexistent/englishPCFG.ser.gz", "-"]);
+    let o = spice(&[
+        "trees",
+        "--corenlp-models",
+        "/nonexistent/englishPCFG.ser.gz",
+        "-",
+    ]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("/nonexistent/englishPCFG.ser.gz"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("/nonexistent/englishPCFG.ser.gz"),
+        "{}",
+        stderr(&o)
+    );
 }
