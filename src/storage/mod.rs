@@ -155,26 +155,28 @@ pub async fn migrate(pool: &PgPool) -> Result<(), sqlx::migrate::MigrateError> {
 /// A name that already read as an older one keeps no skeleton: it stays, and the rule holds for
 /// every name made from now on.
 async fn fill_name_skeletons(pool: &PgPool) -> Result<(), sqlx::Error> {
-    let teams: Vec<(i64, String)> =
-        sqlx::query_as("SELECT id, name FROM teams WHERE name_skeleton IS NULL ORDER BY id")
-            .fetch_all(pool)
-            .await?;
-    for (id, name) in teams {
-        let done = sqlx::query("UPDATE teams SET name_skeleton = $2 WHERE id = $1")
+    fill_skeletons(
+        pool,
+        "SELECT id, name FROM teams WHERE name_skeleton IS NULL ORDER BY id",
+        "UPDATE teams SET name_skeleton = $2 WHERE id = $1",
+    )
+    .await?;
+    fill_skeletons(
+        pool,
+        "SELECT id, title FROM challenges WHERE title_skeleton IS NULL ORDER BY id",
+        "UPDATE challenges SET title_skeleton = $2 WHERE id = $1",
+    )
+    .await
+}
+
+/// Sets the skeleton of each (id, name) row `select` yields with `update` ($1 the id, $2 the
+/// skeleton), oldest first; a row whose skeleton an older one has keeps none.
+async fn fill_skeletons(pool: &PgPool, select: &str, update: &str) -> Result<(), sqlx::Error> {
+    let rows: Vec<(i64, String)> = sqlx::query_as(select).fetch_all(pool).await?;
+    for (id, name) in rows {
+        let done = sqlx::query(update)
             .bind(id)
             .bind(crate::domain::skeleton(&name))
-            .execute(pool)
-            .await;
-        skip_clash(done)?;
-    }
-    let challenges: Vec<(i64, String)> =
-        sqlx::query_as("SELECT id, title FROM challenges WHERE title_skeleton IS NULL ORDER BY id")
-            .fetch_all(pool)
-            .await?;
-    for (id, title) in challenges {
-        let done = sqlx::query("UPDATE challenges SET title_skeleton = $2 WHERE id = $1")
-            .bind(id)
-            .bind(crate::domain::skeleton(&title))
             .execute(pool)
             .await;
         skip_clash(done)?;

@@ -395,6 +395,19 @@ impl TestApp {
 
     /// A browser of its own, signed up as `email` and made a member of team `team` (which must
     /// exist) of challenge `slug`.
+    /// The API's status of submission `id`, as the team holding `token` reads it.
+    pub async fn api_status(&self, id: i64, token: &str) -> serde_json::Value {
+        reqwest::Client::new()
+            .get(self.url(&format!("/api/submissions/{id}")))
+            .bearer_auth(token)
+            .send()
+            .await
+            .expect("status")
+            .json()
+            .await
+            .expect("JSON")
+    }
+
     /// Signs `email` up (password "a long password") in `browser`'s cookie jar.
     pub async fn sign_up_in(&self, browser: &reqwest::Client, email: &str) {
         let csrf = self.csrf_of(browser, "/signup").await;

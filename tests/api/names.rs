@@ -41,19 +41,7 @@ async fn a_team_name_that_reads_as_a_taken_one_is_refused_with_the_taken_one_sho
 
     // In the browser: the page says which name is taken.
     let bob = client();
-    let csrf = app.csrf_of(&bob, "/signup").await;
-    let r = bob
-        .post(app.url("/signup"))
-        .form(&[
-            ("email", "bob@example.org"),
-            ("password", "a long enough password"),
-            ("csrf", csrf.as_str()),
-            ("next", "/"),
-        ])
-        .send()
-        .await
-        .expect("POST /signup");
-    assert_eq!(r.status(), 303);
+    app.sign_up_in(&bob, "bob@example.org").await;
     let csrf = app.csrf_of(&bob, "/c/nm").await;
     let r = bob
         .post(app.url("/c/nm/team"))

@@ -80,15 +80,7 @@ async fn a_negative_fn_and_a_recall_above_one_are_scored_and_stored() {
         assert_eq!((tp, fn_, recall), (2, -1, Some(2.0)), "{category}");
     }
     // The aggregate sums the counts and averages the ratios, whatever their range.
-    let status: serde_json::Value = reqwest::Client::new()
-        .get(app.url(&format!("/api/submissions/{team}")))
-        .bearer_auth(&token)
-        .send()
-        .await
-        .expect("status")
-        .json()
-        .await
-        .expect("JSON");
+    let status: serde_json::Value = app.api_status(team, &token).await;
     let (fn_sum, recall_mean): (i64, f64) = sqlx::query_as(
         "SELECT SUM(fn), AVG(recall) FROM image_scores WHERE submission_id = $1 AND category = 'all'",
     )

@@ -4,23 +4,6 @@
 
 use crate::helpers::{client, spawn_app_with, TestApp};
 
-/// Signs `browser` up as `email` (it is then logged in).
-async fn sign_up_as(app: &TestApp, browser: &reqwest::Client, email: &str) {
-    let csrf = app.csrf_of(browser, "/signup").await;
-    let r = browser
-        .post(app.url("/signup"))
-        .form(&[
-            ("email", email),
-            ("password", "a long enough password"),
-            ("csrf", csrf.as_str()),
-            ("next", "/"),
-        ])
-        .send()
-        .await
-        .expect("POST /signup");
-    assert_eq!(r.status(), 303, "sign-up of {email}");
-}
-
 async fn page(app: &TestApp, browser: &reqwest::Client, path: &str) -> (u16, String) {
     let r = browser.get(app.url(path)).send().await.expect("GET");
     let status = r.status().as_u16();
@@ -80,7 +63,7 @@ async fn alice_and_her_team() -> (TestApp, reqwest::Client) {
     let app = spawn_app_with(0, |_| {}).await;
     app.challenge_with_split("tm", "val", false).await;
     let alice = client();
-    sign_up_as(&app, &alice, "alice@example.org").await;
+    app.sign_up_in(&alice, "alice@example.org").await;
     create_team(&app, &alice, "tm", "Owls").await;
     (app, alice)
 }
@@ -96,7 +79,7 @@ async fn a_teammate_joins_through_the_invite_link_and_the_team_page_lists_the_me
 
     // Bob opens the link: the team's name and a Join button.
     let bob = client();
-    sign_up_as(&app, &bob, "bob@example.org").await;
+    app.sign_up_in(&bob, "bob@example.org").await;
     let (status, html) = page(&app, &bob, &link).await;
     assert_eq!(status, 200);
     assert!(html.contains("Join team Owls"), "{html}");
@@ -155,7 +138,7 @@ async fn invite_codes_are_for_members_only_bound_to_their_challenge_and_replacea
     let (_, html) = page(&app, &client(), "/c/tm").await;
     assert!(!html.contains(&code));
     let carol = client();
-    sign_up_as(&app, &carol, "carol@example.org").await;
+    app.sign_up_in(&carol, "carol@example.org").await;
     let (_, html) = page(&app, &carol, "/c/tm").await;
     assert!(!html.contains(&code));
     // The page with the code is not cached, and sends no Referer on.
@@ -237,7 +220,7 @@ async fn a_member_who_leaves_is_free_to_join_again_and_the_old_link_stops_workin
     let (app, alice) = alice_and_her_team().await;
     let link = invite_path(&app, &alice, "tm").await.expect("a link");
     let bob = client();
-    sign_up_as(&app, &bob, "bob@example.org").await;
+    app.sign_up_in(&bob, "bob@example.org").await;
     assert_eq!(app.post_button(&bob, &link, &link).await.status(), 303);
 
     // Leaving needs the CSRF token.
@@ -273,7 +256,7 @@ async fn a_member_who_leaves_is_free_to_join_again_and_the_old_link_stops_workin
     );
     // Leaving without a team is refused.
     let carol = client();
-    sign_up_as(&app, &carol, "carol@example.org").await;
+    app.sign_up_in(&carol, "carol@example.org").await;
     let r = app.post_button(&carol, "/c/tm", "/c/tm/team/leave").await;
     assert_eq!(r.status(), 400);
 }
@@ -326,7 +309,7 @@ async fn forwarded_hosts_do_not_change_absolute_links_unless_a_proxy_is_trusted(
     let app = spawn_app_with(0, |s| s.application.behind_proxy = true).await;
     app.challenge_with_split("tm", "val", false).await;
     let alice = client();
-    sign_up_as(&app, &alice, "alice@example.org").await;
+    app.sign_up_in(&alice, "alice@example.org").await;
     create_team(&app, &alice, "tm", "Owls").await;
     let links = absolute_links(&app, &alice, FORGED_HOSTS[1]).await;
     assert!(

@@ -36,15 +36,7 @@ async fn a_valid_upload_is_accepted_and_scored() {
     let id = body["id"].as_i64().expect("id");
     assert_eq!(body["status_url"], format!("/api/submissions/{id}"));
     app.assert_scored(id).await;
-    let status: serde_json::Value = reqwest::Client::new()
-        .get(app.url(&format!("/api/submissions/{id}")))
-        .bearer_auth(&token)
-        .send()
-        .await
-        .expect("status")
-        .json()
-        .await
-        .expect("json");
+    let status: serde_json::Value = app.api_status(id, &token).await;
     {
         assert_eq!(status["status"], "scored");
         let f = status["scores"]["all"]["f"].as_f64().expect("SPICE F");

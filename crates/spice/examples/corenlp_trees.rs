@@ -2,7 +2,7 @@
 //! `corenlp_trees MODEL OFFICIAL.jsonl.gz... [--diffs FILE]`. Prints, per file, how many
 //! sentences get the official tree, and writes the ones that do not to FILE.
 use rayon::prelude::*;
-use std::io::{BufRead, Write};
+use std::io::Write;
 
 fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
@@ -18,22 +18,12 @@ fn main() {
     eprintln!("model loaded in {:?}", t.elapsed());
     let mut out = diffs.map(|f| std::fs::File::create(f).expect("diffs file"));
     for file in &args {
-        let reader = std::io::BufReader::new(flate2::read::GzDecoder::new(
-            std::fs::File::open(file).expect("open"),
-        ));
-        let mut sents: Vec<(Vec<String>, String)> = Vec::new();
-        for line in reader.lines() {
-            let v: serde_json::Value = serde_json::from_str(&line.expect("read")).expect("json");
-            for s in v["sentences"].as_array().expect("sentences") {
-                let words = s["tokens"]
-                    .as_array()
-                    .expect("tokens")
-                    .iter()
-                    .map(|t| t["word"].as_str().expect("word").to_string())
-                    .collect();
-                sents.push((words, s["tree"].as_str().expect("tree").to_string()));
-            }
-        }
+        let sents: Vec<(Vec<String>, String)> =
+            spice::corenlp::official::read(std::path::Path::new(file), None)
+                .unwrap_or_else(|e| panic!("{e}"))
+                .into_iter()
+                .map(|s| (s.words, s.tree))
+                .collect();
         let t = std::time::Instant::now();
         let got: Vec<String> = sents
             .par_iter()

@@ -3,38 +3,15 @@
 //! `scripts/fetch-data` unpacks from pycocoevalcap loads the same model and gives the same trees).
 //! Without `../shared/corenlp` the tests say they are skipped and pass, unless `CI` is set.
 
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::path::Path;
 
-use spice::corenlp::{ModelError, PcfgParser};
+use spice::corenlp::{official, ModelError, PcfgParser};
 
 mod common;
 
 fn parser(dir: &Path) -> PcfgParser {
     PcfgParser::load(&dir.join("englishPCFG.ser.gz")).unwrap_or_else(|e| panic!("{e}"))
-}
-
-/// (tokens, official tree) of the first `limit` sentences of a shared analyses file.
-fn official(dir: &Path, file: &str, limit: usize) -> Vec<(Vec<String>, String)> {
-    let f = std::fs::File::open(dir.join("official").join(file)).expect("shared analyses");
-    let reader = std::io::BufReader::new(flate2::read::GzDecoder::new(f));
-    let mut out = Vec::new();
-    for line in reader.lines() {
-        let v: serde_json::Value = serde_json::from_str(&line.expect("read")).expect("json");
-        for s in v["sentences"].as_array().expect("sentences") {
-            let words = s["tokens"]
-                .as_array()
-                .expect("tokens")
-                .iter()
-                .map(|t| t["word"].as_str().expect("word").to_string())
-                .collect();
-            out.push((words, s["tree"].as_str().expect("tree").to_string()));
-        }
-        if out.len() >= limit {
-            break;
-        }
-    }
-    out
 }
 
 #[test]
@@ -50,10 +27,11 @@ fn trees_equal_the_official_pipelines_on_every_shared_set() {
         "captions-b.jsonl.gz",
         "flickr8k-raw.jsonl.gz",
     ] {
-        let sentences = official(&dir, file, 150);
+        let sentences =
+            official::read(&dir.join("official").join(file), Some(150)).expect("shared analyses");
         let wrong: Vec<String> = sentences
             .iter()
-            .filter_map(|(words, tree)| {
+            .filter_map(|official::Sentence { words, tree, .. }| {
                 let w: Vec<&str> = words.iter().map(String::as_str).collect();
                 let ours = p.parse(&w).penn();
                 (ours != *tree)
@@ -243,25 +221,15 @@ fn semantic_heads_give_most_sentences_their_official_basic_heads() {
         return;
     };
     let hf = spice::corenlp::headfinder::SemanticHeadFinder::new();
-    let f = std::fs::File::open(dir.join("official/captions-a.jsonl.gz")).expect("shared analyses");
     let (mut sentences, mut right) = (0, 0);
-    for line in std::io::BufReader::new(flate2::read::GzDecoder::new(f)).lines() {
-        let v: serde_json::Value = serde_json::from_str(&line.expect("read")).expect("json");
-        for s in v["sentences"].as_array().expect("sentences") {
-            let tree =
-                spice::corenlp::Tree::from_penn(s["tree"].as_str().expect("tree")).expect("penn");
-            let tree = spice::corenlp::coordination::transform(&tree);
-            let gov = spice::corenlp::dependencies::head_governors(&tree, &hf);
-            let all = s["basic"].as_array().expect("basic").iter().all(|d| {
-                let (g, dep) = (
-                    d[1].as_u64().expect("gov") as usize,
-                    d[2].as_u64().expect("dep") as usize,
-                );
-                gov.get(dep) == Some(&g)
-            });
-            sentences += 1;
-            right += usize::from(all);
-        }
+    for s in
+        official::read(&dir.join("official/captions-a.jsonl.gz"), None).expect("shared analyses")
+    {
+        let tree = spice::corenlp::Tree::from_penn(&s.tree).expect("penn");
+        let tree = spice::corenlp::coordination::transform(&tree);
+        let gov = spice::corenlp::dependencies::head_governors(&tree, &hf);
+        sentences += 1;
+        right += usize::from(s.basic.iter().all(|&(_, g, dep)| gov.get(dep) == Some(&g)));
     }
     assert_eq!(sentences, 1496);
     assert!(

@@ -24,6 +24,7 @@ pub mod grammar;
 pub mod headfinder;
 pub mod lexicon;
 pub mod model;
+pub mod official;
 pub mod serial;
 pub mod tree;
 pub mod tregex;

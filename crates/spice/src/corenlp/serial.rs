@@ -5,8 +5,8 @@
 //! values from the top of the hierarchy down, then, for a class with its own `writeObject`, the
 //! block data and objects it wrote), arrays, strings, enums, back references to earlier ones.
 //! [`Graph::read`] decodes a whole stream into an arena of nodes without knowing any class;
-//! [`Obj`] reads fields by name and the standard collections (`ArrayList`, `HashMap`,
-//! `HashSet`) from what their `writeObject` wrote. What the parser needs is taken out of this
+//! [`Obj`] reads fields by name and the standard collections (`ArrayList`, `HashMap`) from what
+//! their `writeObject` wrote. What the parser needs is taken out of this
 //! graph by [`super::model`].
 
 use std::fmt;
@@ -655,10 +655,6 @@ impl WrittenCursor<'_> {
         Ok(i32::from_be_bytes(self.bytes()?))
     }
 
-    pub fn f32(&mut self) -> Result<f32, SerialError> {
-        Ok(f32::from_bits(u32::from_be_bytes(self.bytes()?)))
-    }
-
     pub fn value(&mut self) -> Result<Value, SerialError> {
         while let Some(Written::Bytes(b)) = self.items.get(self.item) {
             if self.byte < b.len() {
@@ -753,18 +749,6 @@ impl<'g> Obj<'g> {
         w.i32()?; // buckets
         let n = w.i32()?;
         (0..n).map(|_| Ok((w.value()?, w.value()?))).collect()
-    }
-
-    /// The elements of a `java.util.HashSet`, in the order they were written.
-    pub fn set_elements(&self) -> Result<Vec<Value>, SerialError> {
-        if self.class != "java.util.HashSet" && self.class != "java.util.LinkedHashSet" {
-            return err(format!("a {} where a hash set was expected", self.class));
-        }
-        let mut w = self.written("java.util.HashSet")?;
-        w.i32()?; // capacity
-        w.f32()?; // load factor
-        let n = w.i32()?;
-        (0..n).map(|_| w.value()).collect()
     }
 }
 

@@ -35,39 +35,6 @@ impl Tree {
         self.children.len() == 1 && self.children[0].is_leaf()
     }
 
-    /// The leaves' words, left to right.
-    pub fn words(&self) -> Vec<&str> {
-        let mut out = Vec::new();
-        self.collect_words(&mut out);
-        out
-    }
-
-    fn collect_words<'t>(&'t self, out: &mut Vec<&'t str>) {
-        if self.is_leaf() {
-            out.push(&self.label);
-        }
-        for c in &self.children {
-            c.collect_words(out);
-        }
-    }
-
-    /// The preterminals' labels (the tags), left to right.
-    pub fn tags(&self) -> Vec<&str> {
-        let mut out = Vec::new();
-        self.collect_tags(&mut out);
-        out
-    }
-
-    fn collect_tags<'t>(&'t self, out: &mut Vec<&'t str>) {
-        if self.is_preterminal() {
-            out.push(&self.label);
-            return;
-        }
-        for c in &self.children {
-            c.collect_tags(out);
-        }
-    }
-
     /// Penn Treebank bracketing on one line, as CoreNLP prints `(ROOT (S ...))`.
     pub fn penn(&self) -> String {
         let mut s = String::new();

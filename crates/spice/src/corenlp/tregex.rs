@@ -1187,15 +1187,6 @@ impl Pattern {
         })
     }
 
-    pub fn source(&self) -> &str {
-        &self.source
-    }
-
-    /// The names the pattern binds or refers to.
-    pub fn names(&self) -> &[String] {
-        &self.names
-    }
-
     /// A matcher over the whole tree (`TregexPattern.matcher(root, headFinder)`).
     pub fn matcher<'a>(
         &self,

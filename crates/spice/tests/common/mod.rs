@@ -60,7 +60,7 @@ pub fn corenlp_dir() -> Option<PathBuf> {
         "corenlp",
         "SPICE_CORENLP_DIR",
         "englishPCFG.ser.gz",
-        "CoreNLP's English PCFG and the official analyses",
+        "CoreNLP's English PCFG, with the official analyses,",
     )
 }
 
