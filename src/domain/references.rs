@@ -68,8 +68,13 @@ fn image_id(v: &serde_json::Value, where_: &str) -> Result<i64, ReferenceError> 
     id.ok_or_else(|| ReferenceError::BadEntry(format!("{where_}: image_id {v} is not an integer")))
 }
 
+/// A reference caption: a string without NUL, which PostgreSQL cannot store (the import failed
+/// on insert; found by the fuzz target `references`).
 fn caption(v: serde_json::Value, where_: &str) -> Result<String, ReferenceError> {
     match v {
+        serde_json::Value::String(s) if s.contains('\0') => Err(ReferenceError::BadEntry(format!(
+            "{where_}: the caption holds U+0000 (NUL), which cannot be stored"
+        ))),
         serde_json::Value::String(s) => Ok(s),
         other => Err(ReferenceError::BadEntry(format!(
             "{where_}: caption {other} is not a string"
@@ -216,5 +221,11 @@ mod tests {
             .contains("item 0: image_id \"cat.jpg\" is not an integer"));
         assert!(msg(br#"{"images": []}"#).contains("unrecognised reference format"));
         assert!(msg(br#"{"annotations": []}"#).contains("no reference captions"));
+        assert!(
+            msg(br#"{"annotations": [{"image_id": 1, "caption": "a\u0000b"}]}"#)
+                .contains("annotations[0]: the caption holds U+0000 (NUL)")
+        );
+        assert!(msg(br#"[{"image_id": 1, "refs": ["a", "\u0000"]}]"#)
+            .contains("item 0: the caption holds U+0000"));
     }
 }

@@ -10,7 +10,7 @@ pub mod challenges;
 mod error;
 mod forms;
 mod home;
-mod multipart;
+pub mod multipart;
 pub mod submissions;
 mod view;
 

@@ -18,6 +18,15 @@
 //! in small pieces, and once the parser holds `HAND_OVER_AT` bytes it gets a turn to hand them over
 //! before the next piece comes; if it still holds more than `MAX_FRAMING_BYTES`, those are framing
 //! that never ends, and the body is cut off. Time is bounded for every body (`super::body`).
+//!
+//! actix-multipart also waits for good when the body ends inside a part with a line break (or a
+//! `\r`, or less than a boundary) last, as a body without its closing boundary does: it answers
+//! "pending" with nothing left to wake it, and the handler held its worker's turn, whatever the
+//! timeouts (found by the fuzz target `multipart`). Once the body has ended, nothing more can come,
+//! so a "pending" then is a form cut short (`FormError::Unterminated`). And it panics on a line of
+//! the preamble shorter than four bytes when the boundary is as short (`\n` with `boundary=B`,
+//! `--\n` with `boundary=`; the index of `Multipart::skip_until_boundary`), which would take the
+//! worker thread and every connection on it down: a panic while parsing is a malformed form.
 
 use std::cell::Cell;
 use std::collections::HashMap;
@@ -122,6 +131,8 @@ pub enum FormError {
     /// The body stalled or slowed below the server's floor (see `super::body`).
     #[error("{0}")]
     Stalled(String),
+    #[error("could not read the multipart form: the body ends before the form's closing boundary")]
+    Unterminated,
 }
 
 /// Why a form was not read: its shape, or the caller's gate.
@@ -165,6 +176,8 @@ struct Wire {
     received: Cell<u64>,
     delivered: Cell<u64>,
     cut: Cell<Option<Cut>>,
+    /// Whether the body has ended (nothing more will come, nor wake the parser).
+    ended: Cell<bool>,
 }
 
 impl Wire {
@@ -223,6 +236,10 @@ impl Stream for WireStream {
         }
         if this.rest.is_empty() {
             match Pin::new(&mut this.body).poll_next(cx) {
+                Poll::Ready(None) => {
+                    wire.ended.set(true);
+                    return Poll::Ready(None);
+                }
                 Poll::Ready(Some(Ok(chunk))) => {
                     this.rest = chunk;
                     let on_wire = wire.on_wire.get() + this.rest.len() as u64;
@@ -240,6 +257,27 @@ impl Stream for WireStream {
         this.handed_over = false;
         Poll::Ready(Some(Ok(piece)))
     }
+}
+
+/// The next item of the form or of one of its parts; a form cut short if the parser waits for more
+/// once the body has ended (see the module's documentation).
+async fn next<S: Stream + Unpin>(
+    stream: &mut S,
+    wire: &Wire,
+) -> Result<Option<S::Item>, FormError> {
+    futures_util::future::poll_fn(|cx| {
+        let polled =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| stream.poll_next_unpin(cx)));
+        match polled {
+            Err(_) => Poll::Ready(Err(FormError::Malformed(
+                "the text before the first boundary is malformed".into(),
+            ))),
+            Ok(Poll::Pending) if wire.ended.get() => Poll::Ready(Err(FormError::Unterminated)),
+            Ok(Poll::Pending) => Poll::Pending,
+            Ok(Poll::Ready(item)) => Poll::Ready(Ok(item)),
+        }
+    })
+    .await
 }
 
 /// Reads the form in `body` within `limits`; `gate` sees the text fields read so far and runs
@@ -265,7 +303,7 @@ pub async fn read<G>(
     let mut gate = Some(gate);
     let mut form = Form::default();
     let (mut fields, mut text_bytes) = (0usize, 0usize);
-    while let Some(field) = payload.next().await {
+    while let Some(field) = next(&mut payload, &wire).await? {
         let mut field = field.map_err(|e| wire.error(e, limits))?;
         fields += 1;
         if fields > MAX_FIELDS {
@@ -281,7 +319,7 @@ pub async fn read<G>(
             }
             let mut buf: Vec<u8> = Vec::new();
             let mut size: u64 = 0;
-            while let Some(chunk) = field.next().await {
+            while let Some(chunk) = next(&mut field, &wire).await? {
                 let chunk = chunk.map_err(|e| wire.error(e, limits))?;
                 wire.deliver(chunk.len());
                 size += chunk.len() as u64;
@@ -300,7 +338,7 @@ pub async fn read<G>(
             continue;
         }
         let mut buf: Vec<u8> = Vec::new();
-        while let Some(chunk) = field.next().await {
+        while let Some(chunk) = next(&mut field, &wire).await? {
             let chunk = chunk.map_err(|e| wire.error(e, limits))?;
             wire.deliver(chunk.len());
             text_bytes += chunk.len();
@@ -403,6 +441,79 @@ mod tests {
             assert_eq!(
                 (form.file.as_ref().map(Vec::len), form.field("split")),
                 (Some(4 << 20), "val")
+            );
+        }
+    }
+
+    /// The future's answer if it gives one within `polls` polls by a waker that does nothing:
+    /// a body that is always ready needs a few; `None` means it waits for a wake-up that will
+    /// never come.
+    fn answer<F: std::future::Future>(fut: F, polls: usize) -> Option<F::Output> {
+        let mut fut = std::pin::pin!(fut);
+        let waker = futures_util::task::noop_waker();
+        let mut cx = Context::from_waker(&waker);
+        (0..polls).find_map(|_| match fut.as_mut().poll(&mut cx) {
+            Poll::Ready(out) => Some(out),
+            Poll::Pending => None,
+        })
+    }
+
+    /// actix-multipart, given a body that ends inside a part with `\r\n` or `\r` last (no
+    /// closing boundary), answered "pending" for good: the handler never answered (found by the
+    /// fuzz target `multipart`, seed 35, input 36). A form cut short is refused.
+    #[test]
+    fn a_body_that_ends_before_the_closing_boundary_is_refused() {
+        let head = "--B\r\nContent-Disposition: form-data; name=\"split\"\r\n\r\nval";
+        for tail in ["\r\n-{B--\r\n", "\r", "\r\n", "\r\n--", "\r\n--B\r\n", ""] {
+            let body = format!("{head}{tail}").into_bytes();
+            let (req, body) = request(futures_util::stream::iter([Ok(web::Bytes::from(body))]));
+            let limits = Limits::team_upload(1 << 20, 1 << 20);
+            let e = answer(read_all(req, body, limits), 1000)
+                .unwrap_or_else(|| panic!("no answer to a form ending {tail:?}"))
+                .err();
+            assert!(
+                matches!(e, Some(FormError::Unterminated | FormError::Malformed(_))),
+                "{tail:?}: {e:?}"
+            );
+        }
+        // A whole form still reads, whatever its chunks.
+        let whole =
+            b"--B\r\nContent-Disposition: form-data; name=\"split\"\r\n\r\nval\r\n--B--\r\n";
+        for size in [1, 2, 3, 7, whole.len()] {
+            let chunks: Vec<_> = whole
+                .chunks(size)
+                .map(|c| Ok(web::Bytes::copy_from_slice(c)))
+                .collect();
+            let (req, body) = request(futures_util::stream::iter(chunks));
+            let limits = Limits::team_upload(1 << 20, 1 << 20);
+            let form = answer(read_all(req, body, limits), 1000)
+                .expect("an answer")
+                .unwrap_or_else(|e| panic!("chunks of {size}: {e}"));
+            assert_eq!(form.field("split"), "val");
+        }
+    }
+
+    /// actix-multipart indexes a preamble line of fewer than four bytes past its end when the
+    /// boundary is as short: it panicked, and with it the worker thread (found by the fuzz target
+    /// `multipart`, seed 35, inputs 9 and 77). Refused instead.
+    #[test]
+    fn a_short_preamble_line_with_a_short_boundary_is_refused_without_a_panic() {
+        for (boundary, text) in [("B", "\n--B\r\n"), ("", "--\n--\r\n"), ("ab", "--\n")] {
+            let req = actix_web::test::TestRequest::default()
+                .insert_header((
+                    "content-type",
+                    format!("multipart/form-data; boundary={boundary}"),
+                ))
+                .to_http_request();
+            let body: Pin<Box<dyn Stream<Item = _>>> =
+                Box::pin(futures_util::stream::iter([Ok(web::Bytes::from(text))]));
+            let limits = Limits::team_upload(1 << 20, 1 << 20);
+            let e = answer(read_all(req, Payload::from(body), limits), 1000)
+                .expect("an answer")
+                .err();
+            assert!(
+                matches!(e, Some(FormError::Malformed(_) | FormError::Unterminated)),
+                "boundary {boundary:?}, body {text:?}: {e:?}"
             );
         }
     }
