@@ -103,6 +103,12 @@ pub struct LimitSettings {
     /// `body_idle_timeout_ms` has passed, is cut off too (408), so that a byte now and then does
     /// not hold an upload's turn for hours; 0 sets no floor.
     pub body_min_bytes_per_second: u64,
+    /// A multipart form (an upload, an import) must arrive whole within `body_idle_timeout_ms`
+    /// plus its size limit at this rate, or it is cut off (408): a body that keeps just above
+    /// the floor rate held its team's turn and its share of the upload memory for hours (5.7 h
+    /// for a 20 MB limit at 1 KiB/s). The default, 32 KiB/s, gives a 20 MB upload 11 minutes;
+    /// 0 sets no deadline.
+    pub form_deadline_bytes_per_second: u64,
 }
 
 impl Settings {
@@ -133,7 +139,8 @@ impl Settings {
             .set_default("limits.upload_wait_ms", 10_000)?
             .set_default("limits.upload_memory_bytes", 1024 * 1024 * 1024)?
             .set_default("limits.body_idle_timeout_ms", 5000)?
-            .set_default("limits.body_min_bytes_per_second", 1024)?;
+            .set_default("limits.body_min_bytes_per_second", 1024)?
+            .set_default("limits.form_deadline_bytes_per_second", 32 * 1024)?;
         match config_file {
             Some(path) => builder = builder.add_source(config::File::from(path).required(true)),
             None => {
@@ -197,6 +204,7 @@ impl Settings {
                 upload_memory_bytes: 1024 * 1024 * 1024,
                 body_idle_timeout_ms: 5000,
                 body_min_bytes_per_second: 1024,
+                form_deadline_bytes_per_second: 32 * 1024,
             },
         }
     }

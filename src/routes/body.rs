@@ -38,6 +38,9 @@ pub struct BodyLimits {
     pub idle: Duration,
     /// The slowest average rate a body may keep after its first `idle` (0: no floor).
     pub min_bytes_per_second: u64,
+    /// A multipart form's whole body must arrive within `idle` plus its size limit at this rate
+    /// (0: no deadline; see [`BodyLimits::form_deadline`]).
+    pub form_deadline_bytes_per_second: u64,
 }
 
 impl BodyLimits {
@@ -46,7 +49,21 @@ impl BodyLimits {
             max_bytes: limits.max_request_bytes as u64,
             idle: Duration::from_millis(limits.body_idle_timeout_ms.max(1)),
             min_bytes_per_second: limits.body_min_bytes_per_second,
+            form_deadline_bytes_per_second: limits.form_deadline_bytes_per_second,
         }
+    }
+
+    /// How long a form of at most `max_bytes` may take to arrive: `idle` plus `max_bytes` at
+    /// `form_deadline_bytes_per_second`. The floor rate alone let a body that keeps just above it
+    /// hold what its handler holds for `max_bytes / min_bytes_per_second` (hours for a large
+    /// limit); this bounds it by the size limit at a rate any real connection keeps.
+    pub fn form_deadline(&self, max_bytes: u64) -> Option<Duration> {
+        (self.form_deadline_bytes_per_second > 0).then(|| {
+            self.idle
+                + Duration::from_secs_f64(
+                    max_bytes as f64 / self.form_deadline_bytes_per_second as f64,
+                )
+        })
     }
 }
 
@@ -232,6 +249,7 @@ mod tests {
             max_bytes: 10,
             idle: Duration::from_millis(idle_ms),
             min_bytes_per_second: rate,
+            form_deadline_bytes_per_second: 0,
         }
     }
 

@@ -281,8 +281,34 @@ async fn next<S: Stream + Unpin>(
 }
 
 /// Reads the form in `body` within `limits`; `gate` sees the text fields read so far and runs
-/// once, before the file's bytes are read (or at the end if there is no file).
+/// once, before the file's bytes are read (or at the end if there is no file). The whole form
+/// must arrive by the server's deadline for its size (`BodyLimits::form_deadline`), or it is
+/// cut off as a stalled body is.
 pub async fn read<G>(
+    req: &HttpRequest,
+    body: Payload,
+    limits: Limits,
+    gate: impl FnOnce(&HashMap<String, String>) -> Result<(), G>,
+) -> Result<Form, ReadError<G>> {
+    let deadline = req
+        .app_data::<web::Data<super::body::BodyLimits>>()
+        .and_then(|b| b.form_deadline(limits.body));
+    let Some(deadline) = deadline else {
+        return read_form(req, body, limits, gate).await;
+    };
+    match tokio::time::timeout(deadline, read_form(req, body, limits, gate)).await {
+        Ok(read) => read,
+        Err(_) => Err(FormError::Stalled(format!(
+            "the request's body took longer than {} s, the most a form of up to {} bytes may \
+             take; send it again",
+            deadline.as_secs(),
+            limits.body
+        ))
+        .into()),
+    }
+}
+
+async fn read_form<G>(
     req: &HttpRequest,
     body: Payload,
     limits: Limits,

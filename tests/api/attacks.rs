@@ -670,6 +670,50 @@ async fn a_trickled_upload_is_cut_off_at_the_floor_rate() {
     );
 }
 
+/// A body that keeps just above the floor rate is never cut off by it: against a 20 MB limit
+/// and a floor of 1 KiB/s, it held its team's turn and its share of the upload memory for about
+/// 5.7 hours. A form must now arrive whole within the idle time plus its size limit at
+/// `limits.form_deadline_bytes_per_second`. Here a byte every 5 ms (200 bytes a second, twice the
+/// floor) of a declared 10,000: the deadline (1 s + the 20 MB limit at 10 MB/s, about 3 s) cuts it
+/// off while it is still being sent (the old code answered only after its 2,000 bytes ran out
+/// and the idle time passed, 11 s in).
+#[tokio::test]
+async fn a_trickle_above_the_floor_rate_is_cut_off_at_the_forms_deadline() {
+    let app = spawn_app_with(0, |s| {
+        s.limits.body_idle_timeout_ms = 1000;
+        s.limits.body_min_bytes_per_second = 100;
+        s.limits.form_deadline_bytes_per_second = 10_000_000;
+    })
+    .await;
+    app.challenge_with_split("trickle", "val", false).await;
+    let (_, token) = app.team("trickle", "Owls").await;
+    let part = "--B\r\nContent-Disposition: form-data; name=\"file\"; filename=\"r.json\"\r\n\r\n[";
+    let mut body = part.as_bytes().to_vec();
+    body.resize(2000, b' ');
+    let (answer, _) = trickled(
+        &app,
+        &format!(
+            "POST /api/c/trickle/submissions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n\
+             Content-Type: multipart/form-data; boundary=B\r\nContent-Length: 10000"
+        ),
+        &body,
+        std::time::Duration::from_millis(5),
+    )
+    .await;
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(
+        answer.contains("took longer than 3 s, the most a form of up to 21037056 bytes may take"),
+        "{answer}"
+    );
+    assert_eq!(
+        app.api_upload("trickle", &token, Some("val"), demo_results(true))
+            .await
+            .status(),
+        202,
+        "the trickled upload's turn is given back"
+    );
+}
+
 /// The bound on a form's framing (the preamble, boundaries and part headers: 256 KiB) counts what
 /// is not the parts' contents, so a file near the challenge's limit, sent chunked as fast as
 /// loopback goes, is read to its end and taken.
