@@ -984,6 +984,60 @@ pub struct StatusInfo {
     pub queue_position: Option<i64>,
     pub attempts: i32,
     pub error: Option<String>,
+    /// What a running job is doing, as its worker last stored it ("scoring captions: 1,200 of
+    /// 5,000 images, about 20 s left").
+    pub progress: Option<String>,
+}
+
+/// `n` with thousands separated by commas.
+fn thousands(n: i64) -> String {
+    let digits = n.unsigned_abs().to_string();
+    let mut out = String::new();
+    for (k, c) in digits.chars().enumerate() {
+        if k > 0 && (digits.len() - k) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if n < 0 {
+        out.insert(0, '-');
+    }
+    out
+}
+
+/// The progress line of a running job, with an estimate of the time left while it scores
+/// (from the pace since the job started).
+fn progress_line(job: &queue::Job, now: chrono::DateTime<chrono::Utc>) -> Option<String> {
+    use crate::scoring::Stage;
+    if job.state != JobState::Running {
+        return None;
+    }
+    let stage = job.progress_stage.as_deref().and_then(Stage::parse)?;
+    Some(match stage {
+        Stage::Starting => "starting".to_string(),
+        Stage::References => "building the reference scene graphs".to_string(),
+        Stage::Scoring => {
+            let (done, total) = (
+                job.progress_done.unwrap_or(0),
+                job.progress_total.unwrap_or(0),
+            );
+            let mut line = format!(
+                "scoring captions: {} of {} images",
+                thousands(done.into()),
+                thousands(total.into())
+            );
+            let elapsed = job
+                .started_at
+                .map_or(0.0, |t| (now - t).num_milliseconds() as f64 / 1000.0);
+            if done > 0 && total > done && elapsed > 0.0 {
+                let left = elapsed / f64::from(done) * f64::from(total - done);
+                line += &format!(", about {} s left", left.ceil() as i64);
+            }
+            line
+        }
+        Stage::Classic => "computing BLEU, METEOR, ROUGE-L and CIDEr-D".to_string(),
+        Stage::Writing => "writing the results".to_string(),
+    })
 }
 
 pub async fn submission_status(pool: &PgPool, s: &Submission) -> Result<StatusInfo, ActionError> {
@@ -1011,6 +1065,9 @@ pub async fn submission_status(pool: &PgPool, s: &Submission) -> Result<StatusIn
             .error
             .clone()
             .or(job_error.filter(|_| s.status == SubmissionStatus::Failed)),
+        progress: job
+            .as_ref()
+            .and_then(|j| progress_line(j, chrono::Utc::now())),
     })
 }
 

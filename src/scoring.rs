@@ -21,6 +21,81 @@ use crate::storage::splits::{NewReferenceImage, StoredReference};
 /// tokenized alone are built again.
 pub const ENGINE_VERSION: &str = concat!("spice/", env!("CARGO_PKG_VERSION"), "+coco-batch");
 
+/// What a scoring job is doing, as its status page shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    Starting,
+    /// Building reference graphs missing or made by another engine version.
+    References,
+    /// Parsing candidate captions and scoring them against their references.
+    Scoring,
+    /// BLEU, METEOR, ROUGE-L and CIDEr-D over the whole submission.
+    Classic,
+    /// Storing the results.
+    Writing,
+}
+
+impl Stage {
+    const ALL: [Stage; 5] = [
+        Stage::Starting,
+        Stage::References,
+        Stage::Scoring,
+        Stage::Classic,
+        Stage::Writing,
+    ];
+
+    /// The word the database stores (`jobs.progress_stage`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stage::Starting => "starting",
+            Stage::References => "references",
+            Stage::Scoring => "scoring",
+            Stage::Classic => "classic",
+            Stage::Writing => "writing",
+        }
+    }
+
+    pub fn parse(word: &str) -> Option<Stage> {
+        Stage::ALL.into_iter().find(|s| s.as_str() == word)
+    }
+}
+
+/// How far a job has got: its stage, and in it how many of how many images are done. The
+/// engine's threads count as they go (atomics, no lock); the worker reads it now and then and
+/// stores it (`queue::report_progress`), so the cost is one small write a second, not one per
+/// caption.
+#[derive(Debug, Default)]
+pub struct Progress {
+    stage: std::sync::atomic::AtomicUsize,
+    done: std::sync::atomic::AtomicUsize,
+    total: std::sync::atomic::AtomicUsize,
+}
+
+impl Progress {
+    /// Enters `stage`, with `total` images to go through (0 when it does not count them: the
+    /// counts of the stage before stay, so a finished job shows how many images it scored).
+    pub fn enter(&self, stage: Stage, total: usize) {
+        use std::sync::atomic::Ordering::Relaxed;
+        if total > 0 {
+            self.done.store(0, Relaxed);
+            self.total.store(total, Relaxed);
+        }
+        let k = Stage::ALL.iter().position(|s| *s == stage).unwrap_or(0);
+        self.stage.store(k, Relaxed);
+    }
+
+    fn step(&self) {
+        self.done.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The stage, and images done and in all.
+    pub fn now(&self) -> (Stage, usize, usize) {
+        use std::sync::atomic::Ordering::Relaxed;
+        let stage = Stage::ALL[self.stage.load(Relaxed).min(Stage::ALL.len() - 1)];
+        (stage, self.done.load(Relaxed), self.total.load(Relaxed))
+    }
+}
+
 /// The engine shared by handlers and workers (cheap to clone).
 pub type SharedEngine = Arc<Engine>;
 
@@ -315,6 +390,7 @@ fn score_against_references(
     items: &[(i64, i64, &str)],
     mode: CaptionMode,
     df: &CiderDf,
+    progress: &Progress,
 ) -> Result<(Vec<ScoredImage>, Vec<ImageScores>, ClassicScores), ScoringError> {
     let started = std::time::Instant::now();
     let position: std::collections::HashMap<i64, usize> = refs
@@ -353,6 +429,7 @@ fn score_against_references(
         CaptionMode::Coco => coco_texts.clone(),
         CaptionMode::Raw => prepared_in(mode),
     };
+    progress.enter(Stage::Scoring, items.len());
     let scored: Vec<(ScoredImage, ImageScores)> = items
         .par_iter()
         .zip(&at)
@@ -376,11 +453,13 @@ fn score_against_references(
                         message: e.to_string(),
                     })?;
             let scores = engine.score(&candidate, &reference);
+            progress.step();
             Ok((scored_image(id, caption, text.clone(), &scores), scores))
         })
         .collect::<Result<_, ScoringError>>()?;
     let (mut images, spice): (Vec<ScoredImage>, Vec<ImageScores>) = scored.into_iter().unzip();
     let spice_ms = started.elapsed().as_millis() as u64;
+    progress.enter(Stage::Classic, 0);
     let tokenized = coco_texts
         .into_iter()
         .zip(&at)
@@ -405,12 +484,14 @@ pub fn score_submission(
     candidates: &[Candidate],
     mode: CaptionMode,
     df: &CiderDf,
+    progress: &Progress,
 ) -> Result<SubmissionResult, ScoringError> {
     let items: Vec<(i64, i64, &str)> = candidates
         .iter()
         .map(|c| (c.image_id, c.image_id, c.caption.as_str()))
         .collect();
-    let (images, all, classic) = score_against_references(engine, refs, &items, mode, df)?;
+    let (images, all, classic) =
+        score_against_references(engine, refs, &items, mode, df, progress)?;
     Ok(SubmissionResult {
         aggregates: aggregates(&all),
         images,
@@ -426,6 +507,7 @@ pub fn score_human(
     engine: &Engine,
     refs: &[StoredReference],
     mode: CaptionMode,
+    progress: &Progress,
 ) -> Result<SubmissionResult, ScoringError> {
     // Every caption prepared in the split's batch, the held-out one included.
     let captions: Vec<Vec<String>> = refs.par_iter().map(captions_of).collect();
@@ -434,11 +516,13 @@ pub fn score_human(
         CaptionMode::Coco => spice_texts.clone(),
         CaptionMode::Raw => prepared_references(&captions, CaptionMode::Coco),
     };
+    progress.enter(Stage::Scoring, refs.len());
     let scored: Vec<Option<(ScoredImage, ImageScores, usize)>> = refs
         .par_iter()
         .zip(&spice_texts)
         .enumerate()
         .map(|(k, (r, texts))| {
+            progress.step();
             let Some((held_out, others)) = texts.split_first() else {
                 return Ok(None);
             };
@@ -474,6 +558,7 @@ pub fn score_human(
         .map(|&(_, _, k)| (coco_texts[k][0].clone(), coco_texts[k][1..].to_vec()))
         .collect();
     let mut images: Vec<ScoredImage> = scored.into_iter().map(|(i, _, _)| i).collect();
+    progress.enter(Stage::Classic, 0);
     let classic = classic_metrics(&mut images, tokenized, None)?;
     Ok(SubmissionResult {
         aggregates: aggregates(&all),
@@ -501,7 +586,8 @@ pub fn judged_caption_scores(
         .enumerate()
         .map(|(k, c)| (k as i64, c.image_id, c.caption.as_str()))
         .collect();
-    let (images, spice, _) = score_against_references(engine, refs, &items, mode, df)?;
+    let (images, spice, _) =
+        score_against_references(engine, refs, &items, mode, df, &Progress::default())?;
     let f = |s: Option<&Score>| s.map_or(f64::NAN, |s| s.f);
     let classic = |name: &str| -> Vec<f64> {
         images

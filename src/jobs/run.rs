@@ -1,5 +1,6 @@
 //! Running one claimed job, from loading its inputs to the final transaction.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use sqlx::PgPool;
@@ -53,6 +54,9 @@ impl JobError {
     }
 }
 
+/// How often a running job's progress is stored (when it has changed).
+const PROGRESS_EVERY: Duration = Duration::from_secs(1);
+
 /// Runs the job with a heartbeat, then records its end: results and `succeeded` in one
 /// transaction, or the failure.
 pub async fn process(
@@ -81,11 +85,40 @@ pub async fn process(
             }
         })
     };
+    let progress = Arc::new(scoring::Progress::default());
+    let reporter = {
+        let (pool, claim, progress) = (pool.clone(), claim.clone(), progress.clone());
+        tokio::spawn(async move {
+            let mut last = None;
+            loop {
+                tokio::time::sleep(PROGRESS_EVERY).await;
+                let now = progress.now();
+                if last != Some(now) {
+                    let (stage, done, total) = now;
+                    if let Err(e) =
+                        queue::report_progress(&pool, &claim, stage.as_str(), done, total).await
+                    {
+                        tracing::debug!(job = claim.job.id, error = %e, "progress not stored");
+                    }
+                    last = Some(now);
+                }
+            }
+        })
+    };
     let started = std::time::Instant::now();
-    let outcome = run(pool, engine, claim).await;
+    let outcome = run(pool, engine, claim, &progress).await;
+    reporter.abort();
     let computed = started.elapsed();
     let recorded = match outcome {
-        Ok(result) => finish(pool, claim, &result).await.map_err(JobError::from),
+        Ok(result) => {
+            // The last count, and what comes next: one write, before the results'.
+            let (_, done, total) = progress.now();
+            let stage = scoring::Stage::Writing.as_str();
+            if let Err(e) = queue::report_progress(pool, claim, stage, done, total).await {
+                tracing::debug!(job = claim.job.id, error = %e, "progress not stored");
+            }
+            finish(pool, claim, &result).await.map_err(JobError::from)
+        }
         Err(e) => Err(e),
     };
     tracing::info!(
@@ -177,6 +210,7 @@ async fn run(
     pool: &PgPool,
     engine: &SharedEngine,
     claim: &Claim,
+    progress: &Arc<scoring::Progress>,
 ) -> Result<scores::SubmissionResult, JobError> {
     let submission = submissions::by_id(pool, claim.job.submission_id)
         .await?
@@ -194,6 +228,7 @@ async fn run(
     let mut refs = splits::references(pool, split.id).await?;
     let force = split.engine_version != scoring::ENGINE_VERSION;
     if force || refs.iter().any(|r| r.scene_graph.is_none()) {
+        progress.enter(scoring::Stage::References, 0);
         let engine2 = engine.clone();
         let graphs = blocking(move || {
             let built = scoring::missing_reference_graphs(&engine2, &refs, mode, force);
@@ -256,13 +291,15 @@ async fn run(
             if let Some(bytes) = computed {
                 splits::set_cider_df(pool, split.id, &bytes).await?;
             }
-            Ok(
-                blocking(move || scoring::score_submission(&engine, &refs, &candidates, mode, &df))
-                    .await??,
-            )
+            let progress = progress.clone();
+            Ok(blocking(move || {
+                scoring::score_submission(&engine, &refs, &candidates, mode, &df, &progress)
+            })
+            .await??)
         }
         JobKind::HumanBaseline => {
-            Ok(blocking(move || scoring::score_human(&engine, &refs, mode)).await??)
+            let progress = progress.clone();
+            Ok(blocking(move || scoring::score_human(&engine, &refs, mode, &progress)).await??)
         }
     }
 }

@@ -23,9 +23,15 @@ pub struct Job {
     pub locked_by: Option<String>,
     pub last_error: Option<String>,
     pub lease_expires_at: Option<DateTime<Utc>>,
+    pub started_at: Option<DateTime<Utc>>,
+    /// What the running job is doing (`scoring::Stage`), and how many of how many images it has
+    /// done, as its worker last reported.
+    pub progress_stage: Option<String>,
+    pub progress_done: Option<i32>,
+    pub progress_total: Option<i32>,
 }
 
-const COLUMNS: &str = "id, kind, submission_id, state, attempts, max_attempts, locked_by, last_error, lease_expires_at";
+const COLUMNS: &str = "id, kind, submission_id, state, attempts, max_attempts, locked_by, last_error, lease_expires_at, started_at, progress_stage, progress_done, progress_total";
 
 /// A claim: the job plus the fencing token (`attempts` at claim time) for every later write.
 #[derive(Debug, Clone)]
@@ -92,7 +98,8 @@ pub async fn claim(
     let job: Job = sqlx::query_as(&format!(
         "UPDATE jobs SET state = 'running', attempts = attempts + 1, locked_by = $2,
             lease_expires_at = now() + make_interval(secs => $3), heartbeat_at = now(),
-            started_at = COALESCE(started_at, now())
+            started_at = COALESCE(started_at, now()),
+            progress_stage = NULL, progress_done = NULL, progress_total = NULL
          WHERE id = $1 RETURNING {COLUMNS}"
     ))
     .bind(job.id)
@@ -128,6 +135,29 @@ pub async fn heartbeat(
     .execute(db)
     .await?;
     Ok(r.rows_affected() == 1)
+}
+
+/// Stores how far the claimed job has got (fenced like every write after the claim).
+pub async fn report_progress(
+    db: impl PgExecutor<'_>,
+    claim: &Claim,
+    stage: &str,
+    done: usize,
+    total: usize,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "UPDATE jobs SET progress_stage = $4, progress_done = $5, progress_total = $6
+         WHERE id = $1 AND locked_by = $2 AND attempts = $3 AND state = 'running'",
+    )
+    .bind(claim.job.id)
+    .bind(&claim.worker)
+    .bind(claim.job.attempts)
+    .bind(stage)
+    .bind(i32::try_from(done).unwrap_or(i32::MAX))
+    .bind(i32::try_from(total).unwrap_or(i32::MAX))
+    .execute(db)
+    .await?;
+    Ok(())
 }
 
 /// Begins the transaction that writes a job's results. It need not wait for the WAL flush: if the

@@ -554,3 +554,93 @@ async fn a_submission_that_failed_for_the_servers_reasons_does_not_count_against
         .await;
     assert_eq!(r.status(), 429);
 }
+
+/// Issue 33, item 4: the worker stores how far its job has got as it goes (a write a second at
+/// most, not one per caption), and the status page, its JSON and the API show it while the job
+/// runs. A job that ran leaves its last count (every image of the split) and the stage it was in
+/// before its results were written; a running job's count is shown with an estimate of the time
+/// left.
+#[tokio::test]
+async fn a_running_jobs_progress_is_stored_and_shown() {
+    let app = spawn_app_with(1, |_| {}).await;
+    app.challenge_with_split("prog", "val", false).await;
+    let (_, token) = app.team("prog", "Owls").await;
+    let browser = app.member("prog", "Owls", "owl@example.com").await;
+    let id = app.submit("prog", &token, "val", demo_results(true)).await;
+    app.assert_scored(id).await;
+    let images: i64 =
+        sqlx::query_scalar("SELECT COUNT(*) FROM image_results WHERE submission_id = $1")
+            .bind(id)
+            .fetch_one(&app.pool)
+            .await
+            .expect("images");
+    let (stage, done, total): (Option<String>, Option<i32>, Option<i32>) = sqlx::query_as(
+        "SELECT progress_stage, progress_done, progress_total FROM jobs WHERE submission_id = $1",
+    )
+    .bind(id)
+    .fetch_one(&app.pool)
+    .await
+    .expect("the job");
+    assert_eq!(
+        (stage.as_deref(), done.map(i64::from), total.map(i64::from)),
+        (Some("writing"), Some(images), Some(images))
+    );
+    // Done, the job shows no progress.
+    assert_eq!(
+        app.api_status(id, &token).await["progress"],
+        serde_json::Value::Null
+    );
+
+    // The job again, as a worker scoring it leaves its row: 3 of 8 images after 10 s.
+    sqlx::query(
+        "UPDATE jobs SET state = 'running', started_at = now() - interval '10 seconds',
+            progress_stage = 'scoring', progress_done = 3, progress_total = 8
+         WHERE submission_id = $1",
+    )
+    .bind(id)
+    .execute(&app.pool)
+    .await
+    .expect("a running job");
+    let api = app.api_status(id, &token).await;
+    let line = api["progress"].as_str().unwrap_or_default().to_string();
+    assert!(
+        line.starts_with("scoring captions: 3 of 8 images, about ") && line.ends_with(" s left"),
+        "{api}"
+    );
+    let status: serde_json::Value = browser
+        .get(app.url(&format!("/s/{id}/status")))
+        .send()
+        .await
+        .expect("status")
+        .json()
+        .await
+        .expect("JSON");
+    assert!(
+        status["progress"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("scoring captions: 3 of 8"),
+        "{status}"
+    );
+    let page = browser
+        .get(app.url(&format!("/s/{id}")))
+        .send()
+        .await
+        .expect("page")
+        .text()
+        .await
+        .expect("text");
+    assert!(
+        page.contains("<span id=\"progress\"> · scoring captions: 3 of 8 images, about "),
+        "{page}"
+    );
+    sqlx::query("UPDATE jobs SET progress_stage = 'classic' WHERE submission_id = $1")
+        .bind(id)
+        .execute(&app.pool)
+        .await
+        .expect("the next stage");
+    assert_eq!(
+        app.api_status(id, &token).await["progress"],
+        "computing BLEU, METEOR, ROUGE-L and CIDEr-D"
+    );
+}

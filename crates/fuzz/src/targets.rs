@@ -688,8 +688,15 @@ fn engine(g: &mut Gen, input: &mut Vec<u8>) -> Result<(), String> {
         image_id: 1,
         caption: candidate,
     }];
-    let result = scoring::score_submission(&engine, &stored, &candidates, mode, &df)
-        .map_err(|e| format!("scoring failed: {e}"))?;
+    let result = scoring::score_submission(
+        &engine,
+        &stored,
+        &candidates,
+        mode,
+        &df,
+        &scoring::Progress::default(),
+    )
+    .map_err(|e| format!("scoring failed: {e}"))?;
     let image = result.images.first().ok_or("no image scored")?;
     let all = image
         .categories

@@ -237,6 +237,7 @@ pub async fn status(
         "queue_position": info.queue_position,
         "attempts": info.attempts,
         "error": info.error,
+        "progress": info.progress,
         "challenge": challenge.slug,
         "split": split.name,
         "description": s.description,
