@@ -137,7 +137,9 @@ pub async fn heartbeat(
     Ok(r.rows_affected() == 1)
 }
 
-/// Stores how far the claimed job has got (fenced like every write after the claim).
+/// Stores how far the claimed job has got (fenced like every write after the claim). Progress
+/// is only shown, so it never waits: if anyone holds the job's row (the results' transaction,
+/// say), this report is skipped.
 pub async fn report_progress(
     db: impl PgExecutor<'_>,
     claim: &Claim,
@@ -147,7 +149,9 @@ pub async fn report_progress(
 ) -> Result<(), sqlx::Error> {
     sqlx::query(
         "UPDATE jobs SET progress_stage = $4, progress_done = $5, progress_total = $6
-         WHERE id = $1 AND locked_by = $2 AND attempts = $3 AND state = 'running'",
+         WHERE id = (SELECT id FROM jobs
+                     WHERE id = $1 AND locked_by = $2 AND attempts = $3 AND state = 'running'
+                     FOR UPDATE SKIP LOCKED)",
     )
     .bind(claim.job.id)
     .bind(&claim.worker)
