@@ -992,17 +992,13 @@ pub struct StatusInfo {
 /// `n` with thousands separated by commas.
 fn thousands(n: i64) -> String {
     let digits = n.unsigned_abs().to_string();
-    let mut out = String::new();
-    for (k, c) in digits.chars().enumerate() {
-        if k > 0 && (digits.len() - k) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    if n < 0 {
-        out.insert(0, '-');
-    }
-    out
+    let groups: Vec<&str> = digits
+        .as_bytes()
+        .rchunks(3)
+        .rev()
+        .map(|g| std::str::from_utf8(g).unwrap_or_default())
+        .collect();
+    format!("{}{}", if n < 0 { "-" } else { "" }, groups.join(","))
 }
 
 /// The progress line of a running job, with an estimate of the time left while it scores
@@ -1666,6 +1662,14 @@ mod tests {
     use actix_web::ResponseError;
 
     use super::*;
+
+    #[test]
+    fn thousands_are_grouped() {
+        assert_eq!(
+            [0, 999, 1000, 40504, 1234567, -1200].map(thousands),
+            ["0", "999", "1,000", "40,504", "1,234,567", "-1,200"]
+        );
+    }
 
     #[tokio::test]
     async fn turns_refuse_with_their_own_message_once_all_are_taken_too_long() {
