@@ -151,16 +151,15 @@ fn child(t: &'static Target, a: &Args, from: u64, count: u64) -> i32 {
                 time: !cfg!(debug_assertions),
                 memory: true,
             };
-            // The first input loads what the parsers load once (models, tables): not counted.
-            run_one(
-                t,
-                seed,
-                u64::MAX,
-                &Checks {
-                    time: false,
-                    memory: false,
-                },
-            );
+            // The first inputs load what the parsers load once (models, METEOR's tables, in
+            // both caption modes): not counted.
+            let warm = Checks {
+                time: false,
+                memory: false,
+            };
+            for i in 0..8 {
+                run_one(t, seed, u64::MAX - i, &warm);
+            }
             let out = std::io::stdout();
             let (mut failures, mut slowest, mut peak) = (0u64, (Duration::ZERO, 0), (0usize, 0));
             let start = Instant::now();
@@ -284,8 +283,17 @@ fn supervise(chosen: &[&Target], a: &Args, n: u64) -> i32 {
                 at += count;
                 continue;
             }
-            // The child died: find the input that killed it, record it, go on after it.
+            // The child died: run the chunk again with each input's index printed first; the
+            // last one printed killed it. Record it and go on after it (a run that does not die
+            // again counts as it is).
             let traced = run_child(t, a, at, count, true);
+            if traced.done {
+                (done, nanos) = (done + traced.inputs, nanos + traced.nanos);
+                (slowest, peak) = (slowest.max(traced.slowest), peak.max(traced.peak));
+                failures.extend(traced.failures);
+                at += count;
+                continue;
+            }
             let culprit = traced.last_at.unwrap_or(at);
             let died = traced
                 .failures
