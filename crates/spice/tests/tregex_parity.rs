@@ -177,6 +177,12 @@ fn read_patterns() -> Vec<String> {
         }
     };
     out.extend(RELATION_PATTERNS.iter().map(|p| (*p).to_string()));
+    // The relations as we write them, rendered: the jar's Tregex must match them as ours does.
+    out.extend(
+        spice::corenlp::relations::source_order()
+            .iter()
+            .flat_map(|d| d.targets.iter().map(|n| n.to_tregex())),
+    );
     out
 }
 
@@ -366,4 +372,41 @@ fn matches_agree_with_corenlp_tregex() {
         bad_patterns.is_empty(),
         "patterns that differ: {bad_patterns:?}"
     );
+}
+
+/// The relations as we write them ([`spice::corenlp::relations`]) compile to what CoreNLP's own
+/// patterns compile to, one for one in CoreNLP's order, when `SPICE_CORENLP_PATTERNS` names a
+/// file of them (its first lines are the relations' patterns).
+#[test]
+fn relations_written_in_rust_are_corenlps() {
+    let Some(path) = std::env::var_os("SPICE_CORENLP_PATTERNS") else {
+        let _ = writeln!(
+            std::io::stderr(),
+            "\n*** tregex parity: SPICE_CORENLP_PATTERNS unset, our relations not compared with CoreNLP's text ***\n"
+        );
+        return;
+    };
+    let theirs: Vec<String> = std::fs::read_to_string(&path)
+        .expect("the patterns file")
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let mut i = 0;
+    let mut wrong = Vec::new();
+    for d in spice::corenlp::relations::source_order() {
+        for (k, n) in d.targets.iter().enumerate() {
+            let ours = n.compile().unwrap_or_else(|e| panic!("{} #{k}: {e}", d.name));
+            let line = &theirs[i];
+            let corenlp = Pattern::compile(line).expect("CoreNLP's pattern compiles");
+            if ours.structure() != corenlp.structure() {
+                wrong.push(format!(
+                    "{} #{k} (line {}):\n  ours:    {ours}\n  CoreNLP: {line}",
+                    d.name,
+                    i + 1
+                ));
+            }
+            i += 1;
+        }
+    }
+    assert!(wrong.is_empty(), "{} differ:\n{}", wrong.len(), wrong.join("\n"));
 }

@@ -12,6 +12,8 @@
 //! | [`chart`] | `ExhaustivePCFGParser` | CKY and the best tree read back |
 //! | [`tree`] | `Debinarizer`, `BoundaryRemover`, `EnglishSubcategoryStripper` | the tree the annotator keeps |
 //! | [`tregex`] | `TregexPattern` | tree patterns, as the UD converter's relations and transforms use them |
+//! | [`patterns`] | | the notation our relations and transforms are written in, compiled by [`tregex`] |
+//! | [`relations`] | `UniversalEnglishGrammaticalRelations` | the relations, their hierarchy and patterns |
 //!
 //! No JVM is involved and nothing of CoreNLP is part of this repository: the model is read from
 //! the file the user points at.
@@ -25,6 +27,8 @@ pub mod headfinder;
 pub mod lexicon;
 pub mod model;
 pub mod official;
+pub mod patterns;
+pub mod relations;
 pub mod serial;
 pub mod tree;
 pub mod tregex;

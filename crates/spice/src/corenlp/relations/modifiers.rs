@@ -1,0 +1,7 @@
+//! Relations of modifiers (`nmod` to `list` in CoreNLP's source).
+
+use super::Definition;
+
+pub fn definitions() -> Vec<Definition> {
+    Vec::new()
+}
