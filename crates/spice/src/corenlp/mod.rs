@@ -14,6 +14,7 @@
 //! | [`tregex`] | `TregexPattern` | tree patterns, as the UD converter's relations and transforms use them |
 //! | [`patterns`] | | the notation our relations and transforms are written in, compiled by [`tregex`] |
 //! | [`relations`] | `UniversalEnglishGrammaticalRelations` | the relations, their hierarchy and patterns |
+//! | [`structure`] | `GrammaticalStructure`, `UniversalEnglishGrammaticalStructure` | basic dependencies from the tree |
 //!
 //! No JVM is involved and nothing of CoreNLP is part of this repository: the model is read from
 //! the file the user points at.
@@ -30,6 +31,7 @@ pub mod official;
 pub mod patterns;
 pub mod relations;
 pub mod serial;
+pub mod structure;
 pub mod tree;
 pub mod tregex;
 
