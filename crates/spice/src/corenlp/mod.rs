@@ -12,6 +12,7 @@
 //! | [`chart`] | `ExhaustivePCFGParser` | CKY and the best tree read back |
 //! | [`tree`] | `Debinarizer`, `BoundaryRemover`, `EnglishSubcategoryStripper` | the tree the annotator keeps |
 //! | [`tregex`] | `TregexPattern` | tree patterns, as the UD converter's relations and transforms use them |
+//! | [`tsurgeon`] | `Tsurgeon` | tree surgery where a pattern matches, as the transforms use it |
 //! | [`patterns`] | | the notation our relations and transforms are written in, compiled by [`tregex`] |
 //! | [`relations`] | `UniversalEnglishGrammaticalRelations` | the relations, their hierarchy and patterns |
 //! | [`structure`] | `GrammaticalStructure`, `UniversalEnglishGrammaticalStructure` | basic dependencies from the tree |
@@ -33,6 +34,7 @@ pub mod relations;
 pub mod serial;
 pub mod structure;
 pub mod tree;
+pub mod tsurgeon;
 pub mod tregex;
 
 use std::collections::HashMap;

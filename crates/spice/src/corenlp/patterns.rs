@@ -142,6 +142,8 @@ enum Label {
     Test(String),
     /// The node bound to a name earlier in the pattern (`=name`).
     Same(&'static str),
+    /// A node with the same label as the one bound to a name (`~name`).
+    LabelOf(&'static str),
 }
 
 #[derive(Debug, Clone)]
@@ -192,6 +194,15 @@ pub fn any() -> Node {
 pub fn same(name: &'static str) -> Node {
     Node {
         label: Label::Same(name),
+        name: None,
+        clauses: Vec::new(),
+    }
+}
+
+/// A node labelled as the node already bound to `name`.
+pub fn label_of(name: &'static str) -> Node {
+    Node {
+        label: Label::LabelOf(name),
         name: None,
         clauses: Vec::new(),
     }
@@ -316,6 +327,10 @@ impl Node {
             Label::Test(t) => out.push_str(t),
             Label::Same(n) => {
                 out.push('=');
+                out.push_str(n);
+            }
+            Label::LabelOf(n) => {
+                out.push('~');
                 out.push_str(n);
             }
         }
