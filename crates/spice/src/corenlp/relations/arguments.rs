@@ -71,7 +71,8 @@ fn time_or_lot_words() -> String {
     format!("{list}|lot)$/")
 }
 
-/// Verbs taking an object and then an infinitive ("persuade him to go").
+/// Verbs taking an object and then an infinitive ("persuade him to go"). "convice" (sic) is
+/// misspelt as in CoreNLP, which therefore misses "convince" itself.
 fn xcomp_verbs() -> String {
     words(&[
         "advise",
@@ -90,7 +91,6 @@ fn xcomp_verbs() -> String {
         "begs",
         "begged",
         "begging",
-        // sic: the misspelling is CoreNLP's, and so is what it matches
         "convice",
         "convinces",
         "convinced",
