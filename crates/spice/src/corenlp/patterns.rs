@@ -77,6 +77,8 @@ pub enum Rel {
     UpThrough(&'static str),
     /// Any node of the tree, tested on its own (` : `).
     Anywhere,
+    /// The other node is this very node or a child (`<=`).
+    SelfOrChild,
 }
 
 impl Rel {
@@ -106,6 +108,7 @@ impl Rel {
             Rel::RightmostBelow => "<<-",
             Rel::Same => "==",
             Rel::Anywhere => ":",
+            Rel::SelfOrChild => "<=",
             Rel::ChildAt(i) => {
                 let _ = write!(out, "<{i}");
                 return;
