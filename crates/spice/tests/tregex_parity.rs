@@ -395,7 +395,9 @@ fn relations_written_in_rust_are_corenlps() {
     let mut wrong = Vec::new();
     for d in spice::corenlp::relations::source_order() {
         for (k, n) in d.targets.iter().enumerate() {
-            let ours = n.compile().unwrap_or_else(|e| panic!("{} #{k}: {e}", d.name));
+            let ours = n
+                .compile()
+                .unwrap_or_else(|e| panic!("{} #{k}: {e}", d.name));
             let line = &theirs[i];
             let corenlp = Pattern::compile(line).expect("CoreNLP's pattern compiles");
             if ours.structure() != corenlp.structure() {
@@ -408,5 +410,10 @@ fn relations_written_in_rust_are_corenlps() {
             i += 1;
         }
     }
-    assert!(wrong.is_empty(), "{} differ:\n{}", wrong.len(), wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "{} differ:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
 }

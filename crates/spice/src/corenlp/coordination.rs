@@ -181,7 +181,13 @@ pub fn patterns() -> Vec<Node> {
     out.extend(move_rb());
     out.extend([flatten_sq(), x_over_x(), ucp()]);
     out.extend(mwe());
-    out.extend([according_to(), but_also(), at_rbs(), at_all(), flat_prep_cc()]);
+    out.extend([
+        according_to(),
+        but_also(),
+        at_rbs(),
+        at_all(),
+        flat_prep_cc(),
+    ]);
     out
 }
 
@@ -231,10 +237,7 @@ fn flat_conjp() -> Node {
             SisterAfter,
             node("CC")
                 .named("start")
-                .has(
-                    NextSister,
-                    node("RB|ADVP").has(NextSister, node(conjunct)),
-                )
+                .has(NextSister, node("RB|ADVP").has(NextSister, node(conjunct)))
                 .either(vec![
                     all()
                         .has(Child, node("and"))
@@ -278,10 +281,7 @@ fn move_rb() -> Vec<Node> {
             )
             .has(
                 Anywhere,
-                same("adv").has(
-                    NextSister,
-                    node("/^(S(?!YM)|PP|VP|NP)/").named("dest"),
-                ),
+                same("adv").has(NextSister, node("/^(S(?!YM)|PP|VP|NP)/").named("dest")),
             ),
         node("/^ADVP/")
             .has(
@@ -307,34 +307,34 @@ fn flatten_sq() -> Node {
     let not_cop = format!("!{cop}");
     node("SBARQ").has(
         Child,
-        node("WHNP")
-            .named("what")
-            .has(Child, node("WP"))
-            .has(
-                NextSister,
-                node("SQ")
-                    .named("sq")
-                    .has(Child, node("/^VB/").named("verb").has(Child, node(cop.clone())))
-                    .not(Child, node("/^VB/").has(Child, node(not_cop.clone())))
-                    .not(
-                        Child,
-                        node("/^V/")
-                            .has(Child, node("/^VB/"))
-                            .has(Child, node(not_cop)),
-                    )
-                    .not(Child, node("PP").has(PrevSister, same("verb")))
-                    .not(
-                        ChildAt(1),
-                        node("/^VB/").has(Child, node(cop)).has(
-                            NextSister,
-                            node("NP").has(Child, node("EX").has(Child, node("there"))),
-                        ),
-                    )
-                    .not(
-                        Child,
-                        node("ADJP").has(Child, node("PP").has(OnlyChild, node("IN|TO"))),
+        node("WHNP").named("what").has(Child, node("WP")).has(
+            NextSister,
+            node("SQ")
+                .named("sq")
+                .has(
+                    Child,
+                    node("/^VB/").named("verb").has(Child, node(cop.clone())),
+                )
+                .not(Child, node("/^VB/").has(Child, node(not_cop.clone())))
+                .not(
+                    Child,
+                    node("/^V/")
+                        .has(Child, node("/^VB/"))
+                        .has(Child, node(not_cop)),
+                )
+                .not(Child, node("PP").has(PrevSister, same("verb")))
+                .not(
+                    ChildAt(1),
+                    node("/^VB/").has(Child, node(cop)).has(
+                        NextSister,
+                        node("NP").has(Child, node("EX").has(Child, node("there"))),
                     ),
-            ),
+                )
+                .not(
+                    Child,
+                    node("ADJP").has(Child, node("PP").has(OnlyChild, node("IN|TO"))),
+                ),
+        ),
     )
 }
 
@@ -354,9 +354,10 @@ fn ucp() -> Node {
             .has(ChildAt(2), node("/^JJ|ADJP/").named("adjp")),
         all().has(
             ChildAt(-1),
-            node("ADJP")
-                .named("adjp")
-                .has(Child, node("JJR").has(Child, node(words(&["younger", "older"])))),
+            node("ADJP").named("adjp").has(
+                Child,
+                node("JJR").has(Child, node(words(&["younger", "older"]))),
+            ),
         ),
         all().has(ChildAt(1), node("/^N/").named("np")),
         all()
@@ -390,9 +391,17 @@ fn mwe() -> Vec<Node> {
             .has(ChildAt(1), t("RB", "node1", ci("as")))
             .has(ChildAt(-1), t("IN|RB", "node2", ci("well"))),
         // such as
-        pair("@PP", t("JJ", "node1", ci("such")), t("IN", "node2", ci("as"))),
+        pair(
+            "@PP",
+            t("JJ", "node1", ci("such")),
+            t("IN", "node2", ci("as")),
+        ),
         // due to
-        pair("@PP", t("JJ|IN", "node1", ci("due")), t("IN|TO", "node2", ci("to"))),
+        pair(
+            "@PP",
+            t("JJ|IN", "node1", ci("due")),
+            t("IN|TO", "node2", ci("to")),
+        ),
         // because of, instead of
         pair(
             "@PP|CONJP",
@@ -400,9 +409,17 @@ fn mwe() -> Vec<Node> {
             t("IN", "node2", node("of")),
         ),
         // in case
-        pair("@ADVP|SBAR", t("IN|RB", "node1", ci("in")), t("NN", "node2", ci("case"))),
+        pair(
+            "@ADVP|SBAR",
+            t("IN|RB", "node1", ci("in")),
+            t("NN", "node2", ci("case")),
+        ),
         // of course
-        pair("@ADVP|PP", t("IN|RB", "node1", ci("of")), t("NN|RB", "node2", ci("course"))),
+        pair(
+            "@ADVP|PP",
+            t("IN|RB", "node1", ci("of")),
+            t("NN|RB", "node2", ci("course")),
+        ),
         // in order
         pair(
             "@SBAR|PP",
@@ -425,15 +442,35 @@ fn mwe() -> Vec<Node> {
             t("TO", "node2", ci("to")).has(NextSister, t("VB|RB", "node3", ci("mention"))),
         ),
         // so that
-        pair("@PP|SBAR", t("JJ|IN|RB", "node1", ci("so")), t("IN|TO", "node2", ci("that"))),
+        pair(
+            "@PP|SBAR",
+            t("JJ|IN|RB", "node1", ci("so")),
+            t("IN|TO", "node2", ci("that")),
+        ),
         // as if
-        pair("@SBAR", t("IN|RB", "node1", ci("as")), t("IN", "node2", ci("if"))),
+        pair(
+            "@SBAR",
+            t("IN|RB", "node1", ci("as")),
+            t("IN", "node2", ci("if")),
+        ),
         // prior to
-        pair("@PP", t("JJ|RB", "node1", ci("prior")), t("TO|IN", "node2", ci("to"))),
+        pair(
+            "@PP",
+            t("JJ|RB", "node1", ci("prior")),
+            t("TO|IN", "node2", ci("to")),
+        ),
         // as to
-        pair("@PP", t("IN", "node1", ci("as")), t("TO|IN", "node2", ci("to"))),
+        pair(
+            "@PP",
+            t("IN", "node1", ci("as")),
+            t("TO|IN", "node2", ci("to")),
+        ),
         // kind of
-        pair("@ADVP", t("RB|NN", "node1", ci("kind")), t("IN|RB", "node2", ci("of"))),
+        pair(
+            "@ADVP",
+            t("RB|NN", "node1", ci("kind")),
+            t("IN|RB", "node2", ci("of")),
+        ),
         // whether or not
         pair(
             "@SBAR",
@@ -468,7 +505,11 @@ fn mwe() -> Vec<Node> {
             t("CC|RB|IN", "node2", ci("but")),
         ),
         // that is
-        pair("@ADVP|INTJ", t("NN|DT|RB", "node1", ci("that")), t("VBZ|RB", "node2", ci("is"))),
+        pair(
+            "@ADVP|INTJ",
+            t("NN|DT|RB", "node1", ci("that")),
+            t("VBZ|RB", "node2", ci("is")),
+        ),
         // how come
         pair(
             "@WHADVP",
@@ -490,7 +531,11 @@ fn mwe() -> Vec<Node> {
             t("IN", "node2", ci("than")),
         ),
         // up to
-        pair("@QP", t("JJR|RBR|IN", "node1", ci("up")), t("IN|TO", "node2", ci("to"))),
+        pair(
+            "@QP",
+            t("JJR|RBR|IN", "node1", ci("up")),
+            t("IN|TO", "node2", ci("to")),
+        ),
         // at least (not "at least once")
         node("@S|SQ|VP|ADVP|PP").has(
             Child,
@@ -499,7 +544,10 @@ fn mwe() -> Vec<Node> {
                 t("IN|RB", "node1", ci("at")),
                 t("JJS|RBS", "node2", ci("least")),
             )
-            .not(NextSister, node("RB").has(Child, node("/(?i)(once|twice)/"))),
+            .not(
+                NextSister,
+                node("RB").has(Child, node("/(?i)(once|twice)/")),
+            ),
         ),
     ]
 }
@@ -529,9 +577,7 @@ fn but_also() -> Node {
         .has(Child, node("RB").named("rb").has(Child, node("also")))
         .maybe(
             NextSister,
-            any()
-                .named("nextNode")
-                .has(Child, any().has(Child, any())),
+            any().named("nextNode").has(Child, any().has(Child, any())),
         )
 }
 

@@ -34,8 +34,8 @@ pub mod relations;
 pub mod serial;
 pub mod structure;
 pub mod tree;
-pub mod tsurgeon;
 pub mod tregex;
+pub mod tsurgeon;
 
 use std::collections::HashMap;
 use std::path::Path;

@@ -166,9 +166,11 @@ impl Graph {
         let mut seen = vec![from];
         let mut stack = vec![from];
         while let Some(u) = stack.pop() {
-            let next = self.children[&u]
-                .iter()
-                .chain(if directed { [].iter() } else { self.parents[&u].iter() });
+            let next = self.children[&u].iter().chain(if directed {
+                [].iter()
+            } else {
+                self.parents[&u].iter()
+            });
             for &v in next {
                 if v == to {
                     return true;

@@ -30,7 +30,10 @@ pub struct Bound {
 impl Bound {
     /// The node bound to `name`, if the match bound one.
     pub fn get(&self, name: &str) -> Option<Node> {
-        self.names.iter().find(|(n, _)| n == name).map(|&(_, id)| id)
+        self.names
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|&(_, id)| id)
     }
 
     /// The node bound to `name`; the script's pattern always binds it.
