@@ -23,7 +23,6 @@
 pub mod americanize;
 pub mod chart;
 pub mod coordination;
-pub mod dependencies;
 pub mod grammar;
 pub mod headfinder;
 pub mod lexicon;

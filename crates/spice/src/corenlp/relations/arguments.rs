@@ -4,7 +4,7 @@
 use super::super::patterns::{all, any, node, same, words, Node, Rel::*};
 use super::words::{
     be_aux_words, ccomp_obj_verbs, ccomp_verbs, clausal_complement_words, copular_words,
-    have_words, passive_aux_words, self_words, time_words,
+    have_words, passive_aux_words, self_words, time_words, xcomp_verbs,
 };
 use super::Definition;
 
@@ -69,89 +69,6 @@ fn time_or_lot_words() -> String {
     let t = time_words();
     let list = t.strip_suffix(")$/").expect("a word list ends in `)$/`");
     format!("{list}|lot)$/")
-}
-
-/// Verbs taking an object and then an infinitive ("persuade him to go"). "convice" (sic) is
-/// misspelt as in CoreNLP, which therefore misses "convince" itself.
-fn xcomp_verbs() -> String {
-    words(&[
-        "advise",
-        "advises",
-        "advised",
-        "advising",
-        "allow",
-        "allows",
-        "allowed",
-        "allowing",
-        "ask",
-        "asks",
-        "asked",
-        "asking",
-        "beg",
-        "begs",
-        "begged",
-        "begging",
-        "convice",
-        "convinces",
-        "convinced",
-        "convincing",
-        "demand",
-        "demands",
-        "demanded",
-        "demanding",
-        "desire",
-        "desires",
-        "desired",
-        "desiring",
-        "expect",
-        "expects",
-        "expected",
-        "expecting",
-        "encourage",
-        "encourages",
-        "encouraged",
-        "encouraging",
-        "force",
-        "forces",
-        "forced",
-        "forcing",
-        "implore",
-        "implores",
-        "implored",
-        "imploring",
-        "lobby",
-        "lobbies",
-        "lobbied",
-        "lobbying",
-        "order",
-        "orders",
-        "ordered",
-        "ordering",
-        "persuade",
-        "persuades",
-        "persuaded",
-        "persuading",
-        "pressure",
-        "pressures",
-        "pressured",
-        "pressuring",
-        "prompt",
-        "prompts",
-        "prompted",
-        "prompting",
-        "require",
-        "requires",
-        "required",
-        "requiring",
-        "tell",
-        "tells",
-        "told",
-        "telling",
-        "urge",
-        "urges",
-        "urged",
-        "urging",
-    ])
 }
 
 /// Tags of what separates conjuncts without being one: parentheticals, quotes, brackets,

@@ -2,7 +2,9 @@
 //! defined among them that hang directly under `dep` (`parataxis`, `list`, `sdep`, `agent`).
 
 use super::super::patterns::{all, any, node, same, words, Clauses, Node, Rel::*};
-use super::words::{ccomp_obj_verbs, ccomp_verbs, copular_words, self_words, time_words};
+use super::words::{
+    ccomp_obj_verbs, ccomp_verbs, copular_words, self_words, time_words, xcomp_verbs,
+};
 use super::Definition;
 
 pub fn definitions() -> Vec<Definition> {
@@ -87,88 +89,6 @@ fn western_smiley() -> &'static str {
 /// Emoticons written upright, eastern style: "^_^", "-_-".
 fn asian_smiley() -> &'static str {
     r"/(?!^--$)^(?:-LRB-)?[\-\^x=~<>'][_.]?[\-\^x=~<>'](?:-RRB-)?$/"
-}
-
-/// Verbs taking an object before an infinitival complement ("urged them to go").
-fn xcomp_verbs() -> String {
-    words(&[
-        "advise",
-        "advises",
-        "advised",
-        "advising",
-        "allow",
-        "allows",
-        "allowed",
-        "allowing",
-        "ask",
-        "asks",
-        "asked",
-        "asking",
-        "beg",
-        "begs",
-        "begged",
-        "begging",
-        "convice",
-        "convinces",
-        "convinced",
-        "convincing",
-        "demand",
-        "demands",
-        "demanded",
-        "demanding",
-        "desire",
-        "desires",
-        "desired",
-        "desiring",
-        "expect",
-        "expects",
-        "expected",
-        "expecting",
-        "encourage",
-        "encourages",
-        "encouraged",
-        "encouraging",
-        "force",
-        "forces",
-        "forced",
-        "forcing",
-        "implore",
-        "implores",
-        "implored",
-        "imploring",
-        "lobby",
-        "lobbies",
-        "lobbied",
-        "lobbying",
-        "order",
-        "orders",
-        "ordered",
-        "ordering",
-        "persuade",
-        "persuades",
-        "persuaded",
-        "persuading",
-        "pressure",
-        "pressures",
-        "pressured",
-        "pressuring",
-        "prompt",
-        "prompts",
-        "prompted",
-        "prompting",
-        "require",
-        "requires",
-        "required",
-        "requiring",
-        "tell",
-        "tells",
-        "told",
-        "telling",
-        "urge",
-        "urges",
-        "urged",
-        "urging",
-    ])
 }
 
 /// A verb (or auxiliary) that is a form of "be".
