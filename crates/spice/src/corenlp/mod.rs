@@ -14,11 +14,15 @@
 //! | [`tregex`] | `TregexPattern` | tree patterns, as the UD converter's relations and transforms use them |
 //! | [`tsurgeon`] | `Tsurgeon` | tree surgery where a pattern matches, as the transforms use it |
 //! | [`patterns`] | | the notation our relations and transforms are written in, compiled by [`tregex`] |
+//! | [`coordination`] | `CoordinationTransformer` | the tree rearranged before dependencies are read |
+//! | [`headfinder`] | `UniversalSemanticHeadFinder` | the head child of every constituent |
 //! | [`relations`] | `UniversalEnglishGrammaticalRelations` | the relations, their hierarchy and patterns |
 //! | [`structure`] | `GrammaticalStructure`, `UniversalEnglishGrammaticalStructure` | basic dependencies from the tree |
 //!
+//! [`official`] reads the official pipeline's analyses the tests compare with.
+//!
 //! No JVM is involved and nothing of CoreNLP is part of this repository: the model is read from
-//! the file the user points at.
+//! the file the user points at, and the converter's patterns are written in our own notation.
 
 pub mod americanize;
 pub mod chart;

@@ -146,7 +146,7 @@ enum Label {
     /// The node bound to a name earlier in the pattern (`=name`).
     Same(&'static str),
     /// A node with the same label as the one bound to a name (`~name`).
-    LabelOf(&'static str),
+    Labelled(&'static str),
 }
 
 #[derive(Debug, Clone)]
@@ -205,7 +205,7 @@ pub fn same(name: &'static str) -> Node {
 /// A node labelled as the node already bound to `name`.
 pub fn label_of(name: &'static str) -> Node {
     Node {
-        label: Label::LabelOf(name),
+        label: Label::Labelled(name),
         name: None,
         clauses: Vec::new(),
     }
@@ -332,7 +332,7 @@ impl Node {
                 out.push('=');
                 out.push_str(n);
             }
-            Label::LabelOf(n) => {
+            Label::Labelled(n) => {
                 out.push('~');
                 out.push_str(n);
             }
@@ -404,8 +404,8 @@ mod tests {
         let built = node("VP")
             .has(Child, node("NP").target().not(Child, node("EX")))
             .compile()
-            .unwrap();
-        let written = Pattern::compile("VP < (NP=target !< EX)").unwrap();
+            .expect("compiles");
+        let written = Pattern::compile("VP < (NP=target !< EX)").expect("compiles");
         assert_eq!(built.structure(), written.structure());
     }
 }

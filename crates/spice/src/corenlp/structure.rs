@@ -311,7 +311,7 @@ fn correct_wh_attachment(words: &[Word], deps: &mut [Dependency]) {
 /// `convertRel`: a `prep` becomes the `case` of the governor's first `nmod` or `rel` dependent
 /// that it follows (a `rel` so reached becoming `nmod`), else an `nmod` itself; any `rel` left
 /// is a `dobj`.
-fn convert_rel(deps: &mut Vec<Dependency>) {
+fn convert_rel(deps: &mut [Dependency]) {
     let mut i = 0;
     while i < deps.len() {
         if deps[i].rel != "prep" {
