@@ -79,7 +79,7 @@ fn main() {
                 .map(|(r, g, d)| (r.clone(), g.to_string(), d.to_string()))
                 .collect();
             basic_same += usize::from(edges(&g) == official_basic);
-            spice::enhance::enhance(&mut g);
+            spice::enhance::enhance_corenlp(&mut g, s.sentence);
             let cc = edges(&g);
             let official_cc: Deps = s.ccprocessed.iter().cloned().collect();
             let cc_ok = cc == official_cc;

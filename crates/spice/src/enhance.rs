@@ -110,16 +110,43 @@ const THREE_WORD_PREPS: &[&str] = &[
     "with_respect_to",
 ];
 
-/// Rewrites a basic UD graph in place into collapsed, CC-processed UD (see the module doc).
+/// Rewrites a basic UD graph in place into collapsed, CC-processed UD (see the module doc), for
+/// the built-in parser's graphs, which it tunes to them: `nmod`, `advcl` and `acl` take a `mark`
+/// dependent into their label as well as a `case` one (`advcl:while`), the last of several
+/// markers names the relation, and only verbs share a conjunct's subject.
 pub fn enhance(g: &mut DepGraph) {
+    enhance_with(g, Mode::Builtin);
+}
+
+/// [`enhance`] exactly as CoreNLP 3.6.0 does it, for graphs from its own converter
+/// ([`crate::corenlp`]): only `case` dependents go into a label (`advcl` stays `advcl` over
+/// "while walking", whose "while" is a `mark`); of several markers the last visited names it,
+/// in the order CoreNLP's graph visits them (see `add_case_marker_information`, which needs the
+/// sentence's place in the caption from 0); adjectives (`JJ*`) share a conjunct's subject as
+/// verbs do ("are multicolored and curvy").
+pub fn enhance_corenlp(g: &mut DepGraph, sentence: usize) {
+    enhance_with(g, Mode::CoreNlp { sentence });
+}
+
+/// Whose graphs are being enhanced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Builtin,
+    /// CoreNLP's own graph of the caption's `sentence`-th sentence (from 0).
+    CoreNlp {
+        sentence: usize,
+    },
+}
+
+fn enhance_with(g: &mut DepGraph, mode: Mode) {
     // CoreNLP's graph patterns need a root; without one it skips every pattern step.
     if !g.roots.is_empty() {
         process_multiword_preps(g);
         expand_pp_conjunctions(g);
-        add_case_marker_information(g);
+        add_case_marker_information(g, mode);
         add_conj_information(g);
     }
-    treat_cc(g);
+    treat_cc(g, mode);
 }
 
 fn lower(g: &DepGraph, i: usize) -> String {
@@ -336,7 +363,7 @@ fn expand_pp_conjunctions(g: &mut DepGraph) {
 /// `nmod`, `advcl` and `acl` take their case marker (or `mark`) into the label: three-word markers
 /// first, then two-word, then one-word, each on the labels still plain after the step before (as
 /// CoreNLP's successive patterns do). "by" under a verb with `auxpass` gives `nmod:agent` first.
-fn add_case_marker_information(g: &mut DepGraph) {
+fn add_case_marker_information(g: &mut DepGraph, mode: Mode) {
     for k in 0..g.edges.len() {
         let e = &g.edges[k];
         if e.rel != Rel::NMOD || !g.has_child(e.gov, Rel::AUXPASS) {
@@ -359,10 +386,21 @@ fn add_case_marker_information(g: &mut DepGraph) {
             let (Some(base), mod_) = (g.edges[k].rel.base(), g.edges[k].dep) else {
                 continue;
             };
-            let mut markers: Vec<usize> = g.children(mod_, Rel::CASE);
-            markers.extend(g.children(mod_, Rel::MARK));
-            markers.sort_unstable();
-            for c1 in markers {
+            let mut words: Vec<usize> = g.children(mod_, Rel::CASE);
+            if mode == Mode::Builtin {
+                words.extend(g.children(mod_, Rel::MARK));
+            }
+            match mode {
+                Mode::Builtin => words.sort_unstable(),
+                // CoreNLP's pattern visits a word's dependents in the order of a Java `HashMap`
+                // keyed by the words, whose hash is `29 * sentence + index`: by that hash modulo
+                // the table's 16 buckets (a word with more than 12 dependents is rare enough not
+                // to matter). Each renames the relation; the last one visited names it.
+                Mode::CoreNlp { sentence } => {
+                    words.sort_by_key(|&w| ((29 * sentence + w) & 15, w));
+                }
+            }
+            for c1 in words {
                 let mwes = g.children(c1, Rel::MWE);
                 if mwes.len() < want_mwes {
                     continue;
@@ -440,7 +478,7 @@ fn is_subject(rel: Rel) -> bool {
 /// and `dep` is a verb (`VB*`) without one, `dep` gets that subject, switched to active for clearly
 /// active tags and to passive when `dep` has `auxpass`. Adjective conjuncts get no subject ("the
 /// man is tall and thin"), and plain `conj` (no coordinating word) propagates nothing.
-fn treat_cc(g: &mut DepGraph) {
+fn treat_cc(g: &mut DepGraph, mode: Mode) {
     let snapshot = g.edges.clone();
     let incoming = |n: usize| snapshot.iter().filter(move |e| e.dep == n);
     let subject_of = |n: usize| {
@@ -471,7 +509,9 @@ fn treat_cc(g: &mut DepGraph) {
         }
         let tag = g.tag(dep);
         if let Some(subj) = subject_of(gov) {
-            if tag.starts_with("VB") && subject_of(dep).is_none() {
+            let takes_subject =
+                tag.starts_with("VB") || (mode != Mode::Builtin && tag.starts_with("JJ"));
+            if takes_subject && subject_of(dep).is_none() {
                 let active = matches!(tag, "VB" | "VBZ" | "VBP") || tag.starts_with("JJ");
                 let rel = match subj.rel {
                     Rel::NSUBJPASS if active => Rel::NSUBJ,

@@ -23,6 +23,8 @@ pub struct Sentence {
     pub ccprocessed_spice: Vec<NamedDep>,
     /// The caption's place in the file (from 0): a caption may have several sentences.
     pub caption: usize,
+    /// The sentence's place in its caption (from 0).
+    pub sentence: usize,
 }
 
 /// A dependency: (relation, governor, dependent).
@@ -64,9 +66,11 @@ pub fn read(path: &Path, limit: Option<usize>) -> Result<Vec<Sentence>, String> 
         let line = line.map_err(|e| format!("{shown}: {e}"))?;
         let bad = |what: &str| format!("{shown}, line {}: {what}", n + 1);
         let v: serde_json::Value = serde_json::from_str(&line).map_err(|e| bad(&e.to_string()))?;
-        for s in v["sentences"]
+        for (sentence, s) in v["sentences"]
             .as_array()
             .ok_or_else(|| bad("no sentences"))?
+            .iter()
+            .enumerate()
         {
             let token_field = |field: &str| -> Result<Vec<String>, String> {
                 s["tokens"]
@@ -127,6 +131,7 @@ pub fn read(path: &Path, limit: Option<usize>) -> Result<Vec<Sentence>, String> 
                 ccprocessed: named("ccprocessed")?,
                 ccprocessed_spice: named("ccprocessed_spice")?,
                 caption: n,
+                sentence,
             });
         }
     }
