@@ -1,7 +1,7 @@
 //! From the official trees through our converter to SPICE's proposals, stage by stage against
 //! the official analyses (`corenlp_graphs OFFICIAL.jsonl.gz...`): the basic dependencies, the
 //! collapsed CC-processed graph (`enhance`), the graph after SPICE's clean-up and the proposals
-//! of each caption. `GRAPHS_DIFFS=N` prints the first N sentences of each file whose collapsed
+//! of each caption (`OFFICIAL_LEMMAS=1`: with the official lemmas). `GRAPHS_DIFFS=N` prints the first N sentences of each file whose collapsed
 //! graph or clean graph differs, `TUPLE_DIFFS=N` the first N captions whose proposals differ.
 use std::collections::BTreeSet;
 
@@ -61,9 +61,19 @@ fn main() {
                     }
                 }
             }
+            // OFFICIAL_LEMMAS=1 takes the official lemmas, to see the other stages alone.
+            let official_lemmas = std::env::var_os("OFFICIAL_LEMMAS").is_some();
             let tokens = words
                 .iter()
-                .map(|w| Token::new(&w.word, spice::lemmatize::lemma(&w.word, &w.tag), &w.tag))
+                .enumerate()
+                .map(|(i, w)| {
+                    let lemma = if official_lemmas {
+                        s.lemmas[i].clone()
+                    } else {
+                        spice::lemmatize::lemma(&w.word, &w.tag)
+                    };
+                    Token::new(&w.word, lemma, &w.tag)
+                })
                 .collect();
             let mut g = DepGraph::new(tokens);
             for d in &deps {
