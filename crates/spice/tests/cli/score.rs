@@ -40,15 +40,15 @@ fn bad_input_exits_1_naming_the_item_and_field() {
         (b"{\"image_id\": 1}", "a JSON array"),
         (
             b"[{\"image_id\": 3, \"test\": [\"a\"], \"refs\": [\"b\"]}]",
-            "item 0 (image_id 3): field \"test\": expected a string, found an array",
+            "item 1 (image_id 3): field \"test\": expected a string, found an array",
         ),
         (
             b"[{\"image_id\": 3, \"test\": \"a\", \"refs\": \"b\"}]",
-            "item 0 (image_id 3): field \"refs\": expected an array of strings, found a string",
+            "item 1 (image_id 3): field \"refs\": expected an array of strings, found a string",
         ),
         (
             b"[{\"test\": \"a\", \"refs\": [\"b\"]}]",
-            "item 0: missing field \"image_id\"",
+            "item 1: missing field \"image_id\"",
         ),
         (
             b"[{\"image_id\": 1, \"test\": \"caf\xe9\", \"refs\": [\"b\"]}]",
