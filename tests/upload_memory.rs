@@ -211,7 +211,12 @@ async fn app_for(uploads: u64) -> helpers::TestApp {
 
 async fn upload_is_taken(app: &helpers::TestApp, token: &str, after: &str) {
     let r = app
-        .api_upload("c", token, Some("val"), helpers::demo_results(true))
+        .api_upload(
+            "c",
+            token,
+            Some("val"),
+            helpers::fresh(helpers::demo_results(true)),
+        )
         .await;
     let status = r.status();
     let body = r.text().await.unwrap_or_default();

@@ -545,6 +545,8 @@ async fn other_keys_are_ignored_and_control_characters_refused_naming_the_entry(
         "keys other than \"image_id\" and \"caption\" were ignored (as pycocoevalcap ignores \
          them): \"padding\" (entry 4)"
     );
+    let id = body["id"].as_i64().expect("id");
+    assert_eq!(app.api_status(id, &token).await["note"], body["note"]);
 
     // A file of millions of bad entries is answered quickly, naming a few.
     let mut zeros = b"[".to_vec();

@@ -243,6 +243,7 @@ pub async fn status(
         "queue_position": info.queue_position,
         "attempts": info.attempts,
         "error": info.error,
+        "note": s.upload_note,
         "challenge": challenge.slug,
         "split": split.name,
         "description": s.description,

@@ -268,7 +268,7 @@ impl CocoImages {
                 images: images(),
                 ids: unknown,
             }),
-            (repeated.count > 0).then(|| Problem::Duplicates(repeated)),
+            (repeated.count > 0).then_some(Problem::Duplicates(repeated)),
             (without.count > 0).then(|| Problem::NoReferences {
                 images: images(),
                 ids: without,
