@@ -453,7 +453,7 @@ async fn upload_until_busy(app: &TestApp, slug: &str, token: &str, why: &str) {
     let mut waited = 0;
     loop {
         let r = app
-            .api_upload(slug, token, Some("val"), demo_results(true))
+            .api_upload(slug, token, Some("val"), fresh(demo_results(true)))
             .await;
         if r.status() == 503 {
             let body: serde_json::Value = r.json().await.expect("JSON");
@@ -473,7 +473,7 @@ async fn upload_until_busy(app: &TestApp, slug: &str, token: &str, why: &str) {
 async fn upload_until_taken(app: &TestApp, slug: &str, token: &str) {
     let mut tries = 0;
     while app
-        .api_upload(slug, token, Some("val"), demo_results(true))
+        .api_upload(slug, token, Some("val"), fresh(demo_results(true)))
         .await
         .status()
         != 202

@@ -244,9 +244,11 @@ pub struct ResultEntry {
 pub struct ResultEntries {
     rules: Rules,
     entries: Vec<ResultEntry>,
-    /// Every readable image id with its entry number, valid entry or not: unknown, duplicate and
-    /// missing ids are judged on these, so fixing a malformed entry brings no new complaint.
-    ids: Vec<(usize, ImageId)>,
+    /// The readable image ids of the entries refused for their caption, with their entry
+    /// numbers: unknown, duplicate and missing ids are judged on these and the valid entries' ids
+    /// together, so fixing a malformed entry brings no new complaint. (Each id is kept once: a
+    /// large file's entries are most of the memory its check takes.)
+    refused_ids: Vec<(usize, ImageId)>,
     malformed: Offenders,
     control: Offenders,
     too_long: Offenders,
@@ -273,7 +275,7 @@ pub fn read(bytes: &[u8], rules: Rules) -> Result<ResultEntries, ResultFileError
     let mut read = ResultEntries {
         rules,
         entries: Vec::new(),
-        ids: Vec::new(),
+        refused_ids: Vec::new(),
         malformed: Offenders::default(),
         control: Offenders::default(),
         too_long: Offenders::default(),
@@ -292,32 +294,41 @@ pub fn read(bytes: &[u8], rules: Rules) -> Result<ResultEntries, ResultFileError
 }
 
 impl ResultEntries {
-    /// The image ids of the readable entries (valid or not), in file order.
+    /// The image ids of the readable entries, valid or not.
     pub fn image_ids(&self) -> impl Iterator<Item = &ImageId> {
-        self.ids.iter().map(|(_, id)| id)
+        self.entries
+            .iter()
+            .map(|e| &e.image_id)
+            .chain(self.refused_ids.iter().map(|(_, id)| id))
+    }
+
+    /// Every readable image id with its entry number, in file order.
+    fn numbered_ids(&self) -> impl Iterator<Item = (usize, &ImageId)> {
+        let mut valid = self
+            .entries
+            .iter()
+            .map(|e| (e.entry, &e.image_id))
+            .peekable();
+        let mut refused = self.refused_ids.iter().map(|(i, id)| (*i, id)).peekable();
+        std::iter::from_fn(move || match (valid.peek(), refused.peek()) {
+            (Some(v), Some(r)) if r.0 < v.0 => refused.next(),
+            (Some(_), _) => valid.next(),
+            (None, _) => refused.next(),
+        })
     }
 
     /// Checks the ids against the images the file may name; refuses the file with every problem
     /// found, or gives its captions.
     pub fn check(self, images: &Images<'_>) -> Result<ResultFile, ResultFileError> {
-        let ResultEntries {
-            entries,
-            ids,
-            malformed,
-            control,
-            too_long,
-            empty,
-            ignored,
-            rules,
-        } = self;
         let mut unknown = Offenders::default();
-        let mut seen: HashMap<&ImageId, usize> = HashMap::with_capacity(ids.len());
+        let readable = self.entries.len() + self.refused_ids.len();
+        let mut seen: HashMap<&ImageId, usize> = HashMap::with_capacity(readable);
         let mut duplicates = Offenders::default();
-        for (i, id) in &ids {
+        for (i, id) in self.numbered_ids() {
             if !(images.contains)(id) {
                 unknown.add(|| format!("{id} (entry {i})"));
             }
-            if let Some(prev) = seen.insert(id, *i) {
+            if let Some(prev) = seen.insert(id, i) {
                 duplicates.add(|| format!("{id} (entries {prev} and {i})"));
             }
         }
@@ -327,7 +338,18 @@ impl ResultEntries {
                 missing.add(|| id.to_string());
             }
         }
-        let no_entries = ids.is_empty() && malformed.count == 0 && images.all.is_none();
+        drop(seen);
+        let ResultEntries {
+            entries,
+            malformed,
+            control,
+            too_long,
+            empty,
+            ignored,
+            rules,
+            ..
+        } = self;
+        let no_entries = readable == 0 && malformed.count == 0 && images.all.is_none();
         let name = || images.name.to_string();
         let problems: Vec<Problem> = [
             reported(malformed, Problem::Malformed),
@@ -406,7 +428,7 @@ impl ResultEntries {
                 };
                 self.malformed
                     .add(|| format!("entry {i} (image_id {id}): \"caption\" {problem}"));
-                self.ids.push((i, id));
+                self.refused_ids.push((i, id));
                 return;
             }
         };
@@ -415,7 +437,7 @@ impl ResultEntries {
             if let Some(c) = caption.chars().find(|c| forbidden_control(*c)) {
                 self.control
                     .add(|| format!("entry {i} (image_id {id}) holds U+{:04X}", c as u32));
-                self.ids.push((i, id));
+                self.refused_ids.push((i, id));
                 return;
             }
         }
@@ -424,16 +446,15 @@ impl ResultEntries {
             if n > limit {
                 self.too_long
                     .add(|| format!("entry {i} (image_id {id}) has {n} characters"));
-                self.ids.push((i, id));
+                self.refused_ids.push((i, id));
                 return;
             }
         }
         if rules.refuse_empty_captions && caption.trim().is_empty() {
             self.empty.add(|| format!("entry {i} (image_id {id})"));
-            self.ids.push((i, id));
+            self.refused_ids.push((i, id));
             return;
         }
-        self.ids.push((i, id.clone()));
         self.entries.push(ResultEntry {
             entry: i,
             image_id: id,
