@@ -36,7 +36,12 @@ fn bad_usage_exits_2() {
 #[test]
 fn bad_input_exits_1_naming_the_item_and_field() {
     let d = TestDir::new();
-    let cases: [(&[u8], &str); 5] = [
+    let cases: [(&[u8], &str); 7] = [
+        (b"", "the file is empty: it should hold a JSON array of {\"image_id\", \"test\", \"refs\"} objects"),
+        (
+            b"\xef\xbb\xbf[{\"image_id\": 1, \"test\": \"a\", \"refs\": [\"b\"]}]",
+            "the file begins with a UTF-8 byte-order mark (BOM)",
+        ),
         (b"{\"image_id\": 1}", "a JSON array"),
         (
             b"[{\"image_id\": 3, \"test\": [\"a\"], \"refs\": [\"b\"]}]",
