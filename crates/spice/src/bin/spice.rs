@@ -732,16 +732,22 @@ fn eval(a: EvalArgs) -> Result<(), Failure> {
     };
     steps.done("load METEOR data");
     // The results first: of the 32 MB of COCO annotations, only their images' captions are kept.
-    let results = cocoeval::read_results(&read(&a.results)?, &a.results).map_err(Failure::input)?;
+    let entries = cocoeval::read_results(&read(&a.results)?, &a.results).map_err(Failure::input)?;
     steps.done("read results");
-    let wanted: foldhash::HashSet<&ImageId> = results.iter().map(|r| &r.image_id).collect();
+    let wanted: foldhash::HashSet<&ImageId> = entries.image_ids().collect();
     let bytes = map(&a.annotations)?;
     steps.done("map annotation file");
     let annotations =
         Annotations::from_json_slice_keeping(&bytes, &a.annotations, |id| wanted.contains(id))
             .map_err(Failure::input)?;
     drop(bytes);
+    drop(wanted);
     steps.done("parse annotations");
+    let (results, ignored) =
+        cocoeval::check_results(entries, &annotations, &a.results).map_err(Failure::input)?;
+    if !ignored.is_empty() {
+        eprintln!("{}: {ignored}", a.results);
+    }
     let images = CocoImages::new(&annotations, &results, &a.results).map_err(Failure::input)?;
     drop(annotations);
     steps.done("pair results, references");
