@@ -25,7 +25,7 @@ pub const ENGINE_VERSION: &str = concat!("spice/", env!("CARGO_PKG_VERSION"), "+
 pub type SharedEngine = Arc<Engine>;
 
 pub fn new_engine() -> SharedEngine {
-    Arc::new(Engine::new(EngineOptions { use_synsets: true }))
+    Arc::new(Engine::new(EngineOptions::default()))
 }
 
 #[derive(Debug, thiserror::Error)]

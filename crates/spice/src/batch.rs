@@ -828,7 +828,7 @@ mod tests {
                 },
             })
             .collect();
-        let engine = Engine::new(crate::EngineOptions { use_synsets: true });
+        let engine = Engine::new(crate::EngineOptions::default());
         let expected = evaluate(&engine, &items, true).expect("scores");
         for chunk in [1, 7, 100, 300, 1000] {
             let mut w = OutputWriter::new(Vec::new(), ALL_OPTIONS[3]);

@@ -259,3 +259,62 @@ fn basic_dependencies_equal_the_official_pipelines_on_every_shared_set() {
     }
     assert_eq!(total, 25_921);
 }
+
+/// The whole parsing stage from the caption text, as `spice --corenlp-models` runs it (CoreNLP's
+/// tokenizer and sentence splitter, the PCFG, the converter, lemmas, CoreNLP's collapsing, SPICE's
+/// clean-up and rules): the official proposals of the first 120 captions of each set.
+#[test]
+fn captions_get_the_official_proposals() {
+    let Some(dir) = common::corenlp_dir() else {
+        return;
+    };
+    let engine = spice::Engine::new(spice::EngineOptions {
+        front_end: spice::FrontEnd::corenlp(&dir.join("englishPCFG.ser.gz"))
+            .unwrap_or_else(|e| panic!("{e}")),
+        ..spice::EngineOptions::default()
+    });
+    let mut wrong = Vec::new();
+    let mut captions = 0;
+    for set in SETS {
+        let path = dir.join(format!("official/{set}.jsonl.gz"));
+        let text = {
+            use std::io::Read;
+            let mut s = String::new();
+            flate2::read::GzDecoder::new(std::fs::File::open(&path).expect("shared analyses"))
+                .read_to_string(&mut s)
+                .expect("gzip");
+            s
+        };
+        for line in text.lines().take(120) {
+            let v: serde_json::Value = serde_json::from_str(line).expect("JSON line");
+            let caption = v["caption"].as_str().expect("a caption");
+            let official: std::collections::BTreeSet<Vec<String>> =
+                serde_json::from_value(v["tuples"].clone()).expect("tuples");
+            let ours: std::collections::BTreeSet<Vec<String>> = engine
+                .caption_proposals(caption)
+                .expect("proposals")
+                .into_iter()
+                .map(|p| match p.0.as_slice() {
+                    // Ours are (subject, object, relation), the official [subject, relation, object].
+                    [s, o, r] => vec![s.clone(), r.clone(), o.clone()],
+                    other => other.to_vec(),
+                })
+                .collect();
+            captions += 1;
+            if ours != official {
+                wrong.push(format!(
+                    "{set}: {caption}\n  official only {:?}\n  ours only     {:?}",
+                    official.difference(&ours).collect::<Vec<_>>(),
+                    ours.difference(&official).collect::<Vec<_>>()
+                ));
+            }
+        }
+    }
+    assert_eq!(captions, 600);
+    assert!(
+        wrong.is_empty(),
+        "{} of {captions} captions differ:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+}

@@ -199,6 +199,12 @@ pub fn patterns() -> Vec<Node> {
 }
 
 impl SemanticHeadFinder {
+    /// One head finder for the whole process (its patterns compiled once).
+    pub fn shared() -> &'static SemanticHeadFinder {
+        static SHARED: std::sync::OnceLock<SemanticHeadFinder> = std::sync::OnceLock::new();
+        SHARED.get_or_init(SemanticHeadFinder::new)
+    }
+
     pub fn new() -> SemanticHeadFinder {
         let mut rules = HashMap::new();
         for line in RULES.lines().filter(|l| !l.trim().is_empty()) {
