@@ -44,9 +44,13 @@ pub enum ActionError {
     NoTeam(String),
     #[error("no account with e-mail address {0:?}")]
     NoAccount(String),
-    /// An invite link whose code is wrong, replaced, or of another challenge: all look alike.
-    #[error("this invite link is not valid (any more); ask the team for a new one")]
+    /// An invite link whose code is wrong, or of another challenge: both look alike.
+    #[error("this invite link is not valid; check that it was copied whole, or ask the team for a new one")]
     NoInvite,
+    /// An invite link the team has replaced since (a member asked for a new one, or one left):
+    /// the team's name.
+    #[error("this invite link to team {0:?} was replaced by a new one (a member renewed it, or someone left the team); ask a member of the team for the new link")]
+    ReplacedInvite(String),
     /// A password link that is wrong, used or expired: all look alike.
     #[error("this password link is not valid (any more); ask the organizers for a new one")]
     NoPasswordLink,
@@ -79,6 +83,12 @@ pub enum ActionError {
     Judgments(#[from] crate::domain::judgments::JudgmentsError),
     #[error("{0}")]
     Quota(String),
+    /// The team uploaded these very bytes to this split before: nothing is stored or counted.
+    #[error("this file is byte for byte the one of submission {id}, uploaded {}; it was not submitted again, and none of your quota was spent", .at.format("%Y-%m-%d %H:%M UTC"))]
+    Identical {
+        id: i64,
+        at: chrono::DateTime<chrono::Utc>,
+    },
     /// Outside the challenge's submission phase (the message names the time).
     #[error("{0}")]
     Closed(String),
@@ -430,9 +440,13 @@ pub async fn invited_team(
     if !invite_code_shape(code) {
         return Err(ActionError::NoInvite);
     }
-    accounts::team_by_invite(pool, challenge.id, code)
-        .await?
-        .ok_or(ActionError::NoInvite)
+    if let Some(team) = accounts::team_by_invite(pool, challenge.id, code).await? {
+        return Ok(team);
+    }
+    match accounts::team_of_replaced_invite(pool, challenge.id, code).await? {
+        Some(name) => Err(ActionError::ReplacedInvite(name)),
+        None => Err(ActionError::NoInvite),
+    }
 }
 
 /// Joins the team an invite link leads to. A user is in at most one team per challenge (the
@@ -807,15 +821,20 @@ async fn validate(
     ids: HashSet<i64>,
     max_bytes: u64,
     max_caption_chars: usize,
-) -> Result<Vec<u8>, ActionError> {
+) -> Result<(Vec<u8>, Option<String>), ActionError> {
     off_the_async_threads("validation", move || {
         let bounds = Bounds {
             split_name: &split_name,
             split_images: &ids,
             max_bytes,
             max_caption_chars,
+            refuse_empty_captions: true,
         };
-        ResultsFile::parse(&bytes, bounds).map(|_| bytes)
+        ResultsFile::parse(&bytes, bounds).map(|file| {
+            let ignored = file.ignored();
+            let note = (!ignored.is_empty()).then(|| ignored.to_string());
+            (bytes, note)
+        })
     })
     .await?
     .map_err(ActionError::Upload)
@@ -850,7 +869,7 @@ pub async fn submit(
     let description =
         Description::parse(description, 500).map_err(|e| ActionError::Invalid(e.to_string()))?;
     let ids: HashSet<i64> = splits::image_ids(pool, split.id).await?;
-    let bytes = validate(
+    let (bytes, note) = validate(
         bytes,
         split.name.clone(),
         ids,
@@ -886,6 +905,13 @@ pub async fn submit(
                 .ok_or_else(|| ActionError::NoChallenge(challenge.slug.clone()))?;
             if let Some(why) = challenge.refusal_for(&split.name, chrono::Utc::now()) {
                 return Err(ActionError::Closed(why));
+            }
+            // The same bytes again (a double click, a script run twice) would spend quota on
+            // scores the team already has.
+            if let Some((id, at)) =
+                submissions::identical_upload(&mut *tx, team_id, split.id, &sha).await?
+            {
+                return Err(ActionError::Identical { id, at });
             }
             let (today, total) = submissions::quota_used(&mut *tx, team_id).await?;
             if let Some(limit) = challenge.daily_submission_limit {
@@ -926,6 +952,7 @@ pub async fn submit(
         raw_file: Some(&bytes),
         sha256: Some(&sha),
         submitted_by: user,
+        upload_note: note.as_deref(),
     };
     let submission = submissions::create_with_job(&mut tx, &new, max_attempts).await?;
     tx.commit().await?;
@@ -951,6 +978,7 @@ pub async fn compute_human(
         raw_file: None,
         sha256: None,
         submitted_by: None,
+        upload_note: None,
     };
     let s = submissions::create_with_job(&mut tx, &new, max_attempts).await?;
     tx.commit().await?;
@@ -1167,6 +1195,91 @@ pub async fn view_submission(
         on_leaderboard,
         can_choose,
     })
+}
+
+/// Every image of a submission with every category's scores, for the downloads: to those who see
+/// its per-image table (its team, by session or API token, and the organizers; see `may_read`
+/// and `shows_per_image`), so never a hidden split's to a team.
+pub async fn image_scores(
+    pool: &PgPool,
+    id: i64,
+    user: Option<&accounts::User>,
+    bearer_team: Option<i64>,
+) -> Result<(Submission, Split, Vec<scores::ImageScores>), ActionError> {
+    let (submission, split, _) = visible_submission(pool, id, user, bearer_team).await?;
+    if !shows_per_image(&split, user.is_some_and(|u| u.is_admin)) {
+        return Err(ActionError::Forbidden(
+            "per-image results of a hidden split stay with the organizers until it is revealed",
+        ));
+    }
+    let images = scores::all_images(pool, submission.id).await?;
+    Ok((submission, split, images))
+}
+
+/// The file a submission was uploaded as: to its team (by session or API token) and the
+/// organizers only; a baseline's to the organizers.
+pub async fn uploaded_file(
+    pool: &PgPool,
+    id: i64,
+    user: Option<&accounts::User>,
+    bearer_team: Option<i64>,
+) -> Result<(Submission, Vec<u8>), ActionError> {
+    let (submission, split, _) = visible_submission(pool, id, user, bearer_team).await?;
+    let own_team = match (submission.team_id, bearer_team, user) {
+        (Some(team), Some(bearer), _) if team == bearer => true,
+        (Some(team), _, Some(u)) => accounts::team_of_user(pool, split.challenge_id, u.id)
+            .await?
+            .is_some_and(|t| t.id == team),
+        _ => false,
+    };
+    if !(own_team || user.is_some_and(|u| u.is_admin)) {
+        return Err(ActionError::Forbidden(
+            "only the team that uploaded a file, and the organizers, may download it",
+        ));
+    }
+    let file = submissions::raw_file(pool, submission.id)
+        .await?
+        .ok_or(ActionError::NoSubmission(id))?;
+    Ok((submission, file))
+}
+
+/// The columns of the per-image download: for each category (`domain::CATEGORIES`, "all" being
+/// SPICE), precision, recall, F and the tuple counts.
+pub fn image_scores_columns() -> Vec<String> {
+    let mut columns = vec!["image_id".to_string(), "caption".to_string()];
+    for c in crate::domain::CATEGORIES {
+        for m in ["precision", "recall", "f", "tp", "fp", "fn"] {
+            columns.push(format!("{c}_{m}"));
+        }
+    }
+    columns
+}
+
+/// The per-image scores as CSV, at full precision; an undefined score (no reference tuple in the
+/// category) is an empty cell.
+pub fn image_scores_csv(images: &[scores::ImageScores]) -> Result<String, csv::Error> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(image_scores_columns())?;
+    let num = |x: Option<f64>| x.map(|v| v.to_string()).unwrap_or_default();
+    for image in images {
+        let mut record = vec![image.image_id.to_string(), csv_cell(&image.caption)];
+        for c in crate::domain::CATEGORIES {
+            match image.categories.iter().find(|s| s.category == c) {
+                Some(s) => record.extend([
+                    num(s.precision),
+                    num(s.recall),
+                    num(s.f),
+                    s.tp.to_string(),
+                    s.fp.to_string(),
+                    s.fn_.to_string(),
+                ]),
+                None => record.extend(std::iter::repeat_n(String::new(), 6)),
+            }
+        }
+        w.write_record(&record)?;
+    }
+    let bytes = w.into_inner().map_err(|e| e.into_error())?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// One image of a submission: its caption, scores, tuples and reference captions.

@@ -100,7 +100,7 @@ impl Progress {
 pub type SharedEngine = Arc<Engine>;
 
 pub fn new_engine() -> SharedEngine {
-    Arc::new(Engine::new(EngineOptions { use_synsets: true }))
+    Arc::new(Engine::new(EngineOptions::default()))
 }
 
 #[derive(Debug, thiserror::Error)]

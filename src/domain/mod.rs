@@ -96,6 +96,16 @@ pub use references::{ReferenceFormat, ReferenceImage, ReferenceSet};
 pub use results_file::{Candidate, ResultsFile, UploadError};
 pub use submission::{SubmissionKind, SubmissionStatus};
 
+/// A size as people read it: `1000 bytes`, `1.5 KB`, `20.0 MB`.
+pub fn size_text(bytes: u64) -> String {
+    const KB: f64 = 1024.0;
+    match bytes as f64 {
+        b if b >= KB * KB => format!("{:.1} MB", b / (KB * KB)),
+        b if b >= KB => format!("{:.1} KB", b / KB),
+        _ => format!("{bytes} bytes"),
+    }
+}
+
 /// Category names as stored in the database and shown in exports, in the paper's column order.
 pub const CATEGORIES: [&str; 7] = [
     "all",

@@ -115,7 +115,8 @@ impl ReferenceSet {
                     }
                 })?;
                 for (i, item) in items.into_iter().enumerate() {
-                    let where_ = format!("item {i}");
+                    // Items counted from 1, as `spice INPUT.json` counts them.
+                    let where_ = format!("item {}", i + 1);
                     let id = image_id(&item.image_id, &where_)?;
                     if by_image.contains_key(&id) {
                         return Err(ReferenceError::BadEntry(format!(
@@ -218,7 +219,7 @@ mod tests {
         assert!(msg(br#"{"annotations": [{"image_id": 1, "caption": 3}]}"#)
             .contains("annotations[0]: caption 3 is not a string"));
         assert!(msg(br#"[{"image_id": "cat.jpg", "refs": ["a cat"]}]"#)
-            .contains("item 0: image_id \"cat.jpg\" is not an integer"));
+            .contains("item 1: image_id \"cat.jpg\" is not an integer"));
         assert!(msg(br#"{"images": []}"#).contains("unrecognised reference format"));
         assert!(msg(br#"{"annotations": []}"#).contains("no reference captions"));
         assert!(
@@ -226,6 +227,6 @@ mod tests {
                 .contains("annotations[0]: the caption holds U+0000 (NUL)")
         );
         assert!(msg(br#"[{"image_id": 1, "refs": ["a", "\u0000"]}]"#)
-            .contains("item 0: the caption holds U+0000"));
+            .contains("item 1: the caption holds U+0000"));
     }
 }

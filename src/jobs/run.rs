@@ -267,6 +267,8 @@ async fn run(
                 split_images: &ids,
                 max_bytes: u64::MAX,
                 max_caption_chars: usize::MAX,
+                // Files stored before empty captions were refused are still scored.
+                refuse_empty_captions: false,
             };
             let candidates = ResultsFile::parse(&raw, bounds)
                 .map_err(|e| {

@@ -34,6 +34,39 @@ pub enum PageError {
     Unavailable(String),
     #[error("something went wrong on our side")]
     Internal(#[source] anyhow::Error),
+    /// A 404 that says what was not found and why.
+    #[error("{0}")]
+    Missing(String),
+    /// A 410: what was there is gone for good (a replaced invite link), and why.
+    #[error("{0}")]
+    Gone(String),
+    /// Another error, with a link back to where it came from instead of the list of challenges
+    /// (the upload form after a 413).
+    #[error("{error}")]
+    WayBack {
+        error: Box<PageError>,
+        href: String,
+        label: &'static str,
+    },
+}
+
+impl PageError {
+    /// This error with a link back to `href`, named `label`.
+    pub fn with_way_back(self, href: String, label: &'static str) -> PageError {
+        PageError::WayBack {
+            error: Box::new(self),
+            href,
+            label,
+        }
+    }
+
+    /// The error itself, under any way back.
+    fn inner(&self) -> &PageError {
+        match self {
+            PageError::WayBack { error, .. } => error.inner(),
+            other => other,
+        }
+    }
 }
 
 /// What people see while the database is away.
@@ -74,8 +107,9 @@ impl From<ActionError> for PageError {
             | ActionError::NoSplit(..)
             | ActionError::NoSubmission(_)
             | ActionError::NoImage(..)
-            | ActionError::NoToken(_)
-            | ActionError::NoInvite => PageError::NotFound,
+            | ActionError::NoToken(_) => PageError::NotFound,
+            e @ ActionError::NoInvite => PageError::Missing(e.to_string()),
+            e @ ActionError::ReplacedInvite(_) => PageError::Gone(e.to_string()),
             ActionError::Database(db) => db.into(),
             ActionError::DiskFull(m) => PageError::Unavailable(m),
             ActionError::Busy(m) => PageError::Unavailable(m.to_string()),
@@ -93,16 +127,23 @@ pub(super) struct ErrorPage<'a> {
     pub(super) layout: super::Layout,
     pub(super) status: u16,
     pub(super) message: &'a str,
+    /// Where the link under the message leads, and its words (`None`: the list of challenges).
+    pub(super) back: Option<(&'a str, &'a str)>,
 }
 
 impl PageError {
     /// The error page's HTML with `layout` around it.
     fn page(&self, layout: super::Layout) -> String {
         let message = self.to_string();
+        let back = match self {
+            PageError::WayBack { href, label, .. } => Some((href.as_str(), *label)),
+            _ => None,
+        };
         let page = ErrorPage {
             layout,
             status: self.status_code().as_u16(),
             message: &message,
+            back,
         };
         page.render().unwrap_or(message)
     }
@@ -121,7 +162,7 @@ pub async fn keep_login_state(
         .response()
         .error()
         .and_then(|e| e.as_error::<PageError>())
-        .is_some_and(|e| !matches!(e, PageError::Unavailable(_)));
+        .is_some_and(|e| !matches!(e.inner(), PageError::Unavailable(_)));
     if !relevant {
         return Ok(res.map_into_left_body());
     }
@@ -147,7 +188,9 @@ pub async fn keep_login_state(
 impl ResponseError for PageError {
     fn status_code(&self) -> StatusCode {
         match self {
-            PageError::NotFound => StatusCode::NOT_FOUND,
+            PageError::WayBack { error, .. } => error.status_code(),
+            PageError::NotFound | PageError::Missing(_) => StatusCode::NOT_FOUND,
+            PageError::Gone(_) => StatusCode::GONE,
             PageError::LoginRequired => StatusCode::UNAUTHORIZED,
             PageError::Forbidden | PageError::Csrf => StatusCode::FORBIDDEN,
             PageError::BadRequest(_) => StatusCode::BAD_REQUEST,
@@ -160,20 +203,23 @@ impl ResponseError for PageError {
     }
 
     fn error_response(&self) -> HttpResponse {
-        if let PageError::Internal(e) = self {
+        if let PageError::Internal(e) = self.inner() {
             tracing::error!(error = ?e, "request failed");
         }
         let status = self.status_code();
         // A 503 is made without the database, so without knowing who asks: its header claims
         // nobody is logged in only when that is known.
-        let layout = if matches!(self, PageError::Unavailable(_)) {
+        let layout = if matches!(self.inner(), PageError::Unavailable(_)) {
             super::Layout::unknown()
         } else {
             super::Layout::anonymous()
         };
         let body = self.page(layout);
         let mut res = HttpResponse::build(status);
-        if matches!(self, PageError::Unavailable(_) | PageError::TooManyAttempts) {
+        if matches!(
+            self.inner(),
+            PageError::Unavailable(_) | PageError::TooManyAttempts
+        ) {
             res.insert_header(("Retry-After", "60"));
         }
         res.content_type("text/html; charset=utf-8").body(body)

@@ -49,9 +49,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         )
         .route("/c/{slug}", get().to(challenges::overview))
         .route("/c/{slug}/team", web::post().to(challenges::create_team))
-        .route(
-            "/c/{slug}/team/leave",
-            web::post().to(challenges::leave_team),
+        .service(
+            web::resource("/c/{slug}/team/leave")
+                .route(get().to(challenges::leave_form))
+                .route(web::post().to(challenges::leave_team)),
         )
         .route(
             "/c/{slug}/team/invite",
@@ -90,6 +91,9 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/s/{id}", get().to(submissions::page))
         .route("/s/{id}/status", get().to(submissions::status_fragment))
         .route("/s/{id}/images/{image_id}", get().to(submissions::image))
+        .route("/s/{id}/images.csv", get().to(submissions::images_csv))
+        .route("/s/{id}/images.json", get().to(submissions::images_json))
+        .route("/s/{id}/file", get().to(submissions::uploaded_file))
         .route("/s/{id}/choose", web::post().to(submissions::choose))
         .route("/api/c/{slug}/submissions", web::post().to(api::upload))
         .route("/api/submissions/{id}", get().to(api::status))

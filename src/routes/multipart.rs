@@ -98,15 +98,16 @@ impl Limits {
 }
 
 fn body_too_large(limits: &Limits) -> String {
+    use crate::domain::size_text;
     if limits.file < limits.body {
         format!(
-            "the upload is too large: this challenge accepts at most {} bytes per file, {} bytes per request",
-            limits.file, limits.body
+            "the upload is too large: this challenge accepts files of at most {}",
+            size_text(limits.file)
         )
     } else {
         format!(
-            "the request is larger than the server accepts ({} bytes)",
-            limits.body
+            "the request is larger than the server accepts ({})",
+            size_text(limits.body)
         )
     }
 }
@@ -557,7 +558,7 @@ mod tests {
         assert_eq!(Limits::team_upload(-1, server).body, UPLOAD_OVERHEAD);
         let e = FormError::BodyTooLarge(l).to_string();
         assert!(
-            e.contains("this challenge accepts at most 20971520 bytes per file"),
+            e.contains("this challenge accepts files of at most 20.0 MB"),
             "{e}"
         );
     }

@@ -91,12 +91,7 @@ pub fn score(x: Option<f64>) -> String {
 
 /// A byte count for people: "20.0 MB", "1.5 KB", "1000 bytes".
 pub fn size_text(bytes: i64) -> String {
-    const KB: f64 = 1024.0;
-    match bytes as f64 {
-        b if b >= KB * KB => format!("{:.1} MB", b / (KB * KB)),
-        b if b >= KB => format!("{:.1} KB", b / KB),
-        _ => format!("{bytes} bytes"),
-    }
+    crate::domain::size_text(bytes.max(0) as u64)
 }
 
 #[cfg(test)]

@@ -331,6 +331,22 @@ pub async fn team_by_invite(
     .await
 }
 
+/// The name of the team of a challenge that once had this invite code and replaced it.
+pub async fn team_of_replaced_invite(
+    db: impl PgExecutor<'_>,
+    challenge_id: i64,
+    code: &str,
+) -> Result<Option<String>, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT t.name FROM replaced_invites r JOIN teams t ON t.id = r.team_id
+         WHERE t.challenge_id = $1 AND r.code_sha256 = sha256(convert_to($2, 'UTF8'))",
+    )
+    .bind(challenge_id)
+    .bind(code)
+    .fetch_optional(db)
+    .await
+}
+
 /// The team of a challenge with this name.
 pub async fn team_by_name(
     db: impl PgExecutor<'_>,
@@ -352,18 +368,27 @@ pub async fn invite_code(db: impl PgExecutor<'_>, team_id: i64) -> Result<String
         .await
 }
 
-/// Replaces a team's invite code: links with the old one stop working.
+/// Replaces a team's invite code: links with the old one stop working, and say so
+/// ([`team_of_replaced_invite`]).
 pub async fn set_invite_code(
     db: impl PgExecutor<'_>,
     team_id: i64,
     code: &str,
 ) -> Result<(), sqlx::Error> {
-    sqlx::query("UPDATE teams SET invite_code = $2 WHERE id = $1")
-        .bind(team_id)
-        .bind(code)
-        .execute(db)
-        .await
-        .map(|_| ())
+    // The INSERT reads the code from before the UPDATE (one snapshot for the whole statement).
+    sqlx::query(
+        "WITH old AS (
+             INSERT INTO replaced_invites (code_sha256, team_id)
+             SELECT sha256(convert_to(invite_code, 'UTF8')), id FROM teams WHERE id = $1
+             ON CONFLICT DO NOTHING
+         )
+         UPDATE teams SET invite_code = $2 WHERE id = $1",
+    )
+    .bind(team_id)
+    .bind(code)
+    .execute(db)
+    .await
+    .map(|_| ())
 }
 
 pub async fn team_by_id(

@@ -291,6 +291,64 @@ pub async fn image(
     )))
 }
 
+/// One image of a submission with every category's scores, for the downloads.
+#[derive(Debug, Clone)]
+pub struct ImageScores {
+    pub image_id: i64,
+    pub caption: String,
+    /// In the paper's column order (`domain::CATEGORIES`).
+    pub categories: Vec<CategoryScore>,
+}
+
+/// Every image of a submission with its per-category scores, in image id order.
+pub async fn all_images(
+    db: &sqlx::PgPool,
+    submission_id: i64,
+) -> Result<Vec<ImageScores>, sqlx::Error> {
+    let images: Vec<(i64, String)> = sqlx::query_as(
+        "SELECT image_id, caption FROM image_results WHERE submission_id = $1 ORDER BY image_id",
+    )
+    .bind(submission_id)
+    .fetch_all(db)
+    .await?;
+    let rows: Vec<(i64, CategoryScore)> = sqlx::query_as::<_, ImageCategory>(
+        "SELECT image_id, category, tp::BIGINT AS tp, fp::BIGINT AS fp, fn::BIGINT AS fn,
+                precision, recall, f
+         FROM image_scores WHERE submission_id = $1
+         ORDER BY image_id,
+                  array_position(ARRAY['all','object','relation','attribute','color','count','size'], category)",
+    )
+    .bind(submission_id)
+    .fetch_all(db)
+    .await?
+    .into_iter()
+    .map(|r| (r.image_id, r.score))
+    .collect();
+    let mut rows = rows.into_iter().peekable();
+    Ok(images
+        .into_iter()
+        .map(|(image_id, caption)| {
+            while rows.next_if(|(id, _)| *id < image_id).is_some() {}
+            let mut categories = Vec::new();
+            while let Some((_, score)) = rows.next_if(|(id, _)| *id == image_id) {
+                categories.push(score);
+            }
+            ImageScores {
+                image_id,
+                caption,
+                categories,
+            }
+        })
+        .collect())
+}
+
+#[derive(sqlx::FromRow)]
+struct ImageCategory {
+    image_id: i64,
+    #[sqlx(flatten)]
+    score: CategoryScore,
+}
+
 /// Rows of image_scores for a submission (tests check there are no duplicates).
 pub async fn image_score_rows(
     db: impl PgExecutor<'_>,

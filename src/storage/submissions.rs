@@ -21,11 +21,13 @@ pub struct Submission {
     pub created_at: DateTime<Utc>,
     pub scored_at: Option<DateTime<Utc>>,
     pub deleted_at: Option<DateTime<Utc>>,
+    /// What the team was told about its accepted file (the keys that were ignored).
+    pub upload_note: Option<String>,
 }
 
 const COLUMNS: &str =
     "id, split_id, kind, team_id, label, description, sha256, byte_size, status, error,
-    created_at, scored_at, deleted_at";
+    created_at, scored_at, deleted_at, upload_note";
 
 /// What a new submission holds.
 pub struct NewSubmission<'a> {
@@ -37,6 +39,7 @@ pub struct NewSubmission<'a> {
     pub raw_file: Option<&'a [u8]>,
     pub sha256: Option<&'a str>,
     pub submitted_by: Option<i64>,
+    pub upload_note: Option<&'a str>,
 }
 
 /// Stores a submission and its queued job (the one its kind needs) in the caller's transaction, and
@@ -47,8 +50,8 @@ pub async fn create_with_job(
     max_attempts: i32,
 ) -> Result<Submission, sqlx::Error> {
     let submission: Submission = sqlx::query_as(&format!(
-        "INSERT INTO submissions (split_id, kind, team_id, label, description, raw_file, sha256, byte_size, submitted_by)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING {COLUMNS}"
+        "INSERT INTO submissions (split_id, kind, team_id, label, description, raw_file, sha256, byte_size, submitted_by, upload_note)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING {COLUMNS}"
     ))
     .bind(new.split_id)
     .bind(new.kind)
@@ -59,6 +62,7 @@ pub async fn create_with_job(
     .bind(new.sha256)
     .bind(new.raw_file.map_or(0, |f| f.len() as i64))
     .bind(new.submitted_by)
+    .bind(new.upload_note)
     .fetch_one(&mut **tx)
     .await?;
     super::queue::enqueue(&mut **tx, new.kind.job(), submission.id, max_attempts).await?;
@@ -91,6 +95,9 @@ pub struct HistoryLine {
     pub spice: Option<f64>,
     /// It is the team's entry on its split's leaderboard.
     pub on_leaderboard: bool,
+    /// The e-mail address of the member who uploaded it (through the form or with an API token
+    /// they made); `None` when not recorded.
+    pub uploaded_by: Option<String>,
 }
 
 /// A team's live submissions, newest first, with their SPICE and whether each is the team's
@@ -102,10 +109,11 @@ pub async fn history_of_team(
     sqlx::query_as(&format!(
         "WITH entries AS ({entries})
          SELECT s.id, sp.name AS split, s.description, s.status, s.created_at, a.f AS spice,
-                s.id IN (SELECT id FROM entries) AS on_leaderboard
+                s.id IN (SELECT id FROM entries) AS on_leaderboard, u.email AS uploaded_by
          FROM submissions s
          JOIN splits sp ON sp.id = s.split_id
          LEFT JOIN aggregate_scores a ON a.submission_id = s.id AND a.category = 'all'
+         LEFT JOIN users u ON u.id = s.submitted_by
          WHERE s.team_id = $1 AND s.deleted_at IS NULL
          ORDER BY s.id DESC",
         entries = super::leaderboard::team_entries("s.team_id = $1")
@@ -133,6 +141,27 @@ pub async fn quota_used(db: impl PgExecutor<'_>, team_id: i64) -> Result<(i64, i
     .bind(team_id)
     .bind(SubmissionKind::Team)
     .fetch_one(db)
+    .await
+}
+
+/// The team's latest live submission to this split of a file with this SHA-256 (one that
+/// failed is not counted: uploading it again is a retry), with when it was uploaded.
+pub async fn identical_upload(
+    db: impl PgExecutor<'_>,
+    team_id: i64,
+    split_id: i64,
+    sha256: &str,
+) -> Result<Option<(i64, DateTime<Utc>)>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT id, created_at FROM submissions
+         WHERE team_id = $1 AND split_id = $2 AND sha256 = $3
+           AND deleted_at IS NULL AND status <> 'failed'
+         ORDER BY id DESC LIMIT 1",
+    )
+    .bind(team_id)
+    .bind(split_id)
+    .bind(sha256)
+    .fetch_optional(db)
     .await
 }
 

@@ -14,7 +14,7 @@ use spiceboard::domain::CaptionMode;
 use spiceboard::storage::splits;
 
 use crate::helpers::{
-    demo_references, demo_results, escaped, fake_aggregates, spawn_app_with, TestApp,
+    demo_references, demo_results, escaped, fake_aggregates, fresh, spawn_app_with, TestApp,
 };
 
 /// Three captions of each of the first six demo images: its first reference, the first three
@@ -534,7 +534,9 @@ async fn under_best_a_teams_entry_is_its_best_in_the_ranking_column() {
     // The first upload is better in SPICE, the second in Object.
     let mut ids = Vec::new();
     for (spice, object) in [(0.3, 0.1), (0.2, 0.4)] {
-        let id = app.submit("ag", &token, "val", demo_results(true)).await;
+        let id = app
+            .submit("ag", &token, "val", fresh(demo_results(true)))
+            .await;
         let mut f = [Some(0.1); 7];
         f[0] = Some(spice);
         f[1] = Some(object);

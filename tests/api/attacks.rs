@@ -3,7 +3,7 @@
 
 use chrono::{Duration, Utc};
 
-use crate::helpers::{client, demo_results, fake_aggregates, spawn_app_with, TestApp};
+use crate::helpers::{client, demo_results, fake_aggregates, fresh, spawn_app_with, TestApp};
 use spiceboard::domain::leaderboard::EntryPolicy;
 use spiceboard::domain::phase::Phase;
 use spiceboard::storage::challenges;
@@ -281,12 +281,12 @@ async fn leaving_a_team_and_starting_another_gives_no_fresh_quota() {
     let anns = app.make_token(&ann, "hop").await;
     for _ in 0..2 {
         let r = app
-            .api_upload("hop", &anns, Some("val"), demo_results(true))
+            .api_upload("hop", &anns, Some("val"), fresh(demo_results(true)))
             .await;
         assert_eq!(r.status(), 202);
     }
     let r = app
-        .api_upload("hop", &anns, Some("val"), demo_results(true))
+        .api_upload("hop", &anns, Some("val"), fresh(demo_results(true)))
         .await;
     assert_eq!(r.status(), 429, "the team's quota is used up");
     assert_eq!(
@@ -336,7 +336,7 @@ async fn leaving_a_team_and_starting_another_gives_no_fresh_quota() {
     assert_eq!(r.status(), 200);
     let again = app.make_token(&ann, "hop").await;
     let r = app
-        .api_upload("hop", &again, Some("val"), demo_results(true))
+        .api_upload("hop", &again, Some("val"), fresh(demo_results(true)))
         .await;
     assert_eq!(
         r.status(),
@@ -365,7 +365,7 @@ async fn leaving_a_team_and_starting_another_gives_no_fresh_quota() {
     let bea = app.member("hop", "Bats", "bea@example.org").await;
     let beas = app.make_token(&bea, "hop").await;
     let r = app
-        .api_upload("hop", &beas, Some("val"), demo_results(true))
+        .api_upload("hop", &beas, Some("val"), fresh(demo_results(true)))
         .await;
     assert_eq!(r.status(), 202);
 }
@@ -386,7 +386,7 @@ async fn a_leaver_takes_no_working_token_of_a_team_that_goes_on() {
     let upload = |token: String| {
         let app = &app;
         async move {
-            app.api_upload("duo", &token, Some("val"), demo_results(true))
+            app.api_upload("duo", &token, Some("val"), fresh(demo_results(true)))
                 .await
                 .status()
         }
@@ -453,7 +453,7 @@ async fn upload_until_busy(app: &TestApp, slug: &str, token: &str, why: &str) {
     let mut waited = 0;
     loop {
         let r = app
-            .api_upload(slug, token, Some("val"), demo_results(true))
+            .api_upload(slug, token, Some("val"), fresh(demo_results(true)))
             .await;
         if r.status() == 503 {
             let body: serde_json::Value = r.json().await.expect("JSON");
@@ -473,7 +473,7 @@ async fn upload_until_busy(app: &TestApp, slug: &str, token: &str, why: &str) {
 async fn upload_until_taken(app: &TestApp, slug: &str, token: &str) {
     let mut tries = 0;
     while app
-        .api_upload(slug, token, Some("val"), demo_results(true))
+        .api_upload(slug, token, Some("val"), fresh(demo_results(true)))
         .await
         .status()
         != 202

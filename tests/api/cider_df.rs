@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use spice::metrics::{evaluate, CiderDf, EvalSet, ImageCaptions, Metric};
 use spice::tokenize::tokenize_coco;
 
-use crate::helpers::{demo_references, demo_results, spawn_app_with, TestApp};
+use crate::helpers::{demo_references, demo_results, fresh, spawn_app_with, TestApp};
 
 /// The demo references per image, tokenized as pycocoevalcap tokenizes them, in image order.
 fn tokenized_references() -> BTreeMap<i64, Vec<String>> {
@@ -68,7 +68,9 @@ async fn store_df(app: &TestApp, split_id: i64, bytes: Option<Vec<u8>>, engine: 
 
 /// Uploads the demo results, waits for the job, and returns its CIDEr-D (corpus, per image).
 async fn job_cider(app: &TestApp, token: &str) -> (f64, BTreeMap<i64, f64>) {
-    let id = app.submit("cdf", token, "val", demo_results(true)).await;
+    let id = app
+        .submit("cdf", token, "val", fresh(demo_results(true)))
+        .await;
     app.assert_scored(id).await;
     let corpus: Option<f64> =
         sqlx::query_scalar("SELECT cider_d FROM classic_scores WHERE submission_id = $1")

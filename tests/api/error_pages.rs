@@ -172,3 +172,115 @@ async fn a_failed_form_comes_back_with_its_error_and_what_was_typed() {
     assert!(html.contains("value=\"Night captions\""), "{html}");
     assert!(html.contains(">owls only</textarea>"), "{html}");
 }
+
+#[tokio::test]
+async fn a_413_names_the_limit_in_megabytes_and_leads_back_to_the_form() {
+    let app = spawn_app().await;
+    app.challenge_with_split("big", "val", false).await;
+    sqlx::query("UPDATE challenges SET max_file_bytes = 2 * 1024 * 1024 WHERE slug = 'big'")
+        .execute(&app.pool)
+        .await
+        .expect("limit");
+    app.team("big", "Owls").await;
+    let owl = app.member("big", "Owls", "owl@example.org").await;
+    // Well over the limit and its allowance for the form's other fields: the body is cut off.
+    let r = app
+        .form_upload(&owl, "big", "val", vec![b' '; 3 * 1024 * 1024])
+        .await;
+    assert_eq!(r.status(), 413);
+    let html = r.text().await.expect("body");
+    assert!(
+        html.contains("this challenge accepts files of at most 2.0 MB"),
+        "{html}"
+    );
+    assert!(
+        html.contains("<a href=\"/c/big/submit\" id=\"way-back\">Back to the upload form</a>"),
+        "{html}"
+    );
+    assert!(logged_in_as(&html, "owl@example.org"), "{html}");
+}
+
+#[tokio::test]
+async fn a_replaced_invite_link_says_it_was_replaced() {
+    let app = spawn_app().await;
+    app.challenge_with_split("inv", "val", false).await;
+    app.team("inv", "Owls").await;
+    let owl = app.member("inv", "Owls", "owl@example.org").await;
+    let link = |html: &str| -> String {
+        let start = html.find("/c/inv/join/").expect("invite link");
+        html[start..start + "/c/inv/join/".len() + 64].to_string()
+    };
+    let (_, page) = text(&owl, &app.url("/c/inv")).await;
+    let old = link(&page);
+    let (status, _) = text(&owl, &app.url(&old)).await;
+    assert_eq!(status, 200);
+
+    let (status, _) = post(&app, &owl, "/c/inv", "/c/inv/team/invite", &[]).await;
+    assert_eq!(status, 303);
+    let (_, page) = text(&owl, &app.url("/c/inv")).await;
+    let new = link(&page);
+    assert_ne!(old, new);
+    let stranger = crate::helpers::client();
+    let (status, html) = text(&stranger, &app.url(&old)).await;
+    assert_eq!(status, 410);
+    assert!(
+        html.contains(
+            "this invite link to team &#34;Owls&#34; was replaced by a new one (a member renewed \
+             it, or someone left the team); ask a member of the team for the new link"
+        ) || html.contains("this invite link to team &quot;Owls&quot; was replaced"),
+        "{html}"
+    );
+    let (status, _) = text(&stranger, &app.url(&new)).await;
+    assert_eq!(status, 200);
+    // A code that never was says so, not "not found".
+    let (status, html) = text(
+        &stranger,
+        &app.url(&format!("/c/inv/join/{}", "a".repeat(64))),
+    )
+    .await;
+    assert_eq!(status, 404);
+    assert!(html.contains("this invite link is not valid"), "{html}");
+}
+
+#[tokio::test]
+async fn leaving_a_team_asks_first_and_says_what_goes_with_it() {
+    let app = spawn_app().await;
+    app.challenge_with_split("lv", "val", false).await;
+    app.team("lv", "Owls").await;
+    let owl = app.member("lv", "Owls", "owl@example.org").await;
+    let (_, page) = text(&owl, &app.url("/c/lv")).await;
+    assert!(
+        page.contains("<a href=\"/c/lv/team/leave\" id=\"leave-team\">"),
+        "the challenge page links to the confirmation, it does not leave: {page}"
+    );
+    let (status, html) = text(&owl, &app.url("/c/lv/team/leave")).await;
+    assert_eq!(status, 200);
+    assert!(html.contains("Leave team Owls?"), "{html}");
+    assert!(
+        html.contains("every API token of the team stops working"),
+        "{html}"
+    );
+    assert!(
+        html.contains("the team&#39;s invite link is replaced")
+            || html.contains("the team's invite link is replaced"),
+        "{html}"
+    );
+    assert!(html.contains("id=\"stay\""), "{html}");
+    // Looking at the question changes nothing; the button leaves.
+    let (_, page) = text(&owl, &app.url("/c/lv")).await;
+    assert!(
+        page.contains("You are in team <strong>Owls</strong>"),
+        "{page}"
+    );
+    let (status, _) = post(&app, &owl, "/c/lv/team/leave", "/c/lv/team/leave", &[]).await;
+    assert_eq!(status, 303);
+    let (_, page) = text(&owl, &app.url("/c/lv")).await;
+    assert!(!page.contains("You are in team"), "{page}");
+    // Someone in no team is told so.
+    let (status, html) = text(&owl, &app.url("/c/lv/team/leave")).await;
+    assert_eq!(status, 400);
+    assert!(
+        html.contains("you are in no team of this challenge"),
+        "{html}"
+    );
+}

@@ -190,6 +190,16 @@ pub fn demo_references() -> Vec<u8> {
     spiceboard::seed::demo_references().into_bytes()
 }
 
+/// `file` in bytes no earlier upload of this test run had (trailing newlines, one more each
+/// time): the same entries, for tests that upload one file several times to a team, since a
+/// byte-identical re-upload is refused (issue 34).
+pub fn fresh(mut file: Vec<u8>) -> Vec<u8> {
+    static UPLOADS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(1);
+    let n = UPLOADS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    file.extend(std::iter::repeat_n(b'\n', n));
+    file
+}
+
 pub fn demo_results(careful: bool) -> Vec<u8> {
     spiceboard::seed::demo_results(careful).into_bytes()
 }
@@ -219,6 +229,18 @@ impl TestApp {
         split: &str,
         hidden: bool,
     ) -> spiceboard::storage::challenges::Challenge {
+        self.challenge_with_references(slug, split, hidden, demo_references())
+            .await
+    }
+
+    /// Challenge `slug` with split `split` holding `references` (COCO annotations).
+    pub async fn challenge_with_references(
+        &self,
+        slug: &str,
+        split: &str,
+        hidden: bool,
+        references: Vec<u8>,
+    ) -> spiceboard::storage::challenges::Challenge {
         let c = actions::create_challenge(
             &self.pool,
             &ChallengeSlug::parse(slug).expect("slug"),
@@ -232,7 +254,7 @@ impl TestApp {
             &self.engine,
             &c,
             &SplitName::parse(split).expect("split"),
-            demo_references(),
+            references,
             actions::ImportMode {
                 hidden,
                 replace: false,

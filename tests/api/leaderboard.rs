@@ -2,7 +2,7 @@
 //! baseline and Human rows, and the CSV/JSON exports. Ranking tests put aggregate rows in the
 //! database directly (they test the query and the ranking); the last test runs the engine.
 
-use crate::helpers::{demo_results, fake_aggregates, spawn_app_with, TestApp};
+use crate::helpers::{demo_results, fake_aggregates, fresh, spawn_app_with, TestApp};
 use spiceboard::actions::{self, Uploader};
 
 async fn board(app: &TestApp, client: &reqwest::Client, query: &str) -> serde_json::Value {
@@ -75,7 +75,9 @@ async fn entries_rank_by_any_column_with_ties_sharing_a_rank() {
         ],
     ];
     for ((_, token), f) in teams.iter().zip(scores) {
-        let id = app.submit("lb", token, "val", demo_results(true)).await;
+        let id = app
+            .submit("lb", token, "val", fresh(demo_results(true)))
+            .await;
         fake_aggregates(&app.pool, id, f).await;
     }
     let anon = reqwest::Client::new();
@@ -150,7 +152,9 @@ async fn set_policy(app: &TestApp, policy: &str) {
 
 /// An upload through the API whose SPICE (and every other category) is `f`.
 async fn entry_scoring(app: &TestApp, token: &str, f: f64) -> i64 {
-    let id = app.submit("lb", token, "val", demo_results(true)).await;
+    let id = app
+        .submit("lb", token, "val", fresh(demo_results(true)))
+        .await;
     fake_aggregates(&app.pool, id, [Some(f); 7]).await;
     id
 }
@@ -354,7 +358,9 @@ async fn under_chosen_the_teams_pick_stays_and_the_page_stops_offering_it() {
 async fn hidden_splits_show_each_team_only_its_own_entry_until_revealed() {
     let (app, teams) = setup(true).await;
     for ((_, token), f) in teams.iter().zip([0.3, 0.2, 0.1]) {
-        let id = app.submit("lb", token, "val", demo_results(true)).await;
+        let id = app
+            .submit("lb", token, "val", fresh(demo_results(true)))
+            .await;
         fake_aggregates(&app.pool, id, [Some(f); 7]).await;
     }
     let anon = reqwest::Client::new();

@@ -10,6 +10,7 @@ mod browser;
 mod cider_df;
 mod cli;
 mod coco_parity;
+mod downloads;
 mod error_pages;
 mod health;
 mod leaderboard;

@@ -1,7 +1,7 @@
 //! The organizer's tables and forms: recent submissions with team, split and SPICE; a delete that
 //! asks first; title and description edited in the browser; every submission exported as CSV.
 
-use crate::helpers::{demo_results, fake_aggregates, spawn_app_with, TestApp};
+use crate::helpers::{demo_results, fake_aggregates, fresh, spawn_app_with, TestApp};
 
 async fn text(app: &TestApp, path: &str) -> (u16, String) {
     let r = app.client.get(app.url(path)).send().await.expect("GET");
@@ -31,11 +31,17 @@ async fn challenge_with_submissions(app: &TestApp) -> [i64; 3] {
     app.challenge_with_split("ot", "val", false).await;
     let (_, owls) = app.team("ot", "Owls").await;
     let (_, bats) = app.team("ot", "Bats").await;
-    let a = app.submit("ot", &owls, "val", demo_results(true)).await;
+    let a = app
+        .submit("ot", &owls, "val", fresh(demo_results(true)))
+        .await;
     fake_aggregates(&app.pool, a, [Some(0.25); 7]).await;
-    let b = app.submit("ot", &owls, "val", demo_results(true)).await;
+    let b = app
+        .submit("ot", &owls, "val", fresh(demo_results(true)))
+        .await;
     fake_aggregates(&app.pool, b, [Some(0.125); 7]).await;
-    let c = app.submit("ot", &bats, "val", demo_results(true)).await;
+    let c = app
+        .submit("ot", &bats, "val", fresh(demo_results(true)))
+        .await;
     [a, b, c]
 }
 

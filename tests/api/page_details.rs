@@ -2,7 +2,7 @@
 //! token list, metric names as the leaderboard writes them, per-image previous/next, and each
 //! row's entry count and date.
 
-use crate::helpers::{demo_results, fake_aggregates, spawn_app, TestApp};
+use crate::helpers::{demo_results, fake_aggregates, fresh, spawn_app, TestApp};
 
 async fn text(browser: &reqwest::Client, url: &str) -> (u16, String) {
     let r = browser.get(url).send().await.expect("GET");
@@ -114,7 +114,9 @@ async fn every_row_shows_its_entry_count_and_date_and_the_table_scrolls_on_a_pho
     let app = spawn_app_with_no_workers().await;
     let (owl, owls, bats) = two_teams(&app).await;
     for (token, spice) in [(&owls, 0.2), (&owls, 0.1), (&owls, 0.15), (&bats, 0.3)] {
-        let id = app.submit("pd", token, "val", demo_results(true)).await;
+        let id = app
+            .submit("pd", token, "val", fresh(demo_results(true)))
+            .await;
         fake_aggregates(&app.pool, id, [Some(spice); 7]).await;
     }
     let today = chrono::Utc::now().format("%Y-%m-%d").to_string();

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::helpers::{demo_results, spawn_app_with, TestApp};
+use crate::helpers::{demo_results, fresh, spawn_app_with, TestApp};
 use spiceboard::storage::queue;
 
 async fn app_with_submissions(n: usize) -> (TestApp, Vec<i64>) {
@@ -13,7 +13,7 @@ async fn app_with_submissions(n: usize) -> (TestApp, Vec<i64>) {
     let mut ids = Vec::new();
     for i in 0..n {
         ids.push(
-            app.submit("q", &token, "val", demo_results(i % 2 == 0))
+            app.submit("q", &token, "val", fresh(demo_results(i % 2 == 0)))
                 .await,
         );
     }
@@ -548,9 +548,10 @@ async fn a_submission_that_failed_for_the_servers_reasons_does_not_count_against
         (0, 0)
     );
     // The team's one upload is still theirs; once used, it is used.
-    app.submit("q", &token, "val", demo_results(true)).await;
+    app.submit("q", &token, "val", fresh(demo_results(true)))
+        .await;
     let r = app
-        .api_upload("q", &token, Some("val"), demo_results(true))
+        .api_upload("q", &token, Some("val"), fresh(demo_results(true)))
         .await;
     assert_eq!(r.status(), 429);
 }

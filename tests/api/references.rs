@@ -90,7 +90,7 @@ async fn bad_reference_files_are_refused_with_the_place() {
         ),
         (
             &b"[{\"image_id\": 1, \"refs\": []}]"[..],
-            "item 0: image_id 1 has no refs",
+            "item 1: image_id 1 has no refs",
         ),
         (&b"not json"[..], "not valid JSON"),
     ] {

@@ -431,7 +431,7 @@ async fn a_team_upload_far_over_the_file_limit_is_cut_off_early() {
         assert!(r.answer.starts_with("HTTP/1.1 413"), "{head}: {}", r.answer);
         assert!(
             r.answer
-                .contains("this challenge accepts at most 100000 bytes per file"),
+                .contains("this challenge accepts files of at most 97.7 KB"),
             "{}",
             r.answer
         );
@@ -450,7 +450,10 @@ async fn a_team_upload_far_over_the_file_limit_is_cut_off_early() {
     // A file just over the limit, within the cap, is still read and refused by name.
     let (status, e) = api_error(&app, "big", &token, vec![b' '; 100_001]).await;
     assert_eq!(status, 413);
-    assert!(e.contains("the file is 100001 bytes"), "{e}");
+    assert!(
+        e.contains("the file is 97.7 KB (100001 bytes); this challenge accepts at most 97.7 KB (100000 bytes)"),
+        "{e}"
+    );
     let stored: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM submissions")
         .fetch_one(&app.pool)
         .await
@@ -508,42 +511,42 @@ async fn api_error(app: &TestApp, slug: &str, token: &str, file: Vec<u8>) -> (u1
 }
 
 #[tokio::test]
-async fn unknown_keys_and_control_characters_are_refused_naming_the_entry() {
+async fn other_keys_are_ignored_and_control_characters_refused_naming_the_entry() {
     let app = spawn_app_with(0, |_| {}).await;
     app.challenge_with_split("nul", "val", false).await;
     let (_, token) = app.team("nul", "Owls").await;
     let mut results: Vec<serde_json::Value> =
         serde_json::from_slice(&demo_results(true)).expect("json");
 
-    let mut padded = results.clone();
-    padded[3]["padding"] = serde_json::json!("x".repeat(100_000));
-    let (status, e) = api_error(
-        &app,
-        "nul",
-        &token,
-        serde_json::to_vec(&padded).expect("json"),
-    )
-    .await;
-    assert_eq!(status, 400);
-    assert!(
-        e.contains("keys other than \"image_id\" and \"caption\" (\"padding\")"),
-        "{e}"
-    );
-    assert!(e.contains("entry 4 (image_id"), "{e}");
-
-    results[4]["caption"] = serde_json::json!("a dog\u{0}on a couch");
-    let (status, e) = api_error(
-        &app,
-        "nul",
-        &token,
-        serde_json::to_vec(&results).expect("json"),
-    )
-    .await;
+    let mut nul = results.clone();
+    nul[4]["caption"] = serde_json::json!("a dog\u{0}on a couch");
+    let (status, e) = api_error(&app, "nul", &token, serde_json::to_vec(&nul).expect("json")).await;
     assert_eq!(status, 400);
     assert!(
         e.contains("control characters") && e.contains("entry 5 (image_id") && e.contains("U+0000"),
         "{e}"
     );
+
+    // Keys other than image_id and caption are ignored, as pycocoevalcap ignores them: the file
+    // is taken (its size is bounded by the challenge's limit) and the keys are listed.
+    results[3]["padding"] = serde_json::json!("x".repeat(100_000));
+    let r = app
+        .api_upload(
+            "nul",
+            &token,
+            Some("val"),
+            serde_json::to_vec(&results).expect("json"),
+        )
+        .await;
+    assert_eq!(r.status(), 202);
+    let body: serde_json::Value = r.json().await.expect("JSON");
+    assert_eq!(
+        body["note"],
+        "keys other than \"image_id\" and \"caption\" were ignored (as pycocoevalcap ignores \
+         them): \"padding\" (entry 4)"
+    );
+    let id = body["id"].as_i64().expect("id");
+    assert_eq!(app.api_status(id, &token).await["note"], body["note"]);
 
     // A file of millions of bad entries is answered quickly, naming a few.
     let mut zeros = b"[".to_vec();
@@ -588,7 +591,10 @@ async fn unknown_keys_and_control_characters_are_refused_naming_the_entry() {
         .fetch_one(&app.pool)
         .await
         .expect("count");
-    assert_eq!(stored, 0, "nothing refused is stored or counted");
+    assert_eq!(
+        stored, 1,
+        "nothing refused is stored or counted: only the file with a key ignored"
+    );
 }
 
 #[tokio::test]
@@ -601,17 +607,17 @@ async fn new_challenges_have_quotas_and_a_cap_on_stored_bytes() {
     );
     assert!(c.max_team_bytes.is_some());
     let (_, token) = app.team("q", "Owls").await;
-    let file = demo_results(true);
+    let (first, second) = (demo_results(true), demo_results(false));
     spiceboard::storage::challenges::set_max_team_bytes(
         &app.pool,
         c.id,
-        Some(file.len() as i64 * 2),
+        Some((first.len() + second.len()) as i64),
     )
     .await
     .expect("cap");
-    app.submit("q", &token, "val", file.clone()).await;
-    app.submit("q", &token, "val", file.clone()).await;
-    let (status, e) = api_error(&app, "q", &token, file).await;
+    app.submit("q", &token, "val", first.clone()).await;
+    app.submit("q", &token, "val", second).await;
+    let (status, e) = api_error(&app, "q", &token, crate::helpers::fresh(first)).await;
     assert_eq!(status, 429);
     assert!(e.contains("bytes per team"), "{e}");
 }

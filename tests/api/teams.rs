@@ -177,8 +177,9 @@ async fn invite_codes_are_for_members_only_bound_to_their_challenge_and_replacea
     assert_eq!(r.status(), 303);
     let new_link = invite_path(&app, &alice, "tm").await.expect("a new link");
     assert_ne!(new_link, link);
-    let (status, _) = page(&app, &carol, &link).await;
-    assert_eq!(status, 404);
+    let (status, html) = page(&app, &carol, &link).await;
+    assert_eq!(status, 410, "a replaced link says so");
+    assert!(html.contains("was replaced by a new one"), "{html}");
     // Only a member can replace it (Carol has no team: nothing to replace).
     let r = app.post_button(&carol, "/c/tm", "/c/tm/team/invite").await;
     assert_eq!(r.status(), 400);
@@ -242,8 +243,8 @@ async fn a_member_who_leaves_is_free_to_join_again_and_the_old_link_stops_workin
     assert_eq!(members(&app, &alice, "tm").await, ["alice@example.org"]);
     let (_, html) = page(&app, &bob, "/c/tm").await;
     assert!(html.contains("id=\"create-team\""), "{html}");
-    // The link Bob knew no longer works; the team's new one does.
-    assert_eq!(page(&app, &bob, &link).await.0, 404);
+    // The link Bob knew no longer works (and says it was replaced); the team's new one does.
+    assert_eq!(page(&app, &bob, &link).await.0, 410);
     let new_link = invite_path(&app, &alice, "tm").await.expect("a new link");
     assert_ne!(new_link, link);
     assert_eq!(

@@ -136,7 +136,7 @@ async fn bad_files_are_rejected_naming_the_first_offenders_and_not_counted() {
     let (_, e) = rejected(&app, &token, file).await;
     assert!(e.contains("3 malformed entries: entry 1 (image_id 1): \"caption\" must be a string (it is an array)"), "{e}");
     assert!(
-        e.contains("entry 3 (image_id 3): \"caption\" must be a string (it is missing)"),
+        e.contains("entry 3 (image_id 3): \"caption\" is missing"),
         "{e}"
     );
     assert!(
@@ -181,7 +181,7 @@ async fn a_100_mb_file_is_refused_without_being_stored() {
     let (s, e) = rejected(&app, &token, huge).await;
     assert_eq!(s, 413);
     assert!(
-        e.contains("this challenge accepts at most 20971520 bytes"),
+        e.contains("this challenge accepts files of at most 20.0 MB"),
         "{e}"
     );
     let stored: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM submissions")
@@ -281,4 +281,59 @@ async fn a_team_cannot_see_another_teams_submission() {
         .await
         .expect("GET");
     assert_eq!(page.status(), 404);
+}
+
+/// The files of `crates/spice/tests/fixtures/upload-rules`, with what its `expected.txt` says of
+/// each: refused (its messages) or accepted (its notes).
+fn upload_rules() -> Vec<(String, bool, Vec<String>)> {
+    let text =
+        std::fs::read_to_string(format!("{UPLOAD_RULES}/expected.txt")).expect("expected.txt");
+    let mut cases: Vec<(String, bool, Vec<String>)> = Vec::new();
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let (key, message) = line.split_once(':').expect("FILE: message");
+        let (file, accepted) = match key.strip_suffix(" (accepted)") {
+            Some(f) => (f, true),
+            None => (key, false),
+        };
+        let message = message.trim_start().replace("{images}", "split \"val\"");
+        match cases.last_mut() {
+            Some((f, _, lines)) if f == file => lines.push(message),
+            _ => cases.push((file.to_string(), accepted, vec![message])),
+        }
+    }
+    for (_, _, lines) in &mut cases {
+        lines.retain(|l| !l.is_empty());
+    }
+    cases
+}
+
+const UPLOAD_RULES: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/crates/spice/tests/fixtures/upload-rules"
+);
+
+#[tokio::test]
+async fn the_upload_rules_files_get_the_messages_spice_eval_gives() {
+    // crates/spice/tests/cli/eval.rs feeds the same files to `spice eval` and finds these words.
+    let app = spawn_app_with(0, |_| {}).await;
+    let annotations = std::fs::read(format!("{UPLOAD_RULES}/annotations.json")).expect("read");
+    app.challenge_with_references("rules", "val", false, annotations)
+        .await;
+    let (_, token) = app.team("rules", "Owls").await;
+    let cases = upload_rules();
+    assert!(cases.len() >= 10, "{cases:?}");
+    for (file, accepted, expected) in cases {
+        let bytes = std::fs::read(format!("{UPLOAD_RULES}/{file}")).expect("read");
+        let r = app.api_upload("rules", &token, Some("val"), bytes).await;
+        let status = r.status().as_u16();
+        let body: serde_json::Value = r.json().await.expect("JSON");
+        let said: Vec<String> = body[if accepted { "note" } else { "error" }]
+            .as_str()
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect();
+        assert_eq!(status, if accepted { 202 } else { 400 }, "{file}: {body}");
+        assert_eq!(said, expected, "{file}: {body}");
+    }
 }

@@ -19,6 +19,7 @@ use std::time::Duration;
 use spiceboard::domain::judgments::{JudgmentBounds, JudgmentsError, JudgmentsFile};
 use spiceboard::domain::references::ReferenceError;
 use spiceboard::domain::results_file::Bounds;
+use spiceboard::domain::results_file::ResultFileError;
 use spiceboard::domain::{
     Candidate, CaptionMode, ReferenceImage, ReferenceSet, ResultsFile, UploadError,
 };
@@ -186,6 +187,7 @@ fn results_file(g: &mut Gen, input: &mut Vec<u8>) -> Result<(), String> {
         split_images: &split,
         max_bytes: 1 << 20,
         max_caption_chars,
+        refuse_empty_captions: true,
     };
     match ResultsFile::parse(input, bounds) {
         Ok(file) => {
@@ -204,8 +206,8 @@ fn results_file(g: &mut Gen, input: &mut Vec<u8>) -> Result<(), String> {
             }
             Ok(())
         }
-        Err(UploadError::MalformedJson(m)) => names_line(&m),
-        Err(UploadError::Entries(problems)) => {
+        Err(UploadError::File(ResultFileError::MalformedJson(m))) => names_line(&m),
+        Err(UploadError::File(ResultFileError::Entries(problems))) => {
             require(!problems.is_empty(), || "no problem named".into())?;
             for p in problems {
                 let m = p.to_string();
@@ -215,9 +217,7 @@ fn results_file(g: &mut Gen, input: &mut Vec<u8>) -> Result<(), String> {
             }
             Ok(())
         }
-        Err(UploadError::Empty | UploadError::NotAnArray(_) | UploadError::TooLarge { .. }) => {
-            Ok(())
-        }
+        Err(UploadError::File(_) | UploadError::TooLarge { .. }) => Ok(()),
     }
 }
 
@@ -466,6 +466,10 @@ fn jar_input(g: &mut Gen, input: &mut Vec<u8>) -> Result<(), String> {
                 format!("an item's error without its place: {e}")
             })
         }
+        // Whole-file refusals: nothing to place.
+        Err(
+            spice::batch::InputError::Empty { .. } | spice::batch::InputError::ByteOrderMark { .. },
+        ) => Ok(()),
         Err(e) => Err(format!("an unexpected error: {e}")),
     }
 }
@@ -528,6 +532,10 @@ fn coco_error(r: Result<(), spice::cocoeval::CocoEvalError>) -> Result<(), Strin
         Err(CocoEvalError::Field { location, .. }) => require(!location.is_empty(), || {
             "a field's error without its place".into()
         }),
+        Err(CocoEvalError::ResultFile { error, .. }) => match error {
+            spice::cocoeval::ResultFileError::MalformedJson(m) => names_line(&m),
+            _ => Ok(()),
+        },
         Err(e) => Err(format!("an unexpected error: {e}")),
     }
 }

@@ -54,7 +54,7 @@ pub struct IgnoredField {
     pub name: String,
     /// How many items have it.
     pub items: usize,
-    /// The index of the first item that has it.
+    /// The first item that has it (from 1).
     pub first_item: usize,
 }
 
@@ -66,11 +66,16 @@ pub enum InputError {
         path: String,
         source: std::io::Error,
     },
+    #[error("{path}: the file is empty: it should hold a JSON array of {{\"image_id\", \"test\", \"refs\"}} objects")]
+    Empty { path: String },
+    #[error("{path}: {}", crate::cocoeval::results::byte_order_mark_refusal(.mark))]
+    ByteOrderMark { path: String, mark: &'static str },
     #[error("{path}: not valid JSON: {source}")]
     Json {
         path: String,
         source: serde_json::Error,
     },
+    /// `index` counts items from 1, as the server and `spice eval` count entries.
     #[error("{path}: item {index}{id}: {problem}")]
     Item {
         path: String,
@@ -85,8 +90,23 @@ pub enum InputError {
 /// Reads and validates the jar's input format from a reader, one item at a time (so memory
 /// follows the captions, not a whole JSON tree).
 pub fn read_input(reader: impl Read, path: &str) -> Result<BatchInput, InputError> {
-    let mut de =
-        serde_json::Deserializer::from_reader(std::io::BufReader::with_capacity(1 << 16, reader));
+    use std::io::BufRead as _;
+    let mut reader = std::io::BufReader::with_capacity(1 << 16, reader);
+    let start = reader.fill_buf().map_err(|source| InputError::Io {
+        path: path.to_string(),
+        source,
+    })?;
+    if let Some(mark) = crate::cocoeval::results::byte_order_mark(start) {
+        return Err(InputError::ByteOrderMark {
+            path: path.to_string(),
+            mark,
+        });
+    }
+    let mut seen = SeenText {
+        inner: reader,
+        text: false,
+    };
+    let mut de = serde_json::Deserializer::from_reader(&mut seen);
     let mut problem: Option<InputError> = None;
     let mut ignored = Vec::new();
     let items = ItemsSeed {
@@ -94,19 +114,42 @@ pub fn read_input(reader: impl Read, path: &str) -> Result<BatchInput, InputErro
         problem: &mut problem,
         ignored: &mut ignored,
     }
-    .deserialize(&mut de);
+    .deserialize(&mut de)
+    .and_then(|items| de.end().map(|()| items));
+    drop(de);
     if let Some(p) = problem {
         return Err(p);
     }
-    let items = items.map_err(|source| InputError::Json {
-        path: path.to_string(),
-        source,
-    })?;
-    de.end().map_err(|source| InputError::Json {
-        path: path.to_string(),
-        source,
+    let items = items.map_err(|source| {
+        if source.is_eof() && !seen.text {
+            InputError::Empty {
+                path: path.to_string(),
+            }
+        } else {
+            InputError::Json {
+                path: path.to_string(),
+                source,
+            }
+        }
     })?;
     Ok(BatchInput { items, ignored })
+}
+
+/// A reader that notes whether anything but white space went through it: a file that ends
+/// before any did is empty, which is said in those words rather than as a JSON error.
+struct SeenText<R> {
+    inner: R,
+    text: bool,
+}
+
+impl<R: Read> Read for SeenText<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if !self.text {
+            self.text = buf[..n].iter().any(|b| !b.is_ascii_whitespace());
+        }
+        Ok(n)
+    }
 }
 
 struct ItemsSeed<'a> {
@@ -132,7 +175,7 @@ impl<'de> Visitor<'de> for ItemsSeed<'_> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         let mut items = Vec::new();
         while let Some(v) = seq.next_element::<Value>()? {
-            match validate_item(v, items.len(), self.path, self.ignored) {
+            match validate_item(v, items.len() + 1, self.path, self.ignored) {
                 Ok(item) => items.push(item),
                 Err(e) => {
                     *self.problem = Some(e);
@@ -144,6 +187,7 @@ impl<'de> Visitor<'de> for ItemsSeed<'_> {
     }
 }
 
+/// Checks item number `index` (from 1).
 fn validate_item(
     v: Value,
     index: usize,
@@ -211,7 +255,8 @@ fn validate_item(
                         return Err(err(
                             &id,
                             format!(
-                                "field \"refs\"[{k}]: expected a string, found {}",
+                                "field \"refs\", reference {}: expected a string, found {}",
+                                k + 1,
                                 kind(&other)
                             ),
                         ))
@@ -591,12 +636,12 @@ mod tests {
                 IgnoredField {
                     name: "score".into(),
                     items: 2,
-                    first_item: 0
+                    first_item: 1
                 },
                 IgnoredField {
                     name: "file".into(),
                     items: 1,
-                    first_item: 1
+                    first_item: 2
                 }
             ]
         );
@@ -613,18 +658,18 @@ mod tests {
             .to_string();
         assert_eq!(
             e,
-            "in.json: item 0 (image_id 1): field \"test\": expected a string, found a number"
+            "in.json: item 1 (image_id 1): field \"test\": expected a string, found a number"
         );
         let e =
             read(r#"[{"image_id": 1, "test": "a", "refs": ["a"]}, {"image_id": 2, "test": "a"}]"#)
                 .expect_err("missing")
                 .to_string();
-        assert_eq!(e, "in.json: item 1 (image_id 2): missing field \"refs\"");
+        assert_eq!(e, "in.json: item 2 (image_id 2): missing field \"refs\"");
         let e = read(r#"[{"image_id": 1, "test": "a", "refs": ["a", null]}]"#)
             .expect_err("null ref")
             .to_string();
         assert!(
-            e.contains("\"refs\"[1]: expected a string, found null"),
+            e.contains("\"refs\", reference 2: expected a string, found null"),
             "{e}"
         );
         let e = read(r#"[{"image_id": null, "test": "a", "refs": ["a"]}]"#)
@@ -638,6 +683,20 @@ mod tests {
         let e = read_input(bytes, "in.json")
             .expect_err("not utf-8")
             .to_string();
+        assert!(e.starts_with("in.json: not valid JSON"), "{e}");
+        for empty in ["", " \n\t "] {
+            let e = read(empty).expect_err("empty").to_string();
+            assert!(
+                e.starts_with("in.json: the file is empty: it should hold"),
+                "{e}"
+            );
+        }
+        let e = read("\u{feff}[]").expect_err("BOM").to_string();
+        assert!(
+            e.starts_with("in.json: the file begins with a UTF-8 byte-order mark (BOM)"),
+            "{e}"
+        );
+        let e = read("[").expect_err("cut short").to_string();
         assert!(e.starts_with("in.json: not valid JSON"), "{e}");
         let e = read(r#"[{"image_id": 1, "test": "a", "refs": ["a"]}] trailing"#)
             .expect_err("trailing")
@@ -769,7 +828,7 @@ mod tests {
                 },
             })
             .collect();
-        let engine = Engine::new(crate::EngineOptions { use_synsets: true });
+        let engine = Engine::new(crate::EngineOptions::default());
         let expected = evaluate(&engine, &items, true).expect("scores");
         for chunk in [1, 7, 100, 300, 1000] {
             let mut w = OutputWriter::new(Vec::new(), ALL_OPTIONS[3]);

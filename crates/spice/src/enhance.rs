@@ -28,7 +28,8 @@ use crate::parse::Label;
 
 /// CoreNLP's two-word prepositions whose words both hang on the noun (`case`/`advmod` + `case`).
 /// (CoreNLP's own list also has " depending_on" and " prior_to" with a leading space, which can never
-/// match; the extra entries at the end come from its later lists and are harmless here.)
+/// match; the last [`LATER_REGULAR`] entries come from its later lists, kept for the built-in
+/// parser's graphs only.)
 const TWO_WORD_PREPS_REGULAR: &[&str] = &[
     "across_from",
     "along_with",
@@ -66,6 +67,7 @@ const TWO_WORD_PREPS_REGULAR: &[&str] = &[
     "subsequent_to",
     "thanks_to",
     "together_with",
+    // Later CoreNLP versions' entries: not CoreNLP 3.6.0's.
     "away_from",
     "according_to",
     "ahead_of",
@@ -73,6 +75,9 @@ const TWO_WORD_PREPS_REGULAR: &[&str] = &[
     "instead_of",
     "due_to",
 ];
+
+/// How many of [`TWO_WORD_PREPS_REGULAR`]'s entries, at its end, CoreNLP 3.6.0 does not have.
+const LATER_REGULAR: usize = 6;
 
 /// Two-word prepositions whose first word heads the phrase ("next" -nmod-> "house" -case-> "to").
 const TWO_WORD_PREPS_COMPLEX: &[&str] = &[
@@ -110,16 +115,43 @@ const THREE_WORD_PREPS: &[&str] = &[
     "with_respect_to",
 ];
 
-/// Rewrites a basic UD graph in place into collapsed, CC-processed UD (see the module doc).
+/// Rewrites a basic UD graph in place into collapsed, CC-processed UD (see the module doc), for
+/// the built-in parser's graphs, which it tunes to them: `nmod`, `advcl` and `acl` take a `mark`
+/// dependent into their label as well as a `case` one (`advcl:while`), the last of several
+/// markers names the relation, and only verbs share a conjunct's subject.
 pub fn enhance(g: &mut DepGraph) {
+    enhance_with(g, Mode::Builtin);
+}
+
+/// [`enhance`] exactly as CoreNLP 3.6.0 does it, for graphs from its own converter
+/// ([`crate::corenlp`]): only `case` dependents go into a label (`advcl` stays `advcl` over
+/// "while walking", whose "while" is a `mark`); of several markers the last visited names it,
+/// in the order CoreNLP's graph visits them (see `add_case_marker_information`, which needs the
+/// sentence's place in the caption from 0); adjectives (`JJ*`) share a conjunct's subject as
+/// verbs do ("are multicolored and curvy").
+pub fn enhance_corenlp(g: &mut DepGraph, sentence: usize) {
+    enhance_with(g, Mode::CoreNlp { sentence });
+}
+
+/// Whose graphs are being enhanced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Builtin,
+    /// CoreNLP's own graph of the caption's `sentence`-th sentence (from 0).
+    CoreNlp {
+        sentence: usize,
+    },
+}
+
+fn enhance_with(g: &mut DepGraph, mode: Mode) {
     // CoreNLP's graph patterns need a root; without one it skips every pattern step.
     if !g.roots.is_empty() {
-        process_multiword_preps(g);
+        process_multiword_preps(g, mode);
         expand_pp_conjunctions(g);
-        add_case_marker_information(g);
-        add_conj_information(g);
+        add_case_marker_information(g, mode);
+        add_conj_information(g, mode);
     }
-    treat_cc(g);
+    treat_cc(g, mode);
 }
 
 fn lower(g: &DepGraph, i: usize) -> String {
@@ -193,16 +225,22 @@ fn replace_root(g: &mut DepGraph, old: usize, new: usize) {
     g.roots.dedup();
 }
 
-fn process_multiword_preps(g: &mut DepGraph) {
-    process_simple_2wp(g);
-    process_complex_2wp(g);
+fn process_multiword_preps(g: &mut DepGraph, mode: Mode) {
+    process_simple_2wp(g, mode);
+    process_complex_2wp(g, mode);
     process_3wp(g);
 }
 
 /// `gov >case|advmod w1 (leaf) >case w2 (leaf)`, w1 w2 adjacent ("out of": case(trees, out),
 /// case(trees, of)) => case(gov, w1), mwe(w1, w2).
-fn process_simple_2wp(g: &mut DepGraph) {
-    for bigram in TWO_WORD_PREPS_REGULAR {
+fn process_simple_2wp(g: &mut DepGraph, mode: Mode) {
+    let list = match mode {
+        Mode::Builtin => TWO_WORD_PREPS_REGULAR,
+        Mode::CoreNlp { .. } => {
+            &TWO_WORD_PREPS_REGULAR[..TWO_WORD_PREPS_REGULAR.len() - LATER_REGULAR]
+        }
+    };
+    for bigram in list {
         let parts: Vec<&str> = bigram.split('_').collect();
         for w1 in ngram_positions(g, &parts) {
             let w2 = w1 + 1;
@@ -226,7 +264,7 @@ fn process_simple_2wp(g: &mut DepGraph) {
 /// nmod(X, next), nmod(next, house), case(house, to)) => gov2 takes w1's place (as `nmod` of gov,
 /// or w1's own relation when w1 heads a copula), w1's other dependents move to gov2, and
 /// case(gov2, w1), mwe(w1, w2).
-fn process_complex_2wp(g: &mut DepGraph) {
+fn process_complex_2wp(g: &mut DepGraph, mode: Mode) {
     for bigram in TWO_WORD_PREPS_COMPLEX {
         let parts: Vec<&str> = bigram.split('_').collect();
         for w1 in ngram_positions(g, &parts) {
@@ -250,8 +288,25 @@ fn process_complex_2wp(g: &mut DepGraph) {
             if is_root {
                 replace_root(g, w1, gov2);
             } else if let Some(gov) = gov {
+                // A copular w1 passes on its own relation; CoreNLP only when that relation joins
+                // two clauses.
+                let own = rel_of(g, gov, w1).filter(|&r| {
+                    mode == Mode::Builtin
+                        || [
+                            Rel::CONJ,
+                            Rel::XCOMP,
+                            Rel::CCOMP,
+                            Rel::ACL,
+                            Rel::ADVCL,
+                            Rel::ACL_RELCL,
+                            Rel::PARATAXIS,
+                            Rel::APPOS,
+                            Rel::LIST,
+                        ]
+                        .contains(&r)
+                });
                 let reln = if g.has_child(w1, Rel::COP) {
-                    rel_of(g, gov, w1).unwrap_or(Rel::NMOD)
+                    own.unwrap_or(Rel::NMOD)
                 } else {
                     Rel::NMOD
                 };
@@ -336,7 +391,7 @@ fn expand_pp_conjunctions(g: &mut DepGraph) {
 /// `nmod`, `advcl` and `acl` take their case marker (or `mark`) into the label: three-word markers
 /// first, then two-word, then one-word, each on the labels still plain after the step before (as
 /// CoreNLP's successive patterns do). "by" under a verb with `auxpass` gives `nmod:agent` first.
-fn add_case_marker_information(g: &mut DepGraph) {
+fn add_case_marker_information(g: &mut DepGraph, mode: Mode) {
     for k in 0..g.edges.len() {
         let e = &g.edges[k];
         if e.rel != Rel::NMOD || !g.has_child(e.gov, Rel::AUXPASS) {
@@ -359,10 +414,21 @@ fn add_case_marker_information(g: &mut DepGraph) {
             let (Some(base), mod_) = (g.edges[k].rel.base(), g.edges[k].dep) else {
                 continue;
             };
-            let mut markers: Vec<usize> = g.children(mod_, Rel::CASE);
-            markers.extend(g.children(mod_, Rel::MARK));
-            markers.sort_unstable();
-            for c1 in markers {
+            let mut words: Vec<usize> = g.children(mod_, Rel::CASE);
+            if mode == Mode::Builtin {
+                words.extend(g.children(mod_, Rel::MARK));
+            }
+            match mode {
+                Mode::Builtin => words.sort_unstable(),
+                // CoreNLP's pattern visits a word's dependents in the order of a Java `HashMap`
+                // keyed by the words, whose hash is `29 * sentence + index`: by that hash modulo
+                // the table's 16 buckets (a word with more than 12 dependents is rare enough not
+                // to matter). Each renames the relation; the last one visited names it.
+                Mode::CoreNlp { sentence } => {
+                    words.sort_by_key(|&w| ((29 * sentence + w) & 15, w));
+                }
+            }
+            for c1 in words {
                 let mwes = g.children(c1, Rel::MWE);
                 if mwes.len() < want_mwes {
                     continue;
@@ -393,9 +459,31 @@ fn conj_value(g: &DepGraph, cc: usize) -> String {
     }
 }
 
+/// CoreNLP 3.6.0's `conjValue` as it is: a few two- and three-word conjunctions are `and` or
+/// `negcc`, every other word names itself lowercased ("&" stays "&"), except a conjunction
+/// ending the sentence, which keeps its case.
+fn conj_value_corenlp(g: &DepGraph, cc: usize) -> String {
+    let word = lower(g, cc);
+    let at = |i: usize| (i >= 1 && i <= g.len()).then(|| lower(g, i));
+    if word == "not" && at(cc - 1).as_deref() == Some("but") {
+        return "negcc".into();
+    }
+    let Some(next) = at(cc + 1) else {
+        return g.word(cc).to_string();
+    };
+    match (word.as_str(), next.as_str()) {
+        ("but", "rather") | ("if", "not") | ("instead", "of") | ("rather", "than") => {
+            "negcc".into()
+        }
+        ("but", "also") | ("as", "well") => "and".into(),
+        ("not", "to") if at(cc + 2).as_deref() == Some("mention") => "and".into(),
+        _ => word,
+    }
+}
+
 /// `conj` -> `conj:<cc>`. A governor with several `cc` words gives each conjunct the last one
 /// before it (the first one if none is before it), as CoreNLP's pass over (gov, cc, conj) does.
-fn add_conj_information(g: &mut DepGraph) {
+fn add_conj_information(g: &mut DepGraph, mode: Mode) {
     let govs: Vec<usize> = {
         let mut v: Vec<usize> = g
             .edges
@@ -419,7 +507,13 @@ fn add_conj_information(g: &mut DepGraph) {
                 .rfind(|&&c| c < conj)
                 .copied()
                 .unwrap_or(first);
-            let label = Rel::with_specific(Label::CONJ, &conj_value(g, cc));
+            let label = Rel::with_specific(
+                Label::CONJ,
+                &match mode {
+                    Mode::Builtin => conj_value(g, cc),
+                    Mode::CoreNlp { .. } => conj_value_corenlp(g, cc),
+                },
+            );
             for e in g.edges.iter_mut() {
                 if e.gov == gov && e.dep == conj && e.rel == Rel::CONJ {
                     e.rel = label;
@@ -440,7 +534,7 @@ fn is_subject(rel: Rel) -> bool {
 /// and `dep` is a verb (`VB*`) without one, `dep` gets that subject, switched to active for clearly
 /// active tags and to passive when `dep` has `auxpass`. Adjective conjuncts get no subject ("the
 /// man is tall and thin"), and plain `conj` (no coordinating word) propagates nothing.
-fn treat_cc(g: &mut DepGraph) {
+fn treat_cc(g: &mut DepGraph, mode: Mode) {
     let snapshot = g.edges.clone();
     let incoming = |n: usize| snapshot.iter().filter(move |e| e.dep == n);
     let subject_of = |n: usize| {
@@ -471,7 +565,9 @@ fn treat_cc(g: &mut DepGraph) {
         }
         let tag = g.tag(dep);
         if let Some(subj) = subject_of(gov) {
-            if tag.starts_with("VB") && subject_of(dep).is_none() {
+            let takes_subject =
+                tag.starts_with("VB") || (mode != Mode::Builtin && tag.starts_with("JJ"));
+            if takes_subject && subject_of(dep).is_none() {
                 let active = matches!(tag, "VB" | "VBZ" | "VBP") || tag.starts_with("JJ");
                 let rel = match subj.rel {
                     Rel::NSUBJPASS if active => Rel::NSUBJ,

@@ -65,13 +65,60 @@ pub enum EngineError {
 pub struct EngineOptions {
     /// Synonym matching and merging (off = the jar's `-noSynsets`).
     pub use_synsets: bool,
+    /// Which parser turns captions into dependency graphs.
+    pub front_end: FrontEnd,
 }
 
 impl Default for EngineOptions {
     fn default() -> Self {
-        EngineOptions { use_synsets: true }
+        EngineOptions {
+            use_synsets: true,
+            front_end: FrontEnd::BuiltIn,
+        }
     }
 }
+
+/// The parser in front of the rules: the built-in one, or CoreNLP 3.6.0's PCFG and converter run
+/// on the user's model file ([`corenlp`]), which is the official pipeline's.
+#[derive(Clone, Copy)]
+pub enum FrontEnd {
+    BuiltIn,
+    CoreNlp(&'static corenlp::PcfgParser),
+}
+
+impl FrontEnd {
+    /// Loads CoreNLP's English PCFG from `path` (`englishPCFG.ser.gz`, the models jar, or a
+    /// directory holding either) once per process.
+    pub fn corenlp(path: &std::path::Path) -> Result<FrontEnd, corenlp::ModelError> {
+        corenlp::PcfgParser::load_shared(path).map(FrontEnd::CoreNlp)
+    }
+
+    /// How outputs name it: `built-in` or `corenlp-3.6.0`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            FrontEnd::BuiltIn => "built-in",
+            FrontEnd::CoreNlp(_) => "corenlp-3.6.0",
+        }
+    }
+}
+
+impl std::fmt::Debug for FrontEnd {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl PartialEq for FrontEnd {
+    fn eq(&self, other: &FrontEnd) -> bool {
+        match (self, other) {
+            (FrontEnd::BuiltIn, FrontEnd::BuiltIn) => true,
+            (FrontEnd::CoreNlp(a), FrontEnd::CoreNlp(b)) => std::ptr::eq(*a, *b),
+            _ => false,
+        }
+    }
+}
+
+impl Eq for FrontEnd {}
 
 /// The scoring engine: cheap to create, `Send + Sync`, shareable across threads. The models and
 /// the lexicon are loaded on first use, once per process.
@@ -105,9 +152,14 @@ impl Engine {
     /// Parses a caption into collapsed, CC-processed dependency graphs, one per sentence: stages
     /// 1–7 of the [crate-level list](crate).
     pub fn parse(&self, caption: &str) -> Result<Vec<DepGraph>, EngineError> {
-        let (tagger, parser) = parse::embedded_models()
-            .map_err(|e| EngineError::Model(format!("tagger or parser: {e}")))?;
-        Ok(parse_with(tagger, parser, caption))
+        match self.options.front_end {
+            FrontEnd::BuiltIn => {
+                let (tagger, parser) = parse::embedded_models()
+                    .map_err(|e| EngineError::Model(format!("tagger or parser: {e}")))?;
+                Ok(parse_with(tagger, parser, caption))
+            }
+            FrontEnd::CoreNlp(parser) => Ok(corenlp::parse_caption(parser, caption)),
+        }
     }
 
     /// Proposals of one caption given as text.

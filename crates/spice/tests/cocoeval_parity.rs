@@ -223,13 +223,13 @@ fn what_cocoevalcap_refuses_spice_eval_refuses_naming_the_entries() {
         (
             "unknown",
             json!([{"image_id": 1, "caption": "a dog"}, {"image_id": 99, "caption": "a cat"}]),
-            "[1] (image_id 99)",
+            "1 image id is not in the annotation file: 99 (entry 2)",
         ),
         (
             "duplicate",
             json!([{"image_id": 1, "caption": "a dog"}, {"image_id": 2, "caption": "bikes"},
                    {"image_id": 1, "caption": "a puppy"}]),
-            "[2] (image_id 1, already at [0])",
+            "1 image id appears more than once: 1 (entries 1 and 3)",
         ),
     ];
     for (name, results, entry) in cases {

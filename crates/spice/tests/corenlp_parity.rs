@@ -14,21 +14,25 @@ fn parser(dir: &Path) -> PcfgParser {
     PcfgParser::load(&dir.join("englishPCFG.ser.gz")).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// The official analyses shared in `../shared/corenlp/official`.
+const SETS: [&str; 5] = [
+    "train2014-coco",
+    "train2014-raw",
+    "captions-a",
+    "captions-b",
+    "flickr8k-raw",
+];
+
 #[test]
 fn trees_equal_the_official_pipelines_on_every_shared_set() {
     let Some(dir) = common::corenlp_dir() else {
         return;
     };
     let p = parser(&dir);
-    for file in [
-        "train2014-coco.jsonl.gz",
-        "train2014-raw.jsonl.gz",
-        "captions-a.jsonl.gz",
-        "captions-b.jsonl.gz",
-        "flickr8k-raw.jsonl.gz",
-    ] {
+    for set in SETS {
+        let file = format!("{set}.jsonl.gz");
         let sentences =
-            official::read(&dir.join("official").join(file), Some(150)).expect("shared analyses");
+            official::read(&dir.join("official").join(&file), Some(150)).expect("shared analyses");
         let wrong: Vec<String> = sentences
             .iter()
             .filter_map(|official::Sentence { words, tree, .. }| {
@@ -211,29 +215,106 @@ fn the_models_jar_and_a_directory_holding_it_give_the_same_parser() {
     );
 }
 
-/// The semantic head finder after the coordination transform's `CCtransform` (the other stages and
-/// the relation-specific rewiring are still to come) gives 1,487 of the 1,496 `captions-a`
-/// sentences their official basic heads (1,441 without the transform); a floor until the
-/// converter is whole.
+/// The basic dependencies read off each official tree (coordination transform, semantic heads,
+/// the relations' patterns, CoreNLP's clean-ups) equal the official pipeline's on every sentence
+/// of every shared set: relations, governors and dependents.
 #[test]
-fn semantic_heads_give_most_sentences_their_official_basic_heads() {
+fn basic_dependencies_equal_the_official_pipelines_on_every_shared_set() {
     let Some(dir) = common::corenlp_dir() else {
         return;
     };
     let hf = spice::corenlp::headfinder::SemanticHeadFinder::new();
-    let (mut sentences, mut right) = (0, 0);
-    for s in
-        official::read(&dir.join("official/captions-a.jsonl.gz"), None).expect("shared analyses")
-    {
-        let tree = spice::corenlp::Tree::from_penn(&s.tree).expect("penn");
-        let tree = spice::corenlp::coordination::transform(&tree);
-        let gov = spice::corenlp::dependencies::head_governors(&tree, &hf);
-        sentences += 1;
-        right += usize::from(s.basic.iter().all(|&(_, g, dep)| gov.get(dep) == Some(&g)));
+    let mut report = Vec::new();
+    let mut total = 0;
+    for set in SETS {
+        let (mut sentences, mut same) = (0, 0);
+        for s in official::read(&dir.join(format!("official/{set}.jsonl.gz")), None)
+            .expect("shared analyses")
+        {
+            let tree = spice::corenlp::Tree::from_penn(&s.tree).expect("penn");
+            let (_, deps) = spice::corenlp::structure::basic_dependencies(&tree, &hf);
+            let mut ours: Vec<(String, usize, usize)> =
+                deps.into_iter().map(|d| (d.rel, d.gov, d.dep)).collect();
+            let mut theirs = s.basic.clone();
+            ours.sort();
+            theirs.sort();
+            sentences += 1;
+            if ours == theirs {
+                same += 1;
+            } else if report.len() < 10 {
+                report.push(format!(
+                    "{}\n  ours     {ours:?}\n  official {theirs:?}",
+                    s.tree
+                ));
+            }
+        }
+        assert!(sentences > 1000, "{set}: {sentences} sentences");
+        total += sentences;
+        assert_eq!(
+            same,
+            sentences,
+            "{set}: {same} of {sentences} sentences with the official basic dependencies\n{}",
+            report.join("\n")
+        );
     }
-    assert_eq!(sentences, 1496);
+    assert_eq!(total, 25_921);
+}
+
+/// The whole parsing stage from the caption text, as `spice --corenlp-models` runs it (CoreNLP's
+/// tokenizer and sentence splitter, the PCFG, the converter, lemmas, CoreNLP's collapsing, SPICE's
+/// clean-up and rules): the official proposals of the first 120 captions of each set.
+#[test]
+fn captions_get_the_official_proposals() {
+    let Some(dir) = common::corenlp_dir() else {
+        return;
+    };
+    let engine = spice::Engine::new(spice::EngineOptions {
+        front_end: spice::FrontEnd::corenlp(&dir.join("englishPCFG.ser.gz"))
+            .unwrap_or_else(|e| panic!("{e}")),
+        ..spice::EngineOptions::default()
+    });
+    let mut wrong = Vec::new();
+    let mut captions = 0;
+    for set in SETS {
+        let path = dir.join(format!("official/{set}.jsonl.gz"));
+        let text = {
+            use std::io::Read;
+            let mut s = String::new();
+            flate2::read::GzDecoder::new(std::fs::File::open(&path).expect("shared analyses"))
+                .read_to_string(&mut s)
+                .expect("gzip");
+            s
+        };
+        for line in text.lines().take(120) {
+            let v: serde_json::Value = serde_json::from_str(line).expect("JSON line");
+            let caption = v["caption"].as_str().expect("a caption");
+            let official: std::collections::BTreeSet<Vec<String>> =
+                serde_json::from_value(v["tuples"].clone()).expect("tuples");
+            let ours: std::collections::BTreeSet<Vec<String>> = engine
+                .caption_proposals(caption)
+                .expect("proposals")
+                .into_iter()
+                .map(|p| match p.0.as_slice() {
+                    // Ours are (subject, object, relation), the official [subject, relation, object].
+                    [s, o, r] => vec![s.clone(), r.clone(), o.clone()],
+                    other => other.to_vec(),
+                })
+                .collect();
+            captions += 1;
+            if ours != official {
+                wrong.push(format!(
+                    "{set}: {caption}\n  official only {:?}\n  ours only     {:?}",
+                    official.difference(&ours).collect::<Vec<_>>(),
+                    ours.difference(&official).collect::<Vec<_>>()
+                ));
+            }
+        }
+    }
+    assert_eq!(captions, 600);
     assert!(
-        right >= 1487,
-        "{right} of {sentences} sentences with the official basic heads"
+        wrong.is_empty(),
+        "{} of {captions} captions differ:\n{}",
+        wrong.len(),
+        wrong.join("\n")
     );
 }

@@ -28,7 +28,10 @@ fn compare(use_synsets: bool) {
     let Some(dir) = common::fidelity_dir() else {
         return;
     };
-    let engine = Engine::new(EngineOptions { use_synsets });
+    let engine = Engine::new(EngineOptions {
+        use_synsets,
+        ..EngineOptions::default()
+    });
     // Each caption is parsed once: references are shared by several candidates.
     let mut parsed: HashMap<String, Vec<Proposal>> = HashMap::new();
     let mut proposals = |text: &Value| -> Vec<Proposal> {

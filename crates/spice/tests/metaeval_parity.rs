@@ -195,7 +195,10 @@ fn flickr8k_expert_reproduces_the_published_correlations() {
         .filter(|s| meteor.is_some() || *s != Scorer::Classic(spice::metrics::Metric::Meteor))
         .filter(|s| stemming || *s != Scorer::Classic(spice::metrics::Metric::RougeSu4Stem))
         .collect();
-    let engine = spice::Engine::new(spice::EngineOptions { use_synsets: true });
+    let engine = spice::Engine::new(spice::EngineOptions {
+        use_synsets: true,
+        ..Default::default()
+    });
     let scores = metaeval::score(&judgments, &scorers, &engine, meteor).expect("scored");
     let bootstrap = Bootstrap {
         resamples: 20,

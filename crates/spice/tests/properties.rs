@@ -19,13 +19,23 @@ use spice::{Engine, EngineOptions, ImageScores, Score};
 
 fn engine() -> &'static Engine {
     static ENGINE: OnceLock<Engine> = OnceLock::new();
-    ENGINE.get_or_init(|| Engine::new(EngineOptions { use_synsets: true }))
+    ENGINE.get_or_init(|| {
+        Engine::new(EngineOptions {
+            use_synsets: true,
+            ..Default::default()
+        })
+    })
 }
 
 /// The jar's `-noSynsets`: concepts merge only when equal.
 fn engine_without_synsets() -> &'static Engine {
     static ENGINE: OnceLock<Engine> = OnceLock::new();
-    ENGINE.get_or_init(|| Engine::new(EngineOptions { use_synsets: false }))
+    ENGINE.get_or_init(|| {
+        Engine::new(EngineOptions {
+            use_synsets: false,
+            ..Default::default()
+        })
+    })
 }
 
 /// Words that give tuples: objects, attributes, relations, counts and colours.

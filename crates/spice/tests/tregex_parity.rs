@@ -177,6 +177,23 @@ fn read_patterns() -> Vec<String> {
         }
     };
     out.extend(RELATION_PATTERNS.iter().map(|p| (*p).to_string()));
+    // The converter's patterns as we write them, rendered: the jar's Tregex must match them as
+    // ours does.
+    out.extend(
+        spice::corenlp::relations::source_order()
+            .iter()
+            .flat_map(|d| d.targets.iter().map(|n| n.to_tregex())),
+    );
+    out.extend(
+        spice::corenlp::headfinder::patterns()
+            .iter()
+            .map(|n| n.to_tregex()),
+    );
+    out.extend(
+        spice::corenlp::coordination::patterns()
+            .iter()
+            .map(|n| n.to_tregex()),
+    );
     out
 }
 
@@ -365,5 +382,64 @@ fn matches_agree_with_corenlp_tregex() {
     assert!(
         bad_patterns.is_empty(),
         "patterns that differ: {bad_patterns:?}"
+    );
+}
+
+/// The converter's patterns as we write them (the relations, the semantic head finder's and
+/// the coordination transform's, [`spice::corenlp::patterns`]) compile to what CoreNLP's own
+/// patterns compile to, one for one in CoreNLP's order, when `SPICE_CORENLP_PATTERNS` names a
+/// file of them.
+#[test]
+fn patterns_written_in_rust_are_corenlps() {
+    let Some(path) = std::env::var_os("SPICE_CORENLP_PATTERNS") else {
+        let _ = writeln!(
+            std::io::stderr(),
+            "\n*** tregex parity: SPICE_CORENLP_PATTERNS unset, our patterns not compared with CoreNLP's text ***\n"
+        );
+        return;
+    };
+    let theirs: Vec<String> = std::fs::read_to_string(&path)
+        .expect("the patterns file")
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let ours: Vec<(String, usize, spice::corenlp::patterns::Node)> =
+        spice::corenlp::relations::source_order()
+            .into_iter()
+            .flat_map(|d| {
+                d.targets
+                    .into_iter()
+                    .enumerate()
+                    .map(move |(k, n)| (d.name.to_string(), k, n))
+            })
+            .chain(
+                spice::corenlp::headfinder::patterns()
+                    .into_iter()
+                    .enumerate()
+                    .map(|(k, n)| ("head finder".to_string(), k, n)),
+            )
+            .chain(
+                spice::corenlp::coordination::patterns()
+                    .into_iter()
+                    .enumerate()
+                    .map(|(k, n)| ("coordination".to_string(), k, n)),
+            )
+            .collect();
+    assert_eq!(ours.len(), theirs.len(), "as many patterns as CoreNLP's");
+    let mut wrong = Vec::new();
+    for ((name, k, n), line) in ours.iter().zip(&theirs) {
+        let ours = n.compile().unwrap_or_else(|e| panic!("{name} #{k}: {e}"));
+        let corenlp = Pattern::compile(line).expect("CoreNLP's pattern compiles");
+        if ours.structure() != corenlp.structure() {
+            wrong.push(format!(
+                "{name} #{k}:\n  ours:    {ours}\n  CoreNLP: {line}"
+            ));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} differ:\n{}",
+        wrong.len(),
+        wrong.join("\n")
     );
 }

@@ -35,6 +35,9 @@ pub enum ApiError {
     Stalled(String),
     #[error("{0}")]
     Quota(String),
+    /// A byte-identical re-upload: not stored, no quota spent.
+    #[error("{0}")]
+    Identical(String),
     /// Outside the challenge's submission phase.
     #[error("{0}")]
     Closed(String),
@@ -74,6 +77,7 @@ impl From<ActionError> for ApiError {
                 ApiError::TooLarge(u.to_string())
             }
             ActionError::Quota(q) => ApiError::Quota(q),
+            e @ ActionError::Identical { .. } => ApiError::Identical(e.to_string()),
             ActionError::Closed(m) => ApiError::Closed(m),
             ActionError::Database(db) => db.into(),
             ActionError::DiskFull(m) => ApiError::Unavailable(m),
@@ -96,6 +100,7 @@ impl ResponseError for ApiError {
             ApiError::NotFound => StatusCode::NOT_FOUND,
             ApiError::WrongChallenge => StatusCode::FORBIDDEN,
             ApiError::Rejected(_) => StatusCode::BAD_REQUEST,
+            ApiError::Identical(_) => StatusCode::CONFLICT,
             ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::Stalled(_) => StatusCode::REQUEST_TIMEOUT,
             ApiError::Quota(_) => StatusCode::TOO_MANY_REQUESTS,
@@ -208,6 +213,7 @@ pub async fn upload(
         "id": s.id,
         "status_url": format!("/api/submissions/{}", s.id),
         "page_url": format!("/s/{}", s.id),
+        "note": s.upload_note,
     })))
 }
 
@@ -237,6 +243,7 @@ pub async fn status(
         "queue_position": info.queue_position,
         "attempts": info.attempts,
         "error": info.error,
+        "note": s.upload_note,
         "progress": info.progress,
         "challenge": challenge.slug,
         "split": split.name,

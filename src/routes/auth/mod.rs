@@ -290,6 +290,7 @@ fn no_password_link(req: &HttpRequest) -> Result<HttpResponse, PageError> {
         layout: Layout::new(req, None),
         status: 404,
         message: &e.to_string(),
+        back: None,
     };
     Ok(super::view::private(
         HttpResponse::NotFound()

@@ -227,6 +227,49 @@ pub async fn join(
     Ok(to_challenge(&challenge))
 }
 
+#[derive(Template)]
+#[template(path = "leave.html")]
+struct LeavePage {
+    layout: Layout,
+    challenge: Challenge,
+    team: accounts::Team,
+    /// Nobody stays: every token of the team stops working.
+    last: bool,
+}
+
+/// What leaving the team does, and the button that does it: leaving revokes tokens and replaces
+/// the invite link, so it is never one click away.
+pub async fn leave_form(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    user: MaybeUser,
+    slug: web::Path<String>,
+) -> Result<HttpResponse, PageError> {
+    let challenge = actions::challenge(&pool, &slug).await?;
+    let Some(user) = user.0 else {
+        return Ok(HttpResponse::SeeOther()
+            .insert_header((
+                actix_web::http::header::LOCATION,
+                format!("/login?next=/c/{}/team/leave", challenge.slug),
+            ))
+            .finish());
+    };
+    let team = accounts::team_of_user(pool.get_ref(), challenge.id, user.id)
+        .await?
+        .ok_or(actions::ActionError::NotInTeam)?;
+    let last = accounts::members_of_team(pool.get_ref(), team.id)
+        .await?
+        .len()
+        <= 1;
+    let page = LeavePage {
+        layout: Layout::new(&req, Some(&user)),
+        challenge,
+        team,
+        last,
+    };
+    Ok(private(html(page.render()?)))
+}
+
 /// Leaves the user's team of the challenge (the team's invite code changes).
 pub async fn leave_team(
     pool: web::Data<PgPool>,

@@ -168,7 +168,16 @@ pub async fn upload(
                 _ => Ok(()),
             }
         })
-        .await?;
+        .await
+        // A body cut off (too large, too slow) cannot be answered with the form itself: its
+        // page leads back to the form.
+        .map_err(|e| match e {
+            PageError::TooLarge(_) | PageError::Stalled(_) => e.with_way_back(
+                format!("/c/{}/submit", challenge.slug),
+                "Back to the upload form",
+            ),
+            other => other,
+        })?;
     let Some(team) = team else {
         return Err(PageError::Forbidden);
     };
@@ -280,6 +289,8 @@ struct SubmissionPage {
     per_image: bool,
     on_leaderboard: bool,
     can_choose: bool,
+    /// The reader may download the uploaded file (its team, an organizer).
+    can_download: bool,
 }
 
 #[derive(Deserialize)]
@@ -303,8 +314,10 @@ pub async fn page(
         per_image,
         on_leaderboard,
         can_choose,
-        ..
+        own_team,
     } = actions::view_submission(&pool, *id, user.0.as_ref()).await?;
+    let can_download =
+        (own_team || user.0.as_ref().is_some_and(|u| u.is_admin)) && submission.sha256.is_some();
     let status = actions::submission_status(&pool, &submission).await?;
     let categories = cat_rows(&scores::aggregates(pool.get_ref(), submission.id).await?);
     let classic = match scores::classic(pool.get_ref(), submission.id).await? {
@@ -364,6 +377,7 @@ pub async fn page(
         per_image,
         on_leaderboard,
         can_choose,
+        can_download,
     };
     Ok(html(page.render()?))
 }
@@ -437,6 +451,99 @@ pub async fn image(
         reference: tuple_lines(&image.details.reference_tuples),
     };
     Ok(html(page.render()?))
+}
+
+/// The team whose API token the request carries, if any: the downloads serve scripts too.
+async fn bearer_team(req: &HttpRequest, pool: &PgPool) -> Result<Option<i64>, PageError> {
+    Ok(crate::auth::team_from_bearer(pool, req)
+        .await?
+        .map(|t| t.team.id))
+}
+
+/// `Content-Disposition` for a download named `name`.
+fn attachment(name: &str) -> (&'static str, String) {
+    (
+        "Content-Disposition",
+        format!("attachment; filename=\"{name}\""),
+    )
+}
+
+/// Every image's scores in every category as CSV (where the per-image table is shown).
+pub async fn images_csv(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    user: MaybeUser,
+    id: web::Path<i64>,
+) -> Result<HttpResponse, PageError> {
+    let bearer = bearer_team(&req, &pool).await?;
+    let (submission, _, images) =
+        actions::image_scores(&pool, *id, user.0.as_ref(), bearer).await?;
+    let body = actions::image_scores_csv(&images).map_err(|e| PageError::Internal(e.into()))?;
+    Ok(HttpResponse::Ok()
+        .content_type("text/csv; charset=utf-8")
+        .insert_header(attachment(&format!(
+            "submission-{}-images.csv",
+            submission.id
+        )))
+        .body(body))
+}
+
+/// Every image's scores in every category as JSON: `{"submission_id", "split", "images":
+/// [{"image_id", "caption", "scores": {category: {"precision", "recall", "f", "tp", "fp",
+/// "fn"}}}]}`, an undefined score as null.
+pub async fn images_json(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    user: MaybeUser,
+    id: web::Path<i64>,
+) -> Result<HttpResponse, PageError> {
+    let bearer = bearer_team(&req, &pool).await?;
+    let (submission, split, images) =
+        actions::image_scores(&pool, *id, user.0.as_ref(), bearer).await?;
+    let images: Vec<serde_json::Value> = images
+        .into_iter()
+        .map(|i| {
+            let scores: serde_json::Map<String, serde_json::Value> = i
+                .categories
+                .into_iter()
+                .map(|c| {
+                    (
+                        c.category,
+                        serde_json::json!({"precision": c.precision, "recall": c.recall, "f": c.f,
+                                           "tp": c.tp, "fp": c.fp, "fn": c.fn_}),
+                    )
+                })
+                .collect();
+            serde_json::json!({"image_id": i.image_id, "caption": i.caption, "scores": scores})
+        })
+        .collect();
+    Ok(HttpResponse::Ok()
+        .insert_header(attachment(&format!(
+            "submission-{}-images.json",
+            submission.id
+        )))
+        .json(serde_json::json!({
+            "submission_id": submission.id,
+            "split": split.name,
+            "images": images,
+        })))
+}
+
+/// The file a submission was uploaded as, byte for byte: for its team and the organizers.
+pub async fn uploaded_file(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    user: MaybeUser,
+    id: web::Path<i64>,
+) -> Result<HttpResponse, PageError> {
+    let bearer = bearer_team(&req, &pool).await?;
+    let (submission, file) = actions::uploaded_file(&pool, *id, user.0.as_ref(), bearer).await?;
+    Ok(super::view::private(
+        HttpResponse::Ok()
+            .content_type("application/json")
+            .insert_header(attachment(&format!("submission-{}.json", submission.id)))
+            .body(file),
+    ))
 }
 
 /// Makes this submission the team's leaderboard entry for its split.

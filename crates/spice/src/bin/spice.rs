@@ -73,6 +73,16 @@ struct ScoreArgs {
     /// Accepted for compatibility with the jar; parsing is fast enough that no cache is kept.
     #[arg(long, value_name = "DIR")]
     cache: Option<String>,
+    /// Parse with CoreNLP 3.6.0's own PCFG and converter, as the official SPICE does, from the
+    /// user's CoreNLP models (englishPCFG.ser.gz, the stanford-corenlp-3.6.0-models.jar
+    /// pycocoevalcap's SPICE downloads into spice/lib/, or a directory holding either); without
+    /// it, the built-in parser.
+    #[arg(
+        long = "corenlp-models",
+        env = "SPICE_CORENLP_MODELS",
+        value_name = "PATH"
+    )]
+    corenlp_models: Option<String>,
 }
 
 #[derive(Parser, Debug)]
@@ -240,6 +250,16 @@ struct EvalArgs {
     /// Print the time each step took (reading, tokenizing, scoring, writing) to stderr.
     #[arg(long)]
     timings: bool,
+    /// Parse with CoreNLP 3.6.0's own PCFG and converter, as the official SPICE does, from the
+    /// user's CoreNLP models (englishPCFG.ser.gz, the stanford-corenlp-3.6.0-models.jar
+    /// pycocoevalcap's SPICE downloads into spice/lib/, or a directory holding either); without
+    /// it, the built-in parser.
+    #[arg(
+        long = "corenlp-models",
+        env = "SPICE_CORENLP_MODELS",
+        value_name = "PATH"
+    )]
+    corenlp_models: Option<String>,
 }
 
 /// Times the steps of a command, for `--timings`.
@@ -495,7 +515,30 @@ fn meteor(path: &str, coco: bool, out: Option<&str>) -> Result<(), Failure> {
 fn engine(no_synsets: bool) -> Engine {
     Engine::new(EngineOptions {
         use_synsets: !no_synsets,
+        ..EngineOptions::default()
     })
+}
+
+/// The front end a scoring command asked for, said on standard error: CoreNLP's on the given
+/// models (a model that cannot be read is an error), else the built-in parser with a one-line
+/// notice of how to get the official parser's numbers.
+fn front_end(models: Option<&str>) -> Result<spice::FrontEnd, Failure> {
+    match models {
+        Some(path) => {
+            let f = spice::FrontEnd::corenlp(std::path::Path::new(path))
+                .map_err(|e| Failure::input(e.to_string()))?;
+            eprintln!("parser: {} ({path})", f.name());
+            Ok(f)
+        }
+        None => {
+            eprintln!(
+                "parser: built-in (close to, not exactly, the official SPICE; for its exact \
+                 numbers pass --corenlp-models with the stanford-corenlp-3.6.0-models.jar \
+                 pycocoevalcap's SPICE downloads into spice/lib/)"
+            );
+            Ok(spice::FrontEnd::BuiltIn)
+        }
+    }
 }
 
 fn score(a: ScoreArgs) -> Result<(), Failure> {
@@ -519,7 +562,10 @@ fn score(a: ScoreArgs) -> Result<(), Failure> {
         }
     }
     let items = input.items;
-    let engine = engine(a.no_synsets);
+    let engine = Engine::new(EngineOptions {
+        use_synsets: !a.no_synsets,
+        front_end: front_end(a.corenlp_models.as_deref())?,
+    });
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(a.threads.unwrap_or(0))
         .build()
@@ -732,24 +778,39 @@ fn eval(a: EvalArgs) -> Result<(), Failure> {
     };
     steps.done("load METEOR data");
     // The results first: of the 32 MB of COCO annotations, only their images' captions are kept.
-    let results = cocoeval::read_results(&read(&a.results)?, &a.results).map_err(Failure::input)?;
+    let entries = cocoeval::read_results(&read(&a.results)?, &a.results).map_err(Failure::input)?;
     steps.done("read results");
-    let wanted: foldhash::HashSet<&ImageId> = results.iter().map(|r| &r.image_id).collect();
+    let wanted: foldhash::HashSet<&ImageId> = entries.image_ids().collect();
     let bytes = map(&a.annotations)?;
     steps.done("map annotation file");
     let annotations =
         Annotations::from_json_slice_keeping(&bytes, &a.annotations, |id| wanted.contains(id))
             .map_err(Failure::input)?;
     drop(bytes);
+    drop(wanted);
     steps.done("parse annotations");
+    let (results, ignored) =
+        cocoeval::check_results(entries, &annotations, &a.results).map_err(Failure::input)?;
+    if !ignored.is_empty() {
+        eprintln!("{}: {ignored}", a.results);
+    }
     let images = CocoImages::new(&annotations, &results, &a.results).map_err(Failure::input)?;
     drop(annotations);
     steps.done("pair results, references");
     let tokenized = images.tokenize().map_err(Failure::input)?;
     steps.done("tokenize");
     // Engine::new is cheap: the lexicon and models load when SPICE first needs them.
-    let evaluation = cocoeval::evaluate(&tokenized, &scorers, &engine(false), None, meteor)
-        .map_err(Failure::input)?;
+    let front = if scorers.contains(&spice::cocoeval::Scorer::Spice) {
+        front_end(a.corenlp_models.as_deref())?
+    } else {
+        spice::FrontEnd::BuiltIn
+    };
+    let engine = Engine::new(EngineOptions {
+        front_end: front,
+        ..EngineOptions::default()
+    });
+    let evaluation =
+        cocoeval::evaluate(&tokenized, &scorers, &engine, None, meteor).map_err(Failure::input)?;
     steps.done("score");
     if let Some(out) = &a.out {
         let write = || -> std::io::Result<()> {

@@ -1,11 +1,11 @@
-//! Reading the two files of an evaluation: the COCO caption annotation file and the result file.
+//! Reading the COCO caption annotation file of an evaluation (the result file: [`super::results`]).
 //!
 //! The annotation file of COCO val2014 is 32 MB, most of it fields we never use (image URLs,
 //! sizes, licences). It is read in one pass without building a JSON tree: only `images[].id`,
 //! `annotations[].image_id` and `annotations[].caption` are looked at, keys and captions are
 //! borrowed from the file's bytes, and only the captions of the images being evaluated are
 //! copied out. Every entry is still checked, and a bad one is named by its place
-//! (`annotations[12].caption`), as for the result file.
+//! (`annotations[12].caption`).
 
 use std::borrow::Cow;
 use std::fmt;
@@ -13,7 +13,7 @@ use std::fmt;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
-use super::{Annotations, CaptionResult, CocoEvalError, ImageId};
+use super::{Annotations, CocoEvalError, ImageId};
 
 /// A location and a problem, before the file path is attached.
 type Problem = (String, String);
@@ -61,95 +61,6 @@ impl Annotations {
         let images = reader.images.ok_or_else(|| missing("images"))?;
         let captions = reader.captions.ok_or_else(|| missing("annotations"))?;
         Ok(Annotations::new(images, captions))
-    }
-}
-
-/// Reads a COCO result file: a JSON array of `{"image_id", "caption"}` objects (other fields are
-/// ignored, as `loadRes` ignores them).
-pub fn read_results(bytes: &[u8], path: &str) -> Result<Vec<CaptionResult>, CocoEvalError> {
-    let value: Value = serde_json::from_slice(bytes).map_err(|source| CocoEvalError::Json {
-        path: path.to_string(),
-        source,
-    })?;
-    let field = |location: String, problem: String| CocoEvalError::Field {
-        path: path.to_string(),
-        location,
-        problem,
-    };
-    let Value::Array(items) = value else {
-        return Err(field(
-            "top level".into(),
-            format!(
-                "expected an array of {{\"image_id\", \"caption\"}} objects, found {}",
-                kind(&value)
-            ),
-        ));
-    };
-    let mut out = Vec::with_capacity(items.len());
-    for (k, item) in items.into_iter().enumerate() {
-        let at = || format!("[{k}]");
-        let image_id = id_field(&item, "image_id", &at).map_err(|p| field(p.0, p.1))?;
-        let caption = string_field(item, "caption", &at, &image_id).map_err(|p| field(p.0, p.1))?;
-        out.push(CaptionResult { image_id, caption });
-    }
-    Ok(out)
-}
-
-/// The id in field `name` of the object `v`.
-fn id_field(v: &Value, name: &str, at: &dyn Fn() -> String) -> Result<ImageId, Problem> {
-    let Value::Object(obj) = v else {
-        return Err((at(), format!("expected an object, found {}", kind(v))));
-    };
-    match obj.get(name) {
-        Some(id) => ImageId::from_json(id).ok_or_else(|| {
-            (
-                format!("{}.{name}", at()),
-                format!("expected an integer or a string, found {}", describe(id)),
-            )
-        }),
-        None => Err((at(), format!("missing field \"{name}\""))),
-    }
-}
-
-/// The string in field `name` of the object `v` (already known to be an object with image `id`).
-fn string_field(
-    v: Value,
-    name: &str,
-    at: &dyn Fn() -> String,
-    id: &ImageId,
-) -> Result<String, Problem> {
-    let Value::Object(mut obj) = v else {
-        return Err((at(), format!("expected an object, found {}", kind(&v))));
-    };
-    match obj.remove(name) {
-        Some(Value::String(s)) => Ok(s),
-        Some(other) => Err((
-            format!("{}.{name}", at()),
-            format!(
-                "expected a string, found {} (image_id {id})",
-                describe(&other)
-            ),
-        )),
-        None => Err((at(), format!("missing field \"{name}\" (image_id {id})"))),
-    }
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
-/// The kind of a value, with the value itself when it is short.
-fn describe(v: &Value) -> String {
-    match v {
-        Value::Number(_) | Value::Bool(_) => format!("{} ({v})", kind(v)),
-        _ => kind(v).to_string(),
     }
 }
 
@@ -500,7 +411,7 @@ impl Scalar<'_> {
         }
     }
 
-    /// As [`describe`] says a JSON value.
+    /// The kind of a value, with the value itself when it is short.
     fn describe(&self) -> String {
         match self {
             Scalar::Int(i) => format!("a number ({i})"),

@@ -34,8 +34,9 @@ use foldhash::{HashMap, HashMapExt};
 use serde_json::{Map, Value};
 
 mod files;
+pub mod results;
 
-pub use files::read_results;
+pub use results::{Images, ResultFile, ResultFileError, Rules};
 
 use crate::batch::{self, BatchItem, OutputOptions};
 use crate::metrics::meteor::Meteor;
@@ -105,10 +106,12 @@ pub enum CocoEvalError {
         location: String,
         problem: String,
     },
-    /// The results do not fit the annotations (unknown or repeated ids, images without
-    /// references, no results at all).
-    #[error("{path}: {problem}")]
-    Results { path: String, problem: String },
+    /// A result file refused: its problems, one line each, each line naming the file.
+    #[error("{}", .error.to_string().lines().map(|l| format!("{path}: {l}")).collect::<Vec<_>>().join("\n"))]
+    ResultFile {
+        path: String,
+        error: ResultFileError,
+    },
     #[error(transparent)]
     Engine(#[from] EngineError),
     #[error(transparent)]
@@ -155,15 +158,54 @@ impl Annotations {
     }
 }
 
+/// Reads a result file by pycocoevalcap's rules ([`results`]): its entries, to be checked against
+/// the annotations by [`check_results`] once those are read (only the captions of the images
+/// the results name are kept from a 32 MB annotation file).
+pub fn read_results(bytes: &[u8], path: &str) -> Result<results::ResultEntries, CocoEvalError> {
+    results::read(bytes, Rules::PYCOCOEVALCAP).map_err(|error| CocoEvalError::ResultFile {
+        path: path.to_string(),
+        error,
+    })
+}
+
+/// The results of [`read_results`], checked against the annotations' images: the captions, and
+/// the keys other than `image_id` and `caption` that were ignored.
+pub fn check_results(
+    entries: results::ResultEntries,
+    annotations: &Annotations,
+    path: &str,
+) -> Result<(Vec<CaptionResult>, results::IgnoredKeys), CocoEvalError> {
+    let known: std::collections::HashSet<&ImageId> = annotations.images().iter().collect();
+    let file = entries
+        .check(&Images {
+            name: ANNOTATION_FILE,
+            contains: &|id| known.contains(id),
+            all: None,
+        })
+        .map_err(|error| CocoEvalError::ResultFile {
+            path: path.to_string(),
+            error,
+        })?;
+    let captions = file
+        .entries
+        .into_iter()
+        .map(|e| CaptionResult {
+            image_id: e.image_id,
+            caption: e.caption,
+        })
+        .collect();
+    Ok((captions, file.ignored))
+}
+
+/// How messages of `spice eval` name the images a result file may caption.
+pub const ANNOTATION_FILE: &str = "the annotation file";
+
 /// One entry of a result file: a candidate caption for an image.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CaptionResult {
     pub image_id: ImageId,
     pub caption: String,
 }
-
-/// How many offending entries an error message lists.
-const SHOWN: usize = 5;
 
 /// The images of one evaluation with their raw captions, in `COCOEvalCap`'s order.
 #[derive(Debug, Clone)]
@@ -183,12 +225,13 @@ impl CocoImages {
         results: &[CaptionResult],
         results_path: &str,
     ) -> Result<CocoImages, CocoEvalError> {
-        let fail = |problem: String| CocoEvalError::Results {
+        use results::{Offenders, Problem};
+        let fail = |problems: Vec<Problem>| CocoEvalError::ResultFile {
             path: results_path.to_string(),
-            problem,
+            error: ResultFileError::Entries(problems),
         };
         if results.is_empty() {
-            return Err(fail("no results: the array is empty".into()));
+            return Err(fail(vec![Problem::NoEntries]));
         }
         let known: HashMap<&ImageId, usize> = annotations
             .images
@@ -196,68 +239,46 @@ impl CocoImages {
             .enumerate()
             .map(|(k, id)| (id, k))
             .collect();
-        // Result index of each image (in annotation order), checking ids on the way.
+        // Result index of each image (in annotation order), checking ids on the way; entries are
+        // numbered from 1 in messages, as `results::read` numbers them.
         let mut first: HashMap<&ImageId, usize> = HashMap::with_capacity(results.len());
-        let mut unknown = Vec::new();
-        let mut repeated = Vec::new();
+        let mut unknown = Offenders::default();
+        let mut repeated = Offenders::default();
         for (k, r) in results.iter().enumerate() {
-            if !known.contains_key(&r.image_id) {
-                unknown.push(k);
-            } else if let Some(&earlier) = first.get(&r.image_id) {
-                repeated.push((k, earlier));
+            let id = &r.image_id;
+            if !known.contains_key(id) {
+                unknown.add(|| format!("{id} (entry {})", k + 1));
+            } else if let Some(&earlier) = first.get(id) {
+                repeated.add(|| format!("{id} (entries {} and {})", earlier + 1, k + 1));
             } else {
-                first.insert(&r.image_id, k);
+                first.insert(id, k);
             }
-        }
-        if !unknown.is_empty() {
-            let shown: Vec<String> = unknown
-                .iter()
-                .take(SHOWN)
-                .map(|&k| format!("[{k}] (image_id {})", results[k].image_id))
-                .collect();
-            return Err(fail(format!(
-                "{} result(s) name images that are not in the annotations' \"images\": {}{}",
-                unknown.len(),
-                shown.join(", "),
-                more(unknown.len())
-            )));
-        }
-        if !repeated.is_empty() {
-            let shown: Vec<String> = repeated
-                .iter()
-                .take(SHOWN)
-                .map(|&(k, earlier)| {
-                    format!(
-                        "[{k}] (image_id {}, already at [{earlier}])",
-                        results[k].image_id
-                    )
-                })
-                .collect();
-            return Err(fail(format!(
-                "{} result(s) repeat an image id (one caption per image): {}{}",
-                repeated.len(),
-                shown.join(", "),
-                more(repeated.len())
-            )));
         }
         let mut order: Vec<(&ImageId, usize)> = first.into_iter().collect();
         order.sort_unstable_by_key(|(id, _)| known.get(id).copied().unwrap_or(usize::MAX));
-        let without: Vec<String> = order
-            .iter()
-            .filter(|(id, _)| annotations.captions(id).is_empty())
-            .take(SHOWN)
-            .map(|(id, k)| format!("[{k}] (image_id {id})"))
-            .collect();
-        if !without.is_empty() {
-            let n = order
-                .iter()
-                .filter(|(id, _)| annotations.captions(id).is_empty())
-                .count();
-            return Err(fail(format!(
-                "{n} result(s) are for images without reference captions in the annotations: {}{}",
-                without.join(", "),
-                more(n)
-            )));
+        let mut without = Offenders::default();
+        for (id, k) in &order {
+            if annotations.captions(id).is_empty() {
+                without.add(|| format!("{id} (entry {})", k + 1));
+            }
+        }
+        let images = || ANNOTATION_FILE.to_string();
+        let problems: Vec<Problem> = [
+            (unknown.count > 0).then(|| Problem::UnknownImages {
+                images: images(),
+                ids: unknown,
+            }),
+            (repeated.count > 0).then_some(Problem::Duplicates(repeated)),
+            (without.count > 0).then(|| Problem::NoReferences {
+                images: images(),
+                ids: without,
+            }),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if !problems.is_empty() {
+            return Err(fail(problems));
         }
         Ok(CocoImages {
             ids: order.iter().map(|(id, _)| (*id).clone()).collect(),
@@ -308,14 +329,6 @@ impl CocoImages {
         Ok(TokenizedImages {
             set: EvalSet::new(entries)?,
         })
-    }
-}
-
-fn more(n: usize) -> String {
-    if n > SHOWN {
-        format!(" and {} more", n - SHOWN)
-    } else {
-        String::new()
     }
 }
 
@@ -705,21 +718,19 @@ mod tests {
         let unknown: Vec<CaptionResult> = (100..108).map(|id| result(id, "x")).collect();
         assert_eq!(
             err(&unknown),
-            "r.json: 8 result(s) name images that are not in the annotations' \"images\": \
-             [0] (image_id 100), [1] (image_id 101), [2] (image_id 102), [3] (image_id 103), \
-             [4] (image_id 104) and 3 more"
+            "r.json: 8 image ids are not in the annotation file (first 5): 100 (entry 1), \
+             101 (entry 2), 102 (entry 3), 103 (entry 4), 104 (entry 5)"
         );
         assert_eq!(
             err(&[result(10, "a"), result(10, "b")]),
-            "r.json: 1 result(s) repeat an image id (one caption per image): \
-             [1] (image_id 10, already at [0])"
+            "r.json: 1 image id appears more than once: \
+             10 (entries 1 and 2)"
         );
         assert_eq!(
             err(&[result(30, "a")]),
-            "r.json: 1 result(s) are for images without reference captions in the annotations: \
-             [0] (image_id 30)"
+            "r.json: 1 image has no reference captions in the annotation file: 30 (entry 1)"
         );
-        assert_eq!(err(&[]), "r.json: no results: the array is empty");
+        assert_eq!(err(&[]), "r.json: the array holds no entries");
     }
 
     #[test]
@@ -749,29 +760,24 @@ mod tests {
         );
         let res = |s: &str| {
             read_results(s.as_bytes(), "r.json")
+                .and_then(|r| check_results(r, &annotations(), "r.json"))
                 .expect_err("refused")
                 .to_string()
         };
         assert_eq!(
             res(r#"{"image_id": 1}"#),
-            "r.json: top level: expected an array of {\"image_id\", \"caption\"} objects, \
-             found an object"
+            "r.json: the file must hold a JSON array of {\"image_id\": ..., \"caption\": \"...\"} \
+             objects; it holds an object"
         );
         assert_eq!(
-            res(r#"[{"image_id": 1, "caption": "a"}, {"image_id": 2}]"#),
-            "r.json: [1]: missing field \"caption\" (image_id 2)"
+            res(r#"[{"image_id": 10, "caption": "a"}, {"image_id": 20}, 7, {"caption": "a"}]"#),
+            "r.json: 3 malformed entries: entry 2 (image_id 20): \"caption\" is missing; \
+             entry 3 is a number, not an object; entry 4: \"image_id\" is missing"
         );
         assert_eq!(
-            res(r#"[{"caption": "a"}]"#),
-            "r.json: [0]: missing field \"image_id\""
-        );
-        assert_eq!(
-            res(r#"[{"image_id": 1, "caption": 5}]"#),
-            "r.json: [0].caption: expected a string, found a number (5) (image_id 1)"
-        );
-        assert_eq!(
-            res("[7]"),
-            "r.json: [0]: expected an object, found a number"
+            res(r#"[{"image_id": 10, "caption": 5}, {"image_id": 99, "caption": "a"}]"#),
+            "r.json: 1 malformed entry: entry 1 (image_id 10): \"caption\" must be a string (it \
+             is a number)\nr.json: 1 image id is not in the annotation file: 99 (entry 2)"
         );
     }
 }

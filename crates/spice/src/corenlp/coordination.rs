@@ -1,17 +1,37 @@
-//! `CoordinationTransformer`: what CoreNLP does to a tree before reading dependencies off it.
-//! Of its stages, this holds so far the first, `DependencyTreeTransformer` (labels to their basic
-//! category, keeping `-TMP` and `-ADV` on noun phrases and UCPs), and the one that matters most
-//! to captions, `CCtransform`, which
-//! gives flat coordinated noun phrases ("a black and white photo", "a man, a woman and a dog")
-//! the structure the head rules need to make the first conjunct the head. The other stages
-//! (multi-word expressions, UCP renaming, QP, SQ flattening, dates, X over X, CONJP, adverbs,
-//! SBAR to PP, "now that") are Tregex and Tsurgeon scripts, to come.
+//! `CoordinationTransformer`: what CoreNLP does to a tree before reading dependencies off it,
+//! stage by stage in its order:
 //!
-//! Quirks kept: CoreNLP finds a conjunction's position among its siblings with `indexOf`, which
-//! compares trees by structure, so a second "(CC and)" counts as the first one's position; labels
-//! are compared whole (`value()`), not by basic category.
+//! 1. `DependencyTreeTransformer`: labels to their basic category, keeping `-TMP` and `-ADV` on
+//!    noun phrases and UCPs.
+//! 2. Multi-word expressions ("as well as", "such as", "in order", "because of", ...) put under
+//!    one `MWE` node; "according to", "but also", "at least"/"at most", "at all" rearranged.
+//! 3. A flat "before and after" under a PP becomes a `PCONJP`.
+//! 4. A UCP is renamed after its first word's phrase (ADJP, NP, ADVP).
+//! 5. `CCtransform` gives flat coordinated noun phrases ("a black and white photo") the
+//!    structure the head rules need.
+//! 6. The SQ of a "what is ..." question is flattened.
+//! 7. A node over an only child of the same label goes (X over X).
+//! 8. "and yet", "and so" between clauses become a CONJP.
+//! 9. An adverb after a conjunction ("and then", "and not") moves into the following conjunct,
+//!    and an adverb before a VP in a fragment into that VP.
+//! 10. An SBAR of "after", "before", "until", "since", "during" beside an NP becomes a PP.
+//! 11. "now that" becomes an SBAR.
+//!
+//! Not yet reproduced: `QPTreeTransformer` (between 5 and 6) and `DateTreeTransformer`
+//! (between 6 and 7); `corenlp_deps` counts what they would change.
+//!
+//! The patterns are written in our notation ([`super::patterns`]); the surgery is
+//! [`super::tsurgeon`]'s. Quirks kept: CoreNLP finds a conjunction's position among its siblings
+//! with `indexOf`, which compares trees by structure, so a second "(CC and)" counts as the first
+//! one's position; labels are compared whole (`value()`), not by basic category.
 
+use std::sync::OnceLock;
+
+use super::patterns::{all, any, label_of, node, same, words, Node, Rel::*};
+use super::relations::words::copular_words;
 use super::tree::{basic_category, Tree};
+use super::tregex::{NoHeads, Pattern};
+use super::tsurgeon::{Bound, Place, Surgery};
 
 /// The stages of `CoordinationTransformer` reproduced so far, in CoreNLP's order.
 pub fn transform(tree: &Tree) -> Tree {
@@ -20,8 +40,575 @@ pub fn transform(tree: &Tree) -> Tree {
         t.label = "ROOT".to_string();
     }
     strip_functional_tags(&mut t);
+    let p = compiled();
+    let mut s = Surgery::new(&t);
+    for m in &p.mwe {
+        s.apply(m, &NoHeads, |s, b| {
+            let (n1, n2) = (b.node("node1"), b.node("node2"));
+            s.create_subtree("MWE", n1, n2);
+            if let Some(n3) = b.get("node3") {
+                s.move_to(n3, Place::RightOf(n2));
+            }
+            true
+        });
+    }
+    s.apply(&p.according_to, &NoHeads, |s, b| {
+        let n1 = b.node("node1");
+        s.create_subtree("MWE", n1, n1);
+        s.move_to(b.node("node2"), Place::RightOf(n1));
+        let pp2 = b.node("pp2");
+        s.excise(pp2, pp2)
+    });
+    s.apply(&p.but_also, &NoHeads, |s, b| {
+        let (conjp, cc, rb) = (b.node("conjp"), b.node("cc"), b.node("rb"));
+        s.move_to(cc, Place::RightOf(conjp));
+        s.move_to(rb, Place::RightOf(cc));
+        if let Some(next) = b.get("nextNode") {
+            s.move_to(rb, Place::FirstChildOf(next));
+        }
+        s.create_subtree("ADVP", rb, rb);
+        s.delete(conjp)
+    });
+    s.apply(&p.at_rbs, &NoHeads, |s, b| {
+        let (n1, n2) = (b.node("node1"), b.node("node2"));
+        s.relabel(n1, "IN");
+        s.create_subtree("ADVP", n1, n1);
+        s.move_to(n2, Place::RightOf(n1));
+        s.create_subtree("NP", n2, n2);
+        true
+    });
+    s.apply(&p.at_all, &NoHeads, |s, b| {
+        s.relabel(b.node("head"), "PP");
+        s.relabel(b.node("node1"), "IN");
+        let n2 = b.node("node2");
+        s.create_subtree("NP", n2, n2);
+        true
+    });
+    s.apply(&p.flat_prep_cc, &NoHeads, |s, b| {
+        let cc = b.node("cc");
+        s.create_subtree("PCONJP", b.node("p1"), cc);
+        s.move_to(b.node("p2"), Place::RightOf(cc));
+        true
+    });
+    s.apply(&p.ucp, &NoHeads, |s, b| {
+        let ucp = b.node("ucp");
+        let rest = s.label(ucp)[3..].to_string();
+        if b.get("adjp").is_some() {
+            s.relabel(ucp, &format!("ADJP{rest}"));
+        }
+        if b.get("np").is_some() {
+            s.relabel(ucp, &format!("NP{rest}"));
+        }
+        if b.get("advp").is_some() {
+            s.relabel(ucp, "ADVP");
+        }
+        true
+    });
+    let mut t = s.into_tree();
     cc_transform(&mut t);
-    t
+    let mut s = Surgery::new(&t);
+    let excise = |name: &'static str| {
+        move |s: &mut Surgery, b: &Bound| {
+            let n = b.node(name);
+            s.excise(n, n)
+        }
+    };
+    s.apply(&p.flatten_sq, &NoHeads, excise("sq"));
+    s.apply(&p.x_over_x, &NoHeads, excise("repeat"));
+    s.apply(&p.flat_conjp, &NoHeads, |s, b| {
+        s.create_subtree("CONJP", b.node("start"), b.node("end"));
+        true
+    });
+    for m in &p.move_rb {
+        s.apply(m, &NoHeads, |s, b| {
+            s.move_to(b.node("adv"), Place::FirstChildOf(b.node("dest")));
+            true
+        });
+    }
+    s.apply(&p.sbar_to_pp, &NoHeads, |s, b| {
+        s.relabel(b.node("sbar"), "PP");
+        true
+    });
+    s.apply(&p.now_that, &NoHeads, |s, b| {
+        s.relabel(b.node("advp"), "SBAR");
+        let sbar = b.node("sbar");
+        s.excise(sbar, sbar)
+    });
+    s.into_tree()
+}
+
+struct Compiled {
+    now_that: Pattern,
+    sbar_to_pp: Pattern,
+    flat_conjp: Pattern,
+    move_rb: Vec<Pattern>,
+    flatten_sq: Pattern,
+    x_over_x: Pattern,
+    ucp: Pattern,
+    mwe: Vec<Pattern>,
+    according_to: Pattern,
+    but_also: Pattern,
+    at_rbs: Pattern,
+    at_all: Pattern,
+    flat_prep_cc: Pattern,
+}
+
+fn compiled() -> &'static Compiled {
+    static C: OnceLock<Compiled> = OnceLock::new();
+    C.get_or_init(|| {
+        let c = |n: Node| n.compile().unwrap_or_else(|e| panic!("{e}"));
+        Compiled {
+            now_that: c(now_that()),
+            sbar_to_pp: c(sbar_to_pp()),
+            flat_conjp: c(flat_conjp()),
+            move_rb: move_rb().into_iter().map(c).collect(),
+            flatten_sq: c(flatten_sq()),
+            x_over_x: c(x_over_x()),
+            ucp: c(ucp()),
+            mwe: mwe().into_iter().map(c).collect(),
+            according_to: c(according_to()),
+            but_also: c(but_also()),
+            at_rbs: c(at_rbs()),
+            at_all: c(at_all()),
+            flat_prep_cc: c(flat_prep_cc()),
+        }
+    })
+}
+
+/// The stages' patterns in the order of CoreNLP's source (for the parity test).
+pub fn patterns() -> Vec<Node> {
+    let mut out = vec![now_that(), sbar_to_pp(), flat_conjp()];
+    out.extend(move_rb());
+    out.extend([flatten_sq(), x_over_x(), ucp()]);
+    out.extend(mwe());
+    out.extend([
+        according_to(),
+        but_also(),
+        at_rbs(),
+        at_all(),
+        flat_prep_cc(),
+    ]);
+    out
+}
+
+/// A whole word in any case, as these patterns write it (`/^(?i)word$/`).
+fn ci(word: &str) -> Node {
+    node(format!("/^(?i){word}$/"))
+}
+
+/// "now that": an ADVP of "now" and an SBAR opened by "that".
+fn now_that() -> Node {
+    node("ADVP")
+        .named("advp")
+        .has(ChildAt(1), node("RB").has(Child, node(words(&["now"]))))
+        .has(
+            ChildAt(2),
+            node("SBAR")
+                .named("sbar")
+                .has(ChildAt(1), node("IN").has(Child, node(words(&["that"])))),
+        )
+}
+
+/// An SBAR of a temporal subordinator over a clause, right of an NP inside an NP.
+fn sbar_to_pp() -> Node {
+    node("NP").has(
+        Child,
+        node("NP").has(
+            SisterAfter,
+            node("SBAR").named("sbar").has(
+                Child,
+                node("IN")
+                    .has(
+                        Child,
+                        node(words(&["after", "before", "until", "since", "during"])),
+                    )
+                    .has(SisterAfter, node("S")),
+            ),
+        ),
+    )
+}
+
+/// "and yet", "and so" between two clauses, phrases or verb phrases.
+fn flat_conjp() -> Node {
+    let conjunct = "/^(S(?!YM)|PP|VP)/";
+    node("/^(S|PP|VP)/").has(
+        Child,
+        node(conjunct).has(
+            SisterAfter,
+            node("CC")
+                .named("start")
+                .has(NextSister, node("RB|ADVP").has(NextSister, node(conjunct)))
+                .either(vec![
+                    all()
+                        .has(Child, node("and"))
+                        .has(NextSister, node("RB").named("end").has(Child, node("yet"))),
+                    all()
+                        .has(Child, node("and"))
+                        .has(NextSister, node("RB").named("end").has(Child, node("so"))),
+                    all().has(Child, node("and")).has(
+                        NextSister,
+                        node("ADVP")
+                            .named("end")
+                            .has(Child, node("RB|IN").has(Child, node("so"))),
+                    ),
+                ]),
+        ),
+    )
+}
+
+/// "not" or "then" (or a lone adverb) after a comma or conjunction, before the next conjunct.
+fn move_rb() -> Vec<Node> {
+    let adverb_after = |sep: &str| {
+        node(sep).either(vec![
+            all().has(
+                NextSister,
+                node("RB").named("adv").either(vec![
+                    all().has(Child, node("not")),
+                    all().has(Child, node("then")),
+                ]),
+            ),
+            all().has(
+                NextSister,
+                node("ADVP").named("adv").has(OnlyChild, node("RB")),
+            ),
+        ])
+    };
+    vec![
+        node("/^S|PP|VP|NP/")
+            .has(
+                Child,
+                node("/^(S|PP|VP|NP)/").has(SisterAfter, adverb_after("/^(,|CC|CONJP)$/")),
+            )
+            .has(
+                Anywhere,
+                same("adv").has(NextSister, node("/^(S(?!YM)|PP|VP|NP)/").named("dest")),
+            ),
+        node("/^ADVP/")
+            .has(
+                Child,
+                node("/^ADVP/").has(SisterAfter, adverb_after("/^(,|CC|CONJP)$/")),
+            )
+            .has(
+                Anywhere,
+                same("adv").has(NextSister, node("/^NP-ADV|ADVP|PP/").named("dest")),
+            ),
+        node("/^FRAG/").has(
+            Child,
+            node("ADVP|RB")
+                .named("adv")
+                .has(NextSister, node("VP").named("dest")),
+        ),
+    ]
+}
+
+/// "what is ...": the SQ after the WH phrase, with a copula and nothing that would head it.
+fn flatten_sq() -> Node {
+    let cop = copular_words();
+    let not_cop = format!("!{cop}");
+    node("SBARQ").has(
+        Child,
+        node("WHNP").named("what").has(Child, node("WP")).has(
+            NextSister,
+            node("SQ")
+                .named("sq")
+                .has(
+                    Child,
+                    node("/^VB/").named("verb").has(Child, node(cop.clone())),
+                )
+                .not(Child, node("/^VB/").has(Child, node(not_cop.clone())))
+                .not(
+                    Child,
+                    node("/^V/")
+                        .has(Child, node("/^VB/"))
+                        .has(Child, node(not_cop)),
+                )
+                .not(Child, node("PP").has(PrevSister, same("verb")))
+                .not(
+                    ChildAt(1),
+                    node("/^VB/").has(Child, node(cop)).has(
+                        NextSister,
+                        node("NP").has(Child, node("EX").has(Child, node("there"))),
+                    ),
+                )
+                .not(
+                    Child,
+                    node("ADJP").has(Child, node("PP").has(OnlyChild, node("IN|TO"))),
+                ),
+        ),
+    )
+}
+
+/// A node whose only child has the same label and children of its own.
+fn x_over_x() -> Node {
+    any()
+        .named("repeat")
+        .has(OnlyChild, label_of("repeat").has(Child, any()))
+}
+
+/// A UCP opening with an adjective, a noun, or an adverb phrase (after a determiner or not).
+fn ucp() -> Node {
+    node("/^UCP/").named("ucp").either(vec![
+        all().has(ChildAt(1), node("/^JJ|ADJP/").named("adjp")),
+        all()
+            .has(ChildAt(1), node("DT"))
+            .has(ChildAt(2), node("/^JJ|ADJP/").named("adjp")),
+        all().has(
+            ChildAt(-1),
+            node("ADJP").named("adjp").has(
+                Child,
+                node("JJR").has(Child, node(words(&["younger", "older"]))),
+            ),
+        ),
+        all().has(ChildAt(1), node("/^N/").named("np")),
+        all()
+            .has(ChildAt(1), node("DT"))
+            .has(ChildAt(2), node("/^N/").named("np")),
+        all().has(ChildAt(1), node("/^ADVP/").named("advp")),
+    ])
+}
+
+/// A word tagged `tags`, named `name`, whose word passes `word`.
+fn tagged(tags: &str, name: &'static str, word: Node) -> Node {
+    node(tags).named(name).has(Child, word)
+}
+
+/// Two words in a row under a phrase of `phrases`: `first` then `second`.
+fn pair(phrases: &str, first: Node, second: Node) -> Node {
+    node(phrases).has(Child, first.has(NextSister, second))
+}
+
+/// The multi-word expressions, each binding `node1`, `node2` (and `node3`) for the `MWE` node.
+fn mwe() -> Vec<Node> {
+    let t = tagged;
+    vec![
+        // as well as
+        node("@CONJP")
+            .has(ChildAt(1), t("RB", "node1", ci("as")))
+            .has(ChildAt(2), t("RB", "node2", ci("well")))
+            .has(ChildAt(-1), t("IN", "node3", ci("as"))),
+        // as well
+        node("@ADVP|CONJP")
+            .has(ChildAt(1), t("RB", "node1", ci("as")))
+            .has(ChildAt(-1), t("IN|RB", "node2", ci("well"))),
+        // such as
+        pair(
+            "@PP",
+            t("JJ", "node1", ci("such")),
+            t("IN", "node2", ci("as")),
+        ),
+        // due to
+        pair(
+            "@PP",
+            t("JJ|IN", "node1", ci("due")),
+            t("IN|TO", "node2", ci("to")),
+        ),
+        // because of, instead of
+        pair(
+            "@PP|CONJP",
+            t("IN|RB", "node1", node("/^(?i)(because|instead)$/")),
+            t("IN", "node2", node("of")),
+        ),
+        // in case
+        pair(
+            "@ADVP|SBAR",
+            t("IN|RB", "node1", ci("in")),
+            t("NN", "node2", ci("case")),
+        ),
+        // of course
+        pair(
+            "@ADVP|PP",
+            t("IN|RB", "node1", ci("of")),
+            t("NN|RB", "node2", ci("course")),
+        ),
+        // in order
+        pair(
+            "@SBAR|PP",
+            t("IN|RB", "node1", ci("in")),
+            node("NN|NP|RB").named("node2").either(vec![
+                all().has(Child, ci("order")),
+                all().has(OnlyChild, node("NN").has(Child, ci("order"))),
+            ]),
+        ),
+        // rather than
+        pair(
+            "@PP|CONJP|SBAR",
+            t("IN|RB", "node1", ci("rather")),
+            t("IN", "node2", ci("than")),
+        ),
+        // not to mention
+        pair(
+            "@CONJP",
+            t("IN|RB", "node1", ci("not")),
+            t("TO", "node2", ci("to")).has(NextSister, t("VB|RB", "node3", ci("mention"))),
+        ),
+        // so that
+        pair(
+            "@PP|SBAR",
+            t("JJ|IN|RB", "node1", ci("so")),
+            t("IN|TO", "node2", ci("that")),
+        ),
+        // as if
+        pair(
+            "@SBAR",
+            t("IN|RB", "node1", ci("as")),
+            t("IN", "node2", ci("if")),
+        ),
+        // prior to
+        pair(
+            "@PP",
+            t("JJ|RB", "node1", ci("prior")),
+            t("TO|IN", "node2", ci("to")),
+        ),
+        // as to
+        pair(
+            "@PP",
+            t("IN", "node1", ci("as")),
+            t("TO|IN", "node2", ci("to")),
+        ),
+        // kind of
+        pair(
+            "@ADVP",
+            t("RB|NN", "node1", ci("kind")),
+            t("IN|RB", "node2", ci("of")),
+        ),
+        // whether or not
+        pair(
+            "@SBAR",
+            t("IN|RB", "node1", ci("whether")),
+            t("CC", "node2", ci("or")).has(NextSister, t("RB", "node3", ci("not"))),
+        ),
+        // as opposed to
+        pair(
+            "@CONJP",
+            t("IN", "node1", ci("as")),
+            t("VBN", "node2", ci("opposed")).has(NextSister, t("TO|IN", "node3", ci("to"))),
+        ),
+        // let alone
+        pair(
+            "@ADVP|CONJP",
+            t("VB|RB|VBD", "node1", ci("let")),
+            t("RB|JJ", "node2", ci("alone")),
+        ),
+        // in between
+        pair(
+            "@ADVP|PP",
+            t("IN|RB", "node1", ci("in")),
+            node("IN|NP|PP|RB|ADVP").named("node2").either(vec![
+                all().has(Child, ci("between")),
+                all().has(OnlyChild, node("IN|RB").has(Child, ci("between"))),
+            ]),
+        ),
+        // all but
+        pair(
+            "@ADVP|QP|ADJP",
+            t("DT|RB", "node1", ci("all")),
+            t("CC|RB|IN", "node2", ci("but")),
+        ),
+        // that is
+        pair(
+            "@ADVP|INTJ",
+            t("NN|DT|RB", "node1", ci("that")),
+            t("VBZ|RB", "node2", ci("is")),
+        ),
+        // how come
+        pair(
+            "@WHADVP",
+            t("WRB", "node1", node(words(&["how"]))),
+            t("VB", "node2", ci("come")),
+        ),
+        // had better
+        pair(
+            "@VP",
+            t("VBD", "node1", node("had|'d")),
+            node("@PRT|ADVP")
+                .named("node2")
+                .has(OnlyChild, node("RBR").has(Child, ci("better"))),
+        ),
+        // more than, less than
+        pair(
+            "@QP|XS",
+            t("JJR|RBR|IN", "node1", node("/^(?i)(more|less)$/")),
+            t("IN", "node2", ci("than")),
+        ),
+        // up to
+        pair(
+            "@QP",
+            t("JJR|RBR|IN", "node1", ci("up")),
+            t("IN|TO", "node2", ci("to")),
+        ),
+        // at least (not "at least once")
+        node("@S|SQ|VP|ADVP|PP").has(
+            Child,
+            pair(
+                "@ADVP",
+                t("IN|RB", "node1", ci("at")),
+                t("JJS|RBS", "node2", ci("least")),
+            )
+            .not(
+                NextSister,
+                node("RB").has(Child, node("/(?i)(once|twice)/")),
+            ),
+        ),
+    ]
+}
+
+/// "according to": the participle becomes an MWE with the "to" of the PP after it.
+fn according_to() -> Node {
+    node("PP").named("pp1").has(
+        Child,
+        t_according().has(
+            NextSister,
+            node("PP")
+                .named("pp2")
+                .has(Child, node("TO|IN").named("node2").has(Child, node("to"))),
+        ),
+    )
+}
+
+fn t_according() -> Node {
+    tagged("VBG", "node1", ci("according"))
+}
+
+/// "but also" in a CONJP (not an expression: taken apart).
+fn but_also() -> Node {
+    node("CONJP")
+        .named("conjp")
+        .has(Child, node("CC").named("cc").has(Child, node("but")))
+        .has(Child, node("RB").named("rb").has(Child, node("also")))
+        .maybe(
+            NextSister,
+            any().named("nextNode").has(Child, any().has(Child, any())),
+        )
+}
+
+/// "at most", "at best": "at" a preposition over a noun phrase of the superlative.
+fn at_rbs() -> Node {
+    pair(
+        "@ADVP|QP",
+        tagged("IN|RB", "node1", ci("at")),
+        node("JJS|RBS").named("node2"),
+    )
+}
+
+/// "at all" as a prepositional phrase.
+fn at_all() -> Node {
+    node("@ADVP").named("head").has(
+        Child,
+        tagged("RB|IN", "node1", ci("at")).has(NextSister, tagged("RB|DT", "node2", ci("all"))),
+    )
+}
+
+/// "before and after" flat under a PP.
+fn flat_prep_cc() -> Node {
+    node("PP").has(
+        ChildAt(1),
+        node("/^(IN|TO)$/").named("p1").has(
+            NextSister,
+            node("CC")
+                .named("cc")
+                .has(NextSister, node("/^(IN|TO)$/").named("p2")),
+        ),
+    )
 }
 
 /// `DependencyTreeTransformer.stripTag`: every phrase and tag label to its basic category, but

@@ -17,6 +17,8 @@
 
 use std::collections::HashMap;
 
+use super::patterns::{all, node, words, Node, Rel::*};
+use super::relations::words::copular_words;
 use super::tree::basic_category;
 use super::tregex::{HeadFinder, NoHeads, NodeId, Pattern, TreeView};
 
@@ -123,11 +125,86 @@ pub struct SemanticHeadFinder {
     no_verb_over_temp: Pattern,
 }
 
-fn copula_regex() -> String {
-    format!("/^(?i:{})$/", COPULAS.join("|"))
+/// The head finder's patterns, in CoreNLP's order: three copula constructions whose head is the
+/// predicate or the WH phrase, three CONJPs headed by their adverb, and a VP over a temporal NP
+/// with nothing else to head it.
+pub fn patterns() -> Vec<Node> {
+    let cop = || node(copular_words());
+    // A CONJP of `conj` and then `adverbs` (an RB, or an ADVP of just that RB) as its head.
+    let conjp = |conj: &[&str], adverbs: &[&str]| {
+        node("CONJP").has(
+            Child,
+            node("CC").has(OnlyChild, node(words(conj))).either(vec![
+                all().has(
+                    NextSister,
+                    node("RB")
+                        .named("head")
+                        .has(OnlyChild, node(words(adverbs))),
+                ),
+                all().has(
+                    NextSister,
+                    node("ADVP")
+                        .named("head")
+                        .has(OnlyChild, node("RB").has(OnlyChild, node(words(adverbs)))),
+                ),
+            ]),
+        )
+    };
+    vec![
+        node("SBARQ").has(
+            Child,
+            node("WHNP").has(
+                SisterAfter,
+                node("/^VB/")
+                    .has(Child, cop())
+                    .has(SisterAfter, node("ADJP").named("head")),
+            ),
+        ),
+        node("SBARQ").has(
+            Child,
+            node("WHNP").named("head").has(
+                SisterAfter,
+                node("/^VB/")
+                    .has(Child, cop())
+                    .has(NextSister, node("NP"))
+                    .not(SisterAfter, node("ADJP")),
+            ),
+        ),
+        node("SINV").has(
+            Child,
+            node("NP").named("head").has(
+                SisterAfter,
+                node("NP").has(
+                    SisterAfter,
+                    node("VP").has(Child, node("/^(?:VB|AUX)/").has(Child, cop())),
+                ),
+            ),
+        ),
+        node("CONJP").has(
+            Child,
+            node("CC").has(OnlyChild, node(words(&["but", "and"]))).has(
+                NextSister,
+                node("RB")
+                    .named("head")
+                    .has(OnlyChild, node(words(&["not"]))),
+            ),
+        ),
+        conjp(&["but"], &["also", "rather"]),
+        conjp(&["and"], &["yet"]),
+        node("/^VP/")
+            .has(Child, node("NP-TMP"))
+            .not(Child, node("/^V/"))
+            .not(Child, node("NNP|NN|NNPS|NNS|NP|JJ|ADJP|S")),
+    ]
 }
 
 impl SemanticHeadFinder {
+    /// One head finder for the whole process (its patterns compiled once).
+    pub fn shared() -> &'static SemanticHeadFinder {
+        static SHARED: std::sync::OnceLock<SemanticHeadFinder> = std::sync::OnceLock::new();
+        SHARED.get_or_init(SemanticHeadFinder::new)
+    }
+
     pub fn new() -> SemanticHeadFinder {
         let mut rules = HashMap::new();
         for line in RULES.lines().filter(|l| !l.trim().is_empty()) {
@@ -151,23 +228,26 @@ impl SemanticHeadFinder {
                 .collect();
             rules.insert(cat, searches);
         }
-        let compile = |p: &str| Pattern::compile(p).unwrap_or_else(|e| panic!("{p}: {e}"));
-        let cop = copula_regex();
+        let mut compiled = patterns()
+            .into_iter()
+            .map(|n| n.compile().unwrap_or_else(|e| panic!("{e}")));
+        let mut take = |k: usize| compiled.by_ref().take(k).collect::<Vec<_>>();
+        let copula_heads = take(3);
+        let conjp_heads = take(3);
+        let no_verb_over_temp = take(1).pop().expect("seven patterns");
         SemanticHeadFinder {
             rules,
-            left_default: Search { dir: Dir::LeftExcept, cats: PUNCTUATION_TAGS.to_vec() },
-            right_default: Search { dir: Dir::RightExcept, cats: PUNCTUATION_TAGS.to_vec() },
-            copula_heads: vec![
-                compile(&format!("SBARQ < (WHNP $++ (/^VB/ < {cop} $++ ADJP=head))")),
-                compile(&format!("SBARQ < (WHNP=head $++ (/^VB/ < {cop} $+ NP !$++ ADJP))")),
-                compile(&format!("SINV < (NP=head $++ (NP $++ (VP < (/^(?:VB|AUX)/ < {cop}))))")),
-            ],
-            conjp_heads: vec![
-                compile("CONJP < (CC <: /^(?i:but|and)$/ $+ (RB=head <: /^(?i:not)$/))"),
-                compile("CONJP < (CC <: /^(?i:but)$/ [ ($+ (RB=head <: /^(?i:also|rather)$/)) | ($+ (ADVP=head <: (RB <: /^(?i:also|rather)$/))) ])"),
-                compile("CONJP < (CC <: /^(?i:and)$/ [ ($+ (RB=head <: /^(?i:yet)$/)) | ($+ (ADVP=head <: (RB <: /^(?i:yet)$/))) ])"),
-            ],
-            no_verb_over_temp: compile("/^VP/ < NP-TMP !< /^V/ !< NNP|NN|NNPS|NNS|NP|JJ|ADJP|S"),
+            left_default: Search {
+                dir: Dir::LeftExcept,
+                cats: PUNCTUATION_TAGS.to_vec(),
+            },
+            right_default: Search {
+                dir: Dir::RightExcept,
+                cats: PUNCTUATION_TAGS.to_vec(),
+            },
+            copula_heads,
+            conjp_heads,
+            no_verb_over_temp,
         }
     }
 

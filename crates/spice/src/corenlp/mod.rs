@@ -12,22 +12,33 @@
 //! | [`chart`] | `ExhaustivePCFGParser` | CKY and the best tree read back |
 //! | [`tree`] | `Debinarizer`, `BoundaryRemover`, `EnglishSubcategoryStripper` | the tree the annotator keeps |
 //! | [`tregex`] | `TregexPattern` | tree patterns, as the UD converter's relations and transforms use them |
+//! | [`tsurgeon`] | `Tsurgeon` | tree surgery where a pattern matches, as the transforms use it |
+//! | [`patterns`] | | the notation our relations and transforms are written in, compiled by [`tregex`] |
+//! | [`coordination`] | `CoordinationTransformer` | the tree rearranged before dependencies are read |
+//! | [`headfinder`] | `UniversalSemanticHeadFinder` | the head child of every constituent |
+//! | [`relations`] | `UniversalEnglishGrammaticalRelations` | the relations, their hierarchy and patterns |
+//! | [`structure`] | `GrammaticalStructure`, `UniversalEnglishGrammaticalStructure` | basic dependencies from the tree |
+//!
+//! [`official`] reads the official pipeline's analyses the tests compare with.
 //!
 //! No JVM is involved and nothing of CoreNLP is part of this repository: the model is read from
-//! the file the user points at.
+//! the file the user points at, and the converter's patterns are written in our own notation.
 
 pub mod americanize;
 pub mod chart;
 pub mod coordination;
-pub mod dependencies;
 pub mod grammar;
 pub mod headfinder;
 pub mod lexicon;
 pub mod model;
 pub mod official;
+pub mod patterns;
+pub mod relations;
 pub mod serial;
+pub mod structure;
 pub mod tree;
 pub mod tregex;
+pub mod tsurgeon;
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -45,6 +56,24 @@ pub struct PcfgParser {
 }
 
 impl PcfgParser {
+    /// [`PcfgParser::load`] once per process and path: the parser lives as long as the process.
+    pub fn load_shared(path: &Path) -> Result<&'static PcfgParser, ModelError> {
+        use std::sync::{Mutex, OnceLock};
+        static LOADED: OnceLock<Mutex<HashMap<std::path::PathBuf, &'static PcfgParser>>> =
+            OnceLock::new();
+        let key = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+        let mut loaded = LOADED
+            .get_or_init(Default::default)
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some(p) = loaded.get(&key) {
+            return Ok(p);
+        }
+        let p: &'static PcfgParser = Box::leak(Box::new(PcfgParser::load(path)?));
+        loaded.insert(key, p);
+        Ok(p)
+    }
+
     /// Loads the English PCFG from `englishPCFG.ser.gz`, the models jar, or a directory holding
     /// either ([`model::Model::load`]).
     pub fn load(path: &Path) -> Result<PcfgParser, ModelError> {
@@ -136,4 +165,37 @@ fn failed_tree(words: &[&str]) -> Tree {
         .map(|w| Tree::node("XX", vec![Tree::leaf(w)]))
         .collect();
     Tree::node("X", leaves)
+}
+
+/// A caption through the official pipeline's parsing stage: CoreNLP's tokenizer and sentence
+/// splitter ([`crate::tokenize`]), this parser, the UD converter ([`structure`]), lemmas, and
+/// CoreNLP's collapsing ([`crate::enhance::enhance_corenlp`]): one collapsed, CC-processed graph
+/// per sentence, as SPICE's rules read them.
+pub fn parse_caption(parser: &PcfgParser, caption: &str) -> Vec<crate::DepGraph> {
+    let heads = headfinder::SemanticHeadFinder::shared();
+    let tokens = crate::tokenize::tokenize(caption);
+    let mut out = Vec::new();
+    for range in crate::tokenize::split_sentences(&tokens) {
+        let words: Vec<&str> = tokens[range].iter().map(|t| t.text.as_str()).collect();
+        if words.is_empty() {
+            continue;
+        }
+        let tree = parser.parse(&words);
+        let (words, deps) = structure::basic_dependencies(&tree, heads);
+        let tokens = words
+            .iter()
+            .map(|w| crate::Token::new(&w.word, crate::lemmatize::lemma(&w.word, &w.tag), &w.tag))
+            .collect();
+        let mut g = crate::DepGraph::new(tokens);
+        for d in &deps {
+            if d.gov == 0 {
+                g.roots.push(d.dep);
+            } else {
+                g.add_edge(d.gov, d.dep, crate::depgraph::Rel::named(&d.rel));
+            }
+        }
+        crate::enhance::enhance_corenlp(&mut g, out.len());
+        out.push(g);
+    }
+    out
 }

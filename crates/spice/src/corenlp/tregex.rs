@@ -1248,6 +1248,14 @@ impl Pattern {
     }
 }
 
+impl Pattern {
+    /// What the pattern compiled to, without its source text: two patterns with the same
+    /// structure match the same nodes in the same order.
+    pub fn structure(&self) -> String {
+        format!("{:?} {:?}", self.root, self.names)
+    }
+}
+
 impl fmt::Display for Pattern {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.source)

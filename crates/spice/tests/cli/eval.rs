@@ -154,23 +154,29 @@ fn bad_input_exits_1_naming_the_file_and_the_entry() {
     let cases = [
         (
             r#"[{"image_id": 3, "caption": "a"}, {"image_id": 4, "caption": "b"}]"#,
-            "results.json: 1 result(s) name images that are not in the annotations' \"images\": [1] (image_id 4)",
+            "results.json: 1 image id is not in the annotation file: 4 (entry 2)",
         ),
         (
             r#"[{"image_id": 3, "caption": "a"}, {"image_id": 3, "caption": "b"}]"#,
-            "results.json: 1 result(s) repeat an image id (one caption per image): [1] (image_id 3, already at [0])",
+            "results.json: 1 image id appears more than once: 3 (entries 1 and 2)",
         ),
         (
             r#"[{"image_id": 5, "caption": "a"}]"#,
-            "without reference captions in the annotations: [0] (image_id 5)",
+            "results.json: 1 image has no reference captions in the annotation file: 5 (entry 1)",
         ),
-        (r#"[{"image_id": 3, "caption": "a"},"#, "results.json: not valid JSON: "),
-        (r#"[{"image_id": 3}]"#, "results.json: [0]: missing field \"caption\" (image_id 3)"),
+        (
+            r#"[{"image_id": 3, "caption": "a"},"#,
+            "results.json: the file is not valid JSON: ",
+        ),
+        (
+            r#"[{"image_id": 3}]"#,
+            "results.json: 1 malformed entry: entry 1 (image_id 3): \"caption\" is missing",
+        ),
         (
             r#"[{"image_id": "3", "caption": "a"}]"#,
-            "[0] (image_id \"3\")", // a string id is not the integer id 3
+            "\"3\" (entry 1)", // a string id is not the integer id 3
         ),
-        ("[]", "results.json: no results"),
+        ("[]", "results.json: the array holds no entries"),
     ];
     for (results, message) in cases {
         let o = eval(&dir, results, &["--metrics", "bleu"]);
@@ -203,4 +209,68 @@ fn bad_input_exits_1_naming_the_file_and_the_entry() {
         "{}",
         stderr(&o)
     );
+}
+
+/// The files of `tests/fixtures/upload-rules`, with what `expected.txt` says of each: the
+/// messages of a refused file (`None` notes) or the notes of an accepted one.
+pub fn upload_rules() -> Vec<(String, bool, Vec<String>)> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/upload-rules");
+    let text = std::fs::read_to_string(format!("{dir}/expected.txt")).expect("expected.txt");
+    let mut cases: Vec<(String, bool, Vec<String>)> = Vec::new();
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let (key, message) = line.split_once(':').expect("FILE: message");
+        let (file, accepted) = match key.strip_suffix(" (accepted)") {
+            Some(f) => (f, true),
+            None => (key, false),
+        };
+        let message = message
+            .trim_start()
+            .replace("{images}", "the annotation file");
+        match cases.last_mut() {
+            Some((f, _, lines)) if f == file => lines.push(message),
+            _ => cases.push((file.to_string(), accepted, vec![message])),
+        }
+    }
+    for (_, _, lines) in &mut cases {
+        lines.retain(|l| !l.is_empty());
+    }
+    cases
+}
+
+#[test]
+fn the_upload_rules_files_get_the_servers_messages() {
+    // tests/api/uploads.rs uploads the same files to the server and finds the same words.
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/upload-rules");
+    let annotations = format!("{dir}/annotations.json");
+    let cases = upload_rules();
+    assert!(cases.len() >= 10, "{cases:?}");
+    for (file, accepted, expected) in cases {
+        let path = format!("{dir}/{file}");
+        let o = spice(&[
+            "eval",
+            "--annotations",
+            &annotations,
+            "--results",
+            &path,
+            "--metrics",
+            "bleu",
+        ]);
+        let err = stderr(&o);
+        assert_eq!(
+            o.status.code(),
+            Some(if accepted { 0 } else { 1 }),
+            "{file}: {err}"
+        );
+        // Each message line names the file; the first is the command's.
+        let said: Vec<String> = err
+            .lines()
+            .filter_map(|l| {
+                l.strip_prefix("spice: ")
+                    .unwrap_or(l)
+                    .strip_prefix(&format!("{path}: "))
+            })
+            .map(str::to_string)
+            .collect();
+        assert_eq!(said, expected, "{file}: {err}");
+    }
 }

@@ -36,19 +36,24 @@ fn bad_usage_exits_2() {
 #[test]
 fn bad_input_exits_1_naming_the_item_and_field() {
     let d = TestDir::new();
-    let cases: [(&[u8], &str); 5] = [
+    let cases: [(&[u8], &str); 7] = [
+        (b"", "the file is empty: it should hold a JSON array of {\"image_id\", \"test\", \"refs\"} objects"),
+        (
+            b"\xef\xbb\xbf[{\"image_id\": 1, \"test\": \"a\", \"refs\": [\"b\"]}]",
+            "the file begins with a UTF-8 byte-order mark (BOM)",
+        ),
         (b"{\"image_id\": 1}", "a JSON array"),
         (
             b"[{\"image_id\": 3, \"test\": [\"a\"], \"refs\": [\"b\"]}]",
-            "item 0 (image_id 3): field \"test\": expected a string, found an array",
+            "item 1 (image_id 3): field \"test\": expected a string, found an array",
         ),
         (
             b"[{\"image_id\": 3, \"test\": \"a\", \"refs\": \"b\"}]",
-            "item 0 (image_id 3): field \"refs\": expected an array of strings, found a string",
+            "item 1 (image_id 3): field \"refs\": expected an array of strings, found a string",
         ),
         (
             b"[{\"test\": \"a\", \"refs\": [\"b\"]}]",
-            "item 0: missing field \"image_id\"",
+            "item 1: missing field \"image_id\"",
         ),
         (
             b"[{\"image_id\": 1, \"test\": \"caf\xe9\", \"refs\": [\"b\"]}]",

@@ -46,3 +46,53 @@ fn a_missing_model_is_named_in_the_error() {
         stderr(&o)
     );
 }
+
+/// `spice INPUT.json --corenlp-models PATH` scores with CoreNLP's parser and says so; without it,
+/// the built-in parser, with a one-line notice of how to get the official parser's numbers; a model
+/// that cannot be read is named in the error.
+#[test]
+fn scoring_says_which_parser_and_takes_corenlps_from_the_models() {
+    let Some(dir) = super::common::corenlp_dir() else {
+        return;
+    };
+    let model = dir.join("englishPCFG.ser.gz");
+    let model = model.to_str().expect("UTF-8 path");
+    let input = std::env::temp_dir().join(format!("spice-front-{}.json", std::process::id()));
+    std::fs::write(
+        &input,
+        br#"[{"image_id": 1, "test": "a grey cat sleeps on the colourful sofa",
+              "refs": ["a gray cat asleep on a sofa", "a cat is sleeping on a couch"]}]"#,
+    )
+    .expect("input written");
+    let input = input.to_str().expect("UTF-8 path");
+    let exact = spice(&[
+        input,
+        "--corenlp-models",
+        model,
+        "--detailed",
+        "--out",
+        "/dev/stdout",
+    ]);
+    assert_eq!(exact.status.code(), Some(0), "{}", stderr(&exact));
+    assert!(
+        stderr(&exact).contains("parser: corenlp-3.6.0"),
+        "{}",
+        stderr(&exact)
+    );
+    let built_in = spice(&[input]);
+    assert_eq!(built_in.status.code(), Some(0), "{}", stderr(&built_in));
+    assert!(
+        stderr(&built_in).contains("parser: built-in")
+            && stderr(&built_in).contains("--corenlp-models"),
+        "{}",
+        stderr(&built_in)
+    );
+    let bad = spice(&[input, "--corenlp-models", "/nonexistent/models.jar"]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(
+        stderr(&bad).contains("/nonexistent/models.jar"),
+        "{}",
+        stderr(&bad)
+    );
+    let _ = std::fs::remove_file(input);
+}
