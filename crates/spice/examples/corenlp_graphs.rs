@@ -9,7 +9,7 @@ use spice::corenlp::headfinder::SemanticHeadFinder;
 use spice::corenlp::official;
 use spice::corenlp::structure::basic_dependencies;
 use spice::corenlp::Tree;
-use spice::depgraph::{DepGraph, Rel, Token};
+use spice::depgraph::DepGraph;
 
 type Deps = BTreeSet<(String, String, String)>;
 
@@ -44,7 +44,11 @@ fn main() {
     for file in std::env::args().skip(1) {
         let path = std::path::Path::new(&file);
         let sentences = official::read(path, None).unwrap_or_else(|e| panic!("{e}"));
-        let tuples = official::read_tuples(path).unwrap_or_else(|e| panic!("{e}"));
+        let tuples: Vec<Vec<Vec<String>>> = official::read_captions(path, None)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .into_iter()
+            .map(|c| c.tuples)
+            .collect();
         let (mut basic_same, mut cc_same, mut clean_same, mut shown) = (0, 0, 0, 0);
         let mut ours_by_caption: Vec<BTreeSet<Vec<String>>> = vec![BTreeSet::new(); tuples.len()];
         for s in &sentences {
@@ -63,26 +67,11 @@ fn main() {
             }
             // OFFICIAL_LEMMAS=1 takes the official lemmas, to see the other stages alone.
             let official_lemmas = std::env::var_os("OFFICIAL_LEMMAS").is_some();
-            let tokens = words
-                .iter()
-                .enumerate()
-                .map(|(i, w)| {
-                    let lemma = if official_lemmas {
-                        s.lemmas[i].clone()
-                    } else {
-                        spice::lemmatize::lemma(&w.word, &w.tag)
-                    };
-                    Token::new(&w.word, lemma, &w.tag)
-                })
-                .collect();
-            let mut g = DepGraph::new(tokens);
-            for d in &deps {
-                if d.gov == 0 {
-                    g.roots.push(d.dep);
-                } else {
-                    g.add_edge(d.gov, d.dep, Rel::named(&d.rel));
-                }
-            }
+            let mut g = spice::corenlp::basic_graph(
+                &words,
+                &deps,
+                official_lemmas.then_some(s.lemmas.as_slice()),
+            );
             let official_basic: Deps = s
                 .basic
                 .iter()
@@ -115,12 +104,7 @@ fn main() {
                 );
             }
             for p in spice::rules::proposals(&g) {
-                // Ours are (subject, object, relation); the official ones [subject, relation, object].
-                let t = match p.0.as_slice() {
-                    [s, o, r] => vec![s.clone(), r.clone(), o.clone()],
-                    other => other.to_vec(),
-                };
-                ours_by_caption[s.caption].insert(t);
+                ours_by_caption[s.caption].insert(spice::fidelity::printed_proposal(&p));
             }
         }
         let mut tuples_same = 0;

@@ -277,28 +277,14 @@ fn captions_get_the_official_proposals() {
     let mut captions = 0;
     for set in SETS {
         let path = dir.join(format!("official/{set}.jsonl.gz"));
-        let text = {
-            use std::io::Read;
-            let mut s = String::new();
-            flate2::read::GzDecoder::new(std::fs::File::open(&path).expect("shared analyses"))
-                .read_to_string(&mut s)
-                .expect("gzip");
-            s
-        };
-        for line in text.lines().take(120) {
-            let v: serde_json::Value = serde_json::from_str(line).expect("JSON line");
-            let caption = v["caption"].as_str().expect("a caption");
-            let official: std::collections::BTreeSet<Vec<String>> =
-                serde_json::from_value(v["tuples"].clone()).expect("tuples");
+        for c in official::read_captions(&path, Some(120)).expect("shared analyses") {
+            let caption = c.text.as_str();
+            let official: std::collections::BTreeSet<Vec<String>> = c.tuples.into_iter().collect();
             let ours: std::collections::BTreeSet<Vec<String>> = engine
                 .caption_proposals(caption)
                 .expect("proposals")
-                .into_iter()
-                .map(|p| match p.0.as_slice() {
-                    // Ours are (subject, object, relation), the official [subject, relation, object].
-                    [s, o, r] => vec![s.clone(), r.clone(), o.clone()],
-                    other => other.to_vec(),
-                })
+                .iter()
+                .map(spice::fidelity::printed_proposal)
                 .collect();
             captions += 1;
             if ours != official {

@@ -556,17 +556,13 @@ fn mwe() -> Vec<Node> {
 fn according_to() -> Node {
     node("PP").named("pp1").has(
         Child,
-        t_according().has(
+        tagged("VBG", "node1", ci("according")).has(
             NextSister,
             node("PP")
                 .named("pp2")
                 .has(Child, node("TO|IN").named("node2").has(Child, node("to"))),
         ),
     )
-}
-
-fn t_according() -> Node {
-    tagged("VBG", "node1", ci("according"))
 }
 
 /// "but also" in a CONJP (not an expression: taken apart).

@@ -182,20 +182,38 @@ pub fn parse_caption(parser: &PcfgParser, caption: &str) -> Vec<crate::DepGraph>
         }
         let tree = parser.parse(&words);
         let (words, deps) = structure::basic_dependencies(&tree, heads);
-        let tokens = words
-            .iter()
-            .map(|w| crate::Token::new(&w.word, crate::lemmatize::lemma(&w.word, &w.tag), &w.tag))
-            .collect();
-        let mut g = crate::DepGraph::new(tokens);
-        for d in &deps {
-            if d.gov == 0 {
-                g.roots.push(d.dep);
-            } else {
-                g.add_edge(d.gov, d.dep, crate::depgraph::Rel::named(&d.rel));
-            }
-        }
+        let mut g = basic_graph(&words, &deps, None);
         crate::enhance::enhance_corenlp(&mut g, out.len());
         out.push(g);
     }
     out
+}
+
+/// The basic dependencies as a [`crate::DepGraph`]: words with their tags and lemmas (ours, or
+/// the given ones), one edge per dependency, the root word as the graph's root.
+pub fn basic_graph(
+    words: &[structure::Word],
+    deps: &[structure::Dependency],
+    lemmas: Option<&[String]>,
+) -> crate::DepGraph {
+    let tokens = words
+        .iter()
+        .enumerate()
+        .map(|(i, w)| {
+            let lemma = match lemmas {
+                Some(l) => l[i].clone(),
+                None => crate::lemmatize::lemma(&w.word, &w.tag),
+            };
+            crate::Token::new(&w.word, lemma, &w.tag)
+        })
+        .collect();
+    let mut g = crate::DepGraph::new(tokens);
+    for d in deps {
+        if d.gov == 0 {
+            g.roots.push(d.dep);
+        } else {
+            g.add_edge(d.gov, d.dep, crate::depgraph::Rel::named(&d.rel));
+        }
+    }
+    g
 }

@@ -34,20 +34,36 @@ pub type Dep = (String, usize, usize);
 /// dependent), each word as its index (`7`) or a copy of it (`3'1`).
 pub type NamedDep = (String, String, String);
 
-/// The official proposals of each caption of a file, in order: each a tuple of 1-3 lemmas.
-pub fn read_tuples(path: &Path) -> Result<Vec<Vec<Vec<String>>>, String> {
+/// One caption of a file of analyses: its text and the official proposals.
+#[derive(Debug, Clone)]
+pub struct Caption {
+    pub text: String,
+    /// Each a tuple of 1-3 lemmas, 3-tuples as [subject, relation, object].
+    pub tuples: Vec<Vec<String>>,
+}
+
+/// The captions of a file of analyses, in order; with `limit`, the first `limit`.
+pub fn read_captions(path: &Path, limit: Option<usize>) -> Result<Vec<Caption>, String> {
     let shown = path.display();
     let file = std::fs::File::open(path).map_err(|e| format!("{shown}: {e}"))?;
     let reader = std::io::BufReader::new(flate2::read::GzDecoder::new(file));
     reader
         .lines()
+        .take(limit.unwrap_or(usize::MAX))
         .enumerate()
         .map(|(n, line)| {
             let line = line.map_err(|e| format!("{shown}: {e}"))?;
+            let bad = |what: String| format!("{shown}, line {}: {what}", n + 1);
             let v: serde_json::Value =
-                serde_json::from_str(&line).map_err(|e| format!("{shown}, line {}: {e}", n + 1))?;
-            serde_json::from_value(v["tuples"].clone())
-                .map_err(|e| format!("{shown}, line {}: tuples: {e}", n + 1))
+                serde_json::from_str(&line).map_err(|e| bad(e.to_string()))?;
+            Ok(Caption {
+                text: v["caption"]
+                    .as_str()
+                    .ok_or_else(|| bad("no caption".into()))?
+                    .to_string(),
+                tuples: serde_json::from_value(v["tuples"].clone())
+                    .map_err(|e| bad(format!("tuples: {e}")))?,
+            })
         })
         .collect()
 }
