@@ -14,21 +14,7 @@ use spice::depgraph::DepGraph;
 type Deps = BTreeSet<(String, String, String)>;
 
 fn edges(g: &DepGraph) -> Deps {
-    g.edges
-        .iter()
-        .map(|e| {
-            (
-                e.rel.as_str().to_string(),
-                e.gov.to_string(),
-                e.dep.to_string(),
-            )
-        })
-        .chain(
-            g.roots
-                .iter()
-                .map(|&r| ("root".to_string(), "0".to_string(), r.to_string())),
-        )
-        .collect()
+    g.named_edges().into_iter().collect()
 }
 
 fn env(name: &str) -> usize {

@@ -309,6 +309,22 @@ pub struct DepGraph {
     pub edges: Vec<Edge>,
     /// Root nodes (usually one).
     pub roots: Vec<usize>,
+    /// CoreNLP's copy nodes, which its collapsing makes for conjoined prepositional phrases ("a
+    /// man jumps off a dock and into the water" hangs "water" on a copy "jumps'1" of the verb).
+    /// They follow the sentence's words: node `words() + 1 + k` is `copies[k]`, whose token is a
+    /// clone of its original's. Empty for graphs of the built-in parser.
+    pub copies: Vec<Copy>,
+    /// The sentence's place in its caption, from 0. CoreNLP's graphs keep a word's dependents in
+    /// a Java `HashMap` keyed by words hashed as `29 * sentence + index`: see
+    /// [`DepGraph::first_child`].
+    pub sentence: usize,
+}
+
+/// A copy node: the word it copies and its number among that word's copies (from 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Copy {
+    pub of: usize,
+    pub count: u32,
 }
 
 /// Is this Penn tag a noun tag as SPICE's patterns mean it (`/NNP?S?/`)?
@@ -327,12 +343,53 @@ impl DepGraph {
             tokens,
             edges: Vec::new(),
             roots: Vec::new(),
+            copies: Vec::new(),
+            sentence: 0,
         }
     }
 
-    /// Number of tokens.
+    /// Number of nodes: the sentence's words, then its copy nodes.
     pub fn len(&self) -> usize {
         self.tokens.len()
+    }
+
+    /// Number of the sentence's words (nodes without the copies).
+    pub fn words(&self) -> usize {
+        self.tokens.len() - self.copies.len()
+    }
+
+    /// Adds a copy of word `of` (CoreNLP's `makeSoftCopy`: numbered after the word's earlier
+    /// copies) and returns its node.
+    pub fn add_copy(&mut self, of: usize) -> usize {
+        let of = self.original(of);
+        let count = 1 + self.copies.iter().filter(|c| c.of == of).count() as u32;
+        self.tokens.push(self.token(of).clone());
+        self.copies.push(Copy { of, count });
+        self.tokens.len()
+    }
+
+    /// The word node `i` stands for: `i` itself, or the word it copies.
+    pub fn original(&self, i: usize) -> usize {
+        match i.checked_sub(self.words() + 1) {
+            Some(k) => self.copies[k].of,
+            None => i,
+        }
+    }
+
+    /// CoreNLP's order of nodes: by the word's place in the sentence, a copy after its word.
+    pub fn order_key(&self, i: usize) -> (usize, u32) {
+        match i.checked_sub(self.words() + 1) {
+            Some(k) => (self.copies[k].of, self.copies[k].count),
+            None => (i, 0),
+        }
+    }
+
+    /// The node as CoreNLP prints it: its index, with `'n` for the n-th copy ("3'1").
+    pub fn node_name(&self, i: usize) -> String {
+        match self.order_key(i) {
+            (at, 0) => at.to_string(),
+            (at, n) => format!("{at}'{n}"),
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -406,14 +463,14 @@ impl DepGraph {
     /// Outgoing edges of `gov`, sorted by dependent index (then label).
     pub fn outgoing(&self, gov: usize) -> Vec<&Edge> {
         let mut out: Vec<&Edge> = self.edges.iter().filter(|e| e.gov == gov).collect();
-        out.sort_by(|a, b| a.dep.cmp(&b.dep).then_with(|| a.rel.cmp(&b.rel)));
+        out.sort_by_key(|e| (self.order_key(e.dep), e.rel));
         out
     }
 
     /// Incoming edges of `dep`, sorted by governor index (then label).
     pub fn incoming(&self, dep: usize) -> Vec<&Edge> {
         let mut inc: Vec<&Edge> = self.edges.iter().filter(|e| e.dep == dep).collect();
-        inc.sort_by(|a, b| a.gov.cmp(&b.gov).then_with(|| a.rel.cmp(&b.rel)));
+        inc.sort_by_key(|e| (self.order_key(e.gov), e.rel));
         inc
     }
 
@@ -425,7 +482,7 @@ impl DepGraph {
             .filter(|e| e.gov == gov && e.rel == rel)
             .map(|e| e.dep)
             .collect();
-        c.sort_unstable();
+        c.sort_unstable_by_key(|&n| self.order_key(n));
         c.dedup();
         c
     }
@@ -439,9 +496,29 @@ impl DepGraph {
             .collect()
     }
 
-    /// The first child (in token order) through `rel`, as CoreNLP's `getChildWithReln`.
+    /// The first child (in token order) through `rel`.
     pub fn child(&self, gov: usize, rel: Rel) -> Option<usize> {
         self.children(gov, rel).into_iter().next()
+    }
+
+    /// The child through `rel` CoreNLP's `getChildWithReln` returns: the first in the order its
+    /// graph visits a word's dependents, a Java `HashMap` keyed by the words, whose hash is
+    /// `29 * sentence + index` (a copy hashes as its word): by that hash modulo the map's 16
+    /// buckets (32 past 12 dependents, 64 past 24...), then in the order they were added, which
+    /// for these graphs is the word order. "A woman ... is on the bench and a man ... is talking
+    /// to her": "her" resolves to "bench", which then has the case markers "on" (8) and "to"
+    /// (19); bucket 3 comes before bucket 8, so "to" it is.
+    pub fn first_child(&self, gov: usize, rel: Rel) -> Option<usize> {
+        let mut kids: Vec<usize> = self.outgoing(gov).iter().map(|e| e.dep).collect();
+        kids.dedup();
+        let mut buckets = 16;
+        while kids.len() * 4 > buckets * 3 {
+            buckets *= 2;
+        }
+        self.children(gov, rel).into_iter().min_by_key(|&n| {
+            let (at, copy) = self.order_key(n);
+            ((29 * self.sentence + at) & (buckets - 1), at, copy)
+        })
     }
 
     pub fn has_child(&self, gov: usize, rel: Rel) -> bool {
@@ -456,46 +533,79 @@ impl DepGraph {
             .filter(|e| e.dep == dep && e.rel == rel)
             .map(|e| e.gov)
             .collect();
-        p.sort_unstable();
+        p.sort_unstable_by_key(|&n| self.order_key(n));
         p.dedup();
         p
     }
 
-    /// The governor with the lowest index, whatever the label.
+    /// The first governor in CoreNLP's order of nodes, whatever the label.
     pub fn parent(&self, dep: usize) -> Option<usize> {
         self.edges
             .iter()
             .filter(|e| e.dep == dep)
             .map(|e| e.gov)
-            .min()
+            .min_by_key(|&n| self.order_key(n))
+    }
+
+    /// Every edge as CoreNLP prints it, sorted: (relation, governor, dependent), nodes named as
+    /// [`DepGraph::node_name`] ("3'1" for a copy), each root as `root` under "0".
+    pub fn named_edges(&self) -> Vec<(String, String, String)> {
+        let mut out: Vec<(String, String, String)> = self
+            .edges
+            .iter()
+            .map(|e| {
+                (
+                    e.rel.as_str().to_string(),
+                    self.node_name(e.gov),
+                    self.node_name(e.dep),
+                )
+            })
+            .chain(
+                self.roots
+                    .iter()
+                    .map(|&r| ("root".to_string(), "0".to_string(), self.node_name(r))),
+            )
+            .collect();
+        out.sort();
+        out.dedup();
+        out
     }
 
     /// Writes the graph as CoNLL-U with the enhanced relations in DEPS (the format `spice tuples
     /// --conllu` reads). HEAD/DEPREL hold the first incoming edge, or 0/root.
     pub fn to_conllu(&self) -> String {
         let mut s = String::new();
-        for i in self.nodes() {
+        let mut order: Vec<usize> = self.nodes().collect();
+        order.sort_by_key(|&i| self.order_key(i));
+        for i in order {
             let t = self.token(i);
+            let copy = self.order_key(i).1 > 0;
             let mut inc: Vec<(usize, Rel)> =
                 self.incoming(i).iter().map(|e| (e.gov, e.rel)).collect();
             if self.is_root(i) {
                 inc.insert(0, (0, Rel::ROOT));
             }
+            // A copy is an empty node ("3.1"): no basic head; and no basic head is a copy.
             let (head, deprel) = inc
-                .first()
+                .iter()
+                .find(|&&(g, _)| !copy && (g == 0 || self.order_key(g).1 == 0))
                 .map(|&(g, r)| (g.to_string(), r.to_string()))
                 .unwrap_or(("_".into(), "_".into()));
             let deps = if inc.is_empty() {
                 "_".to_string()
             } else {
                 inc.iter()
-                    .map(|(g, r)| format!("{g}:{r}"))
+                    .map(|&(g, r)| match g {
+                        0 => format!("0:{r}"),
+                        _ => format!("{}:{r}", self.conllu_id(g)),
+                    })
                     .collect::<Vec<_>>()
                     .join("|")
             };
             let _ = writeln!(
                 s,
-                "{i}\t{}\t{}\t_\t{}\t_\t{head}\t{deprel}\t{deps}\t_",
+                "{}\t{}\t{}\t_\t{}\t_\t{head}\t{deprel}\t{deps}\t_",
+                self.conllu_id(i),
                 field(&t.word),
                 field(&t.lemma),
                 field(&t.tag)
@@ -505,23 +615,36 @@ impl DepGraph {
         s
     }
 
+    /// The node's CoNLL-U ID: its index, or for a copy an empty node's "3.1".
+    fn conllu_id(&self, i: usize) -> String {
+        match self.order_key(i) {
+            (at, 0) => at.to_string(),
+            (at, n) => format!("{at}.{n}"),
+        }
+    }
+
     /// One line per edge, `rel(gov-word-i, dep-word-j)`, as CoreNLP prints a SemanticGraph.
     pub fn to_relations_string(&self) -> String {
         let mut lines = Vec::new();
         for &r in &self.roots {
-            lines.push((0, r, format!("root(ROOT-0, {}-{r})", self.word(r))));
+            let name = self.node_name(r);
+            lines.push((
+                (0, 0),
+                self.order_key(r),
+                format!("root(ROOT-0, {}-{name})", self.word(r)),
+            ));
         }
         for e in &self.edges {
             lines.push((
-                e.gov,
-                e.dep,
+                self.order_key(e.gov),
+                self.order_key(e.dep),
                 format!(
                     "{}({}-{}, {}-{})",
                     e.rel,
                     self.word(e.gov),
-                    e.gov,
+                    self.node_name(e.gov),
                     self.word(e.dep),
-                    e.dep
+                    self.node_name(e.dep)
                 ),
             ));
         }

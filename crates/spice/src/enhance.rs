@@ -130,6 +130,7 @@ pub fn enhance(g: &mut DepGraph) {
 /// sentence's place in the caption from 0); adjectives (`JJ*`) share a conjunct's subject as
 /// verbs do ("are multicolored and curvy").
 pub fn enhance_corenlp(g: &mut DepGraph, sentence: usize) {
+    g.sentence = sentence;
     enhance_with(g, Mode::CoreNlp { sentence });
 }
 
@@ -147,7 +148,13 @@ fn enhance_with(g: &mut DepGraph, mode: Mode) {
     // CoreNLP's graph patterns need a root; without one it skips every pattern step.
     if !g.roots.is_empty() {
         process_multiword_preps(g, mode);
-        expand_pp_conjunctions(g);
+        match mode {
+            Mode::Builtin => expand_pp_conjunctions(g),
+            Mode::CoreNlp { sentence } => {
+                expand_pp_conjunctions_corenlp(g, sentence);
+                expand_prep_conjunctions(g, sentence);
+            }
+        }
         add_case_marker_information(g, mode);
         add_conj_information(g, mode);
     }
@@ -388,6 +395,178 @@ fn expand_pp_conjunctions(g: &mut DepGraph) {
     }
 }
 
+/// The order in which CoreNLP's graph patterns visit the dependents of one word: a Java `HashMap`
+/// keyed by the words, whose hash is `29 * sentence + index` (a copy hashes as its word), by that
+/// hash modulo the table's 16 buckets (a word with more than 12 dependents is rare enough not to
+/// matter), then in insertion order, which for our graphs is the word order.
+fn hash_order(g: &DepGraph, sentence: usize, nodes: &mut [usize]) {
+    nodes.sort_by_key(|&w| {
+        let (at, copy) = g.order_key(w);
+        ((29 * sentence + at) & 15, at, copy)
+    });
+}
+
+/// Matches of `gov >cc cc >conj conj` below each `top -rel-> gov` that `shape` accepts, grouped
+/// as CoreNLP's `expandPPConjunctions` and `expandPrepConjunctions` group them: consecutive
+/// matches of one governor and one coordinating word make one group. A match is repeated for
+/// every binding of the pattern's unnamed nodes (`cases_of_gov` x `cases_of_conj` of them).
+struct ConjGroup {
+    gov: usize,
+    cc: usize,
+    conjs: Vec<usize>,
+}
+
+fn conj_groups(
+    g: &DepGraph,
+    sentence: usize,
+    govs: &[(usize, usize)],
+    cases_of_conj: impl Fn(usize) -> usize,
+) -> Vec<ConjGroup> {
+    let mut groups: Vec<ConjGroup> = Vec::new();
+    for &(gov, bindings) in govs {
+        let mut ccs = g.children(gov, Rel::CC);
+        hash_order(g, sentence, &mut ccs);
+        let mut conjs = g.children(gov, Rel::CONJ);
+        hash_order(g, sentence, &mut conjs);
+        for _ in 0..bindings {
+            for &cc in &ccs {
+                for &conj in &conjs {
+                    for _ in 0..cases_of_conj(conj) {
+                        match groups.last_mut() {
+                            Some(last) if last.gov == gov && last.cc == cc => last.conjs.push(conj),
+                            _ => groups.push(ConjGroup {
+                                gov,
+                                cc,
+                                conjs: vec![conj],
+                            }),
+                        }
+                    }
+                }
+            }
+        }
+    }
+    groups
+}
+
+/// The governors of CoreNLP's pattern `{} >rel ({}=gov >case {} ...)`, in the order it finds
+/// them (the graph's words in order, which its topological sort follows for these small trees),
+/// each with the number of times it matches the pattern's unnamed nodes.
+fn pattern_govs(
+    g: &DepGraph,
+    tops: impl Fn(&DepGraph, usize) -> Vec<usize>,
+) -> Vec<(usize, usize)> {
+    let mut order: Vec<usize> = g.nodes().collect();
+    order.sort_by_key(|&n| g.order_key(n));
+    let mut govs = Vec::new();
+    for top in order {
+        for gov in tops(g, top) {
+            let cases = g.children(gov, Rel::CASE).len();
+            if cases > 0 {
+                govs.push((gov, cases));
+            }
+        }
+    }
+    govs
+}
+
+/// CoreNLP's `expandPPConjunctions`. For `top -nmod-> gov` with `case(gov, _)`, `cc(gov, cc)` and
+/// `conj(gov, conj)` where `conj` has a case marker ("jumps off a dock and into the water"): the
+/// governor `top` is copied ("jumps'1"), the copy takes `conj` by `top`'s relation instead of
+/// `gov` taking it as a conjunct, `top` (or the word it copies) takes the copy as `conj:<cc>` and
+/// the coordinating word as `cc`.
+fn expand_pp_conjunctions_corenlp(g: &mut DepGraph, sentence: usize) {
+    let govs = pattern_govs(g, |g, top| {
+        g.children_where(top, |r| matches!(r, Rel::NMOD | Rel::ACL | Rel::ADVCL))
+            .into_iter()
+            .map(|(d, _)| d)
+            .collect()
+    });
+    let cases = |g: &DepGraph, n: usize| g.children(n, Rel::CASE).len();
+    let groups = conj_groups(g, sentence, &govs, |c| cases(g, c));
+    for ConjGroup { gov, cc, conjs } in groups {
+        let Some(nmod_gov) = g.parent(gov) else {
+            continue;
+        };
+        let conj_gov = g.original(nmod_gov);
+        let Some(rel) = rel_of(g, nmod_gov, gov) else {
+            continue;
+        };
+        let mut copies = Vec::new();
+        for conj in conjs {
+            let copy = g.add_copy(nmod_gov);
+            if let Some(k) = g.edges.iter().position(|e| e.gov == gov && e.dep == conj) {
+                g.edges.remove(k);
+                g.add_edge(copy, conj, rel);
+            }
+            g.add_edge(conj_gov, copy, Rel::CONJ);
+            copies.push(copy);
+        }
+        if let Some(k) = g.edges.iter().position(|e| e.gov == gov && e.dep == cc) {
+            g.edges.remove(k);
+            g.add_edge(conj_gov, cc, Rel::CC);
+        }
+        add_conj_to_reln(g, conj_gov, &copies, cc);
+    }
+}
+
+/// CoreNLP's `expandPrepConjunctions`. For a preposition `gov` with `cc(gov, cc)` and
+/// `conj(gov, conj)` ("photos before and after the repair"): the governor of the preposition's
+/// noun is copied, the copy takes the noun by that governor's relation marked by `conj`
+/// (`nmod:after`) and its original takes the copy as `conj:<cc>`. The conjoined prepositions
+/// keep their `cc` and `conj`.
+fn expand_prep_conjunctions(g: &mut DepGraph, sentence: usize) {
+    let govs: Vec<(usize, usize)> = {
+        let mut order: Vec<usize> = g.nodes().collect();
+        order.sort_by_key(|&n| g.order_key(n));
+        order
+            .into_iter()
+            .flat_map(|top| g.children(top, Rel::CASE))
+            .map(|gov| (gov, 1))
+            .collect()
+    };
+    let groups = conj_groups(g, sentence, &govs, |_| 1);
+    for ConjGroup { gov, cc, conjs } in groups {
+        let Some(case_gov) = g.parent(gov) else {
+            continue;
+        };
+        let Some(case_gov_gov) = g.parent(case_gov) else {
+            continue;
+        };
+        let conj_gov = g.original(case_gov_gov);
+        let Some(rel) = rel_of(g, case_gov_gov, case_gov) else {
+            continue;
+        };
+        let mut copies = Vec::new();
+        for conj in conjs {
+            let copy = g.add_copy(case_gov_gov);
+            g.add_edge(conj_gov, copy, Rel::CONJ);
+            copies.push(copy);
+            let marked = match rel.base() {
+                Some(base @ (Label::NMOD | Label::ADVCL | Label::ACL)) => {
+                    Rel::with_specific(base, &lower(g, conj))
+                }
+                _ => rel,
+            };
+            g.add_edge(copy, case_gov, marked);
+        }
+        add_conj_to_reln(g, conj_gov, &copies, cc);
+    }
+}
+
+/// CoreNLP's `addConjToReln` for the conjuncts a copy was made for: `conj` -> `conj:<cc>`.
+fn add_conj_to_reln(g: &mut DepGraph, gov: usize, conjs: &[usize], cc: usize) {
+    let label = Rel::with_specific(Label::CONJ, &conj_value_corenlp(g, cc));
+    for &conj in conjs {
+        if let Some(e) = g
+            .edges
+            .iter_mut()
+            .find(|e| e.gov == gov && e.dep == conj && e.rel == Rel::CONJ)
+        {
+            e.rel = label;
+        }
+    }
+}
+
 /// `nmod`, `advcl` and `acl` take their case marker (or `mark`) into the label: three-word markers
 /// first, then two-word, then one-word, each on the labels still plain after the step before (as
 /// CoreNLP's successive patterns do). "by" under a verb with `auxpass` gives `nmod:agent` first.
@@ -464,7 +643,7 @@ fn conj_value(g: &DepGraph, cc: usize) -> String {
 /// ending the sentence, which keeps its case.
 fn conj_value_corenlp(g: &DepGraph, cc: usize) -> String {
     let word = lower(g, cc);
-    let at = |i: usize| (i >= 1 && i <= g.len()).then(|| lower(g, i));
+    let at = |i: usize| (i >= 1 && i <= g.words()).then(|| lower(g, i));
     if word == "not" && at(cc - 1).as_deref() == Some("but") {
         return "negcc".into();
     }
@@ -504,7 +683,7 @@ fn add_conj_information(g: &mut DepGraph, mode: Mode) {
             let cc = ccs
                 .iter()
                 .skip(1)
-                .rfind(|&&c| c < conj)
+                .rfind(|&&c| g.order_key(c) < g.order_key(conj))
                 .copied()
                 .unwrap_or(first);
             let label = Rel::with_specific(
@@ -555,6 +734,10 @@ fn treat_cc(g: &mut DepGraph, mode: Mode) {
         let (gov, dep) = (conj.gov, conj.dep);
         for e1 in incoming(gov) {
             if e1.gov == dep {
+                continue;
+            }
+            // CoreNLP 3.6.0 never hands a conjoined preposition its first conjunct's `case`.
+            if e1.rel == Rel::CASE && mode != Mode::Builtin {
                 continue;
             }
             let both_relcl = relcl_head(gov) && relcl_head(dep);
@@ -1046,6 +1229,122 @@ mod tests {
         assert!(g.has_edge(2, 5, Rel::named("nmod:on")));
         assert!(g.has_edge(2, 9, Rel::named("nmod:under")));
         assert!(!g.has_edge(2, 9, Rel::named("nmod:on")));
+    }
+
+    fn named(g: &DepGraph) -> Vec<String> {
+        g.named_edges()
+            .into_iter()
+            .map(|(r, gov, dep)| format!("{r}({gov}, {dep})"))
+            .collect()
+    }
+
+    #[test]
+    fn corenlp_copies_the_governor_of_a_second_pp() {
+        // "a dog leaps off a rock and into the lake": CoreNLP hangs the second PP on a copy of
+        // the verb, which has no particle and shares the subject.
+        let mut g = basic(
+            "1 a DT 2 det
+             2 dog NN 3 nsubj
+             3 leaps VBZ 0 root
+             4 off RP 3 compound:prt
+             5 from IN 7 case
+             6 a DT 7 det
+             7 rock NN 3 nmod
+             8 and CC 7 cc
+             9 into IN 11 case
+             10 the DT 11 det
+             11 lake NN 7 conj",
+        );
+        enhance_corenlp(&mut g, 0);
+        let rels = named(&g);
+        for want in [
+            "conj:and(3, 3'1)",
+            "nmod:into(3'1, 11)",
+            "nmod:from(3, 7)",
+            "nsubj(3'1, 2)",
+            "cc(3, 8)",
+            "compound:prt(3, 4)",
+        ] {
+            assert!(rels.contains(&want.to_string()), "{want} not in {rels:?}");
+        }
+        assert!(
+            !rels.iter().any(|r| r.starts_with("conj:and(7")),
+            "{rels:?}"
+        );
+        assert_eq!(g.words(), 11);
+        assert_eq!(
+            (g.len(), g.original(12), g.node_name(12)),
+            (12, 3, "3'1".into())
+        );
+        // SPICE's rules read the copy as a verb of its own: "leaps into", not "leaps off into"
+        // (the test rows' lemmas are their words).
+        let tuples: Vec<_> = crate::rules::proposals(&g)
+            .iter()
+            .map(crate::fidelity::printed_proposal)
+            .collect();
+        assert!(tuples.contains(&vec!["dog".into(), "leaps into".into(), "lake".into()]));
+        assert!(tuples.contains(&vec!["dog".into(), "leaps off from".into(), "rock".into()]));
+        // Written as CoNLL-U, the copy is an empty node after its word.
+        let conllu = g.to_conllu();
+        assert!(conllu.contains("\n3.1\tleaps\t"), "{conllu}");
+        assert!(conllu.contains("3.1:nmod:into"), "{conllu}");
+    }
+
+    #[test]
+    fn corenlp_copies_the_governor_of_conjoined_prepositions() {
+        // "photos before and after the storm": the noun's governor is copied for "after"; the
+        // prepositions keep their coordination, and "after" is not a case marker of "storm".
+        let mut g = basic(
+            "1 photos NNS 0 root
+             2 before IN 6 case
+             3 and CC 2 cc
+             4 after IN 2 conj
+             5 the DT 6 det
+             6 storm NN 1 nmod",
+        );
+        enhance_corenlp(&mut g, 0);
+        let rels = named(&g);
+        for want in [
+            "conj:and(1, 1'1)",
+            "nmod:after(1'1, 6)",
+            "nmod:before(1, 6)",
+            "conj:and(2, 4)",
+            "cc(2, 3)",
+        ] {
+            assert!(rels.contains(&want.to_string()), "{want} not in {rels:?}");
+        }
+        assert!(!rels.contains(&"case(6, 4)".to_string()), "{rels:?}");
+    }
+
+    #[test]
+    fn rules_take_the_case_marker_corenlps_hash_map_visits_first() {
+        // A copular predicate with two case markers (8 and 19, as pronoun resolution leaves
+        // them): CoreNLP visits bucket 19 & 15 = 3 before bucket 8.
+        let mut g = DepGraph::new(
+            (1..=19)
+                .map(|i| match i {
+                    2 => crate::Token::new("woman", "woman", "NN"),
+                    7 => crate::Token::new("is", "be", "VBZ"),
+                    8 => crate::Token::new("on", "on", "IN"),
+                    10 => crate::Token::new("bench", "bench", "NN"),
+                    19 => crate::Token::new("to", "to", "TO"),
+                    _ => crate::Token::new("x", "x", "DT"),
+                })
+                .collect(),
+        );
+        g.roots.push(10);
+        for (gov, dep, rel) in [(10, 2, Rel::NSUBJ), (10, 7, Rel::COP), (10, 8, Rel::CASE)] {
+            g.add_edge(gov, dep, rel);
+        }
+        g.add_edge(10, 19, Rel::CASE);
+        assert_eq!(g.first_child(10, Rel::CASE), Some(19));
+        assert_eq!(g.child(10, Rel::CASE), Some(8));
+        // In the caption's second sentence the hashes move: 29 + 8 = 37 -> 5, 29 + 19 = 48 -> 0.
+        g.sentence = 1;
+        assert_eq!(g.first_child(10, Rel::CASE), Some(19));
+        g.sentence = 2;
+        // 58 + 8 = 66 -> 2, 58 + 19 = 77 -> 13.
+        assert_eq!(g.first_child(10, Rel::CASE), Some(8));
     }
 
     #[test]

@@ -219,7 +219,9 @@ pub fn parse_with(tagger: &tag::Tagger, parser: &parse::Parser, caption: &str) -
         let tags = tag::tag_sentence(tagger, &words);
         let shown = parse::parser_tags(&words, &tags);
         let arcs = parser.parse_form(&words, &shown, form);
-        out.push(finish_basic(&words, &tags, &arcs));
+        let mut g = finish_basic(&words, &tags, &arcs);
+        g.sentence = out.len();
+        out.push(g);
     }
     out
 }

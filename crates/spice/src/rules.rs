@@ -44,7 +44,7 @@ fn preposition(rel: Rel) -> Option<String> {
 /// after a space, as the reference formats it.
 fn predicate(g: &DepGraph, pred: usize) -> String {
     let lemma = &g.token(pred).lemma;
-    match g.child(pred, Rel::COMPOUND_PRT) {
+    match g.first_child(pred, Rel::COMPOUND_PRT) {
         Some(prt) => format!("{} {}", if lemma == "be" { "" } else { lemma }, g.word(prt)),
         None => lemma.clone(),
     }
@@ -125,7 +125,7 @@ pub fn proposals(g: &DepGraph) -> Vec<Proposal> {
                 .into_iter()
                 .filter(|&s| g.is_noun(s))
             {
-                if let Some(case) = g.child(pred, Rel::CASE) {
+                if let Some(case) = g.first_child(pred, Rel::CASE) {
                     // "the cat is on the mat": (cat, mat, "on"), words as written.
                     let mut prep = g.word(case).to_string();
                     for extra in g.children(case, Rel::MWE) {
@@ -282,11 +282,11 @@ fn counts(g: &DepGraph, nodes: &[usize], out: &mut Vec<Proposal>) {
 /// checkForNumericAttribute: a number before the noun ("two dogs" -> (dog, two)), else a demoted
 /// quantifier ("a couple of dogs" -> (dog, a)).
 fn number_attribute(g: &DepGraph, w: usize, out: &mut Vec<Proposal>) {
-    if let Some(n) = g.child(w, Rel::NUMMOD) {
+    if let Some(n) = g.first_child(w, Rel::NUMMOD) {
         if n < w {
             out.push(Proposal::attribute(g.lemma(w), g.lemma(n)));
         }
-    } else if let Some(q) = g.child(w, QMOD) {
+    } else if let Some(q) = g.first_child(w, QMOD) {
         out.push(Proposal::attribute(g.lemma(w), g.lemma(q)));
     }
 }
