@@ -121,6 +121,80 @@ fn trees_equal_corenlps_own_parser_on_hard_sentences() {
     }
 }
 
+/// QPs as the PCFG makes them (written for this test): numbers joined by a conjunction, with
+/// "$" on either side, QPs side by side, nested ones. None opens with an adverb or adjective
+/// followed by a preposition or adjective: there the 3.4.1 jar's `QPTreeTransformer` (which
+/// predates UD) also builds an `XS`, a step 3.6.0's UD converter skips.
+const QP_TREES: &[&str] = &[
+    "(ROOT (NP (QP (CD two) (CC or) (CD three)) (NNS dogs)))",
+    "(ROOT (NP (QP (CD 2) (TO to) (CD 3)) (NNS cats)))",
+    "(ROOT (NP (QP ($ $) (CD 5) (CC or) (JJR more)) (NN fee)))",
+    "(ROOT (NP (QP (CD 5) (CC or) ($ $) (CD 6)) (NN fee)))",
+    "(ROOT (NP (QP (IN between) (CD 5) (CC and) (CD 10)) (NNS birds)))",
+    "(ROOT (NP (QP (CD 4)) (QP (CC or) (CD 5)) (NNS ducks)))",
+    "(ROOT (NP (QP (CD 1)) (QP (CC and) (CD 2) (CC or) (CD 3)) (NNS kites)))",
+    "(ROOT (NP (QP ($ $) (CD 3) (CD million)) (NN budget)))",
+    "(ROOT (NP (QP ($ $) (CD 3) (CC or) ($ $) (CD 4)) (NN price)))",
+    "(ROOT (NP (QP (CD one) (CC or) (CD two) (CC or) (CD three)) (NNS boats)))",
+    "(ROOT (NP (QP (CC and) (CD one)) (NN woman)))",
+    "(ROOT (NP (QP (RB almost) (CD 2) (NN dozen)) (NNS people)))",
+    "(ROOT (NP (QP (DT a) (NN dozen)) (JJ yellow) (NNS cars)))",
+    "(ROOT (S (NP (NP (QP (CD six) (CC or) (CD seven)) (NNS zebras)) (PP (IN near) (NP (QP (CD 2) (CC and) (CD 3)) (NNS trees)))) (VP (VBP stand))))",
+    "(ROOT (NP (QP ($ $) (QP (CD 5) (CD 000))) (NN car)))",
+];
+
+/// CoreNLP's `QPTreeTransformer` (its own command in the 3.4.1 jar, the same patterns and
+/// surgery as 3.6.0's) and ours give the same trees.
+#[test]
+fn quantifier_phrases_are_restructured_as_corenlps_qp_transformer_does() {
+    let jar = common::data_file("stanford-corenlp-3.4.1.jar");
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let input = tmp.path().join("trees.txt");
+    std::fs::write(&input, QP_TREES.join("\n") + "\n").expect("write");
+    let out = std::process::Command::new("java")
+        .arg("-cp")
+        .arg(&jar)
+        .arg("edu.stanford.nlp.trees.QPTreeTransformer")
+        .arg("-treeFile")
+        .arg(&input)
+        .output()
+        .expect("java runs (Java 17 is part of the test machine)");
+    assert!(
+        out.status.success(),
+        "QPTreeTransformer failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Each tree: "Original tree", its print, "Tree transformed", its print, a dashed line.
+    let text = String::from_utf8(out.stdout).expect("UTF-8");
+    let theirs: Vec<String> = text
+        .split("Tree transformed")
+        .skip(1)
+        .map(|part| {
+            let print = part.split("-----").next().unwrap_or_default();
+            let joined = print.split_whitespace().collect::<Vec<_>>().join(" ");
+            spice::corenlp::Tree::from_penn(&joined)
+                .unwrap_or_else(|| panic!("the oracle's tree {joined} is not a tree"))
+                .penn()
+        })
+        .collect();
+    assert_eq!(
+        theirs.len(),
+        QP_TREES.len(),
+        "one tree a tree from the oracle:\n{text}"
+    );
+    let mut changed = 0;
+    for (input, theirs) in QP_TREES.iter().zip(&theirs) {
+        let tree = spice::corenlp::Tree::from_penn(input).expect("penn");
+        let ours = spice::corenlp::coordination::qp_stage(&tree).penn();
+        assert_eq!(&ours, theirs, "{input}");
+        changed += usize::from(&ours != input);
+    }
+    assert!(
+        changed >= 10,
+        "only {changed} trees exercise the transformer"
+    );
+}
+
 #[test]
 fn unreadable_model_files_are_refused_with_the_reason() {
     let Some(dir) = common::corenlp_dir() else {

@@ -9,16 +9,19 @@
 //! 4. A UCP is renamed after its first word's phrase (ADJP, NP, ADVP).
 //! 5. `CCtransform` gives flat coordinated noun phrases ("a black and white photo") the
 //!    structure the head rules need.
-//! 6. The SQ of a "what is ..." question is flattened.
-//! 7. A node over an only child of the same label goes (X over X).
-//! 8. "and yet", "and so" between clauses become a CONJP.
-//! 9. An adverb after a conjunction ("and then", "and not") moves into the following conjunct,
+//! 6. `QPTreeTransformer`: two QPs side by side, the second opened by a conjunction, become one
+//!    ("4 (QP or 5)"); a flat QP with a conjunction is split around it ("two or three": (QP (NP
+//!    two) (CC or) (NP three))); the amount after a "$" goes under a QP of its own. Its
+//!    `XS` step ("well over", "more than") is for the older dependencies only, which is not run.
+//! 7. The SQ of a "what is ..." question is flattened.
+//! 8. `DateTreeTransformer`: "(NP (NP May) (NP 2015))" and "(NP (NP May 4) , (NP 2015))" lose
+//!    their inner NPs.
+//! 9. A node over an only child of the same label goes (X over X).
+//! 10. "and yet", "and so" between clauses become a CONJP.
+//! 11. An adverb after a conjunction ("and then", "and not") moves into the following conjunct,
 //!    and an adverb before a VP in a fragment into that VP.
-//! 10. An SBAR of "after", "before", "until", "since", "during" beside an NP becomes a PP.
-//! 11. "now that" becomes an SBAR.
-//!
-//! Not yet reproduced: `QPTreeTransformer` (between 5 and 6) and `DateTreeTransformer`
-//! (between 6 and 7); `corenlp_deps` counts what they would change.
+//! 12. An SBAR of "after", "before", "until", "since", "during" beside an NP becomes a PP.
+//! 13. "now that" becomes an SBAR.
 //!
 //! The patterns are written in our notation ([`super::patterns`]); the surgery is
 //! [`super::tsurgeon`]'s. Quirks kept: CoreNLP finds a conjunction's position among its siblings
@@ -107,6 +110,7 @@ pub fn transform(tree: &Tree) -> Tree {
     let mut t = s.into_tree();
     cc_transform(&mut t);
     let mut s = Surgery::new(&t);
+    qp_transform(&mut s, p);
     let excise = |name: &'static str| {
         move |s: &mut Surgery, b: &Bound| {
             let n = b.node(name);
@@ -114,6 +118,7 @@ pub fn transform(tree: &Tree) -> Tree {
         }
     };
     s.apply(&p.flatten_sq, &NoHeads, excise("sq"));
+    date_transform(&mut s, p);
     s.apply(&p.x_over_x, &NoHeads, excise("repeat"));
     s.apply(&p.flat_conjp, &NoHeads, |s, b| {
         s.create_subtree("CONJP", b.node("start"), b.node("end"));
@@ -137,7 +142,61 @@ pub fn transform(tree: &Tree) -> Tree {
     s.into_tree()
 }
 
+/// `QPTreeTransformer` alone, as the UD converter runs it (for comparing with CoreNLP's own).
+pub fn qp_stage(tree: &Tree) -> Tree {
+    let mut s = Surgery::new(tree);
+    qp_transform(&mut s, compiled());
+    s.into_tree()
+}
+
+/// `DateTreeTransformer` alone.
+pub fn date_stage(tree: &Tree) -> Tree {
+    let mut s = Surgery::new(tree);
+    date_transform(&mut s, compiled());
+    s.into_tree()
+}
+
+/// `QPTreeTransformer` as the UD converter runs it (without its `XS` step).
+fn qp_transform(s: &mut Surgery, p: &Compiled) {
+    s.apply(&p.qp_pair, &NoHeads, |s, b| {
+        let (left, right) = (b.node("left"), b.node("right"));
+        s.create_subtree("QP", left, right);
+        s.excise(left, left) && s.excise(right, right)
+    });
+    s.apply(&p.qp_split_cc, &NoHeads, |s, b| {
+        let label = |bound: bool| if bound { "QP" } else { "NP" };
+        s.create_subtree(label(b.get("lnum").is_some()), b.node("l1"), b.node("r1"));
+        s.create_subtree(label(b.get("rnum").is_some()), b.node("l2"), b.node("r2"));
+        true
+    });
+    s.apply(&p.qp_money, &NoHeads, |s, b| {
+        s.create_subtree("QP", b.node("left"), b.node("right"));
+        true
+    });
+}
+
+/// `DateTreeTransformer`: the matched NP's children become the month, (the day, the comma,) and
+/// the year, the NPs around them gone.
+fn date_transform(s: &mut Surgery, p: &Compiled) {
+    s.apply(&p.month_year, &NoHeads, |s, b| {
+        let month_np = s.parent(b.node("month")).expect("the month is under an NP");
+        s.excise(month_np, month_np) && {
+            let year = b.node("yearnp");
+            s.excise(year, year)
+        }
+    });
+    s.apply(&p.month_day_year, &NoHeads, |s, b| {
+        let (month_day, year) = (b.node("monthdayroot"), b.node("yearroot"));
+        s.excise(month_day, month_day) && s.excise(year, year)
+    });
+}
+
 struct Compiled {
+    qp_pair: Pattern,
+    qp_split_cc: Pattern,
+    qp_money: Pattern,
+    month_year: Pattern,
+    month_day_year: Pattern,
     now_that: Pattern,
     sbar_to_pp: Pattern,
     flat_conjp: Pattern,
@@ -157,7 +216,14 @@ fn compiled() -> &'static Compiled {
     static C: OnceLock<Compiled> = OnceLock::new();
     C.get_or_init(|| {
         let c = |n: Node| n.compile().unwrap_or_else(|e| panic!("{e}"));
+        let [qp_pair, qp_split_cc, qp_money] = qp_patterns();
+        let [month_year, month_day_year] = date_patterns();
         Compiled {
+            qp_pair: c(qp_pair),
+            qp_split_cc: c(qp_split_cc),
+            qp_money: c(qp_money),
+            month_year: c(month_year),
+            month_day_year: c(month_day_year),
             now_that: c(now_that()),
             sbar_to_pp: c(sbar_to_pp()),
             flat_conjp: c(flat_conjp()),
@@ -175,7 +241,8 @@ fn compiled() -> &'static Compiled {
     })
 }
 
-/// The stages' patterns in the order of CoreNLP's source (for the parity test).
+/// The stages' patterns in the order of CoreNLP's source (for the parity test):
+/// `CoordinationTransformer`'s, then `QPTreeTransformer`'s, then `DateTreeTransformer`'s.
 pub fn patterns() -> Vec<Node> {
     let mut out = vec![now_that(), sbar_to_pp(), flat_conjp()];
     out.extend(move_rb());
@@ -188,7 +255,100 @@ pub fn patterns() -> Vec<Node> {
         at_all(),
         flat_prep_cc(),
     ]);
+    out.extend(qp_patterns());
+    out.extend(date_patterns());
     out
+}
+
+/// `QPTreeTransformer`'s patterns: a QP beside a QP that holds a conjunction (`left`, `right`);
+/// a flat QP with a conjunction, its two sides `l1`..`r1` and `l2`..`r2`, `lnum` or `rnum`
+/// bound when another "$" or conjunction lies on that side; a "$" followed only by numbers and
+/// flat nodes, the amount `left`..`right`.
+fn qp_patterns() -> [Node; 3] {
+    let nested = || any().has(Child, any().has(Child, any()));
+    let money_or_cc = || node("/^[$]|CC$/");
+    [
+        node("NP").has(
+            Child,
+            node("QP")
+                .named("left")
+                .has(NextSister, node("QP").named("right").has(Child, node("CC"))),
+        ),
+        node("QP")
+            .has(
+                Child,
+                node("CC")
+                    .has(PrevSister, any().named("r1"))
+                    .has(NextSister, any().named("l2"))
+                    .maybe(SisterBefore, money_or_cc().named("lnum"))
+                    .maybe(SisterAfter, money_or_cc().named("rnum")),
+            )
+            .has(ChildAt(1), any().named("l1"))
+            .has(ChildAt(-1), any().named("r2"))
+            .not(Child, nested()),
+        node("QP")
+            .has(
+                Child,
+                node("/^[$]$/")
+                    .not(SisterAfter, node("/^(?!([$]|CD)).*$/"))
+                    .not(SisterAfter, nested())
+                    .has(NextSister, any().named("left")),
+            )
+            .has(ChildAt(-1), any().named("right")),
+    ]
+}
+
+/// The month names `DateTreeTransformer` knows, as its pattern tests them: found anywhere in
+/// the word ("Mayor" has "May").
+const MONTHS: &str = "/January|February|March|April|May|June|July|August|September|October|\
+                      November|December|Jan\\.|Feb\\.|Mar\\.|Apr\\.|Aug\\.|Sep\\.|Sept\\.|\
+                      Oct\\.|Nov\\.|Dec\\./";
+
+/// `DateTreeTransformer`'s patterns: an NP of exactly (NP month) (NP year), and one of exactly
+/// (NP month day) , (NP year).
+fn date_patterns() -> [Node; 2] {
+    let year = || node("CD").named("year").has(OnlyChild, any());
+    [
+        node("NP")
+            .named("root")
+            .has(
+                ChildAt(1),
+                node("NP").has(
+                    OnlyChild,
+                    node("NNP").named("month").has(OnlyChild, node(MONTHS)),
+                ),
+            )
+            .has(
+                ChildAt(2),
+                node("NP").named("yearnp").has(OnlyChild, year()),
+            )
+            // CoreNLP writes `: =root <- =yearnp`, which Tregex reads as two relations of the
+            // top node (itself `root`): any node that is `root`, and `yearnp` as last child.
+            .has(Anywhere, same("root"))
+            .has(ChildAt(-1), same("yearnp")),
+        node("NP")
+            .named("root")
+            .has(
+                ChildAt(1),
+                node("NP")
+                    .named("monthdayroot")
+                    .has(
+                        ChildAt(1),
+                        node("NNP").named("month").has(OnlyChild, node(MONTHS)),
+                    )
+                    .has(ChildAt(2), node("CD").named("day").has(OnlyChild, any())),
+            )
+            .has(
+                ChildAt(2),
+                node("/^,$/").named("comma").has(OnlyChild, node("/^,$/")),
+            )
+            .has(
+                ChildAt(3),
+                node("NP").named("yearroot").has(OnlyChild, year()),
+            )
+            .has(Anywhere, same("root").has(ChildAt(-1), same("yearroot")))
+            .has(Anywhere, same("monthdayroot").has(ChildAt(-1), same("day"))),
+    ]
 }
 
 /// A whole word in any case, as these patterns write it (`/^(?i)word$/`).
@@ -840,5 +1000,34 @@ mod tests {
             cc("(ROOT (NP (JJ red) (CC and) (JJ white) (NNS flowers)))"),
             "(ROOT (NP (ADJP (JJ red) (CC and) (JJ white)) (NNS flowers)))"
         );
+    }
+
+    fn dated(penn: &str) -> String {
+        date_stage(&Tree::from_penn(penn).expect("tree")).penn()
+    }
+
+    #[test]
+    fn dates_lose_their_inner_noun_phrases() {
+        assert_eq!(
+            dated("(ROOT (NP (NP (NNP May)) (NP (CD 2015))))"),
+            "(ROOT (NP (NNP May) (CD 2015)))"
+        );
+        assert_eq!(
+            dated("(ROOT (NP (NP (NNP Oct.) (CD 4)) (, ,) (NP (CD 1999))))"),
+            "(ROOT (NP (NNP Oct.) (CD 4) (, ,) (CD 1999)))"
+        );
+        // The month test finds a month name anywhere in the word.
+        assert_eq!(
+            dated("(ROOT (NP (NP (NNP Mayor)) (NP (CD 7))))"),
+            "(ROOT (NP (NNP Mayor) (CD 7)))"
+        );
+        // A third child, or a month that is not alone in its NP, is left alone.
+        for kept in [
+            "(ROOT (NP (NP (NNP May)) (NP (CD 2015)) (NP (NN rain))))",
+            "(ROOT (NP (NP (DT the) (NNP May)) (NP (CD 2015))))",
+            "(ROOT (NP (NP (NNP Monday)) (NP (CD 2015))))",
+        ] {
+            assert_eq!(dated(kept), kept);
+        }
     }
 }
