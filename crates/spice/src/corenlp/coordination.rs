@@ -19,7 +19,7 @@
 //! 9. A node over an only child of the same label goes (X over X).
 //! 10. "and yet", "and so" between clauses become a CONJP.
 //! 11. An adverb after a conjunction ("and then", "and not") moves into the following conjunct,
-//!    and an adverb before a VP in a fragment into that VP.
+//!     and an adverb before a VP in a fragment into that VP.
 //! 12. An SBAR of "after", "before", "until", "since", "during" beside an NP becomes a PP.
 //! 13. "now that" becomes an SBAR.
 //!
