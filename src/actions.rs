@@ -322,8 +322,10 @@ pub async fn import_references(
         mode.hidden,
         CaptionMode::of(set.format),
         set.format,
-        &version,
-        front_end,
+        splits::BuiltBy {
+            engine_version: &version,
+            front_end,
+        },
     )
     .await?;
     if let (Some((old, submissions)), false) = (&replaced, mode.replace) {

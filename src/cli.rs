@@ -374,7 +374,7 @@ async fn dispatch(command: Command, settings: &Settings, db: &Database) -> anyho
             app.run_until_stopped().await?;
         }
         Command::Worker { concurrency } => {
-            let engine = engine(&settings)?;
+            let engine = engine(settings)?;
             let (tx, rx) = tokio::sync::watch::channel(false);
             let n = concurrency.unwrap_or(settings.worker.concurrency).max(1);
             let handles =
@@ -470,7 +470,7 @@ async fn challenge_command(
             let c = actions::challenge(pool, &target.slug).await?;
             let split = SplitName::parse(&target.split)?;
             let bytes = read_file(&file).await?;
-            let engine = engine(&settings)?;
+            let engine = engine(settings)?;
             let started = std::time::Instant::now();
             let mode = actions::ImportMode {
                 hidden,
@@ -535,7 +535,7 @@ async fn challenge_command(
             let c = actions::challenge(pool, &target.slug).await?;
             let split = actions::split(pool, &c, &target.split).await?;
             let bytes = read_file(&file).await?;
-            let engine = engine(&settings)?;
+            let engine = engine(settings)?;
             let r = actions::import_judgments(
                 pool,
                 &engine,
@@ -628,7 +628,7 @@ async fn challenge_command(
             let split = actions::split(pool, &c, &t.split).await?;
             // The front end this configuration gives the workers, loaded as they load it (so a
             // model that cannot be read is said here, before anything is queued).
-            let to = scoring::front_end_name(&*engine(&settings)?);
+            let to = scoring::front_end_name(&*engine(settings)?);
             let n = actions::rescore(pool, &split, attempts).await?;
             println!(
                 "{n} submissions of split {} queued for re-scoring; its reference graphs (built \

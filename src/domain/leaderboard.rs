@@ -234,7 +234,7 @@ mod tests {
             ],
             SortKey::Spice,
         );
-        let got: Vec<(usize, &str)> = ranked
+        let got: Vec<(Option<usize>, &str)> = ranked
             .iter()
             .map(|r| (r.rank, r.entry.name.as_str()))
             .collect();

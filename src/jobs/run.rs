@@ -256,7 +256,11 @@ async fn run(
         let built = graphs.1?;
         let df = graphs.2;
         let mut tx = pool.begin().await?;
-        splits::update_reference_graphs(&mut tx, split.id, &built, &version, front_end).await?;
+        let built_by = splits::BuiltBy {
+            engine_version: &version,
+            front_end,
+        };
+        splits::update_reference_graphs(&mut tx, split.id, &built, built_by).await?;
         if let Some(df) = &df {
             splits::set_cider_df(&mut *tx, split.id, df).await?;
         }

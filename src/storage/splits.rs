@@ -22,6 +22,14 @@ pub struct Split {
     pub front_end: String,
 }
 
+/// What built a split's reference graphs: the engine's version (`scoring::engine_version`) and
+/// its front end (`scoring::front_end_name`).
+#[derive(Debug, Clone, Copy)]
+pub struct BuiltBy<'a> {
+    pub engine_version: &'a str,
+    pub front_end: &'a str,
+}
+
 const COLUMNS: &str = "id, challenge_id, name, version, hidden, caption_mode, source_format, \
                        image_count, engine_version, front_end";
 
@@ -54,8 +62,7 @@ pub async fn create_version(
     hidden: bool,
     caption_mode: CaptionMode,
     source_format: ReferenceFormat,
-    engine_version: &str,
-    front_end: &str,
+    built_by: BuiltBy<'_>,
 ) -> Result<(Split, Option<(Split, i64)>), sqlx::Error> {
     // Serialise concurrent imports of the same split on the challenge row.
     sqlx::query("SELECT id FROM challenges WHERE id = $1 FOR UPDATE")
@@ -86,8 +93,8 @@ pub async fn create_version(
     .bind(hidden)
     .bind(caption_mode)
     .bind(source_format)
-    .bind(engine_version)
-    .bind(front_end)
+    .bind(built_by.engine_version)
+    .bind(built_by.front_end)
     .fetch_one(&mut **tx)
     .await?;
     Ok((split, replaced))
@@ -297,8 +304,7 @@ pub async fn update_reference_graphs(
     tx: &mut Transaction<'_, Postgres>,
     split_id: i64,
     graphs: &[(i64, serde_json::Value)],
-    engine_version: &str,
-    front_end: &str,
+    built_by: BuiltBy<'_>,
 ) -> Result<(), sqlx::Error> {
     for chunk in graphs.chunks(2000) {
         let ids: Vec<i64> = chunk.iter().map(|g| g.0).collect();
@@ -316,8 +322,8 @@ pub async fn update_reference_graphs(
     }
     sqlx::query("UPDATE splits SET engine_version = $2, front_end = $3 WHERE id = $1")
         .bind(split_id)
-        .bind(engine_version)
-        .bind(front_end)
+        .bind(built_by.engine_version)
+        .bind(built_by.front_end)
         .execute(&mut **tx)
         .await?;
     Ok(())
