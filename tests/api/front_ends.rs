@@ -212,6 +212,35 @@ async fn a_split_scored_built_in_moves_to_corenlp_with_rescore_and_is_never_rank
         .await
         .expect("compare");
     assert_eq!(r.status(), 400);
+    // Each submission's page says which parser scored it, and whether it is the split's.
+    app.log_in_as_organizer().await;
+    let page = |id: i64| {
+        let client = app.client.clone();
+        let url = app.url(&format!("/s/{id}"));
+        async move {
+            client
+                .get(url)
+                .send()
+                .await
+                .expect("submission page")
+                .text()
+                .await
+                .expect("HTML")
+        }
+    };
+    let html = page(exact_first).await;
+    assert!(
+        html.contains("Parsed by <code id=\"front-end\">corenlp-3.6.0</code>."),
+        "{html}"
+    );
+    let html = page(other).await;
+    assert!(
+        html.contains(
+            "Parsed by <code id=\"front-end\">built-in</code>, not this split's parser \
+             (corenlp-3.6.0)"
+        ),
+        "{html}"
+    );
 
     // The rest re-scored: both ranked again, by CoreNLP's scores.
     assert_eq!(run_jobs(&app, &exact, 10).await, 1);
