@@ -266,6 +266,7 @@ async fn run(c: &Cluster) -> anyhow::Result<()> {
                 images: vec![],
                 aggregates,
                 classic: None,
+                front_end: "built-in",
             },
         )
         .await?;

@@ -8,7 +8,7 @@ use sha2::{Digest, Sha256};
 use sqlx::PgPool;
 
 use crate::auth;
-use crate::domain::leaderboard::{rank, EntryPolicy, RankedEntry, SortKey};
+use crate::domain::leaderboard::{rank_by_front_end, EntryPolicy, RankedEntry, SortKey};
 use crate::domain::phase::Phase;
 use crate::domain::references::ReferenceError;
 use crate::domain::results_file::Bounds;
@@ -300,6 +300,8 @@ pub async fn import_references(
             return Err(replace_refused(split_name, &old, submissions));
         }
     }
+    let version = scoring::engine_version(engine);
+    let front_end = scoring::front_end_name(engine);
     let engine = engine.clone();
     let (set, stored, df) =
         off_the_async_threads("reference import", move || -> Result<_, ReferenceError> {
@@ -320,7 +322,10 @@ pub async fn import_references(
         mode.hidden,
         CaptionMode::of(set.format),
         set.format,
-        scoring::ENGINE_VERSION,
+        splits::BuiltBy {
+            engine_version: &version,
+            front_end,
+        },
     )
     .await?;
     if let (Some((old, submissions)), false) = (&replaced, mode.replace) {
@@ -1387,7 +1392,9 @@ pub struct Viewer {
 }
 
 /// The ranked leaderboard of a split as `viewer` may see it: everything for a revealed split or
-/// an organizer, only the viewer's own team's entries for a hidden split.
+/// an organizer, only the viewer's own team's entries for a hidden split. The entries scored by
+/// the split's front end are ranked; those scored by another follow, unranked
+/// (`domain::leaderboard::rank_by_front_end`).
 pub async fn leaderboard(
     pool: &PgPool,
     split: &Split,
@@ -1396,7 +1403,7 @@ pub async fn leaderboard(
 ) -> Result<Vec<RankedEntry>, ActionError> {
     let everything = viewer.organizer || !split.hidden;
     let entries = leaderboard::entries(pool, split.id, everything, viewer.team_id).await?;
-    Ok(rank(entries, sort))
+    Ok(rank_by_front_end(entries, sort, &split.front_end))
 }
 
 /// Bootstraps a scored submission's per-image scores (`images`, see
@@ -1483,8 +1490,10 @@ pub async fn leaderboard_uncertainty(
     let mut out = Vec::with_capacity(rows.len());
     for (k, r) in rows.iter().enumerate() {
         let here = stored.get(&r.entry.submission_id);
+        // Ties are marks of the ranking: between ranked entries only (one front end's).
         let above = k
             .checked_sub(1)
+            .filter(|&j| r.rank.is_some() && rows[j].rank.is_some())
             .and_then(|j| stored.get(&rows[j].entry.submission_id));
         let tie = here
             .zip(above)
@@ -1645,6 +1654,13 @@ pub async fn compare(
             .ok_or(ActionError::NoSubmission(id))
     };
     let (ea, eb) = (find(a)?, find(b)?);
+    if ea.entry.front_end != eb.entry.front_end {
+        return Err(ActionError::Invalid(format!(
+            "entry {a} was scored by the {} front end and entry {b} by the {} front end, whose \
+             scores are not comparable; compare entries scored by the same one",
+            ea.entry.front_end, eb.entry.front_end
+        )));
+    }
     // The reading of the per-image scores and the bootstrap take their turn.
     let _turn = turns.take().await?;
     let va = uncertainty::per_image(pool, a).await?;
@@ -1660,8 +1676,10 @@ pub async fn compare(
     })
 }
 
-/// The stable CSV columns of `leaderboard.csv` and `challenge export`.
-pub const CSV_COLUMNS: [&str; 16] = [
+/// The stable CSV columns of `leaderboard.csv` and `challenge export`. `rank` is empty for an
+/// entry scored by another front end than the split's (listed after the ranked ones, unranked);
+/// `front_end` names the one that scored each entry.
+pub const CSV_COLUMNS: [&str; 17] = [
     "rank",
     "kind",
     "name",
@@ -1678,6 +1696,7 @@ pub const CSV_COLUMNS: [&str; 16] = [
     "rouge_l",
     "cider_d",
     "scored_at",
+    "front_end",
 ];
 
 /// A cell that a spreadsheet would run as a formula (it starts with `=`, `+`, `-`, `@`, a tab or a
@@ -1699,13 +1718,14 @@ pub fn leaderboard_csv(rows: &[RankedEntry]) -> Result<String, csv::Error> {
     for r in rows {
         let e = &r.entry;
         let mut record = vec![
-            r.rank.to_string(),
+            r.rank.map(|n| n.to_string()).unwrap_or_default(),
             e.kind.to_string(),
             csv_cell(&e.name),
             e.submission_id.to_string(),
         ];
         record.extend(e.scores.in_order().map(num));
         record.push(e.scored_at.map(|t| t.to_rfc3339()).unwrap_or_default());
+        record.push(e.front_end.clone());
         w.write_record(&record)?;
     }
     let bytes = w.into_inner().map_err(|e| e.into_error())?;
@@ -1713,7 +1733,7 @@ pub fn leaderboard_csv(rows: &[RankedEntry]) -> Result<String, csv::Error> {
 }
 
 /// The columns of the organizers' export of every submission.
-pub const SUBMISSIONS_CSV_COLUMNS: [&str; 22] = [
+pub const SUBMISSIONS_CSV_COLUMNS: [&str; 23] = [
     "submission_id",
     "split",
     "kind",
@@ -1736,6 +1756,7 @@ pub const SUBMISSIONS_CSV_COLUMNS: [&str; 22] = [
     "rouge_l",
     "cider_d",
     "on_leaderboard",
+    "front_end",
 ];
 
 /// Writes every submission of a challenge as CSV, with `on_leaderboard` saying which ones are
@@ -1764,6 +1785,7 @@ pub fn submissions_csv(
         ];
         record.extend(l.scores.in_order().map(num));
         record.push(entries.contains(&l.id).to_string());
+        record.push(l.front_end.clone().unwrap_or_default());
         w.write_record(&record)?;
     }
     let bytes = w.into_inner().map_err(|e| e.into_error())?;
@@ -1888,12 +1910,25 @@ pub async fn import_judgments(
         )
     })
     .await??;
+    // Judged captions are scored against the split's reference graphs: by the front end that
+    // built them, or not at all (scores of two front ends are not comparable).
+    let front_end = scoring::front_end_name(engine);
+    if !file.captions.is_empty() && front_end != split.front_end {
+        return Err(ActionError::Invalid(format!(
+            "split {}'s reference graphs were built by the {} front end, and this server parses \
+             captions with the {front_end} one: re-score the split (`spiceboard challenge \
+             rescore`) before importing judged captions",
+            split.name, split.front_end
+        )));
+    }
     let refs = if file.captions.is_empty() {
         Vec::new()
     } else {
         splits::references(pool, split.id).await?
     };
     let stored_df = splits::cider_df(pool, split.id).await?;
+    // Entries are correlated with their ratings among comparable scores only: the ranked ones.
+    let split_front_end = split.front_end.clone();
     let engine = engine.clone();
     let mode = split.caption_mode;
     let (file, table) = off_the_async_threads("judgments scoring", move || {
@@ -1913,6 +1948,7 @@ pub async fn import_judgments(
                 board
                     .iter()
                     .find(|e| e.submission_id == j.submission_id)
+                    .filter(|e| e.front_end == split_front_end)
                     .map(|e| (j.rating, e.clone()))
             })
             .collect();

@@ -313,6 +313,13 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
     })
 }
 
+/// The engine with the front end the settings ask for (`engine.corenlp_models`), loaded once.
+fn engine(settings: &Settings) -> anyhow::Result<scoring::SharedEngine> {
+    Ok(scoring::engine_with(scoring::load_front_end(
+        &settings.engine,
+    )?))
+}
+
 async fn read_file(path: &PathBuf) -> anyhow::Result<Vec<u8>> {
     tokio::fs::read(path)
         .await
@@ -333,7 +340,7 @@ async fn dispatch(command: Command, settings: &Settings, db: &Database) -> anyho
                 settings.application.host = addr.ip().to_string();
                 settings.application.port = addr.port();
             }
-            let engine = scoring::new_engine();
+            let engine = engine(&settings)?;
             if settings.application.seed_demo
                 && !no_seed
                 && challenges::list(pool).await?.is_empty()
@@ -367,7 +374,7 @@ async fn dispatch(command: Command, settings: &Settings, db: &Database) -> anyho
             app.run_until_stopped().await?;
         }
         Command::Worker { concurrency } => {
-            let engine = scoring::new_engine();
+            let engine = engine(settings)?;
             let (tx, rx) = tokio::sync::watch::channel(false);
             let n = concurrency.unwrap_or(settings.worker.concurrency).max(1);
             let handles =
@@ -463,7 +470,7 @@ async fn challenge_command(
             let c = actions::challenge(pool, &target.slug).await?;
             let split = SplitName::parse(&target.split)?;
             let bytes = read_file(&file).await?;
-            let engine = scoring::new_engine();
+            let engine = engine(settings)?;
             let started = std::time::Instant::now();
             let mode = actions::ImportMode {
                 hidden,
@@ -528,7 +535,7 @@ async fn challenge_command(
             let c = actions::challenge(pool, &target.slug).await?;
             let split = actions::split(pool, &c, &target.split).await?;
             let bytes = read_file(&file).await?;
-            let engine = scoring::new_engine();
+            let engine = engine(settings)?;
             let r = actions::import_judgments(
                 pool,
                 &engine,
@@ -619,9 +626,15 @@ async fn challenge_command(
         ChallengeCommand::Rescore(t) => {
             let c = actions::challenge(pool, &t.slug).await?;
             let split = actions::split(pool, &c, &t.split).await?;
+            // The front end this configuration gives the workers, loaded as they load it (so a
+            // model that cannot be read is said here, before anything is queued).
+            let to = scoring::front_end_name(&*engine(settings)?);
+            let n = actions::rescore(pool, &split, attempts).await?;
             println!(
-                "{} submissions queued for re-scoring",
-                actions::rescore(pool, &split, attempts).await?
+                "{n} submissions of split {} queued for re-scoring; its reference graphs (built \
+                 by {}) are rebuilt first, by the workers' front end ({to} with this \
+                 configuration), and the leaderboard ranks each entry once it is re-scored",
+                split.name, split.front_end
             );
         }
         ChallengeCommand::DeleteSubmission { id } => {

@@ -14,6 +14,19 @@ pub struct Settings {
     pub database: DatabaseSettings,
     pub worker: WorkerSettings,
     pub limits: LimitSettings,
+    #[serde(default)]
+    pub engine: EngineSettings,
+}
+
+/// The engine's front end (issue 31): which parser turns captions into scene graphs.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct EngineSettings {
+    /// CoreNLP's English PCFG (`englishPCFG.ser.gz`, the `stanford-corenlp-3.6.0-models.jar`
+    /// pycocoevalcap's SPICE downloads into `spice/lib/`, or a directory holding either): with
+    /// it, captions are parsed as the official SPICE parses them (`corenlp-3.6.0`); without it,
+    /// by the built-in parser (`built-in`), close to but not exactly the official numbers.
+    /// Loaded once at start-up (`scoring::load_front_end`); `APP_ENGINE__CORENLP_MODELS`.
+    pub corenlp_models: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -206,6 +219,7 @@ impl Settings {
                 body_min_bytes_per_second: 1024,
                 form_deadline_bytes_per_second: 32 * 1024,
             },
+            engine: EngineSettings::default(),
         }
     }
 }

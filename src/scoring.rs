@@ -7,7 +7,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 use spice::metrics::CiderDf;
 use spice::score::{Category, ImageScores, MarkedTuple, Score};
-use spice::{Engine, EngineOptions, SceneGraph};
+use spice::{Engine, EngineOptions, FrontEnd, SceneGraph};
 
 use crate::domain::judgments::{AgreementRow, AgreementTable, CaptionJudgment, Estimate};
 use crate::domain::leaderboard::SortKey;
@@ -18,8 +18,26 @@ use crate::storage::splits::{NewReferenceImage, StoredReference};
 
 /// Recorded with each split's reference graphs so that a re-score after an upgrade can tell.
 /// The suffix names how references are tokenized: graphs stored while each caption was
-/// tokenized alone are built again.
+/// tokenized alone are built again. This is the built-in front end's version; the engine's
+/// version as a whole names its front end too ([`engine_version`]).
 pub const ENGINE_VERSION: &str = concat!("spice/", env!("CARGO_PKG_VERSION"), "+coco-batch");
+
+/// The version of `engine` recorded with the reference graphs it builds: [`ENGINE_VERSION`],
+/// with the front end's name unless it is the built-in one (whose graphs were stored under
+/// [`ENGINE_VERSION`] alone before there were two). Graphs built by one front end are rebuilt
+/// by a worker whose front end differs (`jobs::run`).
+pub fn engine_version(engine: &Engine) -> String {
+    match engine.options().front_end {
+        FrontEnd::BuiltIn => ENGINE_VERSION.to_string(),
+        f => format!("{ENGINE_VERSION}+{}", f.name()),
+    }
+}
+
+/// How the database, the pages and the exports name `engine`'s front end: `built-in` or
+/// `corenlp-3.6.0`.
+pub fn front_end_name(engine: &Engine) -> &'static str {
+    engine.options().front_end.name()
+}
 
 /// What a scoring job is doing, as its status page shows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,8 +117,69 @@ impl Progress {
 /// The engine shared by handlers and workers (cheap to clone).
 pub type SharedEngine = Arc<Engine>;
 
+/// The engine with the built-in front end (tests, benchmarks).
 pub fn new_engine() -> SharedEngine {
-    Arc::new(Engine::new(EngineOptions::default()))
+    engine_with(FrontEnd::BuiltIn)
+}
+
+/// The engine with `front_end` ([`load_front_end`]).
+pub fn engine_with(front_end: FrontEnd) -> SharedEngine {
+    Arc::new(Engine::new(EngineOptions {
+        front_end,
+        ..EngineOptions::default()
+    }))
+}
+
+/// The server's front end could not be loaded.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "engine.corenlp_models (APP_ENGINE__CORENLP_MODELS) is {path}, but CoreNLP's English PCFG \
+     cannot be loaded from it: {source}; give englishPCFG.ser.gz, the \
+     stanford-corenlp-3.6.0-models.jar, or a directory holding either, or remove the setting \
+     to score with the built-in parser"
+)]
+pub struct FrontEndError {
+    path: String,
+    source: spice::corenlp::ModelError,
+}
+
+/// The front end the settings ask for, loaded once per process (the parser lives as long as the
+/// process: `spice::FrontEnd::corenlp` leaks it): CoreNLP's PCFG on `engine.corenlp_models`,
+/// or, without the setting, the built-in parser, with one log line saying how to make the
+/// scores exact. A model that cannot be read is an error naming the path and what was wrong.
+pub fn load_front_end(
+    settings: &crate::configuration::EngineSettings,
+) -> Result<FrontEnd, FrontEndError> {
+    match settings
+        .corenlp_models
+        .as_deref()
+        .filter(|p| !p.as_os_str().is_empty())
+    {
+        Some(path) => {
+            let started = std::time::Instant::now();
+            let f = FrontEnd::corenlp(path).map_err(|source| FrontEndError {
+                path: path.display().to_string(),
+                source,
+            })?;
+            tracing::info!(
+                front_end = f.name(),
+                models = %path.display(),
+                load_ms = started.elapsed().as_millis() as u64,
+                "captions are parsed by CoreNLP's PCFG, as the official SPICE parses them"
+            );
+            Ok(f)
+        }
+        None => {
+            tracing::info!(
+                front_end = FrontEnd::BuiltIn.name(),
+                "captions are parsed by the built-in parser, close to but not exactly the \
+                 official SPICE; for its exact numbers set engine.corenlp_models \
+                 (APP_ENGINE__CORENLP_MODELS) to the stanford-corenlp-3.6.0-models.jar \
+                 pycocoevalcap's SPICE downloads into spice/lib/, or to englishPCFG.ser.gz"
+            );
+            Ok(FrontEnd::BuiltIn)
+        }
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -496,6 +575,7 @@ pub fn score_submission(
         aggregates: aggregates(&all),
         images,
         classic: Some(classic),
+        front_end: front_end_name(engine),
     })
 }
 
@@ -564,6 +644,7 @@ pub fn score_human(
         aggregates: aggregates(&all),
         images,
         classic: Some(classic),
+        front_end: front_end_name(engine),
     })
 }
 

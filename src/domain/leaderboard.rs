@@ -1,6 +1,7 @@
 //! Ranking a leaderboard: sort by one column (descending, missing values last) and give equal
 //! values equal ranks ("1, 2, 2, 4", standard competition ranking). Baseline and Human rows are
-//! ranked among the teams so that a reader sees where they fall, and marked by their kind.
+//! ranked among the teams so that a reader sees where they fall, and marked by their kind. Only
+//! entries scored by the same front end are ranked together ([`rank_by_front_end`]).
 
 use crate::storage::leaderboard::Entry;
 
@@ -141,7 +142,9 @@ text_enum! {
 
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct RankedEntry {
-    pub rank: usize,
+    /// None for an entry scored by another front end than the split's, which is listed but not
+    /// ranked ([`rank_by_front_end`]).
+    pub rank: Option<usize>,
     #[serde(flatten)]
     pub entry: Entry,
 }
@@ -164,11 +167,38 @@ pub fn rank(mut entries: Vec<Entry>, key: SortKey) -> Vec<RankedEntry> {
     for (i, entry) in entries.into_iter().enumerate() {
         let rank = match ranked.last() {
             Some(prev) if key.value(&prev.entry) == key.value(&entry) => prev.rank,
-            _ => i + 1,
+            _ => Some(i + 1),
         };
         ranked.push(RankedEntry { rank, entry });
     }
     ranked
+}
+
+/// A split's leaderboard: the entries scored by `front_end` (the split's, which built its
+/// reference graphs) ranked by `key` ([`rank`]), then the entries scored by any other front end,
+/// unranked (`rank` None), grouped by front end and sorted by the same column. Scores of two
+/// front ends are not comparable (the built-in parser reads about 5 % above the official
+/// SPICE), so they are never ranked together; they are listed, marked, until a re-score moves
+/// them to the split's front end (`challenge rescore`).
+pub fn rank_by_front_end(entries: Vec<Entry>, key: SortKey, front_end: &str) -> Vec<RankedEntry> {
+    let mut groups: std::collections::BTreeMap<String, Vec<Entry>> = Default::default();
+    let mut same = Vec::new();
+    for e in entries {
+        if e.front_end == front_end {
+            same.push(e);
+        } else {
+            groups.entry(e.front_end.clone()).or_default().push(e);
+        }
+    }
+    let mut out = rank(same, key);
+    for (_, others) in groups {
+        out.extend(
+            rank(others, key)
+                .into_iter()
+                .map(|r| RankedEntry { rank: None, ..r }),
+        );
+    }
+    out
 }
 
 #[cfg(test)]
@@ -184,6 +214,7 @@ mod tests {
             description: String::new(),
             scored_at: None,
             entries: 1,
+            front_end: "built-in".into(),
             scores: crate::storage::Scores {
                 spice,
                 object,
@@ -203,11 +234,51 @@ mod tests {
             ],
             SortKey::Spice,
         );
-        let got: Vec<(usize, &str)> = ranked
+        let got: Vec<(Option<usize>, &str)> = ranked
             .iter()
             .map(|r| (r.rank, r.entry.name.as_str()))
             .collect();
-        assert_eq!(got, vec![(1, "a"), (1, "b"), (3, "c"), (4, "d")]);
+        assert_eq!(
+            got,
+            vec![
+                (Some(1), "a"),
+                (Some(1), "b"),
+                (Some(3), "c"),
+                (Some(4), "d")
+            ]
+        );
+    }
+
+    #[test]
+    fn entries_of_another_front_end_are_listed_after_the_ranked_ones_unranked() {
+        let exact = |id, name: &str, spice| Entry {
+            front_end: "corenlp-3.6.0".into(),
+            ..entry(id, name, Some(spice), None)
+        };
+        // The built-in parser's higher scores do not outrank the exact pipeline's.
+        let ranked = rank_by_front_end(
+            vec![
+                entry(1, "old", Some(0.30), None),
+                exact(2, "b", 0.20),
+                exact(3, "a", 0.25),
+                entry(4, "older", Some(0.35), None),
+            ],
+            SortKey::Spice,
+            "corenlp-3.6.0",
+        );
+        let got: Vec<(Option<usize>, &str)> = ranked
+            .iter()
+            .map(|r| (r.rank, r.entry.name.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (Some(1), "a"),
+                (Some(2), "b"),
+                (None, "older"),
+                (None, "old")
+            ]
+        );
     }
 
     #[test]

@@ -217,16 +217,32 @@ async fn run(
         .ok_or_else(|| {
             JobError::Input(format!("submission {} is gone", claim.job.submission_id))
         })?;
-    let split = splits::by_id(pool, submission.split_id)
+    let (split, mut refs) = splits::with_references(pool, submission.split_id)
         .await?
         .ok_or_else(|| JobError::Input(format!("split {} is gone", submission.split_id)))?;
     let mode = split.caption_mode;
 
     // Reference graphs missing (the engine could not parse at ingestion) or built by another
-    // engine version are (re)built first, and stored for the next job.
-    // After an upgrade, the CIDEr-D document frequencies are counted again with them.
-    let mut refs = splits::references(pool, split.id).await?;
-    let force = split.engine_version != scoring::ENGINE_VERSION;
+    // engine version or front end are (re)built first, and stored for the next job: a split's
+    // graphs and its scores come from one front end. After an upgrade, the CIDEr-D document
+    // frequencies are counted again with them.
+    let version = scoring::engine_version(engine);
+    let front_end = scoring::front_end_name(engine);
+    let force = split.engine_version != version;
+    if force && !split.engine_version.is_empty() && split.front_end != front_end {
+        // Not after `challenge rescore` (which clears the version): a worker whose front end
+        // differs moves the split by itself, and the entries scored before are left unranked.
+        tracing::warn!(
+            job = claim.job.id,
+            split = split.id,
+            from = %split.front_end,
+            to = front_end,
+            "the split's reference graphs were built by another front end; rebuilding them with \
+             this worker's, so that this job's scores are comparable: entries scored by the other \
+             front end stay off the ranking until `spiceboard challenge rescore` re-scores them \
+             (every process sharing the database should have the same engine.corenlp_models)"
+        );
+    }
     if force || refs.iter().any(|r| r.scene_graph.is_none()) {
         progress.enter(scoring::Stage::References, 0);
         let engine2 = engine.clone();
@@ -240,7 +256,11 @@ async fn run(
         let built = graphs.1?;
         let df = graphs.2;
         let mut tx = pool.begin().await?;
-        splits::update_reference_graphs(&mut tx, split.id, &built, scoring::ENGINE_VERSION).await?;
+        let built_by = splits::BuiltBy {
+            engine_version: &version,
+            front_end,
+        };
+        splits::update_reference_graphs(&mut tx, split.id, &built, built_by).await?;
         if let Some(df) = &df {
             splits::set_cider_df(&mut *tx, split.id, df).await?;
         }

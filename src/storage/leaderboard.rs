@@ -17,6 +17,8 @@ pub struct Entry {
     pub scored_at: Option<DateTime<Utc>>,
     /// How many scored submissions the team has on this split (0 for baseline and Human rows).
     pub entries: i64,
+    /// The front end that produced the scores (`built-in`, `corenlp-3.6.0`).
+    pub front_end: String,
     #[sqlx(flatten)]
     #[serde(flatten)]
     pub scores: super::Scores,
@@ -26,7 +28,10 @@ pub struct Entry {
 /// among the submissions `filter` (a condition on `s`, the submissions) keeps. Of a team's live
 /// scored submissions to a split: under the challenge's `chosen` policy the one the team chose,
 /// else (and under `best`) the highest score in the challenge's ranking column (SPICE unless the
-/// organizers chose another), the newest among equals; under `latest` the newest.
+/// organizers chose another), the newest among equals; under `latest` the newest. Except for a
+/// team's choice, a submission scored by the split's front end comes before one scored by
+/// another (during a re-score, or after the workers' front end changed), since only those are
+/// ranked (`domain::leaderboard::rank_by_front_end`).
 pub(super) fn team_entries(filter: &str) -> String {
     format!(
         "SELECT DISTINCT ON (s.team_id, s.split_id) s.id
@@ -41,6 +46,7 @@ pub(super) fn team_entries(filter: &str) -> String {
          WHERE s.kind = 'team' AND s.status = 'scored' AND s.deleted_at IS NULL AND ({filter})
          ORDER BY s.team_id, s.split_id,
                   (ch.entry_policy = 'chosen' AND s.id = c.submission_id) IS TRUE DESC,
+                  (s.front_end IS NOT DISTINCT FROM sp.front_end) DESC,
                   CASE WHEN ch.entry_policy = 'latest' THEN NULL
                        ELSE CASE ch.ranking_metric WHEN 'bleu_4' THEN cs.bleu_4
                                                    WHEN 'meteor' THEN cs.meteor
@@ -64,6 +70,7 @@ pub async fn entries(
         SELECT s.id AS submission_id, s.kind, s.team_id,
                COALESCE(t.name, s.label, s.kind) AS name, s.description, s.scored_at,
                COALESCE(MAX(n.entries), 0) AS entries,
+               COALESCE(s.front_end, 'built-in') AS front_end,
                {scores}
         FROM submissions s
         LEFT JOIN teams t ON t.id = s.team_id

@@ -48,6 +48,9 @@ pub struct SubmissionResult {
     pub images: Vec<ScoredImage>,
     pub aggregates: Vec<CategoryScore>,
     pub classic: Option<ClassicScores>,
+    /// The front end that parsed the captions (`scoring::front_end_name`), stored with the
+    /// scores (`submissions.front_end`).
+    pub front_end: &'static str,
 }
 
 /// Deletes every score of the submissions (their results, per image and in aggregate, and the
@@ -70,6 +73,10 @@ pub async fn forget(
         .execute(&mut **tx)
         .await?;
     }
+    sqlx::query("UPDATE submissions SET front_end = NULL WHERE id = ANY($1)")
+        .bind(submission_ids)
+        .execute(&mut **tx)
+        .await?;
     Ok(())
 }
 
@@ -81,6 +88,11 @@ pub async fn write(
     result: &SubmissionResult,
 ) -> Result<(), sqlx::Error> {
     forget(tx, &[submission_id]).await?;
+    sqlx::query("UPDATE submissions SET front_end = $2 WHERE id = $1")
+        .bind(submission_id)
+        .bind(result.front_end)
+        .execute(&mut **tx)
+        .await?;
     // COPY is the fastest way in for tens of thousands of rows (a 5,000-image submission writes
     // 5,000 image results and 35,000 category scores).
     let mut results = String::new();

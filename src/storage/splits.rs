@@ -17,10 +17,21 @@ pub struct Split {
     pub source_format: ReferenceFormat,
     pub image_count: i32,
     pub engine_version: String,
+    /// The front end that built the stored reference graphs (`built-in`, `corenlp-3.6.0`): the
+    /// leaderboard ranks the entries it scored (`domain::leaderboard::rank_by_front_end`).
+    pub front_end: String,
 }
 
-const COLUMNS: &str =
-    "id, challenge_id, name, version, hidden, caption_mode, source_format, image_count, engine_version";
+/// What built a split's reference graphs: the engine's version (`scoring::engine_version`) and
+/// its front end (`scoring::front_end_name`).
+#[derive(Debug, Clone, Copy)]
+pub struct BuiltBy<'a> {
+    pub engine_version: &'a str,
+    pub front_end: &'a str,
+}
+
+const COLUMNS: &str = "id, challenge_id, name, version, hidden, caption_mode, source_format, \
+                       image_count, engine_version, front_end";
 
 /// The current version of a split and how many submissions (deleted ones aside) it holds.
 pub async fn current_with_submissions(
@@ -51,7 +62,7 @@ pub async fn create_version(
     hidden: bool,
     caption_mode: CaptionMode,
     source_format: ReferenceFormat,
-    engine_version: &str,
+    built_by: BuiltBy<'_>,
 ) -> Result<(Split, Option<(Split, i64)>), sqlx::Error> {
     // Serialise concurrent imports of the same split on the challenge row.
     sqlx::query("SELECT id FROM challenges WHERE id = $1 FOR UPDATE")
@@ -72,9 +83,9 @@ pub async fn create_version(
     .execute(&mut **tx)
     .await?;
     let split = sqlx::query_as(&format!(
-        "INSERT INTO splits (challenge_id, name, version, hidden, caption_mode, source_format, engine_version)
+        "INSERT INTO splits (challenge_id, name, version, hidden, caption_mode, source_format, engine_version, front_end)
          VALUES ($1, $2, (SELECT COALESCE(MAX(version), 0) + 1 FROM splits WHERE challenge_id = $1 AND name = $2),
-                 $3, $4, $5, $6)
+                 $3, $4, $5, $6, $7)
          RETURNING {COLUMNS}"
     ))
     .bind(challenge_id)
@@ -82,7 +93,8 @@ pub async fn create_version(
     .bind(hidden)
     .bind(caption_mode)
     .bind(source_format)
-    .bind(engine_version)
+    .bind(built_by.engine_version)
+    .bind(built_by.front_end)
     .fetch_one(&mut **tx)
     .await?;
     Ok((split, replaced))
@@ -252,6 +264,25 @@ pub async fn references(
     .await
 }
 
+/// A split version and its reference images, read in one snapshot: the graphs are those that the
+/// split's recorded engine version and front end built, even if a worker with another front end
+/// rebuilds them meanwhile (`jobs::run`).
+pub async fn with_references(
+    pool: &sqlx::PgPool,
+    split_id: i64,
+) -> Result<Option<(Split, Vec<StoredReference>)>, sqlx::Error> {
+    let mut tx = pool.begin().await?;
+    sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        .execute(&mut *tx)
+        .await?;
+    let Some(split) = by_id(&mut *tx, split_id).await? else {
+        return Ok(None);
+    };
+    let refs = references(&mut *tx, split_id).await?;
+    tx.commit().await?;
+    Ok(Some((split, refs)))
+}
+
 /// The reference captions of one image of a split (its image page's), if the split has it.
 pub async fn captions_of_image(
     db: impl PgExecutor<'_>,
@@ -267,12 +298,13 @@ pub async fn captions_of_image(
     .await
 }
 
-/// Replaces stored reference graphs (after a parse that failed at ingestion, or an engine upgrade).
+/// Replaces stored reference graphs (after a parse that failed at ingestion, an engine upgrade, or
+/// a change of front end), recording the engine version and front end that built them.
 pub async fn update_reference_graphs(
     tx: &mut Transaction<'_, Postgres>,
     split_id: i64,
     graphs: &[(i64, serde_json::Value)],
-    engine_version: &str,
+    built_by: BuiltBy<'_>,
 ) -> Result<(), sqlx::Error> {
     for chunk in graphs.chunks(2000) {
         let ids: Vec<i64> = chunk.iter().map(|g| g.0).collect();
@@ -288,9 +320,10 @@ pub async fn update_reference_graphs(
         .execute(&mut **tx)
         .await?;
     }
-    sqlx::query("UPDATE splits SET engine_version = $2 WHERE id = $1")
+    sqlx::query("UPDATE splits SET engine_version = $2, front_end = $3 WHERE id = $1")
         .bind(split_id)
-        .bind(engine_version)
+        .bind(built_by.engine_version)
+        .bind(built_by.front_end)
         .execute(&mut **tx)
         .await?;
     Ok(())

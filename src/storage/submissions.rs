@@ -23,11 +23,13 @@ pub struct Submission {
     pub deleted_at: Option<DateTime<Utc>>,
     /// What the team was told about its accepted file (the keys that were ignored).
     pub upload_note: Option<String>,
+    /// The front end that produced the stored scores; None while there are none.
+    pub front_end: Option<String>,
 }
 
 const COLUMNS: &str =
     "id, split_id, kind, team_id, label, description, sha256, byte_size, status, error,
-    created_at, scored_at, deleted_at, upload_note";
+    created_at, scored_at, deleted_at, upload_note, front_end";
 
 /// What a new submission holds.
 pub struct NewSubmission<'a> {
@@ -295,6 +297,8 @@ pub struct OrganizerLine {
     pub created_at: DateTime<Utc>,
     pub scored_at: Option<DateTime<Utc>>,
     pub deleted_at: Option<DateTime<Utc>>,
+    /// The front end that produced the scores; None while there are none.
+    pub front_end: Option<String>,
     #[sqlx(flatten)]
     pub scores: super::Scores,
 }
@@ -340,7 +344,7 @@ fn organizer_lines_sql() -> String {
     format!(
         "SELECT s.id, sp.name AS split, s.kind, COALESCE(t.name, s.label, s.kind) AS name,
             s.description, s.status, s.error, s.created_at, s.scored_at, s.deleted_at,
-            {scores}
+            s.front_end, {scores}
      FROM submissions s
      JOIN splits sp ON sp.id = s.split_id
      LEFT JOIN teams t ON t.id = s.team_id

@@ -157,6 +157,24 @@ async fn a_challenge_can_be_scripted_from_the_command_line() {
     );
     assert!(ok, "{err}");
     assert!(csv.starts_with("rank,kind,name,submission_id,spice,"));
+    assert!(
+        csv.lines()
+            .next()
+            .is_some_and(|h| h.ends_with(",scored_at,front_end")),
+        "{csv}"
+    );
+    // Re-scoring says which front end built the split's graphs and which rebuilds them.
+    let (ok, out, err) = spiceboard(
+        &url,
+        &["challenge", "rescore", "--slug", "cli", "--split", "test"],
+    );
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("submissions of split test queued for re-scoring")
+            && out.contains("(built by built-in)")
+            && out.contains("(built-in with this configuration)"),
+        "{out}"
+    );
 
     // Errors name what is wrong and exit non-zero.
     let (ok, _, err) = spiceboard(
@@ -174,6 +192,31 @@ async fn a_challenge_can_be_scripted_from_the_command_line() {
     );
     assert!(!ok);
     assert!(err.contains("already exists"), "{err}");
+}
+
+/// A CoreNLP model that cannot be read stops the worker before it scores anything, naming the
+/// setting, the path and what was wrong.
+#[tokio::test]
+async fn a_model_that_cannot_be_read_is_a_clear_error_at_start() {
+    let (_, url) = fresh_database().await;
+    let out = Command::new(env!("CARGO_BIN_EXE_spiceboard"))
+        .args(["worker", "--concurrency", "1"])
+        .env("DATABASE_URL", url.expose_secret())
+        .env(
+            "APP_ENGINE__CORENLP_MODELS",
+            "/nonexistent/englishPCFG.ser.gz",
+        )
+        .env("RUST_LOG", "warn")
+        .output()
+        .expect("run spiceboard");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains(
+            "engine.corenlp_models (APP_ENGINE__CORENLP_MODELS) is /nonexistent/englishPCFG.ser.gz"
+        ) && err.contains("cannot read /nonexistent/englishPCFG.ser.gz"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -250,6 +293,13 @@ async fn serve_says_how_to_make_the_first_organizer_and_warns_of_plain_http_on_t
     assert!(
         !err.contains('\u{1b}'),
         "no ANSI escapes in a piped log: {err:?}"
+    );
+
+    // Without engine.corenlp_models: the built-in parser, and one line on how to be exact.
+    assert!(
+        err.contains("captions are parsed by the built-in parser")
+            && err.contains("for its exact numbers set engine.corenlp_models"),
+        "{err}"
     );
 
     // With an organizer, on loopback: neither.

@@ -176,6 +176,50 @@ pub async fn spawn_app() -> TestApp {
     spawn_app_with(1, |_| {}).await
 }
 
+/// CoreNLP's English PCFG for the exact front end: `englishPCFG.ser.gz` in `../shared/corenlp`
+/// beside the repository (or in `SPICE_CORENLP_DIR`), where the engine's tests find it. It is not
+/// part of the repository: without it this returns `None` after saying loudly, past the test
+/// harness's capture, that the calling test skips what needs it; with `CI` set its absence fails
+/// the test instead.
+pub fn corenlp_model() -> Option<PathBuf> {
+    let dir = std::env::var_os("SPICE_CORENLP_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corenlp"));
+    let model = dir.join("englishPCFG.ser.gz");
+    if model.exists() {
+        return Some(model);
+    }
+    let why = format!(
+        "{} is missing: CoreNLP's English PCFG lives in ../shared/corenlp beside the repository \
+         (or set SPICE_CORENLP_DIR)",
+        model.display()
+    );
+    assert!(std::env::var_os("CI").is_none(), "{why}; CI requires it");
+    let thread = std::thread::current();
+    let test = thread.name().unwrap_or("a test");
+    // Straight to the process's stderr: `eprintln!` would be captured and hidden on success.
+    use std::io::Write;
+    let _ = writeln!(
+        std::io::stderr(),
+        "\n*** SKIPPED {test} (its CoreNLP part): {why}. Set CI=1 to make this a failure. ***\n"
+    );
+    None
+}
+
+/// Runs the queued jobs one after the other with `engine` (as a worker with that engine's front
+/// end would), at most `limit` of them; returns how many ran.
+pub async fn run_jobs(app: &TestApp, engine: &SharedEngine, limit: usize) -> usize {
+    let mut n = 0;
+    while n < limit
+        && spiceboard::jobs::run_once("test-worker", &app.pool, engine, &app.settings.worker)
+            .await
+            .expect("claim a job")
+    {
+        n += 1;
+    }
+    n
+}
+
 /// Text as askama escapes it into HTML.
 pub fn escaped(s: &str) -> String {
     s.replace('&', "&#38;")
@@ -533,6 +577,7 @@ pub async fn fake_aggregates(pool: &PgPool, submission_id: i64, f: [Option<f64>;
         images: vec![],
         aggregates,
         classic: None,
+        front_end: "built-in",
     };
     scores::write(&mut tx, submission_id, &result)
         .await

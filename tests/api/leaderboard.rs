@@ -106,7 +106,7 @@ async fn entries_rank_by_any_column_with_ties_sharing_a_rank() {
         .await
         .expect("body");
     let mut lines = csv.lines();
-    assert_eq!(lines.next(), Some("rank,kind,name,submission_id,spice,object,relation,attribute,color,count,size,bleu_4,meteor,rouge_l,cider_d,scored_at"));
+    assert_eq!(lines.next(), Some("rank,kind,name,submission_id,spice,object,relation,attribute,color,count,size,bleu_4,meteor,rouge_l,cider_d,scored_at,front_end"));
     let first: Vec<&str> = lines.next().unwrap_or_default().split(',').collect();
     assert_eq!(&first[..3], &["1", "team", "Foxes"]);
     assert_eq!(first[4], "0.200000");

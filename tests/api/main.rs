@@ -12,6 +12,7 @@ mod cli;
 mod coco_parity;
 mod downloads;
 mod error_pages;
+mod front_ends;
 mod health;
 mod leaderboard;
 mod names;

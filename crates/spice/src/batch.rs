@@ -435,11 +435,17 @@ pub fn evaluate(
     evaluate_with(engine, items, with_tuples, |c| engine.caption_proposals(c))
 }
 
-/// How the output JSON is shaped (the jar's `-subset` and `-detailed`).
+/// How the output JSON is shaped (the jar's `-subset` and `-detailed`), and what it records
+/// beyond the jar's.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct OutputOptions {
     pub subset: bool,
     pub detailed: bool,
+    /// The front end that parsed the captions ([`crate::FrontEnd::name`]), written last in each
+    /// image's object as `"front_end"`: a key the jar does not write, which its readers
+    /// (pycocoevalcap reads `image_id` and `scores`) ignore; the jar's keys and their order are
+    /// unchanged. None writes nothing.
+    pub front_end: Option<&'static str>,
 }
 
 /// A JSON number as the jar's output has it (integral values without a fraction), NaN as null.
@@ -514,7 +520,12 @@ fn item_json(r: &ItemResult, opts: OutputOptions) -> Value {
         entries.push(("test_tuples", tuples_json(&r.scores.candidate_tuples)));
         entries.push(("ref_tuples", tuples_json(&r.scores.reference_tuples)));
     }
-    java_object(entries)
+    let mut item = java_object(entries);
+    // After the jar's keys, in the jar's order.
+    if let (Some(front_end), Value::Object(o)) = (opts.front_end, &mut item) {
+        o.insert("front_end".into(), Value::from(front_end));
+    }
+    item
 }
 
 /// The jar's `-out` JSON written one image at a time: the bytes `serde_json::to_writer_pretty`
@@ -720,18 +731,22 @@ mod tests {
         OutputOptions {
             subset: false,
             detailed: false,
+            front_end: None,
         },
         OutputOptions {
             subset: true,
             detailed: false,
+            front_end: None,
         },
         OutputOptions {
             subset: false,
             detailed: true,
+            front_end: None,
         },
         OutputOptions {
             subset: true,
             detailed: true,
+            front_end: None,
         },
     ];
 

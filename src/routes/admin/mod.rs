@@ -762,6 +762,7 @@ pub async fn compute_human(
 pub async fn rescore(
     req: HttpRequest,
     pool: web::Data<PgPool>,
+    engine: web::Data<SharedEngine>,
     config: web::Data<AppConfig>,
     path: web::Path<(String, String)>,
     _: Posted<Organizer>,
@@ -771,7 +772,12 @@ pub async fn rescore(
     Ok(back(
         &req,
         &challenge.slug,
-        &format!("{n} submissions queued for re-scoring"),
+        &format!(
+            "{n} submissions queued for re-scoring; the split's reference graphs (built by {}) \
+             are rebuilt first, by this server's front end ({})",
+            split.front_end,
+            crate::scoring::front_end_name(&engine)
+        ),
     ))
 }
 

@@ -378,7 +378,13 @@ struct Row {
     p: String,
     /// The comparison of the row above (A) with this one (B).
     compare: Option<String>,
-    rank: usize,
+    /// The rank, or "–" for an entry scored by another front end than the split's.
+    rank: String,
+    ranked: bool,
+    /// The first row scored by another front end: a heading row goes before it.
+    first_unranked: bool,
+    /// The front end that scored the entry.
+    front_end: String,
     kind: SubmissionKind,
     name: String,
     link: Option<String>,
@@ -412,6 +418,8 @@ struct Board {
     agreement: bool,
     /// The title of the challenge's ranking column (the default sort).
     ranking_title: &'static str,
+    /// Entries scored by another front end than the split's (listed unranked).
+    unranked: usize,
 }
 
 /// Who is looking at a leaderboard: a session's user, or a team's API token.
@@ -499,16 +507,22 @@ pub async fn leaderboard(
                 },
                 tied: u.tied_with_above,
                 p: format!("{:.2}", u.p_above.unwrap_or(f64::NAN)),
-                compare: k.checked_sub(1).filter(|_| comparable).map(|j| {
-                    format!(
-                        "/c/{}/compare?split={}&a={}&b={}",
-                        challenge.slug,
-                        split.name,
-                        entries[j].entry.submission_id,
-                        r.entry.submission_id
-                    )
-                }),
-                rank: r.rank,
+                compare: k
+                    .checked_sub(1)
+                    .filter(|&j| comparable && r.rank.is_some() && entries[j].rank.is_some())
+                    .map(|j| {
+                        format!(
+                            "/c/{}/compare?split={}&a={}&b={}",
+                            challenge.slug,
+                            split.name,
+                            entries[j].entry.submission_id,
+                            r.entry.submission_id
+                        )
+                    }),
+                rank: r.rank.map_or_else(|| "–".to_string(), |n| n.to_string()),
+                ranked: r.rank.is_some(),
+                first_unranked: r.rank.is_none() && (k == 0 || entries[k - 1].rank.is_some()),
+                front_end: r.entry.front_end.clone(),
                 kind: r.entry.kind,
                 name: r.entry.name.clone(),
                 link: (own || r.entry.kind != SubmissionKind::Team)
@@ -534,10 +548,12 @@ pub async fn leaderboard(
             active: *k == sort,
         })
         .collect();
+    let ranked = rows.iter().filter(|r| r.ranked).count();
     let page = Board {
         layout: Layout::new(&req, user.0.as_ref()),
         hidden_notice: split.hidden && !viewer.organizer,
-        comparable: comparable && rows.len() > 1,
+        comparable: comparable && ranked > 1,
+        unranked: rows.len() - ranked,
         agreement: comparable,
         ranking_title: challenge.ranking_key().title(),
         challenge,
@@ -588,7 +604,10 @@ struct PublicEntry<'a> {
 
 #[derive(serde::Serialize)]
 struct PublicScores<'a> {
-    rank: usize,
+    /// Null for an entry scored by another front end than the split's (listed, unranked).
+    rank: Option<usize>,
+    /// The front end that scored the entry.
+    front_end: &'a str,
     kind: SubmissionKind,
     name: &'a str,
     submission_id: i64,
@@ -604,6 +623,7 @@ impl<'a> From<&'a RankedEntry> for PublicScores<'a> {
         let e = &r.entry;
         PublicScores {
             rank: r.rank,
+            front_end: &e.front_end,
             kind: e.kind,
             name: &e.name,
             submission_id: e.submission_id,
@@ -614,9 +634,11 @@ impl<'a> From<&'a RankedEntry> for PublicScores<'a> {
     }
 }
 
-/// `leaderboard.json`: `{"challenge", "split", "hidden", "sort", "columns", "entries": [{rank, kind,
-/// name, submission_id, scored_at, spice, object, ..., interval, p_above, tied_with_above}]}`; a
-/// missing score is `null`; `interval` is the ranking column's (see `actions::leaderboard_uncertainty`).
+/// `leaderboard.json`: `{"challenge", "split", "split_version", "front_end", "hidden", "sort",
+/// "columns", "entries": [{rank, front_end, kind, name, submission_id, scored_at, spice, object,
+/// ..., interval, p_above, tied_with_above}]}`; a missing score is `null`; `interval` is the
+/// ranking column's (see `actions::leaderboard_uncertainty`); the split's `front_end` built its
+/// reference graphs, and an entry scored by another has `rank` null (listed after the ranked ones).
 pub async fn leaderboard_json(
     req: HttpRequest,
     pool: web::Data<PgPool>,
@@ -642,6 +664,7 @@ pub async fn leaderboard_json(
         "challenge": challenge.slug,
         "split": split.name,
         "split_version": split.version,
+        "front_end": split.front_end,
         "hidden": split.hidden,
         "sort": sort.name(),
         "columns": actions::CSV_COLUMNS,

@@ -580,6 +580,7 @@ fn score(a: ScoreArgs) -> Result<(), Failure> {
             OutputOptions {
                 subset: a.subset,
                 detailed: a.detailed,
+                front_end: Some(engine.options().front_end.name()),
             },
         )),
         None => None,

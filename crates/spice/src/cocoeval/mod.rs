@@ -433,6 +433,8 @@ pub struct CocoEvaluation {
     classic: Vec<Scores>,
     /// Per-image SPICE scores, in [`Self::ids`] order, if SPICE ran.
     spice: Option<Vec<ImageScores>>,
+    /// The front end that parsed the captions for SPICE ([`crate::FrontEnd::name`]), if SPICE ran.
+    pub front_end: Option<&'static str>,
 }
 
 /// Runs `scorers` on tokenized captions. CIDEr-D uses `df` if given, else document frequencies
@@ -473,6 +475,7 @@ pub fn evaluate(
         ids: images.ids().to_vec(),
         corpus,
         classic,
+        front_end: spice.is_some().then(|| engine.options().front_end.name()),
         spice,
     })
 }
@@ -534,7 +537,8 @@ impl CocoEvaluation {
     /// `{"eval": {...}, "evalImgs": [...]}` as pycocoevalcap holds them: `eval` maps score names
     /// to corpus scores; `evalImgs` has one object per image with `image_id`, each score, and
     /// `SPICE` as the jar's per-category dict (`All`, `Object`, ...: `pr`, `re`, `f`, `tp`, `fp`,
-    /// `fn`, `numImages`, all numbers as floats, NaN as null).
+    /// `fn`, `numImages`, all numbers as floats, NaN as null). When SPICE ran, `front_end` follows
+    /// (`built-in` or `corenlp-3.6.0`), a key pycocoevalcap does not have.
     pub fn to_json(&self) -> Value {
         let eval: Map<String, Value> = self
             .corpus
@@ -557,6 +561,7 @@ impl CocoEvaluation {
                 OutputOptions {
                     subset: true,
                     detailed: false,
+                    front_end: None,
                 },
             ) else {
                 return Vec::new();
@@ -594,6 +599,9 @@ impl CocoEvaluation {
         let mut out = Map::new();
         out.insert("eval".into(), Value::Object(eval));
         out.insert("evalImgs".into(), Value::Array(eval_imgs));
+        if let Some(front_end) = self.front_end {
+            out.insert("front_end".into(), Value::from(front_end));
+        }
         Value::Object(out)
     }
 

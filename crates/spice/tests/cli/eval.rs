@@ -93,6 +93,34 @@ fn writes_eval_and_eval_imgs_in_pycocoevalcap_shape_and_prints_the_summary() {
     assert!(all_f > 0.0 && all_f <= 1.0, "{all_f}");
 }
 
+/// `--out` records the front end that parsed the captions for SPICE (`"front_end"`, after
+/// pycocoevalcap's `eval` and `evalImgs`), and no front end when SPICE did not run.
+#[test]
+fn out_records_the_front_end_when_spice_ran() {
+    let dir = TestDir::new();
+    let results = r#"[{"image_id": 3, "caption": "a dog"}, {"image_id": 7, "caption": "two men"}]"#;
+    for (metrics, keys) in [
+        ("bleu,spice", &["eval", "evalImgs", "front_end"][..]),
+        ("bleu", &["eval", "evalImgs"][..]),
+    ] {
+        let out = dir.path("eval.json");
+        let o = eval(&dir, results, &["--metrics", metrics, "--out", &out]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(&out).expect("written"))
+            .expect("valid JSON");
+        let got: Vec<&str> = v
+            .as_object()
+            .expect("an object")
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(got, keys, "--metrics {metrics}");
+        if metrics.contains("spice") {
+            assert_eq!(v["front_end"], "built-in");
+        }
+    }
+}
+
 #[test]
 fn metrics_can_be_chosen_and_meteor_without_its_data_names_the_fix() {
     let dir = TestDir::new();

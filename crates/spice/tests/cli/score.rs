@@ -146,6 +146,47 @@ fn empty_refs_and_numeric_ids_are_read_as_the_jar_reads_them() {
     assert_eq!(v[0]["scores"]["Object"]["f"], Value::Null);
 }
 
+/// `-out` records the front end that parsed the captions: `"front_end"` after the jar's keys in
+/// each image's object (pycocoevalcap reads `image_id` and `scores` and ignores it), with the
+/// jar's keys as the jar writes them.
+#[test]
+fn out_records_the_front_end_after_the_jars_keys() {
+    let d = TestDir::new();
+    let input = d.file(
+        "in.json",
+        json!([
+            {"image_id": 1, "test": "a dog on the grass", "refs": ["a dog runs on grass"]},
+            {"image_id": 2, "test": "a cat", "refs": ["a cat on a mat"]},
+        ])
+        .to_string(),
+    );
+    let out = d.path("out.json");
+    for extra in [&[][..], &["-subset", "-detailed"][..]] {
+        let mut args = vec![input.as_str(), "-out", &out, "-silent"];
+        args.extend_from_slice(extra);
+        let o = spice(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v: Value =
+            serde_json::from_str(&std::fs::read_to_string(&out).expect("written")).expect("JSON");
+        for item in v.as_array().expect("the jar's array") {
+            let keys: Vec<&str> = item
+                .as_object()
+                .expect("an object per image")
+                .keys()
+                .map(String::as_str)
+                .collect();
+            let jar: &[&str] = if extra.is_empty() {
+                &["scores", "image_id"]
+            } else {
+                &["test_tuples", "ref_tuples", "scores", "image_id"]
+            };
+            assert_eq!(keys[..keys.len() - 1], *jar, "{item}");
+            assert_eq!(keys.last(), Some(&"front_end"));
+            assert_eq!(item["front_end"], "built-in");
+        }
+    }
+}
+
 #[test]
 fn several_candidate_tuples_matching_one_reference_tuple_give_the_jars_negative_fn() {
     // The official jar's output for this input (../shared/corenlp/README.md): its counts are Java

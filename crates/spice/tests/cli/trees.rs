@@ -79,6 +79,12 @@ fn scoring_says_which_parser_and_takes_corenlps_from_the_models() {
         "{}",
         stderr(&exact)
     );
+    // `-out` records it with each image.
+    assert!(
+        stdout(&exact).contains("\"front_end\": \"corenlp-3.6.0\""),
+        "{}",
+        stdout(&exact)
+    );
     let built_in = spice(&[input]);
     assert_eq!(built_in.status.code(), Some(0), "{}", stderr(&built_in));
     assert!(
