@@ -35,7 +35,7 @@ fn main() {
 
 /// Is this train2014 image in the held-out split?
 fn held_out(image_id: u64) -> bool {
-    image_id % 20 == 0
+    image_id.is_multiple_of(20)
 }
 
 struct Caption {
