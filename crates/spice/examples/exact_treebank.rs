@@ -116,7 +116,7 @@ fn run() -> Result<(), String> {
         distinct.dedup();
         let analysed: HashMap<&str, String> = distinct
             .par_iter()
-            .map(|&text| (text, analyse(&parser, text)))
+            .map(|&text| (text, analyse(parser, text)))
             .collect();
         for split in ["train", "heldout"] {
             let path = out.join(format!("{split}.{form}.conllu"));
