@@ -23,13 +23,15 @@ use crate::storage::splits::{NewReferenceImage, StoredReference};
 pub const ENGINE_VERSION: &str = concat!("spice/", env!("CARGO_PKG_VERSION"), "+coco-batch");
 
 /// The version of `engine` recorded with the reference graphs it builds: [`ENGINE_VERSION`],
-/// with the front end's name unless it is the built-in one (whose graphs were stored under
-/// [`ENGINE_VERSION`] alone before there were two). Graphs built by one front end are rebuilt
+/// with the front end's name and its model's fingerprint unless it is the built-in one (whose
+/// graphs were stored under [`ENGINE_VERSION`] alone before there were two). Graphs built by one front end are rebuilt
 /// by a worker whose front end differs (`jobs::run`).
 pub fn engine_version(engine: &Engine) -> String {
-    match engine.options().front_end {
-        FrontEnd::BuiltIn => ENGINE_VERSION.to_string(),
-        f => format!("{ENGINE_VERSION}+{}", f.name()),
+    let f = engine.options().front_end;
+    match f.model_fingerprint() {
+        None => ENGINE_VERSION.to_string(),
+        // The model file counts: graphs built with another one are rebuilt.
+        Some(model) => format!("{ENGINE_VERSION}+{}+{model}", f.name()),
     }
 }
 

@@ -160,9 +160,16 @@ async fn a_split_scored_built_in_moves_to_corenlp_with_rescore_and_is_never_rank
     assert_eq!(run_jobs(&app, &exact, 1).await, 1);
     let (front_end, version) = split_front_end(&app).await;
     assert_eq!(front_end, "corenlp-3.6.0");
+    // The version names the model file too: another model file is another engine.
+    let model = exact
+        .options()
+        .front_end
+        .model_fingerprint()
+        .expect("CoreNLP's");
+    assert!(model.starts_with("crc32-"), "{model}");
     assert_eq!(
         version,
-        format!("{}+corenlp-3.6.0", scoring::ENGINE_VERSION)
+        format!("{}+corenlp-3.6.0+{model}", scoring::ENGINE_VERSION)
     );
     let stored = submission_front_ends(&app).await;
     let exact_first = stored

@@ -100,6 +100,14 @@ impl FrontEnd {
             FrontEnd::CoreNlp(_) => "corenlp-3.6.0",
         }
     }
+
+    /// Which model file it runs, for CoreNLP's ([`corenlp::PcfgParser::fingerprint`]).
+    pub fn model_fingerprint(&self) -> Option<&'static str> {
+        match self {
+            FrontEnd::BuiltIn => None,
+            FrontEnd::CoreNlp(p) => Some(p.fingerprint()),
+        }
+    }
 }
 
 impl std::fmt::Debug for FrontEnd {

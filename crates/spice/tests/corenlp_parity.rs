@@ -264,11 +264,19 @@ fn the_models_jar_and_a_directory_holding_it_give_the_same_parser() {
         "colourful",
         "sofa",
     ];
-    let expected = parser(&dir).parse(&words).penn();
+    let bare = parser(&dir);
+    let expected = bare.parse(&words).penn();
     for path in [jar.as_path(), tmp.path()] {
         let p = PcfgParser::load(path).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(p.parse(&words).penn(), expected, "{}", path.display());
+        // The same model, wherever it is read from, has the same fingerprint.
+        assert_eq!(p.fingerprint(), bare.fingerprint(), "{}", path.display());
     }
+    assert!(
+        bare.fingerprint().starts_with("crc32-"),
+        "{}",
+        bare.fingerprint()
+    );
     // A jar without the model says so.
     let empty = tmp.path().join("other.jar");
     {

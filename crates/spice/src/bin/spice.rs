@@ -527,7 +527,8 @@ fn front_end(models: Option<&str>) -> Result<spice::FrontEnd, Failure> {
         Some(path) => {
             let f = spice::FrontEnd::corenlp(std::path::Path::new(path))
                 .map_err(|e| Failure::input(e.to_string()))?;
-            eprintln!("parser: {} ({path})", f.name());
+            let model = f.model_fingerprint().unwrap_or_default();
+            eprintln!("parser: {} ({path}, model {model})", f.name());
             Ok(f)
         }
         None => {

@@ -53,6 +53,7 @@ pub struct PcfgParser {
     lexicon: lexicon::Lexicon,
     symbols: chart::Symbols,
     americanize: bool,
+    fingerprint: String,
 }
 
 impl PcfgParser {
@@ -128,7 +129,14 @@ impl PcfgParser {
                 boundary_tag,
             },
             americanize: m.americanize,
+            fingerprint: m.fingerprint,
         })
+    }
+
+    /// The model's fingerprint ([`model::Model::fingerprint`]): scores made with different model
+    /// files are not the same scores.
+    pub fn fingerprint(&self) -> &str {
+        &self.fingerprint
     }
 
     /// The tree `ParserAnnotator` keeps for a tokenized sentence (tokens as CoreNLP's tokenizer

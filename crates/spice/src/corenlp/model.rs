@@ -69,6 +69,10 @@ pub struct Model {
     /// `EnglishTrain.splitBaseNP` and `splitPoss`, which the subcategory stripper reads.
     pub split_base_np: i32,
     pub split_poss: i32,
+    /// What tells two model files apart: the CRC-32 of the uncompressed serialization and its
+    /// length in bytes, `crc32-1a2b3c4d-123456789`. The same model gives the same fingerprint from
+    /// the jar or a bare `englishPCFG.ser.gz`.
+    pub fingerprint: String,
 }
 
 /// What can go wrong reading a model file.
@@ -152,6 +156,7 @@ impl Model {
 
     /// Decodes an uncompressed serialization stream.
     pub fn from_stream(raw: &[u8]) -> Result<Model, SerialError> {
+        let fingerprint = format!("crc32-{:08x}-{}", crc32fast::hash(raw), raw.len());
         let graph = Graph::read(raw)?;
         let top = graph
             .top
@@ -273,6 +278,7 @@ impl Model {
             americanize,
             split_base_np: english_train.int("splitBaseNP")?,
             split_poss: english_train.int("splitPoss")?,
+            fingerprint,
         })
     }
 }
