@@ -13,11 +13,11 @@ impl Gen {
     /// The generator of input number `index` of a run seeded with `seed`.
     pub fn new(seed: u64, index: u64) -> Gen {
         let mut g = Gen(seed ^ index.wrapping_mul(0xA076_1D64_78BD_642F));
-        g.next();
+        g.next_u64();
         g
     }
 
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -27,7 +27,7 @@ impl Gen {
 
     /// A number in `0..n` (`n` > 0).
     pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+        (self.next_u64() % n as u64) as usize
     }
 
     /// True about once in `n` times.
@@ -242,16 +242,16 @@ pub fn caption(g: &mut Gen) -> String {
             0 => {
                 let c = code_point(g);
                 let n = g.len(3, 5000);
-                s.extend(std::iter::repeat(c).take(n));
+                s.extend(std::iter::repeat_n(c, n));
             }
             1..=4 => {
                 for _ in 0..g.len(4, 64) {
                     s.push(code_point(g));
                 }
             }
-            _ => s.push_str(*g.pick(WORDS)),
+            _ => s.push_str(g.pick::<&str>(WORDS)),
         }
-        s.push_str(*g.pick(GLUE));
+        s.push_str(g.pick::<&str>(GLUE));
     }
     if g.one_in(20) {
         s = s.to_uppercase();
@@ -516,7 +516,7 @@ pub fn damage(g: &mut Gen, mut b: Vec<u8>) -> Vec<u8> {
                 }
             }
             2 => {
-                let bad: &[u8] = *g.pick(&[
+                let bad: &[u8] = g.pick::<&[u8]>(&[
                     &b"\xff"[..],
                     b"\xc0\x80",
                     b"\xed\xa0\x80",
@@ -533,7 +533,7 @@ pub fn damage(g: &mut Gen, mut b: Vec<u8>) -> Vec<u8> {
                 b.insert(at, 0);
             }
             5 => {
-                let html: &[u8] = *g.pick(&[
+                let html: &[u8] = g.pick::<&[u8]>(&[
                     &b"<html><body>"[..],
                     b"<!DOCTYPE html>",
                     b"</script>",
@@ -552,11 +552,11 @@ pub fn damage(g: &mut Gen, mut b: Vec<u8>) -> Vec<u8> {
                 }
             }
             7 => {
-                let tail: &[u8] = *g.pick(&[&b","[..], b"]", b"}", b"\"", b" x", b"\n{}"]);
+                let tail: &[u8] = g.pick::<&[u8]>(&[&b","[..], b"]", b"}", b"\"", b" x", b"\n{}"]);
                 b.extend_from_slice(tail);
             }
             8 => {
-                let n: &[u8] = *g.pick(&[
+                let n: &[u8] = g.pick::<&[u8]>(&[
                     &b"1e99999"[..],
                     b"-0.0000000000000000000000000000001",
                     b"99999999999999999999999999999999999999999999999999999999",
@@ -565,7 +565,7 @@ pub fn damage(g: &mut Gen, mut b: Vec<u8>) -> Vec<u8> {
             }
             9 => {
                 if at < b.len() {
-                    let c = *g.pick(&[b'"', b'[', b']', b'{', b'}', b',', b':', b'\\']);
+                    let c = *g.pick(b"\"[]{},:\\");
                     b[at] = c;
                 }
             }
@@ -577,7 +577,7 @@ pub fn damage(g: &mut Gen, mut b: Vec<u8>) -> Vec<u8> {
             _ => {
                 let n = g.below(8);
                 for _ in 0..n {
-                    let byte = g.next() as u8;
+                    let byte = g.next_u64() as u8;
                     b.insert(at.min(b.len()), byte);
                 }
             }

@@ -880,14 +880,14 @@ fn multipart(g: &mut Gen, input: &mut Vec<u8>) -> Result<(), String> {
     require(
         form.file
             .as_ref()
-            .map_or(true, |f| f.len() as u64 <= FILE_LIMIT)
-            && form.file_too_large.map_or(true, |n| n > FILE_LIMIT)
+            .is_none_or(|f| f.len() as u64 <= FILE_LIMIT)
+            && form.file_too_large.is_none_or(|n| n > FILE_LIMIT)
             && form.fields.len() <= multipart::MAX_FIELDS
             && form.fields.values().map(String::len).sum::<usize>()
                 <= 3 * multipart::MAX_TEXT_BYTES,
         || "a form read beyond its limits".into(),
     )?;
-    if valid && declared.map_or(true, |n| n == body.len()) {
+    if valid && declared.is_none_or(|n| n == body.len()) {
         for (name, content) in &expected {
             if name == "file" {
                 let ok = if content.len() as u64 > FILE_LIMIT {
