@@ -122,9 +122,12 @@ async fn every_row_shows_its_entry_count_and_date_and_the_table_scrolls_on_a_pho
     let today = chrono::Utc::now().format("%Y-%m-%d").to_string();
     // Another team's row, seen by an Owl: Bats have one entry, Owls three.
     let (_, board) = text(&owl, &app.url("/c/pd/leaderboard")).await;
-    assert!(board.contains("<div class=\"scroll\">"), "{board}");
     assert!(
-        board.contains("<th>Entries</th><th>Scored (UTC)</th>"),
+        board.contains("<div class=\"scroll\" tabindex=\"0\""),
+        "{board}"
+    );
+    assert!(
+        board.contains("<abbr title=\"Scored (UTC): the day the entry was scored\">Scored</abbr>"),
         "{board}"
     );
     let row = |name: &str| {
