@@ -89,10 +89,13 @@ impl SortKey {
 
     /// Is this one of SPICE's categories (F over scene-graph tuples), rather than a classic metric?
     pub fn is_spice(self) -> bool {
-        !matches!(
-            self,
-            SortKey::Bleu4 | SortKey::Meteor | SortKey::RougeL | SortKey::CiderD
-        )
+        self.spice_index().is_some()
+    }
+
+    /// The place of a SPICE category among the seven (`spice`, `object`, ..., `size`: the order
+    /// of `storage::Scores` and of `Entry::tp`); None for a classic metric.
+    pub fn spice_index(self) -> Option<usize> {
+        SortKey::ALL[..7].iter().position(|k| *k == self)
     }
 
     /// The title of a classic metric under pycocoevalcap's key (`Bleu_4`, `ROUGE_L`, `CIDEr`), so
@@ -247,6 +250,8 @@ mod tests {
                 object,
                 ..Default::default()
             },
+            tp: vec![],
+            fp: vec![],
         }
     }
 

@@ -830,6 +830,16 @@ async fn the_leaderboard_fits_a_laptop_and_keeps_the_entry_in_view_on_a_phone() 
         page.contains("Not ranked") && page.contains("BLEU-4") && page.contains("your team"),
         "{page}"
     );
+    // The Human row's zeros say what kind of 0 they are; its undefined Count says why.
+    let human = &page[page.find("<tr class=\"human\">").expect("the Human row")..];
+    let human = &human[..human.find("</tr>").unwrap_or(0)];
+    assert!(
+        human.contains("<td class=\"num zero\" title=\"0, a real score: ")
+            && human.contains(
+                "<td class=\"num undefined\" title=\"undefined, not 0: the references have no "
+            ),
+        "{human}"
+    );
     driver.viewport(1366, 768, false).await;
     let desktop = driver
         .eval(

@@ -570,7 +570,8 @@ async fn the_first_public_split_is_the_default_and_an_unknown_sort_key_is_refuse
 }
 
 /// An undefined category (the engine's NaN, stored as NULL: the references have no tuple of the
-/// kind) is shown as undefined with the reason, not as 0.000, while a real 0 stays 0.000; the
+/// kind) is shown as undefined with the reason, not as 0.000, while a real 0 stays 0.000 and its
+/// tooltip says from the tuple counts whether nothing matched or there was nothing; the
 /// viewer's own team's row is marked, for the eye and in words.
 #[tokio::test]
 async fn an_undefined_category_reads_as_undefined_and_your_teams_row_is_marked() {
@@ -648,7 +649,11 @@ async fn an_undefined_category_reads_as_undefined_and_your_teams_row_is_marked()
         ) && !size.contains("0.000"),
         "{size}"
     );
-    assert_eq!(cells(&foxes_row)[6], "\">0.000", "a real 0 stays 0.000");
+    // A real 0 stays 0.000, and says which kind of 0 (these counts are all 0: no tuples).
+    assert_eq!(
+        cells(&foxes_row)[6],
+        " zero\" title=\"0, a real score: the captions gave no size tuples, the references have some\">0.000"
+    );
     assert!(html.contains("id=\"legend\"") && html.contains("undefined, not zero"));
     // Signed out, nobody's row is marked.
     let (_, anon) = get_text(&reqwest::Client::new(), &app.url("/c/lb/leaderboard")).await;

@@ -75,7 +75,11 @@ async fn pages_name_metrics_alike_and_the_image_page_walks_worst_first() {
         "METEOR only when computed: {page}"
     );
     let (_, board) = text(&owl, &app.url("/c/pd/leaderboard")).await;
-    assert_eq!(board.contains("<abbr title=\"METEOR\">MET.</abbr></a></th>"), meteor, "{board}");
+    assert_eq!(
+        board.contains("<abbr title=\"METEOR\">MET.</abbr></a></th>"),
+        meteor,
+        "{board}"
+    );
 
     // Worst first, as the submission page lists them.
     let order: Vec<i64> = sqlx::query_scalar(

@@ -16,6 +16,7 @@ use crate::domain::leaderboard::{RankedEntry, SortKey};
 use crate::domain::{CaptionMode, SubmissionKind, TeamName};
 use crate::storage::accounts::{self, TokenInfo};
 use crate::storage::challenges::Challenge;
+use crate::storage::leaderboard::Entry;
 use crate::storage::splits::{self, Split};
 
 /// Who is looking: organizer, and the team they belong to in this challenge.
@@ -400,12 +401,15 @@ struct Row {
 struct Cell {
     text: String,
     undefined: Option<String>,
+    /// Why a SPICE score is exactly 0 (its tooltip), from the tuple counts.
+    zero: Option<String>,
 }
 
 impl Cell {
     /// The engine stores an undefined F as NULL (NaN in `spice::score`: no image's references
     /// have a tuple of the kind, so there is nothing to recall); a stored 0 is a real 0.
-    fn new(key: SortKey, value: Option<f64>) -> Cell {
+    fn new(key: SortKey, entry: &Entry) -> Cell {
+        let value = key.value(entry);
         let undefined = match value {
             Some(v) if v.is_finite() => None,
             _ if key == SortKey::Spice => Some(
@@ -420,7 +424,26 @@ impl Cell {
         Cell {
             text: score(value),
             undefined,
+            zero: Cell::why_zero(key, entry, value),
         }
+    }
+
+    /// A SPICE F of exactly 0 is a real score, but of two kinds the tuple counts tell apart.
+    fn why_zero(key: SortKey, entry: &Entry, value: Option<f64>) -> Option<String> {
+        let at = key.spice_index().filter(|_| value == Some(0.0))?;
+        let count = |v: &[Option<i64>]| v.get(at).copied().flatten();
+        let (tp, fp) = (count(&entry.tp)?, count(&entry.fp)?);
+        let kind = match key {
+            SortKey::Spice => String::new(),
+            k => format!("{} ", k.title().to_lowercase()),
+        };
+        Some(match (tp, fp) {
+            (0, 0) => format!(
+                "0, a real score: the captions gave no {kind}tuples, the references have some"
+            ),
+            (0, n) => format!("0, a real score: none of the captions' {n} {kind}tuples matched"),
+            _ => return None,
+        })
     }
 }
 
@@ -565,10 +588,7 @@ pub async fn leaderboard(
                 link: (own || r.entry.kind != SubmissionKind::Team)
                     .then(|| format!("/s/{}", r.entry.submission_id)),
                 own_team: r.entry.team_id.is_some() && r.entry.team_id == viewer.team_id,
-                cells: keys
-                    .iter()
-                    .map(|k| Cell::new(*k, k.value(&r.entry)))
-                    .collect(),
+                cells: keys.iter().map(|k| Cell::new(*k, &r.entry)).collect(),
                 date: r
                     .entry
                     .scored_at
