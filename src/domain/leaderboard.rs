@@ -68,6 +68,36 @@ impl SortKey {
         }
     }
 
+    /// The column's short header on the leaderboard page, where eleven score columns share a
+    /// laptop's width; the full [`SortKey::title`] goes in its tooltip and in the key under the
+    /// table. No header is wider than the numbers under it ("0.123").
+    pub fn short_title(self) -> &'static str {
+        match self {
+            SortKey::Spice => "SPICE",
+            SortKey::Object => "Obj.",
+            SortKey::Relation => "Rel.",
+            SortKey::Attribute => "Attr.",
+            SortKey::Color => "Col.",
+            SortKey::Count => "Cnt.",
+            SortKey::Size => "Size",
+            SortKey::Bleu4 => "B-4",
+            SortKey::Meteor => "MET.",
+            SortKey::RougeL => "R-L",
+            SortKey::CiderD => "C-D",
+        }
+    }
+
+    /// Is this one of SPICE's categories (F over scene-graph tuples), rather than a classic metric?
+    pub fn is_spice(self) -> bool {
+        self.spice_index().is_some()
+    }
+
+    /// The place of a SPICE category among the seven (`spice`, `object`, ..., `size`: the order
+    /// of `storage::Scores` and of `Entry::tp`); None for a classic metric.
+    pub fn spice_index(self) -> Option<usize> {
+        SortKey::ALL[..7].iter().position(|k| *k == self)
+    }
+
     /// The title of a classic metric under pycocoevalcap's key (`Bleu_4`, `ROUGE_L`, `CIDEr`), so
     /// that every page names a metric the way the leaderboard's column does ("BLEU-4", "CIDEr-D").
     pub fn classic_title(key: &str) -> String {
@@ -220,6 +250,8 @@ mod tests {
                 object,
                 ..Default::default()
             },
+            tp: vec![],
+            fp: vec![],
         }
     }
 

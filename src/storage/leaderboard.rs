@@ -22,6 +22,15 @@ pub struct Entry {
     #[sqlx(flatten)]
     #[serde(flatten)]
     pub scores: super::Scores,
+    /// Per SPICE category (`spice`, `object`, ..., `size`, the order of [`super::Scores`]), the
+    /// summed true and false positives: what tells a 0 where nothing matched from a 0 where the
+    /// captions gave no tuple of the kind. (An undefined F, no reference tuple, is a NULL score.)
+    #[sqlx(default)]
+    #[serde(skip)]
+    pub tp: Vec<Option<i64>>,
+    #[sqlx(default)]
+    #[serde(skip)]
+    pub fp: Vec<Option<i64>>,
 }
 
 /// SQL selecting the `id` of the submission that stands for each team on each split's leaderboard,
@@ -71,7 +80,7 @@ pub async fn entries(
                COALESCE(t.name, s.label, s.kind) AS name, s.description, s.scored_at,
                COALESCE(MAX(n.entries), 0) AS entries,
                COALESCE(s.front_end, 'built-in') AS front_end,
-               {scores}
+               {scores}, {tp} AS tp, {fp} AS fp
         FROM submissions s
         LEFT JOIN teams t ON t.id = s.team_id
         JOIN aggregate_scores a ON a.submission_id = s.id
@@ -87,6 +96,8 @@ pub async fn entries(
         GROUP BY s.id, t.name",
         entries = team_entries("s.split_id = $1"),
         scores = super::score_columns(),
+        tp = super::spice_counts("a", "tp"),
+        fp = super::spice_counts("a", "fp"),
     ))
     .bind(split_id)
     .bind(everything)

@@ -74,6 +74,18 @@ fn spice_columns(alias: &str) -> String {
         .join(", ")
 }
 
+/// One count (`tp`, `fp` or `fn`) of each SPICE category, in the order of [`Scores`], as an
+/// array pivoted out of the rows of `alias` in a query grouped by submission.
+fn spice_counts(alias: &str, count: &str) -> String {
+    let items: Vec<String> = SPICE_CATEGORIES
+        .iter()
+        .map(|(category, _)| {
+            format!("MAX({alias}.{count}) FILTER (WHERE {alias}.category = '{category}')")
+        })
+        .collect();
+    format!("ARRAY[{}]::BIGINT[]", items.join(", "))
+}
+
 /// The eleven score columns of a submission, pivoted out of `aggregate_scores a` (SPICE's
 /// categories) and `classic_scores cs`, for a query grouped by submission: the leaderboard's
 /// entries and the organizers' lines select them alike.

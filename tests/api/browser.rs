@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::helpers::{demo_results, spawn_app_with};
+use crate::helpers::{demo_results, fresh, spawn_app_with};
 
 const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
 
@@ -266,6 +266,28 @@ impl Driver {
             "POST",
             &format!("/session/{}/window/rect", self.session),
             json!({"width": 1280, "height": 900}),
+        )
+        .await;
+    }
+
+    /// Runs `script` (a function body) in the page and returns what it returns.
+    async fn eval(&self, script: &str) -> Value {
+        self.call(
+            "POST",
+            &format!("/session/{}/execute/sync", self.session),
+            json!({ "script": script, "args": [] }),
+        )
+        .await
+    }
+
+    /// Makes the page's viewport exactly `width` × `height` CSS pixels, as a laptop's window or
+    /// (`mobile`) a phone's screen, whatever the headless window's own size.
+    async fn viewport(&self, width: u32, height: u32, mobile: bool) {
+        self.call(
+            "POST",
+            &format!("/session/{}/goog/cdp/execute", self.session),
+            json!({"cmd": "Emulation.setDeviceMetricsOverride", "params": {
+                "width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile}}),
         )
         .await;
     }
@@ -670,6 +692,279 @@ async fn a_forgotten_password_is_set_again_with_a_link_and_changed_on_the_accoun
     )
     .await;
     assert!(user.is_ok(), "the password the page set logs in");
+    driver
+        .call(
+            "DELETE",
+            &format!("/session/{}", driver.session),
+            Value::Null,
+        )
+        .await;
+}
+
+/// A leaderboard of 20 teams whose entries were scored by the engine (so every column, the
+/// intervals, the classic metrics, a baseline, the Human row and an unranked entry are there),
+/// seen by a member of one of the teams: the table as `leaderboard` makes it for the test below.
+async fn twenty_entries() -> (crate::helpers::TestApp, tempfile::TempDir, Driver) {
+    let app = spawn_app_with(1, |_| {}).await;
+    let c = app.challenge_with_split("wide", "val", false).await;
+    let careful: Vec<Value> = serde_json::from_slice(&demo_results(true)).expect("json");
+    let hasty: Vec<Value> = serde_json::from_slice(&demo_results(false)).expect("json");
+    let names = [
+        "Night Owls",
+        "Université de Montréal — Vision & Language Lab",
+        "Foxes",
+        "Team 4",
+        "DeepCaptioners",
+        "Bears",
+        "Show, Attend and Tell (reproduction)",
+        "Kittens",
+        "Grounded Captions Group",
+        "Zebra",
+        "Team Eleven",
+        "Ant",
+        "MS-Research-Asia-Intern-Project-Captioning",
+        "Lynx",
+        "Otters",
+        "Up-Down",
+        "Meshed Memory",
+        "Yaks",
+        "Quokkas",
+        "Xerus",
+    ];
+    let mut ids = Vec::new();
+    for (k, name) in names.iter().enumerate() {
+        let (_, token) = app.team("wide", name).await;
+        // Each team gets its own mix of careful and hasty captions: scores spread out.
+        let mixed: Vec<Value> = careful
+            .iter()
+            .zip(&hasty)
+            .enumerate()
+            .map(|(i, (a, b))| {
+                if (i * (k + 3)) % 7 < 4 {
+                    a.clone()
+                } else {
+                    b.clone()
+                }
+            })
+            .collect();
+        let file = fresh(serde_json::to_vec(&mixed).expect("json"));
+        ids.push(app.submit("wide", &token, "val", file).await);
+    }
+    let split = spiceboard::actions::split(&app.pool, &c, "val")
+        .await
+        .expect("split");
+    let baseline = spiceboard::actions::submit(
+        &app.pool,
+        &c,
+        &split,
+        spiceboard::actions::Uploader::Baseline {
+            label: "Nearest neighbour",
+            user_id: None,
+        },
+        "",
+        demo_results(false),
+        spiceboard::actions::SubmitLimits {
+            max_caption_chars: 1000,
+            max_attempts: 3,
+            disk_floor: None,
+        },
+    )
+    .await
+    .expect("baseline");
+    ids.push(baseline.id);
+    let human = spiceboard::actions::compute_human(&app.pool, &split, 3)
+        .await
+        .expect("human row");
+    ids.push(human.id);
+    for id in &ids {
+        app.assert_scored(*id).await;
+    }
+    // One entry scored by another parser than the split's: listed under "Not ranked".
+    sqlx::query("UPDATE submissions SET front_end = 'corenlp-3.6.0' WHERE id = $1")
+        .bind(ids[19])
+        .execute(&app.pool)
+        .await
+        .expect("another parser");
+    let hash = spiceboard::auth::hash_password("a long password").expect("hash");
+    let user =
+        spiceboard::storage::accounts::create_user(&app.pool, "ann@example.org", &hash, false)
+            .await
+            .expect("user")
+            .expect("new");
+    let team_id: i64 = sqlx::query_scalar("SELECT id FROM teams WHERE name = 'Night Owls'")
+        .fetch_one(&app.pool)
+        .await
+        .expect("team");
+    spiceboard::storage::accounts::add_member(&app.pool, team_id, user.id)
+        .await
+        .expect("member");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let base = app.address.replace("127.0.0.1", "localhost");
+    let driver = Driver::start(&dir.path().join("profile")).await;
+    driver
+        .go(&format!("{base}/login?next=/c/wide/leaderboard"))
+        .await;
+    driver
+        .send_credentials("ann@example.org", "a long password")
+        .await;
+    driver
+        .wait_for_page("the leaderboard after login", |_, s| {
+            s.contains("id=\"leaderboard\"")
+        })
+        .await;
+    (app, dir, driver)
+}
+
+/// The leaderboard at 1,366 × 768 (issue 34): 20 entries with every column fit the window with
+/// no sideways scrolling of the page or of the table's box; no header is wider than its column
+/// (its content fits its box) or wraps onto a second line; and in each score column the header
+/// is no wider than the numbers under it.
+/// At 390 × 844, a phone: the table scrolls inside its box, says so, and the entry column stays
+/// in view however far it is scrolled.
+#[tokio::test]
+async fn the_leaderboard_fits_a_laptop_and_keeps_the_entry_in_view_on_a_phone() {
+    let (_app, _dir, driver) = twenty_entries().await;
+    let page = driver.source().await;
+    assert_eq!(page.matches("<tr class=\"team").count(), 20, "{page}");
+    assert!(
+        page.contains("Not ranked") && page.contains("BLEU-4") && page.contains("your team"),
+        "{page}"
+    );
+    // The Human row's zeros say what kind of 0 they are; its undefined Count says why.
+    let human = &page[page.find("<tr class=\"human\">").expect("the Human row")..];
+    let human = &human[..human.find("</tr>").unwrap_or(0)];
+    assert!(
+        human.contains("<td class=\"num zero\" title=\"0, a real score: ")
+            && human.contains(
+                "<td class=\"num undefined\" title=\"undefined, not 0: the references have no "
+            ),
+        "{human}"
+    );
+    driver.viewport(1366, 768, false).await;
+    let desktop = driver
+        .eval(
+            r#"
+            const table = document.getElementById('leaderboard');
+            const box = table.parentElement;
+            const lines = (el) => {
+                const range = document.createRange();
+                range.selectNodeContents(el);
+                const rects = [...range.getClientRects()].filter(r => r.width > 0);
+                if (rects.length === 0) return 0;
+                const top = Math.min(...rects.map(r => r.top));
+                const lh = parseFloat(getComputedStyle(el).fontSize);
+                return rects.some(r => r.top > top + lh * 0.6) ? 2 : 1;
+            };
+            const textWidth = (el) => {
+                const range = document.createRange();
+                range.selectNodeContents(el);
+                return range.getBoundingClientRect().width;
+            };
+            const heads = [...table.querySelectorAll('thead th')];
+            const rows = [...table.querySelectorAll('tbody tr')].filter(r => r.children.length === heads.length);
+            return {
+                inner: innerWidth,
+                page: document.scrollingElement.scrollWidth,
+                box: [box.scrollWidth, box.clientWidth],
+                headers: heads.map((th, i) => {
+                    const nums = rows.map(r => r.children[i])
+                        .filter(td => /^\d+\.\d{3}$/.test(td.textContent.trim()));
+                    return {
+                        text: th.textContent.trim(),
+                        scroll: th.scrollWidth,
+                        client: th.clientWidth,
+                        lines: lines(th),
+                        width: textWidth(th),
+                        numbers: nums.length ? Math.max(...nums.map(textWidth)) : null,
+                    };
+                }),
+            };
+            "#,
+        )
+        .await;
+    let inner = desktop["inner"].as_f64().expect("innerWidth");
+    assert_eq!(inner, 1366.0, "{desktop}");
+    assert!(
+        desktop["page"].as_f64().expect("scrollWidth") <= inner,
+        "the page scrolls sideways: {desktop}"
+    );
+    assert!(
+        desktop["box"][0].as_f64() <= desktop["box"][1].as_f64(),
+        "the table scrolls in its box: {desktop}"
+    );
+    let headers = desktop["headers"].as_array().expect("headers");
+    assert!(headers.len() >= 17, "every column: {desktop}");
+    let mut score_columns = 0;
+    for h in headers {
+        assert!(
+            h["scroll"].as_f64() <= h["client"].as_f64(),
+            "a header wider than its column: {h}"
+        );
+        assert_eq!(h["lines"], 1, "a header on two lines: {h}");
+        if let Some(numbers) = h["numbers"].as_f64() {
+            score_columns += 1;
+            assert!(
+                h["width"].as_f64().expect("width") <= numbers + 0.5,
+                "a header wider than its numbers: {h}"
+            );
+        }
+    }
+    assert!(score_columns >= 11, "the eleven score columns: {desktop}");
+
+    driver.viewport(390, 844, true).await;
+    let phone = driver
+        .eval(
+            r#"
+            const table = document.getElementById('leaderboard');
+            const box = table.parentElement;
+            const cue = document.querySelector('.scroll-cue');
+            const entry = table.querySelector('tbody th.entry');
+            const seen = [];
+            for (const x of [0, box.scrollWidth / 2, box.scrollWidth]) {
+                box.scrollLeft = x;
+                const r = entry.getBoundingClientRect();
+                seen.push({scrollLeft: box.scrollLeft, left: r.left, right: r.right, text: entry.textContent.trim()});
+            }
+            const wide = [...document.querySelectorAll('body *')]
+                .filter(e => e.getBoundingClientRect().right > 391 && !box.contains(e))
+                .map(e => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right));
+            return {
+                inner: innerWidth,
+                page: document.scrollingElement.scrollWidth,
+                wide,
+                box: [box.scrollWidth, box.clientWidth],
+                cue: cue !== null && cue.getBoundingClientRect().height > 0,
+                seen,
+            };
+            "#,
+        )
+        .await;
+    let inner = phone["inner"].as_f64().expect("innerWidth");
+    assert_eq!(inner, 390.0, "{phone}");
+    assert!(
+        phone["page"].as_f64().expect("scrollWidth") <= inner,
+        "the page itself scrolls sideways: {phone}"
+    );
+    assert!(
+        phone["box"][0].as_f64() > phone["box"][1].as_f64(),
+        "the table scrolls in its box: {phone}"
+    );
+    assert_eq!(phone["cue"], true, "a line says the table scrolls: {phone}");
+    let seen = phone["seen"].as_array().expect("positions");
+    assert!(
+        seen.last().and_then(|s| s["scrollLeft"].as_f64()) > Some(0.0),
+        "scrolled: {phone}"
+    );
+    for s in seen {
+        let (left, right) = (
+            s["left"].as_f64().expect("left"),
+            s["right"].as_f64().expect("right"),
+        );
+        assert!(
+            left >= 0.0 && right <= inner && right > left,
+            "the entry column left the screen: {phone}"
+        );
+    }
     driver
         .call(
             "DELETE",

@@ -133,7 +133,7 @@ async fn a_split_scored_built_in_moves_to_corenlp_with_rescore_and_is_never_rank
         ]
     );
     let html = board_html(&app).await;
-    assert!(html.contains("<th>Parser</th>"), "{html}");
+    assert!(html.contains(">Parser</abbr></th>"), "{html}");
     assert!(!html.contains("Not ranked"), "{html}");
 
     let Some(model) = corenlp_model() else {

@@ -131,7 +131,7 @@ async fn entries_rank_by_any_column_with_ties_sharing_a_rank() {
         "Size",
     ] {
         assert!(
-            html.contains(&format!(">{col}</a></th>")),
+            html.contains(&format!("<abbr title=\"{col}\">")),
             "column {col} missing"
         );
     }
@@ -567,4 +567,98 @@ async fn the_first_public_split_is_the_default_and_an_unknown_sort_key_is_refuse
             assert_eq!(status, 200, "{path}{fine}");
         }
     }
+}
+
+/// An undefined category (the engine's NaN, stored as NULL: the references have no tuple of the
+/// kind) is shown as undefined with the reason, not as 0.000, while a real 0 stays 0.000 and its
+/// tooltip says from the tuple counts whether nothing matched or there was nothing; the
+/// viewer's own team's row is marked, for the eye and in words.
+#[tokio::test]
+async fn an_undefined_category_reads_as_undefined_and_your_teams_row_is_marked() {
+    let (app, teams) = setup(false).await;
+    // Owls: Size undefined; Foxes: Size a real 0.
+    let owls = app
+        .submit("lb", &teams[0].1, "val", fresh(demo_results(true)))
+        .await;
+    fake_aggregates(
+        &app.pool,
+        owls,
+        [
+            Some(0.2),
+            Some(0.4),
+            Some(0.1),
+            Some(0.1),
+            Some(0.1),
+            Some(0.1),
+            None,
+        ],
+    )
+    .await;
+    let foxes = app
+        .submit("lb", &teams[1].1, "val", fresh(demo_results(true)))
+        .await;
+    fake_aggregates(
+        &app.pool,
+        foxes,
+        [
+            Some(0.1),
+            Some(0.3),
+            Some(0.1),
+            Some(0.1),
+            Some(0.1),
+            Some(0.1),
+            Some(0.0),
+        ],
+    )
+    .await;
+    let owl = owls_member(&app).await;
+    let (status, html) = get_text(&owl, &app.url("/c/lb/leaderboard")).await;
+    assert_eq!(status, 200);
+    let row = |name: &str| {
+        let at = html
+            .find(&format!(">{name}"))
+            .unwrap_or_else(|| panic!("{name}: {html}"));
+        let start = html[..at].rfind("<tr").unwrap_or(0);
+        let end = at + html[at..].find("</tr>").unwrap_or(0);
+        html[start..end].to_string()
+    };
+    let (owls_row, foxes_row) = (row("Owls"), row("Foxes"));
+    assert!(
+        owls_row.starts_with("<tr class=\"team own\">")
+            && owls_row.contains("<span class=\"tag you\">your team</span>"),
+        "{owls_row}"
+    );
+    assert!(
+        foxes_row.starts_with("<tr class=\"team\">") && !foxes_row.contains("your team"),
+        "{foxes_row}"
+    );
+    // The seventh score column is Size.
+    let cells = |row: &str| -> Vec<String> {
+        row.split("<td class=\"num")
+            .skip(2) // before the first cell, the interval
+            .take(7)
+            .map(|c| c.split("</td>").next().unwrap_or("").to_string())
+            .collect()
+    };
+    let size = &cells(&owls_row)[6];
+    assert!(
+        size.starts_with(
+            " undefined\" title=\"undefined, not 0: the references have no size tuples"
+        ) && size.contains(
+            "<span aria-hidden=\"true\">–</span><span class=\"sr-only\">undefined</span>"
+        ) && !size.contains("0.000"),
+        "{size}"
+    );
+    // A real 0 stays 0.000, and says which kind of 0 (these counts are all 0: no tuples).
+    assert_eq!(
+        cells(&foxes_row)[6],
+        " zero\" title=\"0, a real score: the captions gave no size tuples, the references have some\">0.000"
+    );
+    assert!(html.contains("id=\"legend\"") && html.contains("undefined, not zero"));
+    // Signed out, nobody's row is marked.
+    let (_, anon) = get_text(&reqwest::Client::new(), &app.url("/c/lb/leaderboard")).await;
+    assert!(
+        !anon.contains("your team") && !anon.contains(" own\""),
+        "{anon}"
+    );
 }

@@ -138,11 +138,11 @@ async fn entries_show_their_interval_and_ties_with_the_entry_above() {
     );
     assert!(html.contains(&exact), "{exact} not in {html}");
     assert_eq!(html.matches("title=\"tied with the entry above").count(), 1);
-    let twin_row = html.find("<td>Twin").expect("Twin's row");
+    let twin_row = html.find("class=\"entry\">Twin").expect("Twin's row");
     let mark = html
         .find("title=\"tied with the entry above")
         .expect("a tie mark");
-    let exact_row = html.find("<td>Exact").expect("Exact's row");
+    let exact_row = html.find("class=\"entry\">Exact").expect("Exact's row");
     assert!(
         exact_row < mark && mark < twin_row,
         "the mark is on Twin's row"

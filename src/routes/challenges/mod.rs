@@ -16,6 +16,7 @@ use crate::domain::leaderboard::{RankedEntry, SortKey};
 use crate::domain::{CaptionMode, SubmissionKind, TeamName};
 use crate::storage::accounts::{self, TokenInfo};
 use crate::storage::challenges::Challenge;
+use crate::storage::leaderboard::Entry;
 use crate::storage::splits::{self, Split};
 
 /// Who is looking: organizer, and the team they belong to in this challenge.
@@ -388,14 +389,68 @@ struct Row {
     kind: SubmissionKind,
     name: String,
     link: Option<String>,
-    cells: Vec<String>,
+    /// The row of the viewer's own team (marked "your team").
+    own_team: bool,
+    cells: Vec<Cell>,
     /// When the entry was scored (UTC day) and how many scored submissions its team has here.
     date: String,
     entries: String,
 }
 
+/// One score of a row: three decimals, or "–" with `undefined` saying why there is no number.
+struct Cell {
+    text: String,
+    undefined: Option<String>,
+    /// Why a SPICE score is exactly 0 (its tooltip), from the tuple counts.
+    zero: Option<String>,
+}
+
+impl Cell {
+    /// The engine stores an undefined F as NULL (NaN in `spice::score`: no image's references
+    /// have a tuple of the kind, so there is nothing to recall); a stored 0 is a real 0.
+    fn new(key: SortKey, entry: &Entry) -> Cell {
+        let value = key.value(entry);
+        let undefined = match value {
+            Some(v) if v.is_finite() => None,
+            _ if key == SortKey::Spice => Some(
+                "undefined, not 0: the references of this entry's images have no tuples".into(),
+            ),
+            _ if key.is_spice() => Some(format!(
+                "undefined, not 0: the references have no {} tuples, so there is nothing to find",
+                key.title().to_lowercase()
+            )),
+            _ => Some(format!("{} was not computed for this entry", key.title())),
+        };
+        Cell {
+            text: score(value),
+            undefined,
+            zero: Cell::why_zero(key, entry, value),
+        }
+    }
+
+    /// A SPICE F of exactly 0 is a real score, but of two kinds the tuple counts tell apart.
+    fn why_zero(key: SortKey, entry: &Entry, value: Option<f64>) -> Option<String> {
+        let at = key.spice_index().filter(|_| value == Some(0.0))?;
+        let count = |v: &[Option<i64>]| v.get(at).copied().flatten();
+        let (tp, fp) = (count(&entry.tp)?, count(&entry.fp)?);
+        let kind = match key {
+            SortKey::Spice => String::new(),
+            k => format!("{} ", k.title().to_lowercase()),
+        };
+        Some(match (tp, fp) {
+            (0, 0) => format!(
+                "0, a real score: the captions gave no {kind}tuples, the references have some"
+            ),
+            (0, n) => format!("0, a real score: none of the captions' {n} {kind}tuples matched"),
+            _ => return None,
+        })
+    }
+}
+
 struct Column {
     key: &'static str,
+    /// The short header and the full name (its tooltip and the key under the table).
+    short: &'static str,
     title: &'static str,
     active: bool,
 }
@@ -420,6 +475,11 @@ struct Board {
     ranking_title: &'static str,
     /// Entries scored by another front end than the split's (listed unranked).
     unranked: usize,
+    /// Which kinds of rows the legend under the table explains.
+    has_baseline: bool,
+    has_human: bool,
+    has_undefined: bool,
+    has_own: bool,
 }
 
 /// Who is looking at a leaderboard: a session's user, or a team's API token.
@@ -527,7 +587,8 @@ pub async fn leaderboard(
                 name: r.entry.name.clone(),
                 link: (own || r.entry.kind != SubmissionKind::Team)
                     .then(|| format!("/s/{}", r.entry.submission_id)),
-                cells: keys.iter().map(|k| score(k.value(&r.entry))).collect(),
+                own_team: r.entry.team_id.is_some() && r.entry.team_id == viewer.team_id,
+                cells: keys.iter().map(|k| Cell::new(*k, &r.entry)).collect(),
                 date: r
                     .entry
                     .scored_at
@@ -544,12 +605,19 @@ pub async fn leaderboard(
         .iter()
         .map(|k| Column {
             key: k.name(),
+            short: k.short_title(),
             title: k.title(),
             active: *k == sort,
         })
         .collect();
     let ranked = rows.iter().filter(|r| r.ranked).count();
     let page = Board {
+        has_baseline: rows.iter().any(|r| r.kind == SubmissionKind::Baseline),
+        has_human: rows.iter().any(|r| r.kind == SubmissionKind::Human),
+        has_own: rows.iter().any(|r| r.own_team),
+        has_undefined: rows
+            .iter()
+            .any(|r| r.cells.iter().any(|c| c.undefined.is_some())),
         layout: Layout::new(&req, user.0.as_ref()),
         hidden_notice: split.hidden && !viewer.organizer,
         comparable: comparable && ranked > 1,
