@@ -343,10 +343,10 @@ impl Bits for Vec<bool> {
     }
 }
 
-/// The jar's `PartialAlignment`; the matches it chose live in a shared list (`chosen`), linked
-/// from the last one.
-#[derive(Clone)]
-struct Path<B> {
+/// The scalar part of the jar's `PartialAlignment`; the matches it chose live in a shared list
+/// (`chosen`), linked from the last one.
+#[derive(Clone, Copy)]
+struct Head {
     last_chosen: u32,
     matches1: i32,
     matches2: i32,
@@ -354,6 +354,12 @@ struct Path<B> {
     idx: usize,
     last_match_end: i64,
     distance: i32,
+}
+
+/// A path of the beam: its head and the words it has used on each line.
+#[derive(Clone)]
+struct Path<B> {
+    head: Head,
     used1: B,
     used2: B,
 }
@@ -365,7 +371,9 @@ impl<B: Bits> Path<B> {
         (0..m.length).any(|j| self.used2.get(m.start + j))
             || (0..m.match_length).any(|j| self.used1.get(m.match_start + j))
     }
+}
 
+impl Head {
     /// Takes `m`: counts, chunk break, position (the jar's two copies of this code agree).
     fn take(&mut self, m: &Match) {
         let w = SEARCH_WEIGHTS[m.module];
@@ -384,8 +392,78 @@ fn distance(m: &Match) -> i32 {
     (m.start as i32 - m.match_start as i32).abs()
 }
 
+/// One path of the next step before it is made: the head it will have, the path of the beam it
+/// comes from and the match it adds (an index into the step's proposals), if any.
+#[derive(Clone, Copy)]
+struct Successor {
+    head: Head,
+    /// Its place in the order the jar appends paths to `nextPaths`.
+    order: u32,
+    parent: u32,
+    added: u32,
+}
+
+impl Successor {
+    /// The jar's comparator: more weighted matches, then fewer chunks, then less distance; its
+    /// sort is stable, so the order of creation breaks ties.
+    fn key(&self) -> (i32, i32, i32, u32) {
+        let h = &self.head;
+        (-(h.matches1 + h.matches2), h.chunks, h.distance, self.order)
+    }
+}
+
+impl PartialEq for Successor {
+    fn eq(&self, other: &Self) -> bool {
+        self.key() == other.key()
+    }
+}
+impl Eq for Successor {}
+impl PartialOrd for Successor {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Successor {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.key().cmp(&other.key())
+    }
+}
+
+/// The best `BEAM` successors of a step, in the jar's order, as they are offered.
+struct Best {
+    heap: std::collections::BinaryHeap<Successor>,
+    offered: u32,
+}
+
+impl Best {
+    fn offer(&mut self, head: Head, parent: usize, added: u32) {
+        let s = Successor {
+            head,
+            order: self.offered,
+            parent: parent as u32,
+            added,
+        };
+        self.offered += 1;
+        if self.heap.len() < BEAM {
+            self.heap.push(s);
+        } else if let Some(mut worst) = self.heap.peek_mut() {
+            if s < *worst {
+                *worst = s;
+            }
+        }
+    }
+}
+
 /// The jar's `resolve`: the beam search over reference positions. Returns the best path's
 /// matches by reference start position.
+///
+/// The jar makes every successor of the beam's paths (a copy of the path per proposal it can
+/// take, with both lines' used words and all its matches) and then sorts them all to keep the
+/// best `BEAM`: on long repetitive lines, where each reference word has hundreds of proposals,
+/// that is `BEAM` x hundreds of copies of hundreds of words per position. Here each successor
+/// is first only its head, computed from its path and the match it adds; the best `BEAM` heads
+/// are kept as they come (in the jar's order of creation, which breaks its stable sort's ties),
+/// and only those are made into paths. Same paths, same order, same result.
 fn resolve<B: Bits>(
     stage: &Stage,
     fixed: &[Option<Match>],
@@ -394,87 +472,91 @@ fn resolve<B: Bits>(
 ) -> Vec<Option<Match>> {
     let n2 = stage.matches.len();
     let mut chosen: Vec<(Match, u32)> = Vec::new();
-    let mut next: Vec<Path<B>> = vec![Path {
-        last_chosen: NONE,
-        matches1: 0,
-        matches2: 0,
-        chunks: 0,
-        idx: 0,
-        last_match_end: -1,
-        distance: 0,
+    // Sorted as the jar's comparator sorts it, at most BEAM long.
+    let mut beam: Vec<Path<B>> = vec![Path {
+        head: Head {
+            last_chosen: NONE,
+            matches1: 0,
+            matches2: 0,
+            chunks: 0,
+            idx: 0,
+            last_match_end: -1,
+            distance: 0,
+        },
         used1,
         used2,
     }];
-    // The jar's comparator: more weighted matches, then fewer chunks, then less distance; its
-    // sort is stable, so the position breaks ties. Only the best BEAM are kept.
-    let key = |(i, p): (usize, &Path<B>)| (-(p.matches1 + p.matches2), p.chunks, p.distance, i);
-    let mut keys = Vec::new();
     for current in 0..=n2 {
-        let taken = std::mem::take(&mut next);
-        keys.clear();
-        keys.extend(taken.iter().enumerate().map(key));
-        let mut paths: Vec<Option<Path<B>>> = taken.into_iter().map(Some).collect();
-        if keys.len() > BEAM {
-            keys.select_nth_unstable(BEAM - 1);
-            keys.truncate(BEAM);
-        }
-        keys.sort_unstable();
-        let first = keys.first().and_then(|k| paths[k.3].clone());
-        for &(.., i) in &keys {
-            let Some(mut path) = paths[i].take() else {
-                continue;
-            };
+        let mut best = Best {
+            heap: std::collections::BinaryHeap::with_capacity(BEAM + 1),
+            offered: 0,
+        };
+        for (rank, path) in beam.iter().enumerate() {
+            let mut head = path.head;
             if current == n2 {
-                if path.last_match_end != -1 {
-                    path.chunks += 1;
+                if head.last_match_end != -1 {
+                    head.chunks += 1;
                 }
-                next.push(path);
+                best.offer(head, rank, NONE);
                 continue;
             }
             if path.used2.get(current) {
-                if current < path.idx {
-                    next.push(path);
-                } else if let Some(m) = fixed.get(path.idx).copied().flatten() {
-                    path.take(&m);
-                    path.distance += distance(&m);
-                    next.push(path);
+                if current < head.idx {
+                    best.offer(head, rank, NONE);
+                } else if let Some(m) = fixed.get(head.idx).copied().flatten() {
+                    head.take(&m);
+                    head.distance += distance(&m);
+                    best.offer(head, rank, NONE);
                 }
                 continue;
             }
-            for m in &stage.matches[current] {
+            for (k, m) in stage.matches[current].iter().enumerate() {
                 if path.is_used(m) {
                     continue;
                 }
-                let mut branch = path.clone();
-                (0..m.length).for_each(|j| branch.used2.set(m.start + j));
-                (0..m.match_length).for_each(|j| branch.used1.set(m.match_start + j));
-                chosen.push((*m, branch.last_chosen));
-                branch.last_chosen = (chosen.len() - 1) as u32;
+                let mut branch = head;
                 branch.take(m);
-                next.push(branch);
+                best.offer(branch, rank, k as u32);
                 // The jar adds the new match's distance to the path it branched from.
-                path.distance += distance(m);
+                head.distance += distance(m);
             }
-            if path.last_match_end != -1 {
-                path.chunks += 1;
-                path.last_match_end = -1;
+            if head.last_match_end != -1 {
+                head.chunks += 1;
+                head.last_match_end = -1;
             }
-            path.idx += 1;
-            next.push(path);
+            head.idx += 1;
+            best.offer(head, rank, NONE);
         }
-        if next.is_empty() {
-            // "Warning: unexpected conditions - skipping matches until possible to continue"
-            next.extend(first);
+        let successors = best.heap.into_sorted_vec();
+        if successors.is_empty() {
+            // "Warning: unexpected conditions - skipping matches until possible to continue":
+            // the jar goes on with its best path as it was.
+            beam.truncate(1);
+            continue;
         }
+        beam = successors
+            .iter()
+            .map(|s| {
+                let parent = &beam[s.parent as usize];
+                let mut path = Path {
+                    head: s.head,
+                    used1: parent.used1.clone(),
+                    used2: parent.used2.clone(),
+                };
+                if s.added != NONE {
+                    let m = stage.matches[current][s.added as usize];
+                    (0..m.length).for_each(|j| path.used2.set(m.start + j));
+                    (0..m.match_length).for_each(|j| path.used1.set(m.match_start + j));
+                    chosen.push((m, path.head.last_chosen));
+                    path.head.last_chosen = (chosen.len() - 1) as u32;
+                }
+                path
+            })
+            .collect();
     }
-    let best = next
-        .iter()
-        .enumerate()
-        .min_by_key(|&(i, p)| key((i, p)))
-        .map(|(_, p)| p);
     let mut matches = fixed.to_vec();
-    if let Some(best) = best {
-        let mut link = best.last_chosen;
+    if let Some(best) = beam.first() {
+        let mut link = best.head.last_chosen;
         while link != NONE {
             let (m, parent) = chosen[link as usize];
             matches[m.start] = Some(m);
