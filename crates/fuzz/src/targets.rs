@@ -665,17 +665,48 @@ fn tokenizer(g: &mut Gen, input: &mut Vec<u8>) -> Result<(), String> {
     Ok(())
 }
 
+/// The `engine` target's input: an image's references, a candidate (one time in four its first
+/// reference), the caption mode. Public so that an input can be made again outside the runner
+/// (`examples/engine_case.rs`).
+pub struct EngineCase {
+    pub references: Vec<String>,
+    pub candidate: String,
+    pub same: bool,
+    pub mode: CaptionMode,
+}
+
+impl EngineCase {
+    pub fn new(g: &mut Gen) -> EngineCase {
+        let references: Vec<String> = (0..1 + g.below(2)).map(|_| caption(g)).collect();
+        let same = g.one_in(4);
+        let candidate = if same {
+            references[0].clone()
+        } else {
+            caption(g)
+        };
+        let mode = if g.one_in(2) {
+            CaptionMode::Coco
+        } else {
+            CaptionMode::Raw
+        };
+        EngineCase {
+            references,
+            candidate,
+            same,
+            mode,
+        }
+    }
+}
+
 fn engine(g: &mut Gen, input: &mut Vec<u8>) -> Result<(), String> {
     use spiceboard::scoring;
     use spiceboard::storage::splits::StoredReference;
-    let refs: Vec<String> = (0..1 + g.below(2)).map(|_| caption(g)).collect();
-    let same = g.one_in(4);
-    let candidate = if same { refs[0].clone() } else { caption(g) };
-    let mode = if g.one_in(2) {
-        CaptionMode::Coco
-    } else {
-        CaptionMode::Raw
-    };
+    let EngineCase {
+        references: refs,
+        candidate,
+        same,
+        mode,
+    } = EngineCase::new(g);
     *input = format!("{mode:?}\n{candidate}\n{}", refs.join("\n")).into_bytes();
     crate::parsing_starts(input);
     let engine = scoring::new_engine();
