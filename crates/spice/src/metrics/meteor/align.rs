@@ -893,7 +893,9 @@ mod tests {
     }
 
     /// The jar's `resolve` as it is written: every successor made, all sorted (stably), the
-    /// best `BEAM` kept. The oracle of `resolve`, which must choose the same matches.
+    /// best `BEAM` kept. The oracle of `resolve`, which must choose the same matches. Its loop
+    /// over reference positions is the jar's, index and all.
+    #[allow(clippy::needless_range_loop)]
     fn jar_resolve(stage: &Stage) -> Vec<Option<Match>> {
         #[derive(Clone)]
         struct Partial {
@@ -1016,7 +1018,7 @@ mod tests {
                     stem_key: (v / 2) as i32,
                     synsets: vec![(v / 3) as u32],
                     paraphrase_id: None,
-                    function: v % 4 == 0,
+                    function: v.is_multiple_of(4),
                 }
             })
             .collect()
