@@ -57,14 +57,18 @@ struct Buffers {
     left_at: Vec<u32>,
     /// Left rows: a span's scores by end (the cell ending at `start + 1 + i` at `i`).
     by_start: Vec<f32>,
-    /// For each (end, state), the cells ending there where the state is finite (`ends` holds
-    /// their starts) and its row of scores by start in `by_end`.
-    right: Vec<Span>,
+    /// For each (end, right child) (by its `right_slot`), the starts of the cells ending there
+    /// where the state is finite, as bits, and where its row of scores by start begins in
+    /// `by_end`.
+    right_starts: Vec<u128>,
+    right_row: Vec<u32>,
     by_end: Vec<f32>,
-    /// For each end, the states finite in some cell ending there, as a list and as bits (a word
-    /// per 64 states).
+    /// For each end, the right children finite in some cell ending there, as a list and as a byte
+    /// per right child (1: finite somewhere).
     right_states: Vec<Vec<u32>>,
-    right_bits: Vec<u64>,
+    right_seen: Vec<u8>,
+    /// Room for one left child's rules, the ones whose right child is finite somewhere.
+    candidates: Vec<u32>,
     /// The cell being filled, by state (−∞ between cells), and its finite states as bits.
     cell: Vec<f32>,
     finite: Vec<u64>,
@@ -94,7 +98,7 @@ thread_local! {
 
 impl Buffers {
     /// Ready for a sentence of `positions` positions over `n` states, everything unset.
-    fn prepare(&mut self, n: usize, positions: usize) {
+    fn prepare(&mut self, n: usize, nr: usize, positions: usize) {
         if self.states != n {
             *self = Buffers {
                 states: n,
@@ -104,15 +108,19 @@ impl Buffers {
         let slots = (positions + 1) * n;
         if self.left_at.len() < slots {
             self.left_at.resize(slots, 0);
-            self.right.resize(slots, Span::default());
+        }
+        let right_slots = (positions + 1) * nr;
+        if self.right_starts.len() < right_slots {
+            self.right_starts.resize(right_slots, 0);
+            self.right_row.resize(right_slots, 0);
         }
         if self.left.len() < positions + 1 {
             self.left.resize(positions + 1, Vec::new());
             self.right_states.resize(positions + 1, Vec::new());
         }
         let words = n.div_ceil(64);
-        self.right_bits.clear();
-        self.right_bits.resize((positions + 1) * words, 0);
+        self.right_seen.clear();
+        self.right_seen.resize(right_slots, 0);
         if self.cell.len() != n {
             self.cell = vec![NEG; n];
             self.finite = vec![0; words];
@@ -122,7 +130,7 @@ impl Buffers {
     }
 
     /// Unsets everything the last sentence set, so the next one starts from a clear chart.
-    fn clear(&mut self) {
+    fn clear(&mut self, nr: usize) {
         let n = self.states;
         for (start, spans) in self.left.iter_mut().enumerate() {
             for sp in spans.iter() {
@@ -132,12 +140,13 @@ impl Buffers {
         }
         for (end, states) in self.right_states.iter_mut().enumerate() {
             for &s in states.iter() {
-                self.right[end * n + s as usize].ends = 0;
+                self.right_starts[end * nr + s as usize] = 0;
             }
             states.clear();
         }
         let bytes = 4 * (self.by_start.capacity() + self.by_end.capacity())
-            + 36 * self.left_at.capacity();
+            + 4 * self.left_at.capacity()
+            + 20 * self.right_starts.capacity();
         if bytes > KEEP_BYTES {
             *self = Buffers::default();
         }
@@ -168,8 +177,12 @@ impl<'a> Chart<'a> {
         if words.len() + 1 >= MAX_POSITIONS {
             return None;
         }
-        let mut ws: Vec<Word> = words.iter().map(|w| lexicon.word(w)).collect();
-        ws.push(lexicon.word(BOUNDARY_WORD));
+        let mut ws: Vec<Word> = words
+            .iter()
+            .enumerate()
+            .map(|(i, w)| lexicon.word_at(w, i))
+            .collect();
+        ws.push(lexicon.word_at(BOUNDARY_WORD, words.len()));
         let length = ws.len();
         Some(Chart {
             grammar,
@@ -187,7 +200,7 @@ impl<'a> Chart<'a> {
             let mut b = b.borrow_mut();
             self.fill(&mut b);
             if self.goal_score(&b) == NEG {
-                b.clear();
+                b.clear(self.grammar.right_children);
                 self.flood = true;
                 self.fill(&mut b);
             }
@@ -196,7 +209,7 @@ impl<'a> Chart<'a> {
             } else {
                 self.extract(&b, self.symbols.goal, 0, self.length)
             };
-            b.clear();
+            b.clear(self.grammar.right_children);
             tree
         })
     }
@@ -206,7 +219,7 @@ impl<'a> Chart<'a> {
     }
 
     fn fill(&self, b: &mut Buffers) {
-        b.prepare(self.grammar.num_states, self.length);
+        b.prepare(self.grammar.num_states, self.grammar.right_children, self.length);
         for start in 0..self.length {
             self.lexical_cell(b, start);
             self.unaries_and_store(b, start, start + 1);
@@ -232,13 +245,12 @@ impl<'a> Chart<'a> {
         let cell = &mut b.cell;
         let mut assigned = false;
         if !self.flood || is_boundary {
-            for tag in lex.taggings(word, start) {
+            for (tag, s) in lex.scored_taggings(word, start) {
                 // The boundary token carries its tag, so only that tag is tried for it.
                 if is_boundary && Some(tag as u32) != sym.boundary_tag {
                     continue;
                 }
                 let state = sym.state_of_tag[tag as usize] as usize;
-                let s = lex.score(word, tag, start);
                 if s > NEG {
                     assigned = true;
                     cell[state] = s;
@@ -277,22 +289,24 @@ impl<'a> Chart<'a> {
     /// starting here, its rules whose right child is finite in some cell ending here, over the
     /// split points where both are (a bit mask each), reading the two children's rows.
     fn binary_cell(&self, b: &mut Buffers, start: usize, end: usize) {
-        let n = self.grammar.num_states;
-        let words = n.div_ceil(64);
         let g = self.grammar;
         let Buffers {
             left,
             by_start,
-            right,
+            right_starts,
+            right_row,
             by_end,
-            right_bits,
+            right_seen,
+            candidates,
             cell,
             finite,
             ..
         } = b;
         let between: u128 = ((1u128 << end) - 1) & !((1u128 << (start + 1)) - 1);
-        let right_here = &right_bits[end * words..(end + 1) * words];
-        let right = &right[end * n..(end + 1) * n];
+        let nr = g.right_children;
+        let right_seen = &right_seen[end * nr..(end + 1) * nr];
+        let right_starts = &right_starts[end * nr..(end + 1) * nr];
+        let right_row = &right_row[end * nr..(end + 1) * nr];
         for lsp in &left[start] {
             let lm = lsp.ends & between;
             if lm == 0 {
@@ -301,20 +315,28 @@ impl<'a> Chart<'a> {
             let l = lsp.state as usize;
             // This row's index i holds the cell ending at start + 1 + i.
             let left_row = &by_start[lsp.row as usize..];
-            let rules = g.by_left_start[l] as usize..g.by_left_start[l + 1] as usize;
-            for (k, &rc) in g.by_left_right[rules.clone()].iter().enumerate() {
-                let rc = rc as usize;
-                if right_here[rc / 64] >> (rc % 64) & 1 == 0 {
-                    continue;
-                }
-                let rsp = &right[rc];
-                let mut m = lm & rsp.ends;
+            let first = g.by_left_start[l] as usize;
+            let rights = &g.by_left_right[first..g.by_left_start[l + 1] as usize];
+            // The rules whose right child is finite in some cell ending here, picked without
+            // branching (about half are).
+            if candidates.len() < rights.len() {
+                candidates.resize(rights.len(), 0);
+            }
+            let mut found = 0;
+            for (i, &rc) in rights.iter().enumerate() {
+                candidates[found] = i as u32;
+                found += usize::from(right_seen[rc as usize]);
+            }
+            for &i in &candidates[..found] {
+                let i = i as usize;
+                let rc = rights[i] as usize;
+                let mut m = lm & right_starts[rc];
                 if m == 0 {
                     continue;
                 }
-                let right_row = &by_end[rsp.row as usize..];
-                let p = g.by_left_parent[rules.start + k] as usize;
-                let p_score = g.by_left_score[rules.start + k];
+                let right_row = &by_end[right_row[rc] as usize..];
+                let p = g.by_left_parent[first + i] as usize;
+                let p_score = g.by_left_score[first + i];
                 let mut best = cell[p];
                 while m != 0 {
                     let split = m.trailing_zeros() as usize;
@@ -343,10 +365,11 @@ impl<'a> Chart<'a> {
             left,
             left_at,
             by_start,
-            right,
+            right_starts,
+            right_row,
             by_end,
             right_states,
-            right_bits,
+            right_seen,
             cell,
             finite,
             ..
@@ -380,9 +403,9 @@ impl<'a> Chart<'a> {
             }
         }
         let left_len = self.length - start;
+        let nr = self.grammar.right_children;
         for w in 0..words {
             let mut bits = std::mem::take(&mut finite[w]);
-            right_bits[end * words + w] |= bits;
             while bits != 0 {
                 let s = w * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
@@ -400,17 +423,19 @@ impl<'a> Chart<'a> {
                 let lsp = &mut left[start][left_at[i] as usize - 1];
                 lsp.ends |= 1u128 << end;
                 by_start[lsp.row as usize + end - start - 1] = score;
-                if !self.grammar.is_right_child[s] {
+                let slot = self.grammar.right_slot[s];
+                if slot == u32::MAX {
                     continue;
                 }
-                let rsp = &mut right[end * n + s];
-                if rsp.ends == 0 {
-                    right_states[end].push(s as u32);
-                    rsp.row = by_end.len() as u32;
+                let j = end * nr + slot as usize;
+                right_seen[j] = 1;
+                if right_starts[j] == 0 {
+                    right_states[end].push(slot);
+                    right_row[j] = by_end.len() as u32;
                     by_end.resize(by_end.len() + end, NEG);
                 }
-                rsp.ends |= 1u128 << start;
-                by_end[rsp.row as usize + start] = score;
+                right_starts[j] |= 1u128 << start;
+                by_end[right_row[j] as usize + start] = score;
             }
         }
     }

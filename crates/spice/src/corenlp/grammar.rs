@@ -19,7 +19,8 @@ pub struct Grammar {
     pub binary_by_parent: Vec<Vec<u32>>,
     /// Binary rules by left child, for the chart: those of left child `l` are at
     /// `by_left_start[l]..by_left_start[l + 1]` of the three arrays (right child, parent, score),
-    /// which the chart scans for right children without reading the rest.
+    /// which the chart scans for right children without reading the rest. Right children are
+    /// given by their place among the states that are right children (`right_slot`).
     pub by_left_start: Vec<u32>,
     pub by_left_right: Vec<u32>,
     pub by_left_parent: Vec<u32>,
@@ -30,9 +31,10 @@ pub struct Grammar {
     /// `c` are `closed[closed_start[c]..closed_start[c + 1]]`, (parent, score).
     pub closed_start: Vec<u32>,
     pub closed: Vec<(u32, f32)>,
-    /// Whether a state is the right child of some binary rule (the chart indexes only those by
-    /// their end).
-    pub is_right_child: Vec<bool>,
+    /// For each state that is the right child of some binary rule, its place among them
+    /// (`u32::MAX` for the others): the chart indexes only those by their end.
+    pub right_slot: Vec<u32>,
+    pub right_children: usize,
 }
 
 impl Grammar {
@@ -48,20 +50,26 @@ impl Grammar {
         for rules in &mut binary_by_left {
             rules.sort_by_key(|&(right, parent, _)| (right, parent));
         }
+        // Slots in state order, so that a cell's states, walked in order, reach them in order.
+        let mut right_slot = vec![u32::MAX; num_states];
+        for r in &binary {
+            right_slot[r.right as usize] = 0;
+        }
+        let mut right_children = 0;
+        for slot in right_slot.iter_mut().filter(|s| **s == 0) {
+            *slot = right_children as u32;
+            right_children += 1;
+        }
         let mut by_left_start = vec![0u32];
         let (mut by_left_right, mut by_left_parent, mut by_left_score) =
             (Vec::new(), Vec::new(), Vec::new());
         for rules in &binary_by_left {
             for &(right, parent, score) in rules {
-                by_left_right.push(right);
+                by_left_right.push(right_slot[right as usize]);
                 by_left_parent.push(parent);
                 by_left_score.push(score);
             }
             by_left_start.push(by_left_right.len() as u32);
-        }
-        let mut is_right_child = vec![false; num_states];
-        for r in &binary {
-            is_right_child[r.right as usize] = true;
         }
         let mut closed_start = vec![0u32];
         let mut closed = Vec::new();
@@ -84,7 +92,8 @@ impl Grammar {
             unary_by_parent,
             closed_start,
             closed,
-            is_right_child,
+            right_slot,
+            right_children,
         }
     }
 }
