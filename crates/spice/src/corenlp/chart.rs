@@ -51,6 +51,9 @@ pub struct Chart<'a> {
 struct Buffers {
     /// Number of states the index arrays below are laid out for.
     states: usize,
+    /// Set while a sentence uses the buffers: still set at the next sentence means the last
+    /// one did not finish (a panic), and the buffers are rebuilt rather than trusted.
+    in_use: bool,
     /// For each start, the states finite in some cell starting there, in the order they came.
     left: Vec<Vec<Span>>,
     /// For each (start, state), 1 + its place in `left[start]` (0: none yet).
@@ -99,7 +102,7 @@ thread_local! {
 impl Buffers {
     /// Ready for a sentence of `positions` positions over `n` states, everything unset.
     fn prepare(&mut self, n: usize, nr: usize, positions: usize) {
-        if self.states != n {
+        if self.states != n || self.in_use {
             *self = Buffers {
                 states: n,
                 ..Buffers::default()
@@ -127,6 +130,7 @@ impl Buffers {
         }
         self.by_start.clear();
         self.by_end.clear();
+        self.in_use = true;
     }
 
     /// Unsets everything the last sentence set, so the next one starts from a clear chart.
@@ -144,6 +148,7 @@ impl Buffers {
             }
             states.clear();
         }
+        self.in_use = false;
         let bytes = 4 * (self.by_start.capacity() + self.by_end.capacity())
             + 4 * self.left_at.capacity()
             + 20 * self.right_starts.capacity();
@@ -219,7 +224,11 @@ impl<'a> Chart<'a> {
     }
 
     fn fill(&self, b: &mut Buffers) {
-        b.prepare(self.grammar.num_states, self.grammar.right_children, self.length);
+        b.prepare(
+            self.grammar.num_states,
+            self.grammar.right_children,
+            self.length,
+        );
         for start in 0..self.length {
             self.lexical_cell(b, start);
             self.unaries_and_store(b, start, start + 1);
