@@ -413,8 +413,8 @@ impl<'a> Chart<'a> {
         }
         let left_len = self.length - start;
         let nr = self.grammar.right_children;
-        for w in 0..words {
-            let mut bits = std::mem::take(&mut finite[w]);
+        for (w, word) in finite.iter_mut().enumerate() {
+            let mut bits = std::mem::take(word);
             while bits != 0 {
                 let s = w * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
