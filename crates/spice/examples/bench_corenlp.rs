@@ -5,7 +5,9 @@
 //! The sentences are the first N COCO val2014 captions as written, tokenized and split as CoreNLP
 //! does (`spice::tokenize`). Ours: model load, then parse rates on 1 and 2 threads. CoreNLP's:
 //! `LexicalizedParser -nthreads 2` on the same tokens, timed from the command's start to its exit
-//! (JVM start and model load included), and once on one sentence to tell the load apart.
+//! (JVM start and model load included), and once on one sentence to tell the load apart. Then the
+//! whole exact pipeline, caption text to proposals (`Engine::caption_proposals` with this front
+//! end), on the distinct captions as the engine's batches parse them, on 1 and 2 threads.
 
 use std::io::Write;
 use std::time::Instant;
@@ -32,8 +34,10 @@ fn run() -> Result<(), String> {
             .map_err(|e| format!("{captions}: {e}"))?;
     let anns = coco["annotations"].as_array().ok_or("no annotations")?;
     let mut sentences: Vec<Vec<String>> = Vec::new();
+    let mut captions: Vec<&str> = Vec::new();
     for a in anns.iter().take(n) {
         let caption = a["caption"].as_str().ok_or("a caption is not a string")?;
+        captions.push(caption);
         let tokens = spice::tokenize::tokenize(caption);
         for r in spice::tokenize::split_sentences(&tokens) {
             let words: Vec<String> = tokens[r].iter().map(|t| t.text.clone()).collect();
@@ -83,6 +87,40 @@ fn run() -> Result<(), String> {
         rates[0].0,
         rates[1].0,
         load + rates[1].1
+    );
+
+    let mut distinct = captions.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let engine = spice::Engine::new(spice::EngineOptions {
+        front_end: spice::FrontEnd::corenlp(std::path::Path::new(model))
+            .map_err(|e| e.to_string())?,
+        ..spice::EngineOptions::default()
+    });
+    let mut end_to_end = Vec::new();
+    for threads in [1, 2] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .map_err(|e| e.to_string())?;
+        let t = Instant::now();
+        let tuples: usize = pool
+            .install(|| {
+                distinct
+                    .par_iter()
+                    .map(|c| engine.caption_proposals(c).map(|p| p.len()))
+                    .sum::<Result<usize, _>>()
+            })
+            .map_err(|e| e.to_string())?;
+        end_to_end.push((captions.len() as f64 / t.elapsed().as_secs_f64(), tuples));
+    }
+    println!(
+        "whole exact pipeline, text to proposals: {} captions ({} distinct, parsed once), {:.1} captions/s on 1 thread, {:.1} on 2 ({} proposals)",
+        captions.len(),
+        distinct.len(),
+        end_to_end[0].0,
+        end_to_end[1].0,
+        end_to_end[1].1
     );
 
     let Some(jar) = rest.first() else {

@@ -52,6 +52,22 @@ fn trees_equal_the_official_pipelines_on_every_shared_set() {
     }
 }
 
+/// The chart's storage is kept per thread from sentence to sentence: a sentence's tree does not
+/// depend on what the thread parsed before it (a long sentence, a recovery parse, itself).
+#[test]
+fn a_sentences_tree_does_not_depend_on_the_sentences_before_it() {
+    let Some(dir) = common::corenlp_dir() else {
+        return;
+    };
+    let p = parser(&dir);
+    let parse = |s: &str| p.parse(&s.split(' ').collect::<Vec<_>>()).penn();
+    let alone: Vec<String> = HARD.iter().map(|s| parse(s)).collect();
+    for (i, s) in HARD.iter().enumerate().rev() {
+        assert_eq!(parse(s), alone[i], "after the others: {s}");
+        assert_eq!(parse(s), alone[i], "twice: {s}");
+    }
+}
+
 /// Sentences the shared sets do not cover: capitals, digits, dashes, British spellings, brackets,
 /// quotes, odd Unicode, a long sentence, one with no parse but by recovery.
 const HARD: &[&str] = &[

@@ -40,17 +40,50 @@ pub struct Chart<'a> {
     words: Vec<Word>,
     /// Number of positions, the boundary included.
     length: usize,
-    /// Each cell's scores by state; empty for the cells CKY does not fill (read as all −∞).
-    scores: Vec<Vec<f32>>,
-    /// A row of −∞, what an unfilled cell reads as.
-    unfilled: Vec<f32>,
-    /// For each (start, state), the ends of the filled cells where the state is finite, as bits.
-    ends_of: Vec<u128>,
-    /// For each (end, state), the starts of the filled cells where the state is finite.
-    starts_of: Vec<u128>,
-    /// For each start, the states finite in some filled cell starting there.
-    left_states: Vec<Vec<u32>>,
     flood: bool,
+}
+
+/// The chart's storage, kept per thread and reused from sentence to sentence (only what a
+/// sentence touched is cleared after it). A cell's scores are stored twice, by the state's start
+/// and by its end, so that the split-point loop reads two short contiguous rows: the left child's
+/// scores over its ends and the right child's over its starts.
+#[derive(Default)]
+struct Buffers {
+    /// Number of states the index arrays below are laid out for.
+    states: usize,
+    /// Set while a sentence uses the buffers: still set at the next sentence means the last
+    /// one did not finish (a panic), and the buffers are rebuilt rather than trusted.
+    in_use: bool,
+    /// For each start, the states finite in some cell starting there, in the order they came.
+    left: Vec<Vec<Span>>,
+    /// For each (start, state), 1 + its place in `left[start]` (0: none yet).
+    left_at: Vec<u32>,
+    /// Left rows: a span's scores by end (the cell ending at `start + 1 + i` at `i`).
+    by_start: Vec<f32>,
+    /// For each (end, right child) (by its `right_slot`), the starts of the cells ending there
+    /// where the state is finite, as bits, and where its row of scores by start begins in
+    /// `by_end`.
+    right_starts: Vec<u128>,
+    right_row: Vec<u32>,
+    by_end: Vec<f32>,
+    /// For each end, the right children finite in some cell ending there, as a list and as a byte
+    /// per right child (1: finite somewhere).
+    right_states: Vec<Vec<u32>>,
+    right_seen: Vec<u8>,
+    /// Room for one left child's rules, the ones whose right child is finite somewhere.
+    candidates: Vec<u32>,
+    /// The cell being filled, by state (−∞ between cells), and its finite states as bits.
+    cell: Vec<f32>,
+    finite: Vec<u64>,
+}
+
+/// Where one state is finite along one side of the chart: the other ends of those cells as bits,
+/// and where its scores begin in its row store.
+#[derive(Clone, Copy, Default)]
+struct Span {
+    ends: u128,
+    state: u32,
+    row: u32,
 }
 
 /// Positions a chart can hold, the boundary included: a cell's split points are bits of a `u128`.
@@ -58,6 +91,85 @@ pub const MAX_POSITIONS: usize = 128;
 
 /// The boundary word CoreNLP appends to every sentence.
 pub const BOUNDARY_WORD: &str = ".$.";
+
+/// Above this many bytes, a thread's chart storage is given back after the sentence.
+const KEEP_BYTES: usize = 256 << 20;
+
+thread_local! {
+    static BUFFERS: std::cell::RefCell<Buffers> = std::cell::RefCell::new(Buffers::default());
+}
+
+impl Buffers {
+    /// Ready for a sentence of `positions` positions over `n` states, everything unset.
+    fn prepare(&mut self, n: usize, nr: usize, positions: usize) {
+        if self.states != n || self.in_use {
+            *self = Buffers {
+                states: n,
+                ..Buffers::default()
+            };
+        }
+        let slots = (positions + 1) * n;
+        if self.left_at.len() < slots {
+            self.left_at.resize(slots, 0);
+        }
+        let right_slots = (positions + 1) * nr;
+        if self.right_starts.len() < right_slots {
+            self.right_starts.resize(right_slots, 0);
+            self.right_row.resize(right_slots, 0);
+        }
+        if self.left.len() < positions + 1 {
+            self.left.resize(positions + 1, Vec::new());
+            self.right_states.resize(positions + 1, Vec::new());
+        }
+        let words = n.div_ceil(64);
+        self.right_seen.clear();
+        self.right_seen.resize(right_slots, 0);
+        if self.cell.len() != n {
+            self.cell = vec![NEG; n];
+            self.finite = vec![0; words];
+        }
+        self.by_start.clear();
+        self.by_end.clear();
+        self.in_use = true;
+    }
+
+    /// Unsets everything the last sentence set, so the next one starts from a clear chart.
+    fn clear(&mut self, nr: usize) {
+        let n = self.states;
+        for (start, spans) in self.left.iter_mut().enumerate() {
+            for sp in spans.iter() {
+                self.left_at[start * n + sp.state as usize] = 0;
+            }
+            spans.clear();
+        }
+        for (end, states) in self.right_states.iter_mut().enumerate() {
+            for &s in states.iter() {
+                self.right_starts[end * nr + s as usize] = 0;
+            }
+            states.clear();
+        }
+        self.in_use = false;
+        let bytes = 4 * (self.by_start.capacity() + self.by_end.capacity())
+            + 4 * self.left_at.capacity()
+            + 20 * self.right_starts.capacity();
+        if bytes > KEEP_BYTES {
+            *self = Buffers::default();
+        }
+    }
+
+    fn score(&self, start: usize, end: usize, state: usize) -> f32 {
+        let at = self.left_at[start * self.states + state] as usize;
+        if at == 0 {
+            return NEG;
+        }
+        let sp = &self.left[start][at - 1];
+        if sp.ends >> end & 1 == 0 {
+            NEG
+        } else {
+            self.by_start[sp.row as usize + end - start - 1]
+        }
+    }
+}
 
 impl<'a> Chart<'a> {
     /// A chart for a sentence of at most `MAX_POSITIONS - 1` words (`None` for longer ones).
@@ -70,8 +182,12 @@ impl<'a> Chart<'a> {
         if words.len() + 1 >= MAX_POSITIONS {
             return None;
         }
-        let mut ws: Vec<Word> = words.iter().map(|w| lexicon.word(w)).collect();
-        ws.push(lexicon.word(BOUNDARY_WORD));
+        let mut ws: Vec<Word> = words
+            .iter()
+            .enumerate()
+            .map(|(i, w)| lexicon.word_at(w, i))
+            .collect();
+        ws.push(lexicon.word_at(BOUNDARY_WORD, words.len()));
         let length = ws.len();
         Some(Chart {
             grammar,
@@ -79,59 +195,43 @@ impl<'a> Chart<'a> {
             symbols,
             words: ws,
             length,
-            scores: Vec::new(),
-            unfilled: vec![NEG; grammar.num_states],
-            ends_of: Vec::new(),
-            starts_of: Vec::new(),
-            left_states: Vec::new(),
             flood: false,
         })
     }
 
-    fn cell(&self, start: usize, end: usize) -> usize {
-        start * (self.length + 1) + end
-    }
-
-    fn at(&self, start: usize, end: usize) -> &[f32] {
-        let c = self.cell(start, end);
-        let row = &self.scores[c];
-        if row.is_empty() {
-            &self.unfilled
-        } else {
-            row
-        }
-    }
-
     /// Parses; `None` when even the recovery parse finds nothing.
     pub fn parse(mut self) -> Option<Tree> {
-        self.fill();
-        if self.goal_score() == NEG {
-            self.flood = true;
-            self.fill();
-        }
-        if self.goal_score() == NEG {
-            return None;
-        }
-        self.extract(self.symbols.goal, 0, self.length)
+        BUFFERS.with(|b| {
+            let mut b = b.borrow_mut();
+            self.fill(&mut b);
+            if self.goal_score(&b) == NEG {
+                b.clear(self.grammar.right_children);
+                self.flood = true;
+                self.fill(&mut b);
+            }
+            let tree = if self.goal_score(&b) == NEG {
+                None
+            } else {
+                self.extract(&b, self.symbols.goal, 0, self.length)
+            };
+            b.clear(self.grammar.right_children);
+            tree
+        })
     }
 
-    fn goal_score(&self) -> f32 {
-        self.at(0, self.length)[self.symbols.goal as usize]
+    fn goal_score(&self, b: &Buffers) -> f32 {
+        b.score(0, self.length, self.symbols.goal as usize)
     }
 
-    fn fill(&mut self) {
-        let n = self.grammar.num_states;
-        let cells = (self.length + 1) * (self.length + 1);
-        self.scores.clear();
-        self.scores.resize(cells, Vec::new());
-        self.ends_of.clear();
-        self.ends_of.resize((self.length + 1) * n, 0);
-        self.starts_of.clear();
-        self.starts_of.resize((self.length + 1) * n, 0);
-        self.left_states.clear();
-        self.left_states.resize(self.length + 1, Vec::new());
+    fn fill(&self, b: &mut Buffers) {
+        b.prepare(
+            self.grammar.num_states,
+            self.grammar.right_children,
+            self.length,
+        );
         for start in 0..self.length {
-            self.lexical_cell(start);
+            self.lexical_cell(b, start);
+            self.unaries_and_store(b, start, start + 1);
         }
         for diff in 2..=self.length {
             let starts = if diff == self.length {
@@ -140,108 +240,151 @@ impl<'a> Chart<'a> {
                 self.length - diff
             };
             for start in 0..starts {
-                self.binary_cell(start, start + diff);
+                self.binary_cell(b, start, start + diff);
+                self.unaries_and_store(b, start, start + diff);
             }
         }
     }
 
-    fn lexical_cell(&mut self, start: usize) {
-        let n = self.grammar.num_states;
-        let c = self.cell(start, start + 1);
+    fn lexical_cell(&self, b: &mut Buffers, start: usize) {
         let is_boundary = start + 1 == self.length;
         let word = &self.words[start];
         let lex = self.lexicon;
         let sym = self.symbols;
+        let cell = &mut b.cell;
         let mut assigned = false;
-        {
-            self.scores[c] = vec![NEG; n];
-            let cell = &mut self.scores[c];
-            if !self.flood || is_boundary {
-                for tag in lex.taggings(word, start) {
-                    // The boundary token carries its tag, so only that tag is tried for it.
-                    if is_boundary && Some(tag as u32) != sym.boundary_tag {
-                        continue;
-                    }
-                    let state = sym.state_of_tag[tag as usize] as usize;
-                    let s = lex.score(word, tag, start);
-                    if s > NEG {
-                        assigned = true;
-                        cell[state] = s;
-                    }
+        if !self.flood || is_boundary {
+            for (tag, s) in lex.scored_taggings(word, start) {
+                // The boundary token carries its tag, so only that tag is tried for it.
+                if is_boundary && Some(tag as u32) != sym.boundary_tag {
+                    continue;
                 }
-            }
-            if !assigned {
-                for (score, tag) in cell.iter_mut().zip(&sym.tag_of_state) {
-                    let Some(tag) = *tag else { continue };
-                    if *score != NEG || (is_boundary && Some(tag) != sym.boundary_tag) {
-                        continue;
-                    }
-                    let s = lex.score(word, tag as i32, start);
-                    if s > NEG {
-                        *score = s;
-                    }
-                }
-            }
-            if self.flood && !is_boundary {
-                for (score, tag) in cell.iter_mut().zip(&sym.tag_of_state) {
-                    if tag.is_some() && *score == NEG {
-                        *score = -1000.0;
-                    }
+                let state = sym.state_of_tag[tag as usize] as usize;
+                if s > NEG {
+                    assigned = true;
+                    cell[state] = s;
                 }
             }
         }
-        self.unaries(c);
+        if !assigned {
+            for (score, tag) in cell.iter_mut().zip(&sym.tag_of_state) {
+                let Some(tag) = *tag else { continue };
+                if *score != NEG || (is_boundary && Some(tag) != sym.boundary_tag) {
+                    continue;
+                }
+                let s = lex.score(word, tag as i32, start);
+                if s > NEG {
+                    *score = s;
+                }
+            }
+        }
+        if self.flood && !is_boundary {
+            for (score, tag) in cell.iter_mut().zip(&sym.tag_of_state) {
+                if tag.is_some() && *score == NEG {
+                    *score = -1000.0;
+                }
+            }
+        }
+        for (s, &v) in cell.iter().enumerate() {
+            if v > NEG {
+                b.finite[s / 64] |= 1 << (s % 64);
+            }
+        }
     }
 
     /// A cell of two or more positions: every binary rule over every split point where both
-    /// children are finite. Split points come from the children's bit masks, so a rule costs one
-    /// `and` unless it applies.
-    fn binary_cell(&mut self, start: usize, end: usize) {
-        let n = self.grammar.num_states;
-        let c = self.cell(start, end);
+    /// children are finite, the best of each parent kept. Which order the candidates come in does
+    /// not change a maximum, so they are taken by left child: for each state finite in a cell
+    /// starting here, its rules whose right child is finite in some cell ending here, over the
+    /// split points where both are (a bit mask each), reading the two children's rows.
+    fn binary_cell(&self, b: &mut Buffers, start: usize, end: usize) {
+        let g = self.grammar;
+        let Buffers {
+            left,
+            by_start,
+            right_starts,
+            right_row,
+            by_end,
+            right_seen,
+            candidates,
+            cell,
+            finite,
+            ..
+        } = b;
         let between: u128 = ((1u128 << end) - 1) & !((1u128 << (start + 1)) - 1);
-        let mut cell = vec![NEG; n];
-        let ends_of = &self.ends_of[start * n..(start + 1) * n];
-        let starts_of = &self.starts_of[end * n..(end + 1) * n];
-        let row = self.length + 1;
-        for &l in &self.left_states[start] {
-            let lm = ends_of[l as usize] & between;
+        let nr = g.right_children;
+        let right_seen = &right_seen[end * nr..(end + 1) * nr];
+        let right_starts = &right_starts[end * nr..(end + 1) * nr];
+        let right_row = &right_row[end * nr..(end + 1) * nr];
+        for lsp in &left[start] {
+            let lm = lsp.ends & between;
             if lm == 0 {
                 continue;
             }
-            for &(rc, parent, p_score) in &self.grammar.binary_by_left[l as usize] {
-                let mut m = lm & starts_of[rc as usize];
+            let l = lsp.state as usize;
+            // This row's index i holds the cell ending at start + 1 + i.
+            let left_row = &by_start[lsp.row as usize..];
+            let first = g.by_left_start[l] as usize;
+            let rights = &g.by_left_right[first..g.by_left_start[l + 1] as usize];
+            // The rules whose right child is finite in some cell ending here, picked without
+            // branching (about half are).
+            if candidates.len() < rights.len() {
+                candidates.resize(rights.len(), 0);
+            }
+            let mut found = 0;
+            for (i, &rc) in rights.iter().enumerate() {
+                candidates[found] = i as u32;
+                found += usize::from(right_seen[rc as usize]);
+            }
+            for &i in &candidates[..found] {
+                let i = i as usize;
+                let rc = rights[i] as usize;
+                let mut m = lm & right_starts[rc];
+                if m == 0 {
+                    continue;
+                }
+                let right_row = &by_end[right_row[rc] as usize..];
+                let p = g.by_left_parent[first + i] as usize;
+                let p_score = g.by_left_score[first + i];
+                let mut best = cell[p];
                 while m != 0 {
                     let split = m.trailing_zeros() as usize;
                     m &= m - 1;
-                    let l_score = self.scores[start * row + split][l as usize];
-                    let r_score = self.scores[split * row + end][rc as usize];
-                    let tot = p_score + l_score + r_score;
-                    if tot > cell[parent as usize] {
-                        cell[parent as usize] = tot;
+                    let tot = p_score + left_row[split - start - 1] + right_row[split];
+                    if tot > best {
+                        best = tot;
                     }
+                }
+                if best > cell[p] {
+                    cell[p] = best;
+                    finite[p / 64] |= 1 << (p % 64);
                 }
             }
         }
-        self.scores[c] = cell;
-        self.unaries(c);
     }
 
-    /// The unary closure over one cell, states in index order, reading the cell as it changes
-    /// (a state raised by an earlier state's closure passes on its new score; one raised by a
-    /// later state does not, as in CoreNLP). Then the cell's finite states enter the masks.
-    fn unaries(&mut self, c: usize) {
+    /// The unary closure over the cell being filled, states in index order, reading the cell as
+    /// it changes (a state raised by an earlier state's closure passes on its new score; one
+    /// raised by a later state does not, as in CoreNLP). Then the cell's finite states are
+    /// stored, and the cell cleared for the next one.
+    fn unaries_and_store(&self, b: &mut Buffers, start: usize, end: usize) {
         let n = self.grammar.num_states;
-        let cell = &mut self.scores[c];
-        // Finite states as bits, walked in index order; bits set while walking are seen when the
-        // walk reaches them.
-        let mut finite = vec![0u64; n.div_ceil(64)];
-        for (s, &v) in cell.iter().enumerate() {
-            if v > NEG {
-                finite[s / 64] |= 1 << (s % 64);
-            }
-        }
-        for w in 0..finite.len() {
+        let words = n.div_ceil(64);
+        let Buffers {
+            left,
+            left_at,
+            by_start,
+            right_starts,
+            right_row,
+            by_end,
+            right_states,
+            right_seen,
+            cell,
+            finite,
+            ..
+        } = b;
+        // Bits set while walking are seen when the walk reaches them.
+        for w in 0..words {
             let mut from = 0u32;
             loop {
                 let pending = if from >= 64 {
@@ -256,7 +399,9 @@ impl<'a> Chart<'a> {
                 from = bit + 1;
                 let state = w * 64 + bit as usize;
                 let i_score = cell[state];
-                for &(parent, p_score) in &self.grammar.closed_by_child[state] {
+                let g = self.grammar;
+                let rules = g.closed_start[state] as usize..g.closed_start[state + 1] as usize;
+                for &(parent, p_score) in &g.closed[rules] {
                     let tot = i_score + p_score;
                     let p = parent as usize;
                     if tot > cell[p] {
@@ -266,24 +411,46 @@ impl<'a> Chart<'a> {
                 }
             }
         }
-        let (start, end) = (c / (self.length + 1), c % (self.length + 1));
-        for (w, &bits) in finite.iter().enumerate() {
-            let mut bits = bits;
+        let left_len = self.length - start;
+        let nr = self.grammar.right_children;
+        for (w, word) in finite.iter_mut().enumerate() {
+            let mut bits = std::mem::take(word);
             while bits != 0 {
                 let s = w * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                let e = &mut self.ends_of[start * n + s];
-                if *e == 0 {
-                    self.left_states[start].push(s as u32);
+                let score = std::mem::replace(&mut cell[s], NEG);
+                let i = start * n + s;
+                if left_at[i] == 0 {
+                    left[start].push(Span {
+                        ends: 0,
+                        state: s as u32,
+                        row: by_start.len() as u32,
+                    });
+                    left_at[i] = left[start].len() as u32;
+                    by_start.resize(by_start.len() + left_len, NEG);
                 }
-                *e |= 1u128 << end;
-                self.starts_of[end * n + s] |= 1u128 << start;
+                let lsp = &mut left[start][left_at[i] as usize - 1];
+                lsp.ends |= 1u128 << end;
+                by_start[lsp.row as usize + end - start - 1] = score;
+                let slot = self.grammar.right_slot[s];
+                if slot == u32::MAX {
+                    continue;
+                }
+                let j = end * nr + slot as usize;
+                right_seen[j] = 1;
+                if right_starts[j] == 0 {
+                    right_states[end].push(slot);
+                    right_row[j] = by_end.len() as u32;
+                    by_end.resize(by_end.len() + end, NEG);
+                }
+                right_starts[j] |= 1u128 << start;
+                by_end[right_row[j] as usize + start] = score;
             }
         }
     }
 
-    fn extract(&self, goal: u32, start: usize, end: usize) -> Option<Tree> {
-        let best = f64::from(self.at(start, end)[goal as usize]);
+    fn extract(&self, b: &Buffers, goal: u32, start: usize, end: usize) -> Option<Tree> {
+        let best = f64::from(b.score(start, end, goal as usize));
         let label = &self.symbols.states[goal as usize];
         if end - start == 1 {
             if let Some(tag) = self.symbols.tag_of_state[goal as usize] {
@@ -294,23 +461,24 @@ impl<'a> Chart<'a> {
             }
         }
         for split in start + 1..end {
-            let left = self.at(start, split);
-            let right = self.at(split, end);
             for &ri in &self.grammar.binary_by_parent[goal as usize] {
                 let r = &self.grammar.binary[ri as usize];
-                let score = f64::from(r.score + left[r.left as usize] + right[r.right as usize]);
+                let score = f64::from(
+                    r.score
+                        + b.score(start, split, r.left as usize)
+                        + b.score(split, end, r.right as usize),
+                );
                 if matches(score, best) {
-                    let l = self.extract(r.left, start, split)?;
-                    let rt = self.extract(r.right, split, end)?;
+                    let l = self.extract(b, r.left, start, split)?;
+                    let rt = self.extract(b, r.right, split, end)?;
                     return Some(Tree::node(label, vec![l, rt]));
                 }
             }
         }
-        let here = self.at(start, end);
         for r in &self.grammar.unary_by_parent[goal as usize] {
-            let score = f64::from(r.score + here[r.child as usize]);
+            let score = f64::from(r.score + b.score(start, end, r.child as usize));
             if r.child != r.parent && matches(score, best) {
-                let child = self.extract(r.child, start, end)?;
+                let child = self.extract(b, r.child, start, end)?;
                 return Some(Tree::node(label, vec![child]));
             }
         }

@@ -17,18 +17,30 @@ pub struct Grammar {
     pub binary: Vec<BinaryRule>,
     /// Binary rules by parent, in the list order (`rulesWithParent`).
     pub binary_by_parent: Vec<Vec<u32>>,
-    /// Binary rules by left child: (right child, parent, score), for the chart.
-    pub binary_by_left: Vec<Vec<(u32, u32, f32)>>,
+    /// Binary rules by left child, for the chart: those of left child `l` are at
+    /// `by_left_start[l]..by_left_start[l + 1]` of the three arrays (right child, parent, score),
+    /// which the chart scans for right children without reading the rest. Right children are
+    /// given by their place among the states that are right children (`right_slot`).
+    pub by_left_start: Vec<u32>,
+    pub by_left_right: Vec<u32>,
+    pub by_left_parent: Vec<u32>,
+    pub by_left_score: Vec<f32>,
     /// Core unary rules by parent, in the order they were added (`rulesWithParent`).
     pub unary_by_parent: Vec<Vec<UnaryRule>>,
-    /// Closed unary rules by child (`closedRulesWithChild`, self-loops removed): (parent, score).
-    pub closed_by_child: Vec<Vec<(u32, f32)>>,
+    /// Closed unary rules by child (`closedRulesWithChild`, self-loops removed): those of child
+    /// `c` are `closed[closed_start[c]..closed_start[c + 1]]`, (parent, score).
+    pub closed_start: Vec<u32>,
+    pub closed: Vec<(u32, f32)>,
+    /// For each state that is the right child of some binary rule, its place among them
+    /// (`u32::MAX` for the others): the chart indexes only those by their end.
+    pub right_slot: Vec<u32>,
+    pub right_children: usize,
 }
 
 impl Grammar {
     pub fn new(num_states: usize, binary: Vec<BinaryRule>, unary: &[UnaryRule]) -> Grammar {
         let mut binary_by_parent = vec![Vec::new(); num_states];
-        let mut binary_by_left = vec![Vec::new(); num_states];
+        let mut binary_by_left: Vec<Vec<(u32, u32, f32)>> = vec![Vec::new(); num_states];
         for (i, r) in binary.iter().enumerate() {
             binary_by_parent[r.parent as usize].push(i as u32);
             binary_by_left[r.left as usize].push((r.right, r.parent, r.score));
@@ -38,6 +50,33 @@ impl Grammar {
         for rules in &mut binary_by_left {
             rules.sort_by_key(|&(right, parent, _)| (right, parent));
         }
+        // Slots in state order, so that a cell's states, walked in order, reach them in order.
+        let mut right_slot = vec![u32::MAX; num_states];
+        for r in &binary {
+            right_slot[r.right as usize] = 0;
+        }
+        let mut right_children = 0;
+        for slot in right_slot.iter_mut().filter(|s| **s == 0) {
+            *slot = right_children as u32;
+            right_children += 1;
+        }
+        let mut by_left_start = vec![0u32];
+        let (mut by_left_right, mut by_left_parent, mut by_left_score) =
+            (Vec::new(), Vec::new(), Vec::new());
+        for rules in &binary_by_left {
+            for &(right, parent, score) in rules {
+                by_left_right.push(right_slot[right as usize]);
+                by_left_parent.push(parent);
+                by_left_score.push(score);
+            }
+            by_left_start.push(by_left_right.len() as u32);
+        }
+        let mut closed_start = vec![0u32];
+        let mut closed = Vec::new();
+        for rules in close_unaries(num_states, unary) {
+            closed.extend(rules);
+            closed_start.push(closed.len() as u32);
+        }
         let mut unary_by_parent = vec![Vec::new(); num_states];
         for r in unary {
             unary_by_parent[r.parent as usize].push(*r);
@@ -46,9 +85,15 @@ impl Grammar {
             num_states,
             binary,
             binary_by_parent,
-            binary_by_left,
+            by_left_start,
+            by_left_right,
+            by_left_parent,
+            by_left_score,
             unary_by_parent,
-            closed_by_child: close_unaries(num_states, unary),
+            closed_start,
+            closed,
+            right_slot,
+            right_children,
         }
     }
 }

@@ -23,13 +23,21 @@ pub struct Lexicon {
     /// Every tag seen in training (`tags`), for `flexiTag`.
     all_tags: Vec<i32>,
     unknown_word: i32,
+    /// Counts the scores read for every word, by tag: seen (`tag`, any word), unseen (`tag`,
+    /// any word); and the two totals.
+    seen_of_tag: Vec<f64>,
+    unseen_of_tag: Vec<f64>,
+    total_seen: f64,
+    total_unseen: f64,
 }
 
-/// A word as the parser looks it up: its index (or none) and its text.
+/// A word as the parser looks it up: its index (or none) and its text; with its position, the
+/// index of its unknown-word signature there.
 #[derive(Debug, Clone)]
 pub struct Word {
     pub index: Option<i32>,
     pub text: String,
+    signature: Option<(usize, i32)>,
 }
 
 impl Lexicon {
@@ -76,7 +84,13 @@ impl Lexicon {
         for tags in tags_of_word.values_mut() {
             tags.sort_unstable();
         }
+        let tags = all_tags.iter().map(|&t| t as usize + 1).max().unwrap_or(0);
+        let by_tag = |c: &Counts| (0..tags as i32).map(|t| count(c, ANY, t)).collect();
         Ok(Lexicon {
+            seen_of_tag: by_tag(&data.seen),
+            unseen_of_tag: by_tag(&data.unseen),
+            total_seen: count(&data.seen, ANY, ANY),
+            total_unseen: count(&data.unseen, ANY, ANY),
             data,
             word_index,
             tags_of_word,
@@ -89,7 +103,45 @@ impl Lexicon {
         Word {
             index: self.word_index.get(text).copied(),
             text: text.to_string(),
+            signature: None,
         }
+    }
+
+    /// The word at position `loc`, its signature looked up once for all the tags scored there.
+    pub fn word_at(&self, text: &str, loc: usize) -> Word {
+        let mut w = self.word(text);
+        let sig = signature2(text, loc);
+        w.signature = Some((loc, self.word_index.get(&sig).copied().unwrap_or(i32::MIN)));
+        w
+    }
+
+    /// The taggings the chart tries for a word ([`Lexicon::taggings`]) with their scores.
+    pub fn scored_taggings(&self, w: &Word, loc: usize) -> Vec<(i32, f32)> {
+        match self.flexi_scored(w, loc) {
+            Some(scored) => scored,
+            None => self
+                .taggings(w, loc)
+                .into_iter()
+                .map(|t| (t, self.score(w, t, loc)))
+                .collect(),
+        }
+    }
+
+    /// A rarely seen word's taggings under `flexiTag`: every tag that scores, with its score.
+    fn flexi_scored(&self, w: &Word, loc: usize) -> Option<Vec<(i32, f32)>> {
+        let i = w.index.filter(|_| self.is_known(w))?;
+        if !self.data.flexi_tag
+            || count(&self.data.seen, i, ANY) > f64::from(self.data.smooth_in_unknowns_threshold)
+        {
+            return None;
+        }
+        Some(
+            self.all_tags
+                .iter()
+                .map(|&t| (t, self.score(w, t, loc)))
+                .filter(|&(_, s)| s > f32::NEG_INFINITY)
+                .collect(),
+        )
     }
 
     /// `isKnown`: the word has taggings in `rulesWithWord`.
@@ -128,12 +180,20 @@ impl Lexicon {
     pub fn score(&self, w: &Word, tag: i32, loc: usize) -> f32 {
         let d = &self.data;
         let word = w.index.unwrap_or(i32::MIN);
-        let c_tw = count(&d.seen, word, tag);
         let c_w = count(&d.seen, word, ANY);
-        let total = count(&d.seen, ANY, ANY);
-        let total_unseen = count(&d.unseen, ANY, ANY);
-        let c_t = count(&d.seen, ANY, tag);
-        let c_t_unseen = count(&d.unseen, ANY, tag);
+        let c_tw = if c_w > 0.0 {
+            count(&d.seen, word, tag)
+        } else {
+            0.0
+        };
+        let total = self.total_seen;
+        let total_unseen = self.total_unseen;
+        let by_tag = |counts: &[f64], c: &Counts| match usize::try_from(tag) {
+            Ok(t) if t < counts.len() => counts[t],
+            _ => count(c, ANY, tag),
+        };
+        let c_t = by_tag(&self.seen_of_tag, &d.seen);
+        let c_t_unseen = by_tag(&self.unseen_of_tag, &d.unseen);
         let pb_w_t = if c_w > 0.0 {
             let p_t_u = c_t_unseen / total_unseen;
             let pb_t_w =
@@ -158,12 +218,20 @@ impl Lexicon {
     /// `EnglishUnknownWordModel.score`.
     fn unknown_score(&self, w: &Word, tag: i32, loc: usize, c_t_seen: f64, total: f64) -> f32 {
         let d = &self.data;
-        let sig = signature2(&w.text, loc);
-        let sig = self.word_index.get(&sig).copied().unwrap_or(i32::MIN);
+        let sig = match w.signature {
+            Some((at, sig)) if at == loc => sig,
+            _ => {
+                let sig = signature2(&w.text, loc);
+                self.word_index.get(&sig).copied().unwrap_or(i32::MIN)
+            }
+        };
         let c_ts = count(&d.unseen, sig, tag);
         let c_s = count(&d.unseen, sig, ANY);
-        let c_u = count(&d.unseen, ANY, ANY);
-        let c_t = count(&d.unseen, ANY, tag);
+        let c_u = self.total_unseen;
+        let c_t = match usize::try_from(tag) {
+            Ok(t) if t < self.unseen_of_tag.len() => self.unseen_of_tag[t],
+            _ => count(&d.unseen, ANY, tag),
+        };
         let p_t_u = c_t / c_u;
         let pb_t_s = (c_ts + d.smooth[0] * p_t_u) / (c_s + d.smooth[0]);
         let p_t = c_t_seen / total;
