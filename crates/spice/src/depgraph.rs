@@ -384,6 +384,13 @@ impl DepGraph {
         }
     }
 
+    /// Every node in CoreNLP's order ([`DepGraph::order_key`]): a copy right after its word.
+    pub fn nodes_in_order(&self) -> Vec<usize> {
+        let mut order: Vec<usize> = self.nodes().collect();
+        order.sort_by_key(|&i| self.order_key(i));
+        order
+    }
+
     /// The node as CoreNLP prints it: its index, with `'n` for the n-th copy ("3'1").
     pub fn node_name(&self, i: usize) -> String {
         match self.order_key(i) {
@@ -575,9 +582,7 @@ impl DepGraph {
     /// --conllu` reads). HEAD/DEPREL hold the first incoming edge, or 0/root.
     pub fn to_conllu(&self) -> String {
         let mut s = String::new();
-        let mut order: Vec<usize> = self.nodes().collect();
-        order.sort_by_key(|&i| self.order_key(i));
-        for i in order {
+        for i in self.nodes_in_order() {
             let t = self.token(i);
             let copy = self.order_key(i).1 > 0;
             let mut inc: Vec<(usize, Rel)> =

@@ -406,10 +406,10 @@ fn hash_order(g: &DepGraph, sentence: usize, nodes: &mut [usize]) {
     });
 }
 
-/// Matches of `gov >cc cc >conj conj` below each `top -rel-> gov` that `shape` accepts, grouped
+/// Matches of `gov >cc cc >conj conj` for each of the pattern's governors `govs`, grouped
 /// as CoreNLP's `expandPPConjunctions` and `expandPrepConjunctions` group them: consecutive
 /// matches of one governor and one coordinating word make one group. A match is repeated for
-/// every binding of the pattern's unnamed nodes (`cases_of_gov` x `cases_of_conj` of them).
+/// every binding of the pattern's unnamed nodes (the count `govs` gives x `cases_of_conj`).
 struct ConjGroup {
     gov: usize,
     cc: usize,
@@ -455,10 +455,8 @@ fn pattern_govs(
     g: &DepGraph,
     tops: impl Fn(&DepGraph, usize) -> Vec<usize>,
 ) -> Vec<(usize, usize)> {
-    let mut order: Vec<usize> = g.nodes().collect();
-    order.sort_by_key(|&n| g.order_key(n));
     let mut govs = Vec::new();
-    for top in order {
+    for top in g.nodes_in_order() {
         for gov in tops(g, top) {
             let cases = g.children(gov, Rel::CASE).len();
             if cases > 0 {
@@ -516,9 +514,7 @@ fn expand_pp_conjunctions_corenlp(g: &mut DepGraph, sentence: usize) {
 /// keep their `cc` and `conj`.
 fn expand_prep_conjunctions(g: &mut DepGraph, sentence: usize) {
     let govs: Vec<(usize, usize)> = {
-        let mut order: Vec<usize> = g.nodes().collect();
-        order.sort_by_key(|&n| g.order_key(n));
-        order
+        g.nodes_in_order()
             .into_iter()
             .flat_map(|top| g.children(top, Rel::CASE))
             .map(|gov| (gov, 1))
