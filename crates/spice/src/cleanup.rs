@@ -268,7 +268,7 @@ fn multi_word_expression(g: &mut DepGraph, gov: usize, words: &[usize]) {
         return;
     };
     for &w in words {
-        g.edges.retain(|e| e.dep != w);
+        g.edges_mut().retain(|e| e.dep != w);
     }
     g.add_edge(gov, first, QMOD);
     for &w in rest {

@@ -302,11 +302,17 @@ pub struct Edge {
 }
 
 /// A sentence's dependency graph. Not necessarily a tree: CC-processing adds extra governors.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+///
+/// The edges are read through [`DepGraph::edges`] and changed through [`DepGraph::edges_mut`] or
+/// the methods that add and remove them: queries by node ([`DepGraph::children`],
+/// [`DepGraph::outgoing`]...) look the node up in an index of each node's edges, built on the
+/// first query and dropped by any change, so that a pass over every node stays linear in a long
+/// sentence (the unparsed analysis of a 50,000-word sentence hangs every word on the last one).
+#[derive(Clone, Debug, Default)]
 pub struct DepGraph {
     /// Tokens; token `i` (1-based) is `tokens[i - 1]`.
     pub tokens: Vec<Token>,
-    pub edges: Vec<Edge>,
+    edges: Vec<Edge>,
     /// Root nodes (usually one).
     pub roots: Vec<usize>,
     /// CoreNLP's copy nodes, which its collapsing makes for conjoined prepositional phrases ("a
@@ -318,7 +324,45 @@ pub struct DepGraph {
     /// a Java `HashMap` keyed by words hashed as `29 * sentence + index`: see
     /// [`DepGraph::first_child`].
     pub sentence: usize,
+    index: OnceLock<Index>,
 }
+
+/// Graphs with this many edges or more are queried through an [`Index`].
+const INDEXED_FROM: usize = 64;
+
+/// Positions in [`DepGraph::edges`] of each node's outgoing and incoming edges, in edge order.
+#[derive(Clone, Debug, Default)]
+struct Index {
+    out: Vec<Vec<u32>>,
+    inc: Vec<Vec<u32>>,
+}
+
+impl Index {
+    fn of(edges: &[Edge]) -> Index {
+        let nodes = 1 + edges.iter().map(|e| e.gov.max(e.dep)).max().unwrap_or(0);
+        let mut ix = Index {
+            out: vec![Vec::new(); nodes],
+            inc: vec![Vec::new(); nodes],
+        };
+        for (k, e) in edges.iter().enumerate() {
+            ix.out[e.gov].push(k as u32);
+            ix.inc[e.dep].push(k as u32);
+        }
+        ix
+    }
+}
+
+impl PartialEq for DepGraph {
+    fn eq(&self, other: &DepGraph) -> bool {
+        self.tokens == other.tokens
+            && self.edges == other.edges
+            && self.roots == other.roots
+            && self.copies == other.copies
+            && self.sentence == other.sentence
+    }
+}
+
+impl Eq for DepGraph {}
 
 /// A copy node: the word it copies and its number among that word's copies (from 1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -345,7 +389,53 @@ impl DepGraph {
             roots: Vec::new(),
             copies: Vec::new(),
             sentence: 0,
+            index: OnceLock::new(),
         }
+    }
+
+    /// The edges, in the order they were added.
+    pub fn edges(&self) -> &[Edge] {
+        &self.edges
+    }
+
+    /// The edges, to change in place (the index of each node's edges is rebuilt on the next
+    /// query).
+    pub fn edges_mut(&mut self) -> &mut Vec<Edge> {
+        self.index.take();
+        &mut self.edges
+    }
+
+    /// The index of each node's edges, for graphs of [`INDEXED_FROM`] edges or more (a caption's
+    /// graph is scanned: quicker than building an index after every change).
+    fn index(&self) -> Option<&Index> {
+        (self.edges.len() >= INDEXED_FROM)
+            .then(|| self.index.get_or_init(|| Index::of(&self.edges)))
+    }
+
+    /// The edges out of `gov`, in edge order.
+    fn edges_from(&self, gov: usize) -> impl Iterator<Item = &Edge> {
+        self.edges_by(gov, |ix| &ix.out, |e| e.gov)
+    }
+
+    /// The edges into `dep`, in edge order.
+    fn edges_to(&self, dep: usize) -> impl Iterator<Item = &Edge> {
+        self.edges_by(dep, |ix| &ix.inc, |e| e.dep)
+    }
+
+    /// The edges whose `end` is `node`: looked up in the index's `lists`, or scanned for.
+    fn edges_by(
+        &self,
+        node: usize,
+        lists: impl Fn(&Index) -> &Vec<Vec<u32>>,
+        end: impl Fn(&Edge) -> usize,
+    ) -> impl Iterator<Item = &Edge> {
+        let (scan, listed) = match self.index() {
+            Some(ix) => (&[][..], lists(ix).get(node).map_or(&[][..], Vec::as_slice)),
+            None => (&self.edges[..], &[][..]),
+        };
+        scan.iter()
+            .filter(move |e| end(e) == node)
+            .chain(listed.iter().map(|&k| &self.edges[k as usize]))
     }
 
     /// Number of nodes: the sentence's words, then its copy nodes.
@@ -365,6 +455,7 @@ impl DepGraph {
         let count = 1 + self.copies.iter().filter(|c| c.of == of).count() as u32;
         self.tokens.push(self.token(of).clone());
         self.copies.push(Copy { of, count });
+        self.index.take();
         self.tokens.len()
     }
 
@@ -446,37 +537,57 @@ impl DepGraph {
         if self.has_edge(gov, dep, rel) {
             return false;
         }
+        let k = self.edges.len() as u32;
         self.edges.push(Edge { gov, dep, rel });
+        if let Some(ix) = self.index.get_mut() {
+            if gov < ix.out.len() && dep < ix.inc.len() {
+                ix.out[gov].push(k);
+                ix.inc[dep].push(k);
+            } else {
+                self.index.take();
+            }
+        }
         true
     }
 
     pub fn has_edge(&self, gov: usize, dep: usize, rel: Rel) -> bool {
-        self.edges
-            .iter()
-            .any(|e| e.gov == gov && e.dep == dep && e.rel == rel)
+        let is = |e: &Edge| e.gov == gov && e.dep == dep && e.rel == rel;
+        let Some(ix) = self.index() else {
+            return self.edges.iter().any(is);
+        };
+        let (Some(out), Some(inc)) = (ix.out.get(gov), ix.inc.get(dep)) else {
+            return false;
+        };
+        // The shorter list: a word hung on a head with thousands of dependents has one governor.
+        let positions = if out.len() <= inc.len() { out } else { inc };
+        positions.iter().any(|&k| is(&self.edges[k as usize]))
     }
 
     /// Removes every edge `gov -> dep` (any label).
     pub fn remove_edges_between(&mut self, gov: usize, dep: usize) {
-        self.edges.retain(|e| !(e.gov == gov && e.dep == dep));
+        if self.edges_from(gov).any(|e| e.dep == dep) {
+            self.edges_mut().retain(|e| !(e.gov == gov && e.dep == dep));
+        }
     }
 
     /// Removes the edge `gov -rel-> dep` if present.
     pub fn remove_edge(&mut self, gov: usize, dep: usize, rel: Rel) {
-        self.edges
-            .retain(|e| !(e.gov == gov && e.dep == dep && e.rel == rel));
+        if self.has_edge(gov, dep, rel) {
+            self.edges_mut()
+                .retain(|e| !(e.gov == gov && e.dep == dep && e.rel == rel));
+        }
     }
 
     /// Outgoing edges of `gov`, sorted by dependent index (then label).
     pub fn outgoing(&self, gov: usize) -> Vec<&Edge> {
-        let mut out: Vec<&Edge> = self.edges.iter().filter(|e| e.gov == gov).collect();
+        let mut out: Vec<&Edge> = self.edges_from(gov).collect();
         out.sort_by_key(|e| (self.order_key(e.dep), e.rel));
         out
     }
 
     /// Incoming edges of `dep`, sorted by governor index (then label).
     pub fn incoming(&self, dep: usize) -> Vec<&Edge> {
-        let mut inc: Vec<&Edge> = self.edges.iter().filter(|e| e.dep == dep).collect();
+        let mut inc: Vec<&Edge> = self.edges_to(dep).collect();
         inc.sort_by_key(|e| (self.order_key(e.gov), e.rel));
         inc
     }
@@ -484,9 +595,8 @@ impl DepGraph {
     /// Children of `gov` through edges labelled exactly `rel`, in token order.
     pub fn children(&self, gov: usize, rel: Rel) -> Vec<usize> {
         let mut c: Vec<usize> = self
-            .edges
-            .iter()
-            .filter(|e| e.gov == gov && e.rel == rel)
+            .edges_from(gov)
+            .filter(|e| e.rel == rel)
             .map(|e| e.dep)
             .collect();
         c.sort_unstable_by_key(|&n| self.order_key(n));
@@ -529,15 +639,14 @@ impl DepGraph {
     }
 
     pub fn has_child(&self, gov: usize, rel: Rel) -> bool {
-        self.edges.iter().any(|e| e.gov == gov && e.rel == rel)
+        self.edges_from(gov).any(|e| e.rel == rel)
     }
 
     /// Governors of `dep` through `rel`, in token order.
     pub fn parents(&self, dep: usize, rel: Rel) -> Vec<usize> {
         let mut p: Vec<usize> = self
-            .edges
-            .iter()
-            .filter(|e| e.dep == dep && e.rel == rel)
+            .edges_to(dep)
+            .filter(|e| e.rel == rel)
             .map(|e| e.gov)
             .collect();
         p.sort_unstable_by_key(|&n| self.order_key(n));
@@ -547,9 +656,7 @@ impl DepGraph {
 
     /// The first governor in CoreNLP's order of nodes, whatever the label.
     pub fn parent(&self, dep: usize) -> Option<usize> {
-        self.edges
-            .iter()
-            .filter(|e| e.dep == dep)
+        self.edges_to(dep)
             .map(|e| e.gov)
             .min_by_key(|&n| self.order_key(n))
     }
@@ -558,7 +665,7 @@ impl DepGraph {
     /// [`DepGraph::node_name`] ("3'1" for a copy), each root as `root` under "0".
     pub fn named_edges(&self) -> Vec<(String, String, String)> {
         let mut out: Vec<(String, String, String)> = self
-            .edges
+            .edges()
             .iter()
             .map(|e| {
                 (
@@ -942,6 +1049,90 @@ mod tests {
         let mut g = cat_on_mat();
         assert!(!g.add_edge(6, 2, Rel::NSUBJ));
         assert!(g.add_edge(6, 2, Rel::DOBJ));
-        assert_eq!(g.edges.len(), 6);
+        assert_eq!(g.edges().len(), 6);
+    }
+
+    /// A large graph's queries go through the index: they must give what a scan of the edges
+    /// gives, after edges are added, removed and changed in place.
+    #[test]
+    fn queries_through_the_index_equal_a_scan_of_the_edges() {
+        let n = 150;
+        let mut g = DepGraph::new(
+            (0..n)
+                .map(|i| Token::new(format!("w{i}"), "w", "NN"))
+                .collect(),
+        );
+        let labels = [Rel::NSUBJ, Rel::DOBJ, Rel::AMOD, Rel::named("nmod:on")];
+        let mut x: u64 = 7;
+        let mut next = |m: usize| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) as usize % m
+        };
+        let check = |g: &DepGraph| {
+            for node in 0..=n + 1 {
+                let scan_out: Vec<&Edge> = g.edges().iter().filter(|e| e.gov == node).collect();
+                let scan_in: Vec<&Edge> = g.edges().iter().filter(|e| e.dep == node).collect();
+                let mut sorted_out = scan_out.clone();
+                sorted_out.sort_by_key(|e| (g.order_key(e.dep), e.rel));
+                assert_eq!(g.outgoing(node), sorted_out);
+                let mut sorted_in = scan_in.clone();
+                sorted_in.sort_by_key(|e| (g.order_key(e.gov), e.rel));
+                assert_eq!(g.incoming(node), sorted_in);
+                assert_eq!(
+                    g.parent(node),
+                    scan_in
+                        .iter()
+                        .map(|e| e.gov)
+                        .min_by_key(|&m| g.order_key(m))
+                );
+                for rel in labels {
+                    assert_eq!(
+                        g.has_child(node, rel),
+                        scan_out.iter().any(|e| e.rel == rel)
+                    );
+                    let mut kids: Vec<usize> = scan_out
+                        .iter()
+                        .filter(|e| e.rel == rel)
+                        .map(|e| e.dep)
+                        .collect();
+                    kids.sort_unstable_by_key(|&m| g.order_key(m));
+                    kids.dedup();
+                    assert_eq!(g.children(node, rel), kids);
+                    let mut govs: Vec<usize> = scan_in
+                        .iter()
+                        .filter(|e| e.rel == rel)
+                        .map(|e| e.gov)
+                        .collect();
+                    govs.sort_unstable_by_key(|&m| g.order_key(m));
+                    govs.dedup();
+                    assert_eq!(g.parents(node, rel), govs);
+                }
+            }
+            for e in g.edges() {
+                assert!(g.has_edge(e.gov, e.dep, e.rel));
+            }
+        };
+        for round in 0..6 {
+            for _ in 0..120 {
+                let (gov, dep, rel) = (1 + next(n), 1 + next(n), labels[next(4)]);
+                let new = !g.edges().contains(&Edge { gov, dep, rel });
+                assert_eq!(g.add_edge(gov, dep, rel), new);
+            }
+            check(&g);
+            let e = g.edges()[next(g.edges().len())].clone();
+            g.remove_edge(e.gov, e.dep, e.rel);
+            assert!(!g.has_edge(e.gov, e.dep, e.rel));
+            let e = g.edges()[next(g.edges().len())].clone();
+            g.remove_edges_between(e.gov, e.dep);
+            let k = next(g.edges().len());
+            g.edges_mut()[k].gov = 1 + next(n);
+            if round % 2 == 1 {
+                g.add_copy(1 + next(n));
+                g.add_edge(n + 1, 1, Rel::NSUBJ);
+            }
+            check(&g);
+        }
     }
 }

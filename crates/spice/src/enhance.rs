@@ -166,12 +166,12 @@ fn lower(g: &DepGraph, i: usize) -> String {
 }
 
 fn is_leaf(g: &DepGraph, i: usize) -> bool {
-    !g.edges.iter().any(|e| e.gov == i)
+    !g.edges().iter().any(|e| e.gov == i)
 }
 
 /// The label of the edge `gov -> dep`, if any (the first one in edge order).
 fn rel_of(g: &DepGraph, gov: usize, dep: usize) -> Option<Rel> {
-    g.edges
+    g.edges()
         .iter()
         .find(|e| e.gov == gov && e.dep == dep)
         .map(|e| e.rel)
@@ -197,7 +197,7 @@ fn ngram_positions(g: &DepGraph, parts: &[&str]) -> Vec<usize> {
 /// Moves every outgoing edge of `from` to `to`, keeping labels.
 fn move_children(g: &mut DepGraph, from: usize, to: usize) {
     let moved: Vec<(usize, Rel)> = g.outgoing(from).iter().map(|e| (e.dep, e.rel)).collect();
-    g.edges.retain(|e| e.gov != from);
+    g.edges_mut().retain(|e| e.gov != from);
     for (dep, rel) in moved {
         g.add_edge(to, dep, rel);
     }
@@ -254,7 +254,7 @@ fn process_simple_2wp(g: &mut DepGraph, mode: Mode) {
             if !is_leaf(g, w1) || !is_leaf(g, w2) {
                 continue;
             }
-            let gov = g.edges.iter().find_map(|e| {
+            let gov = g.edges().iter().find_map(|e| {
                 let ok = e.dep == w1
                     && (e.rel == Rel::CASE || e.rel == Rel::ADVMOD)
                     && g.has_edge(e.gov, w2, Rel::CASE);
@@ -375,7 +375,7 @@ fn process_3wp(g: &mut DepGraph) {
 /// second PP hangs on the governor itself, which gives the same SPICE tuples.
 fn expand_pp_conjunctions(g: &mut DepGraph) {
     let mut moves: Vec<(usize, usize, usize, Rel)> = Vec::new();
-    for e in &g.edges {
+    for e in g.edges() {
         if !matches!(e.rel, Rel::NMOD | Rel::ACL | Rel::ADVCL) {
             continue;
         }
@@ -492,15 +492,15 @@ fn expand_pp_conjunctions_corenlp(g: &mut DepGraph, sentence: usize) {
         let mut copies = Vec::new();
         for conj in conjs {
             let copy = g.add_copy(nmod_gov);
-            if let Some(k) = g.edges.iter().position(|e| e.gov == gov && e.dep == conj) {
-                g.edges.remove(k);
+            if let Some(k) = g.edges().iter().position(|e| e.gov == gov && e.dep == conj) {
+                g.edges_mut().remove(k);
                 g.add_edge(copy, conj, rel);
             }
             g.add_edge(conj_gov, copy, Rel::CONJ);
             copies.push(copy);
         }
-        if let Some(k) = g.edges.iter().position(|e| e.gov == gov && e.dep == cc) {
-            g.edges.remove(k);
+        if let Some(k) = g.edges().iter().position(|e| e.gov == gov && e.dep == cc) {
+            g.edges_mut().remove(k);
             g.add_edge(conj_gov, cc, Rel::CC);
         }
         add_conj_to_reln(g, conj_gov, &copies, cc);
@@ -554,7 +554,7 @@ fn add_conj_to_reln(g: &mut DepGraph, gov: usize, conjs: &[usize], cc: usize) {
     let label = Rel::with_specific(Label::CONJ, &conj_value_corenlp(g, cc));
     for &conj in conjs {
         if let Some(e) = g
-            .edges
+            .edges_mut()
             .iter_mut()
             .find(|e| e.gov == gov && e.dep == conj && e.rel == Rel::CONJ)
         {
@@ -567,8 +567,8 @@ fn add_conj_to_reln(g: &mut DepGraph, gov: usize, conjs: &[usize], cc: usize) {
 /// first, then two-word, then one-word, each on the labels still plain after the step before (as
 /// CoreNLP's successive patterns do). "by" under a verb with `auxpass` gives `nmod:agent` first.
 fn add_case_marker_information(g: &mut DepGraph, mode: Mode) {
-    for k in 0..g.edges.len() {
-        let e = &g.edges[k];
+    for k in 0..g.edges().len() {
+        let e = &g.edges()[k];
         if e.rel != Rel::NMOD || !g.has_child(e.gov, Rel::AUXPASS) {
             continue;
         }
@@ -577,16 +577,16 @@ fn add_case_marker_information(g: &mut DepGraph, mode: Mode) {
             .into_iter()
             .any(|c| lower(g, c) == "by");
         if by {
-            g.edges[k].rel = Rel::NMOD_AGENT;
+            g.edges_mut()[k].rel = Rel::NMOD_AGENT;
         }
     }
     for want_mwes in [2usize, 1, 0] {
-        let plain: Vec<usize> = (0..g.edges.len())
-            .filter(|&k| matches!(g.edges[k].rel, Rel::NMOD | Rel::ADVCL | Rel::ACL))
+        let plain: Vec<usize> = (0..g.edges().len())
+            .filter(|&k| matches!(g.edges()[k].rel, Rel::NMOD | Rel::ADVCL | Rel::ACL))
             .collect();
         for k in plain {
             // `nmod`, `advcl` or `acl`: always a base label.
-            let (Some(base), mod_) = (g.edges[k].rel.base(), g.edges[k].dep) else {
+            let (Some(base), mod_) = (g.edges()[k].rel.base(), g.edges()[k].dep) else {
                 continue;
             };
             let mut words: Vec<usize> = g.children(mod_, Rel::CASE);
@@ -612,7 +612,7 @@ fn add_case_marker_information(g: &mut DepGraph, mode: Mode) {
                 words.extend(mwes.iter().take(want_mwes));
                 words.sort_unstable();
                 let name: Vec<String> = words.iter().map(|&w| lower(g, w)).collect();
-                g.edges[k].rel = Rel::with_specific(base, &name.join("_"));
+                g.edges_mut()[k].rel = Rel::with_specific(base, &name.join("_"));
             }
         }
     }
@@ -661,7 +661,7 @@ fn conj_value_corenlp(g: &DepGraph, cc: usize) -> String {
 fn add_conj_information(g: &mut DepGraph, mode: Mode) {
     let govs: Vec<usize> = {
         let mut v: Vec<usize> = g
-            .edges
+            .edges()
             .iter()
             .filter(|e| e.rel == Rel::CONJ)
             .map(|e| e.gov)
@@ -689,7 +689,7 @@ fn add_conj_information(g: &mut DepGraph, mode: Mode) {
                     Mode::CoreNlp { .. } => conj_value_corenlp(g, cc),
                 },
             );
-            for e in g.edges.iter_mut() {
+            for e in g.edges_mut().iter_mut() {
                 if e.gov == gov && e.dep == conj && e.rel == Rel::CONJ {
                     e.rel = label;
                 }
@@ -710,7 +710,7 @@ fn is_subject(rel: Rel) -> bool {
 /// active tags and to passive when `dep` has `auxpass`. Adjective conjuncts get no subject ("the
 /// man is tall and thin"), and plain `conj` (no coordinating word) propagates nothing.
 fn treat_cc(g: &mut DepGraph, mode: Mode) {
-    let snapshot = g.edges.clone();
+    let snapshot = g.edges().to_vec();
     let incoming = |n: usize| snapshot.iter().filter(move |e| e.dep == n);
     let subject_of = |n: usize| {
         snapshot
@@ -883,7 +883,7 @@ mod tests {
         );
         assert!(g.has_edge(4, 2, Rel::NMOD_POSS));
         assert!(g.has_edge(2, 3, Rel::CASE));
-        assert_eq!(g.edges.len(), 5);
+        assert_eq!(g.edges().len(), 5);
     }
 
     #[test]
@@ -1347,11 +1347,11 @@ mod tests {
     fn degenerate_graphs_do_not_panic() {
         let mut g = DepGraph::default();
         enhance(&mut g);
-        assert!(g.edges.is_empty());
+        assert!(g.edges().is_empty());
         // A lone preposition phrase fragment with the words but no tree.
         let mut g = basic("1 next JJ 0 root\n2 to TO 1 dep");
         g.roots.clear();
         enhance(&mut g);
-        assert_eq!(g.edges.len(), 1);
+        assert_eq!(g.edges().len(), 1);
     }
 }

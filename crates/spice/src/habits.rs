@@ -341,7 +341,7 @@ pub fn apply(g: &mut DepGraph, form: Form) {
 /// tag implies.
 fn labels_follow_tags(g: &mut DepGraph) {
     let mut relabel = Vec::new();
-    for e in &g.edges {
+    for e in g.edges() {
         if e.dep > e.gov {
             continue;
         }
@@ -365,7 +365,7 @@ fn labels_follow_tags(g: &mut DepGraph) {
 fn participle_adjective_phrases(g: &mut DepGraph) {
     let mut relabel = Vec::new();
     for e in g
-        .edges
+        .edges()
         .iter()
         .filter(|e| e.rel == Rel::AMOD && e.dep < e.gov)
     {
@@ -395,7 +395,7 @@ fn participle_adjective_phrases(g: &mut DepGraph) {
 fn flat_noun_phrases(g: &mut DepGraph) {
     let mut moves = Vec::new();
     for e in g
-        .edges
+        .edges()
         .iter()
         .filter(|e| e.rel == Rel::COMPOUND && e.dep < e.gov)
     {
@@ -588,7 +588,7 @@ fn trailing_participle_predicate(g: &mut DepGraph) {
 fn subtree_spans(g: &DepGraph) -> (Vec<usize>, Vec<usize>) {
     let n = g.len();
     let mut children: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
-    for e in &g.edges {
+    for e in g.edges() {
         if e.gov <= n && e.dep <= n {
             children[e.gov].push(e.dep);
         }
@@ -628,7 +628,7 @@ fn subtree_spans(g: &DepGraph) -> (Vec<usize>, Vec<usize>) {
 /// basic `advcl(V, P)` becomes `acl(N, P)`, the participle modifies the noun.
 fn participle_after_object(g: &mut DepGraph) {
     let mut moves = Vec::new();
-    for e in &g.edges {
+    for e in g.edges() {
         let (verb, participle) = (e.gov, e.dep);
         if e.rel != Rel::ADVCL || g.tag(participle) != "VBG" || participle < 2 {
             continue;
@@ -655,7 +655,7 @@ fn participle_after_object(g: &mut DepGraph) {
 /// coordinating word between them) moves to the last such object. See the module doc.
 fn nearest_noun_conjunct(g: &mut DepGraph) {
     let mut moves = Vec::new();
-    for e in &g.edges {
+    for e in g.edges() {
         let (head, conjunct) = (e.gov, e.dep);
         if e.rel != Rel::CONJ || conjunct < head || !g.is_noun(head) || !g.is_noun(conjunct) {
             continue;
@@ -689,7 +689,7 @@ fn nearest_noun_conjunct(g: &mut DepGraph) {
 /// flat noun phrase; it becomes the head's `amod`. See the module doc.
 fn adjective_conjunct_of_compound(g: &mut DepGraph) {
     let mut moves = Vec::new();
-    for e in &g.edges {
+    for e in g.edges() {
         if e.rel != Rel::COMPOUND || e.dep > e.gov {
             continue;
         }
@@ -715,7 +715,7 @@ fn is_colour(g: &DepGraph, i: usize) -> bool {
 /// See the module doc for the evidence.
 fn colour_complement_adjective(g: &mut DepGraph) {
     let mut adjectives = Vec::new();
-    for e in &g.edges {
+    for e in g.edges() {
         let c = e.dep;
         if !is_colour(g, c) || !g.is_noun(c) || e.gov >= c {
             continue;
@@ -771,7 +771,7 @@ fn noun_before_nearby(g: &mut DepGraph) {
             continue;
         }
         let old: Vec<Edge> = g
-            .edges
+            .edges()
             .iter()
             .filter(|e| e.dep == n2 || (e.gov == n2 && e.dep == i))
             .cloned()
@@ -803,7 +803,7 @@ fn noun_before_close_to(g: &mut DepGraph) {
             continue;
         };
         let stale: Vec<Edge> = g
-            .edges
+            .edges()
             .iter()
             .filter(|e| {
                 (e.dep == object && e.rel.is(Label::NMOD) && e.rel.specific() == Some("close_to"))
@@ -826,7 +826,7 @@ fn noun_before_close_to(g: &mut DepGraph) {
 /// becomes its `compound`.
 fn take_place_of(g: &mut DepGraph, noun: usize, head: usize) {
     let moved: Vec<Edge> = g
-        .edges
+        .edges()
         .iter()
         .filter(|e| e.gov == noun || e.dep == noun)
         .cloned()
@@ -916,7 +916,7 @@ fn participle_root_fragment(g: &mut DepGraph) {
 /// 0.004898 -> 0.004893; official graphs and PTB-tokenized input unchanged (70.7 %, 17.4 %).
 fn while_gerund_noun_phrase(g: &mut DepGraph) {
     let mut found = Vec::new();
-    for e in &g.edges {
+    for e in g.edges() {
         let (participle, marker) = (e.gov, e.dep);
         if !matches!(e.rel, Rel::MARK | Rel::ADVMOD)
             || participle != marker + 1
@@ -981,7 +981,7 @@ fn while_gerund_noun_phrase(g: &mut DepGraph) {
 fn comma_noun_phrase_appositive(g: &mut DepGraph) {
     let mut moves = Vec::new();
     let mut starts: Option<Vec<usize>> = None;
-    for e in &g.edges {
+    for e in g.edges() {
         let (verb, object) = (e.gov, e.dep);
         if e.rel != Rel::DOBJ || !g.is_noun(object) || !g.tag(verb).starts_with("VB") {
             continue;

@@ -223,6 +223,12 @@ pub fn parse_with(tagger: &tag::Tagger, parser: &parse::Parser, caption: &str) -
         if words.is_empty() {
             continue;
         }
+        if words.len() > corenlp::MAX_PARSED_WORDS {
+            // Beyond what the official parser can parse: its unparsed analysis, as the exact
+            // front end gives it.
+            out.push(corenlp::unparsed_graph(&words, out.len()));
+            continue;
+        }
         let form = tokenize::Form::of(&words);
         let tags = tag::tag_sentence(tagger, &words);
         let shown = parse::parser_tags(&words, &tags);
@@ -263,6 +269,41 @@ fn sentence_proposals(mut g: DepGraph) -> Vec<Proposal> {
 mod tests {
     use super::*;
     use crate::parse::parser_tags;
+
+    /// The official parser cannot parse a sentence past [`corenlp::MAX_PARSED_WORDS`] words (nor
+    /// can the exact front end); the built-in front end gives such a sentence the same unparsed
+    /// analysis, in which SPICE's rules find nothing. One word fewer, it parses as usual.
+    #[test]
+    fn a_sentence_longer_than_the_pcfg_parses_gets_its_unparsed_analysis() {
+        let engine = Engine::new(EngineOptions::default());
+        let caption = |n: usize| {
+            let words = ["a", "dog", "runs", "on", "the", "green", "grass", "and"];
+            (0..n)
+                .map(|i| words[i % words.len()])
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let long = caption(corenlp::MAX_PARSED_WORDS + 1);
+        let graphs = engine.parse(&long).expect("embedded models load");
+        let words: Vec<&str> = long.split(' ').collect();
+        assert_eq!(graphs, vec![corenlp::unparsed_graph(&words, 0)]);
+        let g = &graphs[0];
+        let last = words.len();
+        assert_eq!(g.roots, vec![last]);
+        assert_eq!(g.edges().len(), last - 1);
+        assert!(g
+            .edges()
+            .iter()
+            .all(|e| e.gov == last && e.rel == crate::depgraph::Rel::named("dep")));
+        assert!(g.tokens.iter().all(|t| t.tag == "XX"));
+        assert!(proposals_of(g.clone()).is_empty());
+
+        let parsed = engine
+            .parse(&caption(corenlp::MAX_PARSED_WORDS))
+            .expect("embedded models load");
+        assert!(parsed[0].tokens.iter().any(|t| t.tag == "NN"));
+        assert!(!proposals_of(parsed[0].clone()).is_empty());
+    }
 
     #[test]
     fn parser_sees_while_as_adverb_and_graph_keeps_preposition() {

@@ -85,7 +85,7 @@ fn graph_has_basic_edges_and_empty_lemmas() {
     let g = p.graph(&w, &tags);
     assert_eq!(g.len(), 6);
     assert_eq!(g.roots, vec![2]);
-    assert_eq!(g.edges.len(), 5);
+    assert_eq!(g.edges().len(), 5);
     assert!(g.has_edge(2, 1, Rel::NUMMOD));
     assert!(g.tokens.iter().all(|tok| tok.lemma.is_empty()));
     assert_eq!(g.tag(2), "NNS");

@@ -189,12 +189,38 @@ pub fn parse_caption(parser: &PcfgParser, caption: &str) -> Vec<crate::DepGraph>
             continue;
         }
         let tree = parser.parse(&words);
-        let (words, deps) = structure::basic_dependencies(&tree, heads);
-        let mut g = basic_graph(&words, &deps, None);
-        crate::enhance::enhance_corenlp(&mut g, out.len());
-        out.push(g);
+        out.push(tree_graph(&tree, heads, out.len()));
     }
     out
+}
+
+/// The longest sentence the chart parses, in words (a cell's split points are the bits of a
+/// `u128`); longer ones keep the unparsed `X` tree, as CoreNLP's annotator does when the JVM's
+/// heap cannot hold the chart (README, "Long sentences").
+pub const MAX_PARSED_WORDS: usize = chart::MAX_POSITIONS - 2;
+
+/// The collapsed graph of a sentence CoreNLP did not parse: the `X` tree through the converter
+/// and collapsing, every word an untyped `dep` of the last one, tagged `XX`. SPICE's rules find
+/// nothing in it (they start from nouns and typed relations). The built-in front end gives it to
+/// sentences longer than [`MAX_PARSED_WORDS`] too.
+pub fn unparsed_graph(words: &[&str], sentence: usize) -> crate::DepGraph {
+    tree_graph(
+        &failed_tree(words),
+        headfinder::SemanticHeadFinder::shared(),
+        sentence,
+    )
+}
+
+/// A tree through the UD converter, our lemmas and CoreNLP's collapsing.
+fn tree_graph(
+    tree: &Tree,
+    heads: &headfinder::SemanticHeadFinder,
+    sentence: usize,
+) -> crate::DepGraph {
+    let (words, deps) = structure::basic_dependencies(tree, heads);
+    let mut g = basic_graph(&words, &deps, None);
+    crate::enhance::enhance_corenlp(&mut g, sentence);
+    g
 }
 
 /// The basic dependencies as a [`crate::DepGraph`]: words with their tags and lemmas (ours, or
