@@ -1,0 +1,188 @@
+//! How often the built-in front end proposes what the exact pipeline proposes (issue 32's
+//! objective), on the held-out captions of the exact treebank (`scripts/make-exact-treebank`):
+//!
+//! ```text
+//! front_end_agreement MODEL TREEBANK_DIR [--models DIR] [--habits on|off] [--limit N] [--threads N]
+//! ```
+//!
+//! MODEL is CoreNLP's English PCFG (or the models jar): the exact pipeline parses each held-out
+//! caption again. `--models DIR` takes the built-in tagger and parser from `DIR/tagger.bin` and
+//! `DIR/parser.bin` (with `DIR/parser-coco.bin`, the COCO-form corrections, if present) instead of
+//! the embedded ones; `--habits off` leaves out the hand-written passes over the basic and the
+//! collapsed graph. Per input form: captions whose proposals are the same multiset, and tuple
+//! precision and recall of the built-in proposals against the exact ones (multisets, summed over
+//! captions).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use spice::corenlp::PcfgParser;
+use spice::parse::Parser;
+use spice::tag::Tagger;
+use spice::{tokenize, DepGraph, Proposal};
+
+fn main() {
+    if let Err(e) = run() {
+        eprintln!("front_end_agreement: {e}");
+        std::process::exit(1);
+    }
+}
+
+struct Models {
+    tagger: Tagger,
+    parser: Parser,
+}
+
+fn run() -> Result<(), String> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [model, dir, rest @ ..] = args.as_slice() else {
+        return Err("usage: front_end_agreement MODEL TREEBANK_DIR [--models DIR] \
+                    [--habits on|off] [--limit N] [--threads N]"
+            .into());
+    };
+    let (mut models_dir, mut habits, mut limit, mut threads) = (None, true, usize::MAX, 0);
+    let mut it = rest.iter();
+    while let Some(flag) = it.next() {
+        let value = it.next().ok_or(format!("{flag} needs a value"))?;
+        let number = || value.parse::<usize>().map_err(|_| format!("{flag}: not a number: {value}"));
+        match flag.as_str() {
+            "--models" => models_dir = Some(PathBuf::from(value)),
+            "--habits" => habits = value == "on",
+            "--limit" => limit = number()?,
+            "--threads" => threads = number()?,
+            _ => return Err(format!("unknown option {flag}")),
+        }
+    }
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build_global()
+        .map_err(|e| e.to_string())?;
+    let exact = PcfgParser::load_shared(Path::new(model)).map_err(|e| e.to_string())?;
+    let models = match &models_dir {
+        Some(d) => {
+            let tagger = Tagger::load(&d.join("tagger.bin")).map_err(|e| e.to_string())?;
+            let mut parser = Parser::load(&d.join("parser.bin")).map_err(|e| e.to_string())?;
+            let coco = d.join("parser-coco.bin");
+            if coco.exists() {
+                let bytes = std::fs::read(&coco).map_err(|e| format!("{}: {e}", coco.display()))?;
+                parser = parser
+                    .with_coco(&bytes, "parser-coco.bin")
+                    .map_err(|e| e.to_string())?;
+            }
+            Some(Models { tagger, parser })
+        }
+        None => None,
+    };
+    let (tagger, parser) = match &models {
+        Some(m) => (&m.tagger, &m.parser),
+        None => {
+            let (t, p) = spice::parse::embedded_models().map_err(|e| e.to_string())?;
+            (t, p)
+        }
+    };
+    println!(
+        "built-in models: {}; habits {}",
+        models_dir.as_ref().map_or("embedded".into(), |d| d.display().to_string()),
+        if habits { "on" } else { "off" }
+    );
+    println!("| form | captions | same proposals | tuple P | tuple R |");
+    println!("|---|---:|---:|---:|---:|");
+    for form in ["raw", "coco"] {
+        let path = Path::new(dir).join(format!("heldout.{form}.conllu"));
+        let texts = texts(&path, limit)?;
+        let counts: Vec<(bool, usize, usize, usize)> = texts
+            .par_iter()
+            .map(|text| {
+                let want = sorted(
+                    spice::corenlp::parse_caption(exact, text)
+                        .into_iter()
+                        .flat_map(spice::proposals_of)
+                        .collect(),
+                );
+                let got = sorted(
+                    builtin_graphs(tagger, parser, text, habits)
+                        .into_iter()
+                        .flat_map(spice::proposals_of)
+                        .collect(),
+                );
+                let common = common(&want, &got);
+                (want == got, common, got.len(), want.len())
+            })
+            .collect();
+        let same = counts.iter().filter(|c| c.0).count();
+        let (common, got, want) = counts
+            .iter()
+            .fold((0, 0, 0), |(c, g, w), x| (c + x.1, g + x.2, w + x.3));
+        println!(
+            "| {form} | {} | {:.2} % | {:.4} | {:.4} |",
+            texts.len(),
+            100.0 * same as f64 / texts.len().max(1) as f64,
+            common as f64 / got.max(1) as f64,
+            common as f64 / want.max(1) as f64
+        );
+    }
+    Ok(())
+}
+
+/// The `# text` of each caption in a treebank file, in order, at most `limit`.
+fn texts(path: &Path, limit: usize) -> Result<Vec<String>, String> {
+    let body = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(body
+        .lines()
+        .filter_map(|l| l.strip_prefix("# text = "))
+        .take(limit)
+        .map(str::to_string)
+        .collect())
+}
+
+/// Stages 1-7 with these models, as [`spice::parse_with`], the habits optional.
+fn builtin_graphs(tagger: &Tagger, parser: &Parser, caption: &str, habits: bool) -> Vec<DepGraph> {
+    if habits {
+        return spice::parse_with(tagger, parser, caption);
+    }
+    let tokens = tokenize::tokenize(caption);
+    let mut out = Vec::new();
+    for range in tokenize::split_sentences(&tokens) {
+        let words: Vec<&str> = tokens[range].iter().map(|t| t.text.as_str()).collect();
+        if words.is_empty() {
+            continue;
+        }
+        if words.len() > spice::corenlp::MAX_PARSED_WORDS {
+            out.push(spice::corenlp::unparsed_graph(&words, out.len()));
+            continue;
+        }
+        let tags = spice::tag::tag_sentence(tagger, &words);
+        let shown = spice::parse::parser_tags(&words, &tags);
+        let arcs = parser.parse_form(&words, &shown, tokenize::Form::of(&words));
+        let mut g = spice::parse::to_graph(&words, &tags, &arcs);
+        for t in &mut g.tokens {
+            t.lemma = spice::lemmatize::lemma(&t.word, &t.tag);
+        }
+        spice::enhance::enhance(&mut g);
+        g.sentence = out.len();
+        out.push(g);
+    }
+    out
+}
+
+fn sorted(mut p: Vec<Proposal>) -> Vec<Vec<String>> {
+    p.sort_by(|a, b| a.0.cmp(&b.0));
+    p.into_iter().map(|p| p.0).collect()
+}
+
+/// Size of the multiset intersection of two sorted lists.
+fn common(a: &[Vec<String>], b: &[Vec<String>]) -> usize {
+    let mut counts: HashMap<&Vec<String>, i64> = HashMap::new();
+    for x in a {
+        *counts.entry(x).or_default() += 1;
+    }
+    b.iter()
+        .filter(|x| {
+            counts.get_mut(x).is_some_and(|n| {
+                *n -= 1;
+                *n >= 0
+            })
+        })
+        .count()
+}
