@@ -13,14 +13,12 @@
 //! precision and recall of the built-in proposals against the exact ones (multisets, summed over
 //! captions).
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use rayon::prelude::*;
 use spice::corenlp::PcfgParser;
 use spice::parse::Parser;
 use spice::tag::Tagger;
-use spice::{tokenize, DepGraph, Proposal};
+use spice::{fidelity, tokenize, DepGraph};
 
 fn main() {
     if let Err(e) = run() {
@@ -37,15 +35,21 @@ struct Models {
 fn run() -> Result<(), String> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [model, dir, rest @ ..] = args.as_slice() else {
-        return Err("usage: front_end_agreement MODEL TREEBANK_DIR [--models DIR] \
+        return Err(
+            "usage: front_end_agreement MODEL TREEBANK_DIR [--models DIR] \
                     [--habits on|off] [--limit N] [--threads N]"
-            .into());
+                .into(),
+        );
     };
     let (mut models_dir, mut habits, mut limit, mut threads) = (None, true, usize::MAX, 0);
     let mut it = rest.iter();
     while let Some(flag) = it.next() {
         let value = it.next().ok_or(format!("{flag} needs a value"))?;
-        let number = || value.parse::<usize>().map_err(|_| format!("{flag}: not a number: {value}"));
+        let number = || {
+            value
+                .parse::<usize>()
+                .map_err(|_| format!("{flag}: not a number: {value}"))
+        };
         match flag.as_str() {
             "--models" => models_dir = Some(PathBuf::from(value)),
             "--habits" => habits = value == "on",
@@ -83,57 +87,40 @@ fn run() -> Result<(), String> {
     };
     println!(
         "built-in models: {}; habits {}",
-        models_dir.as_ref().map_or("embedded".into(), |d| d.display().to_string()),
+        models_dir
+            .as_ref()
+            .map_or("embedded".into(), |d| d.display().to_string()),
         if habits { "on" } else { "off" }
     );
     println!("| form | captions | same proposals | tuple P | tuple R |");
     println!("|---|---:|---:|---:|---:|");
     for form in ["raw", "coco"] {
         let path = Path::new(dir).join(format!("heldout.{form}.conllu"));
-        let texts = texts(&path, limit)?;
-        let counts: Vec<(bool, usize, usize, usize)> = texts
-            .par_iter()
-            .map(|text| {
-                let want = sorted(
-                    spice::corenlp::parse_caption(exact, text)
-                        .into_iter()
-                        .flat_map(spice::proposals_of)
-                        .collect(),
-                );
-                let got = sorted(
-                    builtin_graphs(tagger, parser, text, habits)
-                        .into_iter()
-                        .flat_map(spice::proposals_of)
-                        .collect(),
-                );
-                let common = common(&want, &got);
-                (want == got, common, got.len(), want.len())
-            })
-            .collect();
-        let same = counts.iter().filter(|c| c.0).count();
-        let (common, got, want) = counts
-            .iter()
-            .fold((0, 0, 0), |(c, g, w), x| (c + x.1, g + x.2, w + x.3));
+        let texts = fidelity::treebank_texts(&path, limit)?;
+        let a = fidelity::front_end_agreement(
+            &texts,
+            |c| {
+                builtin_graphs(tagger, parser, c, habits)
+                    .into_iter()
+                    .flat_map(spice::proposals_of)
+                    .collect()
+            },
+            |c| {
+                spice::corenlp::parse_caption(exact, c)
+                    .into_iter()
+                    .flat_map(spice::proposals_of)
+                    .collect()
+            },
+        );
         println!(
             "| {form} | {} | {:.2} % | {:.4} | {:.4} |",
-            texts.len(),
-            100.0 * same as f64 / texts.len().max(1) as f64,
-            common as f64 / got.max(1) as f64,
-            common as f64 / want.max(1) as f64
+            a.captions,
+            100.0 * a.same_share(),
+            a.precision(),
+            a.recall()
         );
     }
     Ok(())
-}
-
-/// The `# text` of each caption in a treebank file, in order, at most `limit`.
-fn texts(path: &Path, limit: usize) -> Result<Vec<String>, String> {
-    let body = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(body
-        .lines()
-        .filter_map(|l| l.strip_prefix("# text = "))
-        .take(limit)
-        .map(str::to_string)
-        .collect())
 }
 
 /// Stages 1-7 with these models, as [`spice::parse_with`], the habits optional.
@@ -164,25 +151,4 @@ fn builtin_graphs(tagger: &Tagger, parser: &Parser, caption: &str, habits: bool)
         out.push(g);
     }
     out
-}
-
-fn sorted(mut p: Vec<Proposal>) -> Vec<Vec<String>> {
-    p.sort_by(|a, b| a.0.cmp(&b.0));
-    p.into_iter().map(|p| p.0).collect()
-}
-
-/// Size of the multiset intersection of two sorted lists.
-fn common(a: &[Vec<String>], b: &[Vec<String>]) -> usize {
-    let mut counts: HashMap<&Vec<String>, i64> = HashMap::new();
-    for x in a {
-        *counts.entry(x).or_default() += 1;
-    }
-    b.iter()
-        .filter(|x| {
-            counts.get_mut(x).is_some_and(|n| {
-                *n -= 1;
-                *n >= 0
-            })
-        })
-        .count()
 }

@@ -463,3 +463,87 @@ pub fn parser_cache_where(
     }
     a
 }
+
+/// How often one front end proposes what another does (issue 32: the built-in front end against
+/// the exact pipeline), caption by caption, proposals compared as multisets.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FrontEndAgreement {
+    pub captions: usize,
+    /// Captions whose proposals are the same multiset.
+    pub same: usize,
+    /// Proposals in both (multiset intersection), summed over captions.
+    pub common: usize,
+    /// Proposals of the front end measured, and of the one it is measured against.
+    pub proposed: usize,
+    pub wanted: usize,
+}
+
+impl FrontEndAgreement {
+    pub fn same_share(&self) -> f64 {
+        self.same as f64 / self.captions.max(1) as f64
+    }
+    pub fn precision(&self) -> f64 {
+        self.common as f64 / self.proposed.max(1) as f64
+    }
+    pub fn recall(&self) -> f64 {
+        self.common as f64 / self.wanted.max(1) as f64
+    }
+}
+
+/// `measured`'s proposals of each caption against `wanted`'s, in parallel.
+pub fn front_end_agreement(
+    captions: &[String],
+    measured: impl Fn(&str) -> Vec<crate::Proposal> + Sync,
+    wanted: impl Fn(&str) -> Vec<crate::Proposal> + Sync,
+) -> FrontEndAgreement {
+    use rayon::prelude::*;
+    let sorted = |mut p: Vec<crate::Proposal>| {
+        p.sort_by(|a, b| a.0.cmp(&b.0));
+        p
+    };
+    captions
+        .par_iter()
+        .map(|c| {
+            let (got, want) = (sorted(measured(c)), sorted(wanted(c)));
+            let mut left: HashMap<&crate::Proposal, usize> = HashMap::new();
+            for p in &want {
+                *left.entry(p).or_default() += 1;
+            }
+            let common = got
+                .iter()
+                .filter(|p| match left.get_mut(p) {
+                    Some(n) if *n > 0 => {
+                        *n -= 1;
+                        true
+                    }
+                    _ => false,
+                })
+                .count();
+            FrontEndAgreement {
+                captions: 1,
+                same: usize::from(got == want),
+                common,
+                proposed: got.len(),
+                wanted: want.len(),
+            }
+        })
+        .reduce(FrontEndAgreement::default, |a, b| FrontEndAgreement {
+            captions: a.captions + b.captions,
+            same: a.same + b.same,
+            common: a.common + b.common,
+            proposed: a.proposed + b.proposed,
+            wanted: a.wanted + b.wanted,
+        })
+}
+
+/// The `# text` of each caption of a treebank file that `scripts/make-exact-treebank` wrote, in
+/// order, at most `limit`.
+pub fn treebank_texts(path: &Path, limit: usize) -> Result<Vec<String>, String> {
+    let body = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(body
+        .lines()
+        .filter_map(|l| l.strip_prefix("# text = "))
+        .take(limit)
+        .map(str::to_string)
+        .collect())
+}
