@@ -11,10 +11,12 @@
 //! - [`storage`]: every SQL statement; [`jobs`]: the job queue's workers;
 //! - [`scoring`]: the only module that talks to the `spice` engine;
 //! - [`actions`]: every action a person can take, one function each, shared by HTTP and the CLI;
-//! - [`routes`]: HTTP handlers by area, thin; [`auth`]: passwords, sessions, CSRF, API tokens.
+//! - [`routes`]: HTTP handlers by area, thin; [`auth`]: passwords, sessions, CSRF, API tokens;
+//! - [`charts`]: the pages' SVG charts, drawn on the server from the numbers the pages show.
 
 pub mod actions;
 pub mod auth;
+pub mod charts;
 pub mod cli;
 pub mod cluster;
 pub mod configuration;

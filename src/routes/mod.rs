@@ -12,7 +12,7 @@ mod forms;
 mod home;
 pub mod multipart;
 pub mod submissions;
-mod view;
+pub(crate) mod view;
 
 use actix_web::{guard, web, Route};
 

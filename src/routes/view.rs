@@ -89,6 +89,14 @@ pub fn score(x: Option<f64>) -> String {
     }
 }
 
+/// A difference as the compare page shows it: "+0.012" above 0, "-0.012" below, "0.000", "–".
+pub fn signed(x: Option<f64>) -> String {
+    match x {
+        Some(v) if v > 0.0 => format!("+{}", score(Some(v))),
+        _ => score(x),
+    }
+}
+
 /// A byte count for people: "20.0 MB", "1.5 KB", "1000 bytes".
 pub fn size_text(bytes: i64) -> String {
     crate::domain::size_text(bytes.max(0) as u64)
