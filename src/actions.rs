@@ -1406,6 +1406,20 @@ pub async fn leaderboard(
     Ok(rank_by_front_end(entries, sort, &split.front_end))
 }
 
+/// The split's Human row as its leaderboard shows it to `viewer` (so a hidden split's to the
+/// organizers only), preferring one scored by the split's front end.
+pub async fn human_row(
+    pool: &PgPool,
+    split: &Split,
+    viewer: Viewer,
+) -> Result<Option<leaderboard::Entry>, ActionError> {
+    Ok(leaderboard(pool, split, SortKey::Spice, viewer)
+        .await?
+        .into_iter()
+        .map(|r| r.entry)
+        .find(|e| e.kind == SubmissionKind::Human))
+}
+
 /// Bootstraps a scored submission's per-image scores (`images`, see
 /// `storage::uncertainty::of_result`) and stores the interval of every column with per-image
 /// values (see `domain::uncertainty`). The worker calls it in the job's final transaction, right

@@ -179,6 +179,9 @@ pub struct Comparison {
     pub columns: Vec<Difference>,
     /// Images whose SPICE differs, largest difference first (ties by image id), at most `top`.
     pub most_different: Vec<ImageDifference>,
+    /// A's SPICE minus B's on every common image, in image-id order; NaN where either is
+    /// undefined (the compare page's histogram).
+    pub spice_differences: Vec<f64>,
 }
 
 /// Compares entry A (`a`) with entry B (`b`) on the images both have, resampled in image-id
@@ -245,10 +248,19 @@ pub fn compare(a: &[ImageValues], b: &[ImageValues], top: usize) -> Comparison {
             .then(p.image_id.cmp(&q.image_id))
     });
     most_different.truncate(top);
+    let spice_differences = pairs
+        .iter()
+        .map(|(x, y)| {
+            x.values[0]
+                .zip(y.values[0])
+                .map_or(f64::NAN, |(a, b)| a - b)
+        })
+        .collect();
     Comparison {
         images: pairs.len(),
         columns,
         most_different,
+        spice_differences,
     }
 }
 
@@ -345,6 +357,13 @@ mod tests {
         let ids: Vec<i64> = c.most_different.iter().map(|d| d.image_id).collect();
         // |0.3 - 0.6| > |0.5 - 0.4|; image 101 is equal in both and left out.
         assert_eq!(ids, vec![102, 100]);
+        // Every common image's difference, the equal one too, for the histogram.
+        let d: Vec<String> = c
+            .spice_differences
+            .iter()
+            .map(|d| format!("{d:.1}"))
+            .collect();
+        assert_eq!(d, ["0.1", "0.0", "-0.3"]);
         // Comparing an entry with itself: no difference, p = 1.
         let same = compare(&a, &a, 10);
         assert_eq!(same.columns[0].difference, Some(0.0));

@@ -584,3 +584,55 @@ pub async fn fake_aggregates(pool: &PgPool, submission_id: i64, f: [Option<f64>;
         .expect("write scores");
     tx.commit().await.expect("commit");
 }
+
+/// The chart `<svg id="{id}">` of a page (src/charts.rs), whole; panics if the page has none.
+pub fn chart<'a>(page: &'a str, id: &str) -> &'a str {
+    let at = page
+        .find(&format!("id=\"{id}\" role=\"img\""))
+        .unwrap_or_else(|| panic!("no chart {id} in {page}"));
+    let start = page[..at].rfind("<svg").expect("the chart's <svg>");
+    let end = at + page[at..].find("</svg>").expect("the chart's end") + "</svg>".len();
+    &page[start..end]
+}
+
+/// The count (`data-n`) of each mark of class `class` in a chart: how many data points each
+/// stands for. Legend swatches carry no count and are not listed.
+pub fn chart_marks(svg: &str, class: &str) -> Vec<usize> {
+    svg.split(&format!(" class=\"{class}\" "))
+        .skip(1)
+        .filter_map(|m| {
+            let tag = &m[..m.find('>').unwrap_or(m.len())];
+            tag.split("data-n=\"")
+                .nth(1)?
+                .split('"')
+                .next()?
+                .parse()
+                .ok()
+        })
+        .collect()
+}
+
+/// A chart's description (`<desc>`), its words for those who do not see it.
+pub fn chart_desc(svg: &str) -> &str {
+    let start = svg.find("-desc\">").expect("a desc") + "-desc\">".len();
+    &svg[start..start + svg[start..].find("</desc>").expect("the desc's end")]
+}
+
+/// The accessible frame every chart has: an image named by its title and described by its desc.
+pub fn assert_accessible_chart(svg: &str, id: &str, title: &str) {
+    assert!(
+        svg.contains(&format!(
+            "id=\"{id}\" role=\"img\" aria-labelledby=\"{id}-title\" aria-describedby=\"{id}-desc\""
+        )),
+        "{svg}"
+    );
+    assert!(
+        svg.contains(&format!("<title id=\"{id}-title\">{title}</title>")),
+        "{svg}"
+    );
+    assert!(!chart_desc(svg).is_empty(), "{svg}");
+    assert!(
+        svg.contains("viewBox=\"0 0 420 ") && svg.contains("width=\"100%\""),
+        "{svg}"
+    );
+}

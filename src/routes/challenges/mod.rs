@@ -8,10 +8,11 @@ use sqlx::PgPool;
 
 use super::forms::{Member, Posted};
 use super::home::html;
-use super::view::{absolute, private, score};
+use super::view::{absolute, private, score, signed};
 use super::{Layout, PageError};
 use crate::actions::{self, Viewer};
 use crate::auth::{self, MaybeUser};
+use crate::charts;
 use crate::domain::leaderboard::{RankedEntry, SortKey};
 use crate::domain::{CaptionMode, SubmissionKind, TeamName};
 use crate::storage::accounts::{self, TokenInfo};
@@ -480,6 +481,44 @@ struct Board {
     has_human: bool,
     has_undefined: bool,
     has_own: bool,
+    /// The best team entry over time (none while the table is empty).
+    chart: Option<charts::Chart>,
+}
+
+/// The leaderboard's chart: the ranked team entries by the time they were scored, in the
+/// challenge's ranking column, with the ranked Human and baseline rows as levels across.
+fn best_over_time(challenge: &Challenge, split: &Split, entries: &[RankedEntry]) -> charts::Chart {
+    let key = challenge.ranking_key();
+    let ranked = entries
+        .iter()
+        .filter(|r| r.rank.is_some())
+        .map(|r| &r.entry);
+    let dated: Vec<charts::Dated<'_>> = ranked
+        .clone()
+        .filter(|e| e.kind == SubmissionKind::Team)
+        .filter_map(|e| {
+            Some(charts::Dated {
+                name: &e.name,
+                at: e.scored_at?,
+                score: key.value(e),
+            })
+        })
+        .collect();
+    let levels: Vec<charts::Level<'_>> = ranked
+        .filter_map(|e| {
+            let (kind, name) = match e.kind {
+                SubmissionKind::Human => ("Human", ""),
+                SubmissionKind::Baseline => ("Baseline", e.name.as_str()),
+                SubmissionKind::Team => return None,
+            };
+            Some(charts::Level {
+                kind,
+                name,
+                score: key.value(e).filter(|v| v.is_finite())?,
+            })
+        })
+        .collect();
+    charts::best_over_time("best-chart", key.title(), &split.name, &dated, &levels)
 }
 
 /// Who is looking at a leaderboard: a session's user, or a team's API token.
@@ -611,7 +650,9 @@ pub async fn leaderboard(
         })
         .collect();
     let ranked = rows.iter().filter(|r| r.ranked).count();
+    let chart = (!entries.is_empty()).then(|| best_over_time(&challenge, &split, &entries));
     let page = Board {
+        chart,
         has_baseline: rows.iter().any(|r| r.kind == SubmissionKind::Baseline),
         has_human: rows.iter().any(|r| r.kind == SubmissionKind::Human),
         has_own: rows.iter().any(|r| r.own_team),
@@ -775,6 +816,8 @@ struct ComparePage {
     images: usize,
     rows: Vec<DifferenceRow>,
     most_different: Vec<ImageRow>,
+    /// The per-image SPICE differences as a histogram.
+    chart: charts::Chart,
 }
 
 /// `/c/{slug}/compare?split=..&a=..&b=..`: two entries of a split's leaderboard, as the viewer
@@ -792,10 +835,6 @@ pub async fn compare(
     let viewer = board_viewer(&req, &pool, &user, &challenge).await?;
     let view = actions::compare(&pool, &split, viewer, q.a, q.b, &config.comparisons).await?;
     let c = &view.comparison;
-    let signed = |x: Option<f64>| match x {
-        Some(v) if v > 0.0 => format!("+{}", score(Some(v))),
-        _ => score(x),
-    };
     let rows = c
         .columns
         .iter()
@@ -823,8 +862,15 @@ pub async fn compare(
             difference: signed(Some(i.a - i.b)),
         })
         .collect();
+    let chart = charts::histogram(
+        "differences-chart",
+        &view.a.entry.name,
+        &view.b.entry.name,
+        &c.spice_differences,
+    );
     let page = ComparePage {
         layout: Layout::new(&req, user.0.as_ref()),
+        chart,
         a: view.a.entry.name.clone(),
         b: view.b.entry.name.clone(),
         images: c.images,

@@ -13,8 +13,9 @@ use super::view::{score, size_text};
 use super::{multipart, Layout, PageError};
 use crate::actions::{self, Uploader};
 use crate::auth::MaybeUser;
+use crate::charts;
 use crate::domain::leaderboard::SortKey;
-use crate::domain::{ChallengeSlug, UploadError};
+use crate::domain::{ChallengeSlug, SubmissionKind, UploadError};
 use crate::startup::AppConfig;
 use crate::storage::accounts::{self, User};
 use crate::storage::challenges::Challenge;
@@ -291,6 +292,33 @@ struct SubmissionPage {
     can_choose: bool,
     /// The reader may download the uploaded file (its team, an organizer).
     can_download: bool,
+    /// F per category beside the Human row's, once scored.
+    profile: Option<charts::Chart>,
+    compared_with_human: bool,
+}
+
+/// The submission's F in each SPICE category (SPICE, Object, ..., Size) beside the Human row's,
+/// when there is one to compare with.
+fn category_profile(
+    name: &str,
+    aggregates: &[CategoryScore],
+    human: Option<&crate::storage::leaderboard::Entry>,
+) -> charts::Chart {
+    let rows: Vec<charts::Category<'_>> = aggregates
+        .iter()
+        .filter_map(|c| {
+            let key = match c.category.as_str() {
+                "all" => SortKey::Spice,
+                other => SortKey::parse(Some(other)).ok()?,
+            };
+            Some(charts::Category {
+                name: key.title(),
+                entry: c.f,
+                human: human.and_then(|h| key.value(h)),
+            })
+        })
+        .collect();
+    charts::category_profile("profile-chart", name, human.map(|_| "Human"), &rows)
 }
 
 #[derive(Deserialize)]
@@ -319,7 +347,8 @@ pub async fn page(
     let can_download =
         (own_team || user.0.as_ref().is_some_and(|u| u.is_admin)) && submission.sha256.is_some();
     let status = actions::submission_status(&pool, &submission).await?;
-    let categories = cat_rows(&scores::aggregates(pool.get_ref(), submission.id).await?);
+    let aggregates = scores::aggregates(pool.get_ref(), submission.id).await?;
+    let categories = cat_rows(&aggregates);
     let classic = match scores::classic(pool.get_ref(), submission.id).await? {
         // Named as the leaderboard names them; a metric not computed (METEOR without its data) is
         // left out rather than shown as "–".
@@ -361,8 +390,26 @@ pub async fn page(
             .unwrap_or_default(),
         None => submission.label.clone().unwrap_or_default(),
     };
+    let organizer = user.0.as_ref().is_some_and(|u| u.is_admin);
+    // The Human row to compare with: not the Human row's own page, and only where the
+    // leaderboard shows it to this reader.
+    let human = match submission.kind {
+        SubmissionKind::Human => None,
+        _ if aggregates.is_empty() => None,
+        _ => {
+            let viewer = actions::Viewer {
+                organizer,
+                team_id: None,
+            };
+            actions::human_row(&pool, &split, viewer).await?
+        }
+    };
+    let profile =
+        (!aggregates.is_empty()).then(|| category_profile(&title, &aggregates, human.as_ref()));
     let page = SubmissionPage {
         layout: Layout::new(&req, user.0.as_ref()),
+        profile,
+        compared_with_human: human.is_some(),
         challenge,
         split,
         submission,
