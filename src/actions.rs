@@ -18,6 +18,7 @@ use crate::domain::{
 };
 use crate::scoring::{self, SharedEngine};
 use crate::storage::challenges::Challenge;
+use crate::storage::judgments::ScoreMap;
 use crate::storage::splits::Split;
 use crate::storage::submissions::{NewSubmission, Submission};
 use crate::storage::{
@@ -1879,7 +1880,8 @@ pub struct JudgmentsReport {
 }
 
 /// Imports human judgments for a split (format: `domain::judgments`) and computes, once, how
-/// every leaderboard column agrees with them; both are stored together, so the agreement page
+/// every leaderboard column agrees with them; both are stored together, with the scores each
+/// judgment was correlated with (the page's scatter plots, `kept_scores`), so the agreement page
 /// only reads. Caption judgments are scored as the worker scores a submission (the split's stored
 /// references and CIDEr-D document frequencies); entry judgments are paired with the entries'
 /// stored corpus scores, as the organizers' leaderboard shows them now. The scoring and the
@@ -1945,32 +1947,34 @@ pub async fn import_judgments(
     let split_front_end = split.front_end.clone();
     let engine = engine.clone();
     let mode = split.caption_mode;
-    let (file, table) = off_the_async_threads("judgments scoring", move || {
-        let caption_scores = if file.captions.is_empty() {
-            Vec::new()
-        } else {
-            let df = stored_df
-                .as_deref()
-                .and_then(scoring::parse_cider_df)
-                .unwrap_or_else(|| scoring::stored_cider_df(&refs));
-            scoring::judged_caption_scores(&engine, &refs, &file.captions, mode, &df)?
-        };
-        let entries: Vec<(f64, leaderboard::Entry)> = file
-            .entries
-            .iter()
-            .filter_map(|j| {
-                board
-                    .iter()
-                    .find(|e| e.submission_id == j.submission_id)
-                    .filter(|e| e.front_end == split_front_end)
-                    .map(|e| (j.rating, e.clone()))
-            })
-            .collect();
-        let table = scoring::agreement_table(&file.captions, &caption_scores, &entries);
-        Ok::<_, scoring::ScoringError>((file, table))
-    })
-    .await?
-    .map_err(|e| ActionError::Invalid(format!("the judged captions cannot be scored: {e}")))?;
+    let (file, table, caption_scores, entry_scores) =
+        off_the_async_threads("judgments scoring", move || {
+            let caption_scores = if file.captions.is_empty() {
+                Vec::new()
+            } else {
+                let df = stored_df
+                    .as_deref()
+                    .and_then(scoring::parse_cider_df)
+                    .unwrap_or_else(|| scoring::stored_cider_df(&refs));
+                scoring::judged_caption_scores(&engine, &refs, &file.captions, mode, &df)?
+            };
+            let entries: Vec<(f64, leaderboard::Entry)> = file
+                .entries
+                .iter()
+                .filter_map(|j| {
+                    board
+                        .iter()
+                        .find(|e| e.submission_id == j.submission_id)
+                        .filter(|e| e.front_end == split_front_end)
+                        .map(|e| (j.rating, e.clone()))
+                })
+                .collect();
+            let table = scoring::agreement_table(&file.captions, &caption_scores, &entries);
+            let (caption_maps, entry_maps) = kept_scores(&file, &caption_scores, &entries);
+            Ok::<_, scoring::ScoringError>((file, table, caption_maps, entry_maps))
+        })
+        .await?
+        .map_err(|e| ActionError::Invalid(format!("the judged captions cannot be scored: {e}")))?;
     let mut tx = pool.begin().await?;
     let set_id = crate::storage::judgments::insert(
         &mut tx,
@@ -1980,6 +1984,8 @@ pub async fn import_judgments(
         &sha256,
         &file,
         &table,
+        &caption_scores,
+        &entry_scores,
     )
     .await?;
     tx.commit().await?;
@@ -1989,6 +1995,42 @@ pub async fn import_judgments(
         entry_judgments: file.entries.len(),
         metrics: table.rows.len(),
     })
+}
+
+/// What `import_judgments` keeps beside each judgment for the agreement page's scatter plots:
+/// a caption's score in every column (null where undefined), and an entry's corpus scores if it
+/// entered the correlation (`entries`, those scored by the split's front end), else nothing.
+fn kept_scores(
+    file: &crate::domain::judgments::JudgmentsFile,
+    caption_scores: &[(SortKey, Vec<f64>)],
+    entries: &[(f64, leaderboard::Entry)],
+) -> (Vec<ScoreMap>, Vec<ScoreMap>) {
+    let captions = (0..file.captions.len())
+        .map(|k| {
+            caption_scores
+                .iter()
+                .map(|(key, values)| {
+                    let v = values.get(k).copied().filter(|v| v.is_finite());
+                    (key.name().to_string(), serde_json::json!(v))
+                })
+                .collect()
+        })
+        .collect();
+    let entries = file
+        .entries
+        .iter()
+        .map(|j| {
+            entries
+                .iter()
+                .find(|(_, e)| e.submission_id == j.submission_id)
+                .and_then(|(_, e)| match serde_json::to_value(e.scores) {
+                    Ok(serde_json::Value::Object(m)) => Some(m),
+                    _ => None,
+                })
+                .unwrap_or_default()
+        })
+        .collect();
+    (captions, entries)
 }
 
 /// The stored agreement table of a split, as `viewer` may see it. A hidden split's table is the

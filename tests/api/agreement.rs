@@ -14,7 +14,8 @@ use spiceboard::domain::CaptionMode;
 use spiceboard::storage::splits;
 
 use crate::helpers::{
-    demo_references, demo_results, escaped, fake_aggregates, fresh, spawn_app_with, TestApp,
+    assert_accessible_chart, chart, chart_desc, chart_marks, demo_references, demo_results,
+    escaped, fake_aggregates, fresh, spawn_app_with, TestApp,
 };
 
 /// Three captions of each of the first six demo images: its first reference, the first three
@@ -194,6 +195,127 @@ async fn ratings_that_follow_spice_give_it_tau_b_one_on_the_agreement_page() {
     let (_, admin) = get(&app, &app.client, "/admin/c/ag").await;
     assert!(admin.contains("id=\"agreement-spice\""), "{admin}");
     assert!(admin.contains("id=\"ranking-metric\""), "{admin}");
+}
+
+/// Beside the table, a scatter plot per column: every (caption, rating) pair the column's τ and
+/// ρ correlate, its description quoting them. Judgments stored before their scores were kept
+/// get no plots, and the page says how to have them.
+#[tokio::test]
+async fn the_agreement_page_plots_each_columns_scores_against_the_ratings() {
+    let app = spawn_app_with(0, |_| {}).await;
+    app.challenge_with_split("ag", "val", false).await;
+    app.log_in_as_organizer().await;
+    let file = ratings_following_spice(&app, "ag", "val").await;
+    let (status, location) = upload(&app, &app.client, "ag", "val", file).await;
+    assert_eq!(status, 303, "{location}");
+    let anon = reqwest::Client::new();
+    let (_, body) = get(&app, &anon, "/c/ag/agreement.json?split=val").await;
+    let a: serde_json::Value = serde_json::from_str(&body).expect("JSON");
+    let (status, html) = get(&app, &anon, "/c/ag/agreement?split=val").await;
+    assert_eq!(status, 200);
+    let rows = a["agreement"]["rows"].as_array().expect("rows");
+    assert!(rows.len() >= 9, "{a}");
+    assert_eq!(html.matches("role=\"img\"").count(), rows.len(), "{html}");
+    for r in rows {
+        let key = r["metric"].as_str().expect("metric");
+        let svg = chart(&html, &format!("scatter-{key}"));
+        let n = chart_marks(svg, "point");
+        assert_eq!(
+            n.iter().sum::<usize>() as u64,
+            r["pairs"].as_u64().expect("pairs"),
+            "{key}: {svg}"
+        );
+    }
+    let svg = chart(&html, "scatter-spice");
+    assert_accessible_chart(svg, "scatter-spice", "SPICE against human ratings");
+    let desc = chart_desc(svg);
+    assert!(
+        desc.starts_with("27 (caption, rating) pairs: SPICE from 0.000 to "),
+        "{desc}"
+    );
+    // The table's own figures, quoted.
+    let row = &html[html.find("id=\"agreement-spice\"").expect("the SPICE row")..];
+    let tau_c = row
+        .split("<td class=\"num tau-c\">")
+        .nth(1)
+        .and_then(|t| t.split("</td>").next())
+        .expect("τ-c");
+    assert!(desc.contains(&format!("Kendall τ-c {tau_c};")), "{desc}");
+    // Captions whose ratings equal their SPICE (x 10): a rating of 0 for SPICE 0.
+    assert!(
+        svg.contains("rating 0</title>") || svg.contains("rating about 0</title>"),
+        "{svg}"
+    );
+    assert!(!html.contains("id=\"entry-charts\""), "no entry judgments");
+
+    // Judgments stored before the scores were kept: no plots, and a way to have them.
+    sqlx::query("UPDATE caption_judgments SET scores = NULL")
+        .execute(&app.pool)
+        .await
+        .expect("forget the scores");
+    let (_, html) = get(&app, &anon, "/c/ag/agreement?split=val").await;
+    assert!(html.contains("id=\"charts-missing\""), "{html}");
+    assert!(!html.contains("<svg"), "{html}");
+    assert!(
+        html.contains("id=\"agreement-spice\""),
+        "the table stays: {html}"
+    );
+}
+
+/// Judged entries: per column a plot of the entries' scores against their ratings, one point
+/// per entry, named; an entry scored by another front end is not in the correlation, nor drawn.
+#[tokio::test]
+async fn judged_entries_are_plotted_by_name() {
+    let app = spawn_app_with(0, |_| {}).await;
+    app.challenge_with_split("ag", "val", false).await;
+    for (name, spice) in [
+        ("Alpha", 0.3),
+        ("Bravo", 0.2),
+        ("Charlie", 0.1),
+        ("Delta", 0.4),
+    ] {
+        let (_, token) = app.team("ag", name).await;
+        let id = app.submit("ag", &token, "val", demo_results(true)).await;
+        let mut f = [Some(0.1); 7];
+        f[0] = Some(spice);
+        fake_aggregates(&app.pool, id, f).await;
+    }
+    sqlx::query(
+        "UPDATE submissions SET front_end = 'corenlp-3.6.0' WHERE team_id =
+         (SELECT id FROM teams WHERE name = 'Delta')",
+    )
+    .execute(&app.pool)
+    .await
+    .expect("another parser");
+    app.log_in_as_organizer().await;
+    let file = "{\"team\": \"Alpha\", \"rating\": 1}\n{\"team\": \"Bravo\", \"rating\": 2}\n\
+                {\"team\": \"Charlie\", \"rating\": 3.5}\n{\"team\": \"Delta\", \"rating\": 5}\n";
+    let (status, location) = upload(&app, &app.client, "ag", "val", file.into()).await;
+    assert_eq!(status, 303, "{location}");
+    let (_, html) = get(&app, &app.client, "/c/ag/agreement?split=val").await;
+    assert!(
+        !html.contains("id=\"caption-charts\""),
+        "no caption judgments"
+    );
+    let svg = chart(&html, "entry-scatter-spice");
+    assert_accessible_chart(svg, "entry-scatter-spice", "SPICE against human ratings");
+    assert_eq!(chart_marks(svg, "point"), [1, 1, 1], "{svg}");
+    for tip in [
+        "Alpha: SPICE 0.300, rating 1",
+        "Bravo: SPICE 0.200, rating 2",
+        "Charlie: SPICE 0.100, rating 3.5",
+    ] {
+        assert!(
+            svg.contains(&format!("<title>{tip}</title>")),
+            "{tip}: {svg}"
+        );
+    }
+    assert!(!svg.contains("Delta"), "{svg}");
+    let desc = chart_desc(svg);
+    assert!(
+        desc.starts_with("3 judged entries: SPICE from 0.100 to 0.300 (across), human rating from 1 to 3.5 (up). Pearson r -"),
+        "{desc}"
+    );
 }
 
 #[tokio::test]

@@ -17,6 +17,7 @@ use crate::domain::leaderboard::{RankedEntry, SortKey};
 use crate::domain::{CaptionMode, SubmissionKind, TeamName};
 use crate::storage::accounts::{self, TokenInfo};
 use crate::storage::challenges::Challenge;
+use crate::storage::judgments::{JudgedCaption, JudgedEntry, ScoreMap};
 use crate::storage::leaderboard::Entry;
 use crate::storage::splits::{self, Split};
 
@@ -952,6 +953,75 @@ struct AgreementPage {
     table: Option<crate::domain::judgments::AgreementTable>,
     uploaded: String,
     lines: Vec<AgreementLine>,
+    /// Per column of the table, its score against the ratings: caption level, entry level.
+    caption_charts: Vec<charts::Chart>,
+    entry_charts: Vec<charts::Chart>,
+    /// The judgments were uploaded before their scores were kept: no charts until uploaded again.
+    charts_missing: bool,
+}
+
+/// The agreement page's scatter plots, one per row of its table: each (caption, rating) pair the
+/// row's τ and ρ correlate, and each judged entry its Pearson r correlates.
+fn agreement_charts(
+    lines: &[AgreementLine],
+    captions: &[JudgedCaption],
+    entries: &[JudgedEntry],
+) -> (Vec<charts::Chart>, Vec<charts::Chart>) {
+    let value = |scores: &ScoreMap, key: &str| {
+        scores
+            .get(key)
+            .and_then(serde_json::Value::as_f64)
+            .unwrap_or(f64::NAN)
+    };
+    let caption_charts = lines
+        .iter()
+        .filter(|l| l.captions > 0)
+        .map(|l| {
+            let points: Vec<charts::Point<'_>> = captions
+                .iter()
+                .flat_map(|c| {
+                    let score = c.scores.as_ref().map_or(f64::NAN, |m| value(m, &l.key));
+                    c.ratings.iter().map(move |&rating| charts::Point {
+                        score,
+                        rating,
+                        name: None,
+                    })
+                })
+                .collect();
+            let summary = format!("Kendall τ-c {}; Spearman ρ {}.", l.tau_c, l.spearman);
+            let id = format!("scatter-{}", l.key);
+            charts::scatter(
+                &id,
+                l.title,
+                "(caption, rating) pairs",
+                &points,
+                0,
+                &summary,
+            )
+        })
+        .collect();
+    let entry_charts = lines
+        .iter()
+        .filter(|l| l.entries > 0)
+        .map(|l| {
+            // Entries left out of the correlation (scored by another front end) have no scores.
+            let points: Vec<charts::Point<'_>> = entries
+                .iter()
+                .filter_map(|e| {
+                    let scores = e.scores.as_ref().filter(|m| !m.is_empty())?;
+                    Some(charts::Point {
+                        score: value(scores, &l.key),
+                        rating: e.rating,
+                        name: Some(&e.name),
+                    })
+                })
+                .collect();
+            let summary = format!("Pearson r {}.", l.pearson);
+            let id = format!("entry-scatter-{}", l.key);
+            charts::scatter(&id, l.title, "judged entries", &points, 0, &summary)
+        })
+        .collect();
+    (caption_charts, entry_charts)
 }
 
 /// `/c/{slug}/agreement?split=..`: how each leaderboard column agrees with the organizers' human
@@ -973,18 +1043,33 @@ pub async fn agreement(
         .filter(|s| actions::shows_per_image(s, viewer.organizer))
         .collect();
     let ranking = challenge.ranking_key();
+    let lines = stored
+        .as_ref()
+        .map(|s| agreement_lines(&s.table, ranking))
+        .unwrap_or_default();
+    let (captions, entries) = match &stored {
+        Some(s) => crate::storage::judgments::judged(&pool, s.set_id).await?,
+        None => (Vec::new(), Vec::new()),
+    };
+    let charts_missing =
+        captions.iter().any(|c| c.scores.is_none()) || entries.iter().any(|e| e.scores.is_none());
+    let (caption_charts, entry_charts) = if charts_missing {
+        (Vec::new(), Vec::new())
+    } else {
+        agreement_charts(&lines, &captions, &entries)
+    };
     let page = AgreementPage {
         layout: Layout::new(&req, user.0.as_ref()),
+        caption_charts,
+        entry_charts,
+        charts_missing,
         organizer: viewer.organizer,
         ranking_title: ranking.title(),
         uploaded: stored
             .as_ref()
             .map(|s| s.uploaded_at.format("%Y-%m-%d %H:%M UTC").to_string())
             .unwrap_or_default(),
-        lines: stored
-            .as_ref()
-            .map(|s| agreement_lines(&s.table, ranking))
-            .unwrap_or_default(),
+        lines,
         table: stored.map(|s| s.table),
         challenge,
         split,
