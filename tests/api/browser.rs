@@ -884,6 +884,8 @@ async fn the_leaderboard_fits_a_laptop_and_keeps_the_entry_in_view_on_a_phone() 
         .await;
     let inner = desktop["inner"].as_f64().expect("innerWidth");
     assert_eq!(inner, 1366.0, "{desktop}");
+    // The chart under the table is there and leaves the page as wide as the window (below).
+    assert_charts_drawn(&driver, &["best-chart"]).await;
     assert!(
         desktop["page"].as_f64().expect("scrollWidth") <= inner,
         "the page scrolls sideways: {desktop}"
@@ -965,6 +967,218 @@ async fn the_leaderboard_fits_a_laptop_and_keeps_the_entry_in_view_on_a_phone() 
             "the entry column left the screen: {phone}"
         );
     }
+    driver
+        .call(
+            "DELETE",
+            &format!("/session/{}", driver.session),
+            Value::Null,
+        )
+        .await;
+}
+
+/// The charts of the page in the browser (src/charts.rs), at the viewport's current width: each
+/// must be an SVG element that is an image (`role="img"`) named by a non-empty SVG `<title>` and
+/// described by a non-empty `<desc>`, drawn with a size within the window and with marks; the
+/// page must not scroll sideways. `ids` are the charts the page must have.
+async fn assert_charts_drawn(driver: &Driver, ids: &[&str]) -> Value {
+    let v = driver
+        .eval(
+            r#"
+            const byId = (id) => id ? document.getElementById(id) : null;
+            return {
+                inner: innerWidth,
+                page: document.scrollingElement.scrollWidth,
+                charts: [...document.querySelectorAll('svg.chart')].map((svg) => {
+                    const title = byId(svg.getAttribute('aria-labelledby'));
+                    const desc = byId(svg.getAttribute('aria-describedby'));
+                    const r = svg.getBoundingClientRect();
+                    return {
+                        id: svg.id,
+                        svg: svg instanceof SVGSVGElement,
+                        role: svg.getAttribute('role'),
+                        title: title instanceof SVGTitleElement && title.parentNode === svg
+                            ? title.textContent.trim() : null,
+                        desc: desc instanceof SVGDescElement ? desc.textContent.trim() : null,
+                        left: r.left, right: r.right, width: r.width, height: r.height,
+                        marks: svg.querySelectorAll('[data-n]').length,
+                    };
+                }),
+            };
+            "#,
+        )
+        .await;
+    let inner = v["inner"].as_f64().expect("innerWidth");
+    assert!(
+        v["page"].as_f64().expect("scrollWidth") <= inner,
+        "the page scrolls sideways: {v}"
+    );
+    let charts = v["charts"].as_array().expect("charts");
+    for id in ids {
+        let c = charts
+            .iter()
+            .find(|c| c["id"] == *id)
+            .unwrap_or_else(|| panic!("no chart {id}: {v}"));
+        assert_eq!(c["svg"], true, "{c}");
+        assert_eq!(c["role"], "img", "{c}");
+        assert!(
+            c["title"].as_str().is_some_and(|t| !t.is_empty()),
+            "no accessible title: {c}"
+        );
+        assert!(
+            c["desc"].as_str().is_some_and(|t| !t.is_empty()),
+            "no description: {c}"
+        );
+        let (left, right) = (
+            c["left"].as_f64().expect("left"),
+            c["right"].as_f64().expect("right"),
+        );
+        assert!(
+            left >= 0.0 && right <= inner && c["width"].as_f64() > Some(200.0),
+            "not drawn within the window: {c}"
+        );
+        assert!(c["height"].as_f64() > Some(100.0), "not drawn: {c}");
+        assert!(c["marks"].as_u64() > Some(0), "nothing drawn in it: {c}");
+    }
+    v
+}
+
+/// The four charts of issue 34 in Chromium, at a laptop's and a phone's width: the leaderboard's
+/// best entry over time, a submission's profile against the Human row, the compare page's
+/// histogram and the metric agreement page's scatter plots. With `SPICEBOARD_SCREENSHOTS=DIR`
+/// it also saves the compare and agreement pages (scripts/screenshots).
+#[tokio::test]
+async fn the_charts_render_as_svg_with_accessible_titles() {
+    let app = spawn_app_with(1, |_| {}).await;
+    let c = app.challenge_with_split("charts", "val", false).await;
+    let split = spiceboard::actions::split(&app.pool, &c, "val")
+        .await
+        .expect("split");
+    let mut ids = Vec::new();
+    for (name, careful) in [("Night Owls", true), ("Foxes", false)] {
+        let (_, token) = app.team("charts", name).await;
+        ids.push(
+            app.submit("charts", &token, "val", demo_results(careful))
+                .await,
+        );
+    }
+    let human = spiceboard::actions::compute_human(&app.pool, &split, 3)
+        .await
+        .expect("human row");
+    let baseline = spiceboard::actions::submit(
+        &app.pool,
+        &c,
+        &split,
+        spiceboard::actions::Uploader::Baseline {
+            label: "Nearest neighbour",
+            user_id: None,
+        },
+        "",
+        fresh(demo_results(false)),
+        spiceboard::actions::SubmitLimits {
+            max_caption_chars: 1000,
+            max_attempts: 3,
+            disk_floor: None,
+        },
+    )
+    .await
+    .expect("baseline");
+    for id in ids.iter().chain([&human.id, &baseline.id]) {
+        app.assert_scored(*id).await;
+    }
+    // Judgments: each image's careful caption rated 4, its hasty one 2; three entries rated.
+    let careful: Vec<Value> = serde_json::from_slice(&demo_results(true)).expect("json");
+    let hasty: Vec<Value> = serde_json::from_slice(&demo_results(false)).expect("json");
+    let mut judgments = String::new();
+    for (good, bad) in careful.iter().zip(&hasty).take(10) {
+        for (c, rating) in [(good, 4), (bad, 2)] {
+            judgments +=
+                &(json!({"image_id": c["image_id"], "caption": c["caption"], "ratings": [rating]})
+                    .to_string()
+                    + "\n");
+        }
+    }
+    for (id, rating) in [(ids[0], 4.5), (ids[1], 2.0), (baseline.id, 1.5)] {
+        judgments += &(json!({"submission_id": id, "rating": rating}).to_string() + "\n");
+    }
+    spiceboard::actions::import_judgments(
+        &app.pool,
+        &app.engine,
+        &split,
+        None,
+        judgments.into_bytes(),
+        1 << 20,
+        1000,
+    )
+    .await
+    .expect("judgments");
+    let hash = spiceboard::auth::hash_password("a long password").expect("hash");
+    let user =
+        spiceboard::storage::accounts::create_user(&app.pool, "ann@example.org", &hash, false)
+            .await
+            .expect("user")
+            .expect("new");
+    let team_id: i64 = sqlx::query_scalar("SELECT id FROM teams WHERE name = 'Night Owls'")
+        .fetch_one(&app.pool)
+        .await
+        .expect("team");
+    spiceboard::storage::accounts::add_member(&app.pool, team_id, user.id)
+        .await
+        .expect("member");
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let base = app.address.replace("127.0.0.1", "localhost");
+    let driver = Driver::start(&dir.path().join("profile")).await;
+    driver.go(&format!("{base}/login?next=/s/{}", ids[0])).await;
+    driver
+        .send_credentials("ann@example.org", "a long password")
+        .await;
+    driver
+        .wait_for_page("the submission page after login", |_, s| {
+            s.contains("id=\"categories\"")
+        })
+        .await;
+    let pages = [
+        ("/c/charts/leaderboard".to_string(), vec!["best-chart"]),
+        (format!("/s/{}", ids[0]), vec!["profile-chart"]),
+        (
+            format!("/c/charts/compare?split=val&a={}&b={}", ids[0], ids[1]),
+            vec!["differences-chart"],
+        ),
+        (
+            "/c/charts/agreement?split=val".to_string(),
+            vec!["scatter-spice", "scatter-object", "entry-scatter-spice"],
+        ),
+    ];
+    for (path, charts) in &pages {
+        driver.go(&format!("{base}{path}")).await;
+        for (width, height, mobile) in [(1366, 768, false), (390, 844, true)] {
+            driver.viewport(width, height, mobile).await;
+            let v = assert_charts_drawn(&driver, charts).await;
+            assert_eq!(v["inner"], width, "{path}: {v}");
+        }
+        driver.viewport(1280, 900, false).await;
+    }
+    // The profile compares with the Human row, which the leaderboard shows.
+    driver.go(&format!("{base}/s/{}", ids[0])).await;
+    let page = driver.source().await;
+    assert!(
+        page.contains(">F per category: Night Owls and Human</title>"),
+        "{page}"
+    );
+    driver
+        .go(&format!(
+            "{base}/c/charts/compare?split=val&a={}&b={}",
+            ids[0], ids[1]
+        ))
+        .await;
+    driver.screenshot("compare").await;
+    driver
+        .go(&format!("{base}/c/charts/agreement?split=val"))
+        .await;
+    driver
+        .eval("document.getElementById('caption-level').scrollIntoView(); return null;")
+        .await;
+    driver.screenshot("agreement").await;
     driver
         .call(
             "DELETE",
