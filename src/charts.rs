@@ -26,7 +26,7 @@ use crate::routes::view::{score, signed};
 pub const WIDTH: f64 = 420.0;
 /// Space for the y axis's labels ("0.250") on the left, and a margin on the right.
 const LEFT: f64 = 46.0;
-const RIGHT: f64 = 14.0;
+const RIGHT: f64 = 18.0;
 /// The visible heading's band at the top.
 const TOP: f64 = 28.0;
 /// One line of a legend or of a dot plot.
@@ -179,8 +179,8 @@ impl Svg {
     /// A message in the middle of an empty plot.
     fn empty(&mut self, plot: &Plot, words: &str) {
         let (x, y) = (
-            (plot.x.range.0 + plot.x.range.1) / 2.0,
-            plot.y.range.0 / 2.0 + plot.y.range.1 / 2.0,
+            (plot.left + plot.right) / 2.0,
+            (plot.top + plot.bottom) / 2.0,
         );
         self.text(x, y, "middle", "note", words);
     }
@@ -206,10 +206,40 @@ impl Scale {
     }
 }
 
-/// The plot area of a chart with two axes.
+/// The plot area of a chart with two axes: its frame, and the scales that map the data into it.
+/// The scales stop `inset` (x, y) short of the frame, so that marks at the ends of a domain are
+/// not drawn over the axes and their labels.
 struct Plot {
+    left: f64,
+    right: f64,
+    top: f64,
+    bottom: f64,
     x: Scale,
     y: Scale,
+}
+
+impl Plot {
+    fn new(
+        (left, top, right, bottom): (f64, f64, f64, f64),
+        x: (f64, f64),
+        y: (f64, f64),
+        inset: (f64, f64),
+    ) -> Plot {
+        Plot {
+            left,
+            right,
+            top,
+            bottom,
+            x: Scale {
+                domain: x,
+                range: (left + inset.0, right - inset.0),
+            },
+            y: Scale {
+                domain: y,
+                range: (bottom - inset.1, top + inset.1),
+            },
+        }
+    }
 }
 
 /// A round step (1, 2, 2.5 or 5 times a power of ten) that cuts `span` into about `parts`.
@@ -228,8 +258,10 @@ fn nice_step(span: f64, parts: usize) -> f64 {
 /// Equal ends are widened around the value (one point, or every value the same).
 fn axis(lo: f64, hi: f64, parts: usize) -> ((f64, f64), Vec<f64>) {
     let (lo, hi) = if hi - lo < 1e-12 {
+        // Scores and ratings that are never negative get no negative ticks.
         let pad = (lo.abs() * 0.1).max(0.05);
-        (lo - pad, hi + pad)
+        let floor = if lo >= 0.0 { 0.0 } else { f64::NEG_INFINITY };
+        ((lo - pad).max(floor), hi + pad)
     } else {
         (lo, hi)
     };
@@ -265,9 +297,9 @@ fn y_axis(svg: &mut Svg, plot: &Plot, ticks: &[f64], plus: bool) {
     let step = ticks.get(1).zip(ticks.first()).map_or(1.0, |(b, a)| b - a);
     for &t in ticks {
         let y = plot.y.at(t);
-        svg.line((plot.x.range.0, y), (plot.x.range.1, y), "grid");
+        svg.line((plot.left, y), (plot.right, y), "grid");
         svg.text(
-            plot.x.range.0 - 6.0,
+            plot.left - 6.0,
             y + 4.0,
             "end",
             "tick",
@@ -279,8 +311,8 @@ fn y_axis(svg: &mut Svg, plot: &Plot, ticks: &[f64], plus: bool) {
 /// Draws the x axis's ticks and labels under the plot.
 fn x_axis(svg: &mut Svg, plot: &Plot, ticks: &[f64], plus: bool) {
     let step = ticks.get(1).zip(ticks.first()).map_or(1.0, |(b, a)| b - a);
-    let y = plot.y.range.0;
-    svg.line((plot.x.range.0, y), (plot.x.range.1, y), "axis");
+    let y = plot.bottom;
+    svg.line((plot.left, y), (plot.right, y), "axis");
     for &t in ticks {
         let x = plot.x.at(t);
         svg.line((x, y), (x, y + 4.0), "axis");
@@ -414,16 +446,12 @@ pub fn best_over_time(
         _ => (0.0, 1.0),
     };
     let pad = ((t1 - t0) * 0.05).max(6.0 * 3600.0);
-    let plot = Plot {
-        x: Scale {
-            domain: (t0 - pad, t1 + pad),
-            range: (LEFT, WIDTH - RIGHT),
-        },
-        y: Scale {
-            domain: (y0, y1),
-            range: (plot_bottom, TOP + 8.0),
-        },
-    };
+    let plot = Plot::new(
+        (LEFT, TOP + 8.0, WIDTH - RIGHT, plot_bottom),
+        (t0 - pad, t1 + pad),
+        (y0, y1),
+        (0.0, 6.0),
+    );
     y_axis(&mut svg, &plot, &y_ticks, false);
     svg.line((LEFT, plot_bottom), (WIDTH - RIGHT, plot_bottom), "axis");
     // Dates under the first and last entries (and one between when they are days apart).
@@ -582,16 +610,18 @@ pub fn category_profile(
         .flatten()
         .fold(0.0f64, f64::max);
     let ((_, x1), ticks) = axis(0.0, hi.max(0.1), 4);
-    let plot = Plot {
-        x: Scale {
-            domain: (0.0, x1),
-            range: (LEFT + label_width - 40.0, WIDTH - RIGHT),
-        },
-        y: Scale {
-            domain: (0.0, 1.0),
-            range: (plot_bottom, plot_top),
-        },
-    };
+    // F from 0 at the frame's left edge; the rows are placed by hand.
+    let plot = Plot::new(
+        (
+            LEFT + label_width - 40.0,
+            plot_top,
+            WIDTH - RIGHT,
+            plot_bottom,
+        ),
+        (0.0, x1),
+        (0.0, 1.0),
+        (0.0, 0.0),
+    );
     for &t in &ticks {
         let x = plot.x.at(t);
         svg.line((x, plot_top), (x, plot_bottom), "grid");
@@ -600,7 +630,7 @@ pub fn category_profile(
     if rows.is_empty() {
         svg.empty(&plot, "no scores yet");
     }
-    let (left, right) = plot.x.range;
+    let (left, right) = (plot.left, plot.right);
     for (k, r) in rows.iter().enumerate() {
         let y = plot_top + row_height * (k as f64 + 0.5);
         svg.text(left - 8.0, y + 4.0, "end", "label", r.name);
@@ -663,8 +693,9 @@ pub struct Point<'a> {
     pub name: Option<&'a str>,
 }
 
-/// Points closer than a cell of this grid are drawn as one circle whose area grows with their
-/// number: a few thousand judgments stay a few hundred marks, and piles of equal ratings show.
+/// Points in one cell of this grid are drawn as one circle whose area grows with their number:
+/// any number of judgments stays at most 1,800 marks (a few hundred for ratings on a scale of a
+/// few steps), and piles of equal pairs show.
 const CELLS: (f64, f64) = (60.0, 30.0);
 
 /// A metric's score (x) against human ratings (y), one point per pair the agreement table
@@ -725,16 +756,12 @@ pub fn scatter(
     } else {
         axis(ys.0, ys.1, 4)
     };
-    let plot = Plot {
-        x: Scale {
-            domain: (x0, x1),
-            range: (LEFT, WIDTH - RIGHT),
-        },
-        y: Scale {
-            domain: (y0, y1),
-            range: (plot_bottom, TOP + 8.0),
-        },
-    };
+    let plot = Plot::new(
+        (LEFT, TOP + 8.0, WIDTH - RIGHT, plot_bottom),
+        (x0, x1),
+        (y0, y1),
+        (8.0, 8.0),
+    );
     y_axis(&mut svg, &plot, &y_ticks, false);
     x_axis(&mut svg, &plot, &x_ticks, false);
     svg.text(
@@ -882,16 +909,12 @@ pub fn histogram(id: &str, a: &str, b: &str, differences: &[f64]) -> Chart {
             .collect()
     };
     let top = y_ticks.last().copied().unwrap_or(1.0).max(1.0);
-    let plot = Plot {
-        x: Scale {
-            domain: (-edge, edge),
-            range: (LEFT, WIDTH - RIGHT),
-        },
-        y: Scale {
-            domain: (0.0, top),
-            range: (plot_bottom, TOP + 8.0),
-        },
-    };
+    let plot = Plot::new(
+        (LEFT, TOP + 8.0, WIDTH - RIGHT, plot_bottom),
+        (-edge, edge),
+        (0.0, top),
+        (0.0, 0.0),
+    );
     y_axis(&mut svg, &plot, &y_ticks, false);
     let x_step = nice_step(2.0 * edge, 4);
     let reach = (edge / x_step).floor() as i64;
@@ -1339,6 +1362,12 @@ mod tests {
         let ((lo, hi), ticks) = axis(0.3, 0.3, 4);
         assert!(
             lo < 0.3 && hi > 0.3 && ticks.len() >= 2,
+            "{lo} {hi} {ticks:?}"
+        );
+        // Every score 0: an axis from 0 up, not into negative scores.
+        let ((lo, hi), ticks) = axis(0.0, 0.0, 4);
+        assert!(
+            lo == 0.0 && hi > 0.0 && ticks[0] == 0.0,
             "{lo} {hi} {ticks:?}"
         );
         assert_eq!(tick_label(0.2, 0.1, true), "+0.2");

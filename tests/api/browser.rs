@@ -292,6 +292,16 @@ impl Driver {
         .await;
     }
 
+    /// Gives the page back the window's own size (after `viewport`).
+    async fn window_viewport(&self) {
+        self.call(
+            "POST",
+            &format!("/session/{}/goog/cdp/execute", self.session),
+            json!({"cmd": "Emulation.clearDeviceMetricsOverride", "params": {}}),
+        )
+        .await;
+    }
+
     /// Waits (bounded) until the page source satisfies `done`.
     async fn wait_for_page(&self, what: &str, done: impl Fn(&str, &str) -> bool) -> String {
         for _ in 0..600 {
@@ -1156,7 +1166,7 @@ async fn the_charts_render_as_svg_with_accessible_titles() {
             let v = assert_charts_drawn(&driver, charts).await;
             assert_eq!(v["inner"], width, "{path}: {v}");
         }
-        driver.viewport(1280, 900, false).await;
+        driver.window_viewport().await;
     }
     // The profile compares with the Human row, which the leaderboard shows.
     driver.go(&format!("{base}/s/{}", ids[0])).await;
@@ -1170,6 +1180,9 @@ async fn the_charts_render_as_svg_with_accessible_titles() {
             "{base}/c/charts/compare?split=val&a={}&b={}",
             ids[0], ids[1]
         ))
+        .await;
+    driver
+        .eval("document.getElementById('per-image').scrollIntoView(); return null;")
         .await;
     driver.screenshot("compare").await;
     driver
