@@ -11,7 +11,7 @@
 //! - [`histogram`]: per-image SPICE differences of two entries (the compare page).
 //!
 //! Drawings are [`WIDTH`] units wide; the page's CSS (`svg.chart` in style.css) scales them to
-//! their column, so 12-unit text stays readable on a 390 px phone. The colours are the Okabe-Ito
+//! their column, so 13-unit text stays readable on a 390 px phone. The colours are the Okabe-Ito
 //! palette's blue and vermillion (`--chart-a`, `--chart-b`), always doubled by a shape or a dash
 //! for readers who do not tell them apart. A value that is not a number (an undefined category,
 //! NaN) is never drawn as 0: it is left out, and the description says so.
@@ -597,7 +597,8 @@ pub fn category_profile(
         );
     }
 
-    let label_width = 78.0;
+    // The category names end, and the plot begins, here.
+    let labels = 84.0;
     let plot_top = TOP + 6.0;
     let row_height = 24.0;
     let plot_bottom = plot_top + row_height * rows.len().max(1) as f64;
@@ -612,12 +613,7 @@ pub fn category_profile(
     let ((_, x1), ticks) = axis(0.0, hi.max(0.1), 4);
     // F from 0 at the frame's left edge; the rows are placed by hand.
     let plot = Plot::new(
-        (
-            LEFT + label_width - 40.0,
-            plot_top,
-            WIDTH - RIGHT,
-            plot_bottom,
-        ),
+        (labels, plot_top, WIDTH - RIGHT, plot_bottom),
         (0.0, x1),
         (0.0, 1.0),
         (0.0, 0.0),
@@ -700,21 +696,14 @@ const CELLS: (f64, f64) = (60.0, 30.0);
 
 /// A metric's score (x) against human ratings (y), one point per pair the agreement table
 /// correlates. `what` names the pairs ("(caption, rating) pairs"); `summary` is a sentence the
-/// description adds (the correlation); points with a score or rating that is not a number are
-/// left out and counted, as are `unscored` pairs the caller already knows have no score.
-pub fn scatter(
-    id: &str,
-    metric: &str,
-    what: &str,
-    points: &[Point<'_>],
-    unscored: usize,
-    summary: &str,
-) -> Chart {
+/// description adds (the correlation); points with a score or rating that is not a number (a
+/// caption without a tuple of the kind) are left out and counted.
+pub fn scatter(id: &str, metric: &str, what: &str, points: &[Point<'_>], summary: &str) -> Chart {
     let drawn: Vec<&Point<'_>> = points
         .iter()
         .filter(|p| p.score.is_finite() && p.rating.is_finite())
         .collect();
-    let left_out = points.len() - drawn.len() + unscored;
+    let left_out = points.len() - drawn.len();
     let title = format!("{metric} against human ratings");
     let range = |f: fn(&Point<'_>) -> f64| {
         drawn
@@ -1054,7 +1043,6 @@ mod tests {
                     rating: 3.0,
                     name: Some(name),
                 }],
-                0,
                 "τ < 1 & \"r\"",
             ),
             histogram("h", name, "B", &[0.1]),
@@ -1278,7 +1266,6 @@ mod tests {
             "SPICE",
             "(caption, rating) pairs",
             &points,
-            2,
             "Kendall τ-c 0.5.",
         );
         assert_accessible(&c, "sc");
@@ -1295,7 +1282,7 @@ mod tests {
             d.starts_with("13 (caption, rating) pairs: SPICE from 0.000 to 0.900 (across), human rating from 0 to 4 (up). Kendall τ-c 0.5."),
             "{d}"
         );
-        assert!(d.ends_with("3 left out: no SPICE score."), "{d}");
+        assert!(d.ends_with("1 left out: no SPICE score."), "{d}");
 
         let one = scatter(
             "sc",
@@ -1306,7 +1293,6 @@ mod tests {
                 rating: 4.0,
                 name: Some("Owls"),
             }],
-            0,
             "",
         );
         assert_eq!(marks(&one, "circle"), vec![1]);
@@ -1314,7 +1300,7 @@ mod tests {
             .as_str()
             .contains("<title>Owls: SPICE 0.300, rating 4</title>"));
         assert!(!one.as_str().contains("NaN"));
-        let none = scatter("sc", "SPICE", "judged entries", &[], 0, "");
+        let none = scatter("sc", "SPICE", "judged entries", &[], "");
         assert_eq!(desc(&none), "No judged entries with a SPICE score.");
         assert!(marks(&none, "circle").is_empty());
     }

@@ -990,14 +990,7 @@ fn agreement_charts(
                 .collect();
             let summary = format!("Kendall τ-c {}; Spearman ρ {}.", l.tau_c, l.spearman);
             let id = format!("scatter-{}", l.key);
-            charts::scatter(
-                &id,
-                l.title,
-                "(caption, rating) pairs",
-                &points,
-                0,
-                &summary,
-            )
+            charts::scatter(&id, l.title, "(caption, rating) pairs", &points, &summary)
         })
         .collect();
     let entry_charts = lines
@@ -1018,7 +1011,7 @@ fn agreement_charts(
                 .collect();
             let summary = format!("Pearson r {}.", l.pearson);
             let id = format!("entry-scatter-{}", l.key);
-            charts::scatter(&id, l.title, "judged entries", &points, 0, &summary)
+            charts::scatter(&id, l.title, "judged entries", &points, &summary)
         })
         .collect();
     (caption_charts, entry_charts)
