@@ -47,16 +47,16 @@ fn parse_args() -> Result<Args, String> {
         .next()
         .ok_or("usage: train_parser train|eval [options] (see the source's doc comment)")?;
     let data = std::env::var("SPICEBOARD_DATA")
-        .map(|d| PathBuf::from(d).join("treebank"))
+        .map(|d| PathBuf::from(d).join("exact-treebank"))
         .unwrap_or_else(|_| {
             PathBuf::from(std::env::var("HOME").unwrap_or_else(|_| ".".into()))
-                .join(".cache/spiceboard/data/treebank")
+                .join(".cache/spiceboard/data/exact-treebank")
         });
     let mut a = Args {
         cmd,
         data,
         train: vec!["train.raw.conllu".into(), "train.coco.conllu".into()],
-        dev: vec!["dev.raw.conllu".into(), "dev.coco.conllu".into()],
+        dev: vec!["heldout.raw.conllu".into(), "heldout.coco.conllu".into()],
         out: PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/models")),
         tagger_epochs: 5,
         parser_epochs: 6,
