@@ -18,6 +18,9 @@ pub enum PageError {
     LoginRequired,
     #[error("only organizers may do this")]
     Forbidden,
+    /// A 403 that says why (the action's own reason: only a submission's team may change it).
+    #[error("{0}")]
+    Refused(String),
     #[error("the form was stale or forged (CSRF token mismatch); reload the page and try again")]
     Csrf,
     #[error("{0}")]
@@ -114,7 +117,7 @@ impl From<ActionError> for PageError {
             ActionError::DiskFull(m) => PageError::Unavailable(m),
             ActionError::Busy(m) => PageError::Unavailable(m.to_string()),
             ActionError::TooManyAttempts => PageError::TooManyAttempts,
-            ActionError::Forbidden(_) => PageError::Forbidden,
+            ActionError::Forbidden(why) => PageError::Refused(why.to_string()),
             ActionError::Internal(cause) => PageError::Internal(anyhow::anyhow!(cause)),
             other => PageError::BadRequest(other.to_string()),
         }
@@ -192,7 +195,7 @@ impl ResponseError for PageError {
             PageError::NotFound | PageError::Missing(_) => StatusCode::NOT_FOUND,
             PageError::Gone(_) => StatusCode::GONE,
             PageError::LoginRequired => StatusCode::UNAUTHORIZED,
-            PageError::Forbidden | PageError::Csrf => StatusCode::FORBIDDEN,
+            PageError::Forbidden | PageError::Refused(_) | PageError::Csrf => StatusCode::FORBIDDEN,
             PageError::BadRequest(_) => StatusCode::BAD_REQUEST,
             PageError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             PageError::Stalled(_) => StatusCode::REQUEST_TIMEOUT,

@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 use sqlx::{PgExecutor, Postgres, Transaction};
 
-use crate::domain::{SubmissionKind, SubmissionStatus};
+use crate::domain::{SubmissionKind, SubmissionMethod, SubmissionStatus};
 
 #[derive(Debug, Clone, sqlx::FromRow, serde::Serialize)]
 pub struct Submission {
@@ -25,11 +25,16 @@ pub struct Submission {
     pub upload_note: Option<String>,
     /// The front end that produced the stored scores; None while there are none.
     pub front_end: Option<String>,
+    /// The method behind it, as its team describes it (`domain::SubmissionMethod`); each
+    /// `None` when not given.
+    pub method_name: Option<String>,
+    pub paper_url: Option<String>,
+    pub code_url: Option<String>,
 }
 
 const COLUMNS: &str =
     "id, split_id, kind, team_id, label, description, sha256, byte_size, status, error,
-    created_at, scored_at, deleted_at, upload_note, front_end";
+    created_at, scored_at, deleted_at, upload_note, front_end, method_name, paper_url, code_url";
 
 /// What a new submission holds.
 pub struct NewSubmission<'a> {
@@ -42,6 +47,7 @@ pub struct NewSubmission<'a> {
     pub sha256: Option<&'a str>,
     pub submitted_by: Option<i64>,
     pub upload_note: Option<&'a str>,
+    pub method: &'a SubmissionMethod,
 }
 
 /// Stores a submission and its queued job (the one its kind needs) in the caller's transaction, and
@@ -52,8 +58,10 @@ pub async fn create_with_job(
     max_attempts: i32,
 ) -> Result<Submission, sqlx::Error> {
     let submission: Submission = sqlx::query_as(&format!(
-        "INSERT INTO submissions (split_id, kind, team_id, label, description, raw_file, sha256, byte_size, submitted_by, upload_note)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING {COLUMNS}"
+        "INSERT INTO submissions (split_id, kind, team_id, label, description, raw_file, sha256,
+                                  byte_size, submitted_by, upload_note, method_name, paper_url,
+                                  code_url)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING {COLUMNS}"
     ))
     .bind(new.split_id)
     .bind(new.kind)
@@ -65,6 +73,9 @@ pub async fn create_with_job(
     .bind(new.raw_file.map_or(0, |f| f.len() as i64))
     .bind(new.submitted_by)
     .bind(new.upload_note)
+    .bind(new.method.name())
+    .bind(new.method.paper_url())
+    .bind(new.method.code_url())
     .fetch_one(&mut **tx)
     .await?;
     super::queue::enqueue(&mut **tx, new.kind.job(), submission.id, max_attempts).await?;
@@ -76,6 +87,28 @@ pub async fn by_id(db: impl PgExecutor<'_>, id: i64) -> Result<Option<Submission
         .bind(id)
         .fetch_optional(db)
         .await
+}
+
+/// Replaces the method of team `team_id`'s live submission `id`. False (nothing written) if it
+/// is not one.
+pub async fn set_method(
+    db: impl PgExecutor<'_>,
+    id: i64,
+    team_id: i64,
+    method: &SubmissionMethod,
+) -> Result<bool, sqlx::Error> {
+    let r = sqlx::query(
+        "UPDATE submissions SET method_name = $3, paper_url = $4, code_url = $5
+         WHERE id = $1 AND team_id = $2 AND deleted_at IS NULL",
+    )
+    .bind(id)
+    .bind(team_id)
+    .bind(method.name())
+    .bind(method.paper_url())
+    .bind(method.code_url())
+    .execute(db)
+    .await?;
+    Ok(r.rows_affected() == 1)
 }
 
 pub async fn raw_file(db: impl PgExecutor<'_>, id: i64) -> Result<Option<Vec<u8>>, sqlx::Error> {
@@ -299,6 +332,9 @@ pub struct OrganizerLine {
     pub deleted_at: Option<DateTime<Utc>>,
     /// The front end that produced the scores; None while there are none.
     pub front_end: Option<String>,
+    pub method_name: Option<String>,
+    pub paper_url: Option<String>,
+    pub code_url: Option<String>,
     #[sqlx(flatten)]
     pub scores: super::Scores,
 }
@@ -344,7 +380,7 @@ fn organizer_lines_sql() -> String {
     format!(
         "SELECT s.id, sp.name AS split, s.kind, COALESCE(t.name, s.label, s.kind) AS name,
             s.description, s.status, s.error, s.created_at, s.scored_at, s.deleted_at,
-            s.front_end, {scores}
+            s.front_end, s.method_name, s.paper_url, s.code_url, {scores}
      FROM submissions s
      JOIN splits sp ON sp.id = s.split_id
      LEFT JOIN teams t ON t.id = s.team_id

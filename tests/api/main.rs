@@ -16,6 +16,7 @@ mod error_pages;
 mod front_ends;
 mod health;
 mod leaderboard;
+mod methods;
 mod names;
 mod organizer;
 mod organizer_tables;
