@@ -93,6 +93,9 @@ pub enum ActionError {
     /// Outside the challenge's submission phase (the message names the time).
     #[error("{0}")]
     Closed(String),
+    /// Too late for what was asked: the submission has moved on (a cancel once scoring began).
+    #[error("{0}")]
+    TooLate(String),
     #[error("{0}")]
     Invalid(String),
     #[error("database error")]
@@ -1338,6 +1341,63 @@ pub async fn edit_method(
         // Deleted by an organizer meanwhile.
         return Err(ActionError::NoSubmission(id));
     }
+    submissions::by_id(pool, id)
+        .await?
+        .ok_or(ActionError::NoSubmission(id))
+}
+
+/// Why an organizer outside the team cannot cancel (they delete instead).
+const ONLY_ITS_TEAM_CANCELS: &str =
+    "only the team that uploaded a submission may cancel it (organizers delete it instead)";
+
+/// May `actor` cancel submission `id` now (its team's, still queued, never scored)? The answer
+/// a confirmation page asks before it offers the button; `cancel` decides for good.
+pub async fn cancellable(
+    pool: &PgPool,
+    id: i64,
+    actor: TeamActor<'_>,
+) -> Result<(Submission, Split, Challenge), ActionError> {
+    let (submission, split, challenge) =
+        own_team_submission(pool, id, actor, ONLY_ITS_TEAM_CANCELS).await?;
+    if submission.status != SubmissionStatus::Queued || submission.scored_at.is_some() {
+        return Err(too_late(&submission));
+    }
+    Ok((submission, split, challenge))
+}
+
+fn too_late(s: &Submission) -> ActionError {
+    let now = match (s.status, s.scored_at) {
+        (SubmissionStatus::Queued, Some(_)) => "waiting to be scored again (it was scored before)",
+        (other, _) => other.as_str(),
+    };
+    ActionError::TooLate(format!(
+        "submission {} can no longer be cancelled: it is {now}; only a submission still waiting \
+         in the queue for its first score can be",
+        s.id
+    ))
+}
+
+/// Cancels a submission of `actor`'s team while it waits in the queue (`queue::cancel_queued`
+/// says how the race with a worker claiming it is settled). It is never scored, counts against
+/// no quota (as one that failed for the server's reasons: `submissions::quota_used`), and may be
+/// uploaded again; its file stays stored, and counts against the team's stored bytes, as a failed
+/// one's does. Once a worker has it, `TooLate`.
+pub async fn cancel(
+    pool: &PgPool,
+    id: i64,
+    actor: TeamActor<'_>,
+) -> Result<Submission, ActionError> {
+    let (submission, _, _) = own_team_submission(pool, id, actor, ONLY_ITS_TEAM_CANCELS).await?;
+    let team = submission.team_id.unwrap_or_default();
+    let mut tx = pool.begin().await?;
+    if !queue::cancel_queued(&mut tx, id, team, actor.user_id()).await? {
+        tx.rollback().await?;
+        let now = submissions::by_id(pool, id)
+            .await?
+            .ok_or(ActionError::NoSubmission(id))?;
+        return Err(too_late(&now));
+    }
+    tx.commit().await?;
     submissions::by_id(pool, id)
         .await?
         .ok_or(ActionError::NoSubmission(id))

@@ -97,7 +97,8 @@ fn link(field: &'static str, s: &str) -> Result<Option<String>, InvalidValue> {
     if !matches!(url.scheme(), "http" | "https") {
         return Err(refuse(format!("{must}, not {}:", url.scheme())));
     }
-    if !url.host_str().is_some_and(|h| !h.is_empty()) {
+    let has_host = matches!(url.host_str(), Some(h) if !h.is_empty());
+    if !has_host {
         return Err(refuse(format!("{must} and a host name")));
     }
     if !url.username().is_empty() || url.password().is_some() {

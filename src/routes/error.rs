@@ -40,6 +40,9 @@ pub enum PageError {
     /// A 404 that says what was not found and why.
     #[error("{0}")]
     Missing(String),
+    /// A 409: too late for what was asked (a cancel once scoring began), and why.
+    #[error("{0}")]
+    Conflict(String),
     /// A 410: what was there is gone for good (a replaced invite link), and why.
     #[error("{0}")]
     Gone(String),
@@ -113,6 +116,7 @@ impl From<ActionError> for PageError {
             | ActionError::NoToken(_) => PageError::NotFound,
             e @ ActionError::NoInvite => PageError::Missing(e.to_string()),
             e @ ActionError::ReplacedInvite(_) => PageError::Gone(e.to_string()),
+            ActionError::TooLate(why) => PageError::Conflict(why),
             ActionError::Database(db) => db.into(),
             ActionError::DiskFull(m) => PageError::Unavailable(m),
             ActionError::Busy(m) => PageError::Unavailable(m.to_string()),
@@ -194,6 +198,7 @@ impl ResponseError for PageError {
             PageError::WayBack { error, .. } => error.status_code(),
             PageError::NotFound | PageError::Missing(_) => StatusCode::NOT_FOUND,
             PageError::Gone(_) => StatusCode::GONE,
+            PageError::Conflict(_) => StatusCode::CONFLICT,
             PageError::LoginRequired => StatusCode::UNAUTHORIZED,
             PageError::Forbidden | PageError::Refused(_) | PageError::Csrf => StatusCode::FORBIDDEN,
             PageError::BadRequest(_) => StatusCode::BAD_REQUEST,

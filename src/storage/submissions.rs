@@ -30,11 +30,14 @@ pub struct Submission {
     pub method_name: Option<String>,
     pub paper_url: Option<String>,
     pub code_url: Option<String>,
+    /// When its team cancelled it (status `cancelled`), while it waited in the queue.
+    pub cancelled_at: Option<DateTime<Utc>>,
 }
 
 const COLUMNS: &str =
     "id, split_id, kind, team_id, label, description, sha256, byte_size, status, error,
-    created_at, scored_at, deleted_at, upload_note, front_end, method_name, paper_url, code_url";
+    created_at, scored_at, deleted_at, upload_note, front_end, method_name, paper_url, code_url,
+    cancelled_at";
 
 /// What a new submission holds.
 pub struct NewSubmission<'a> {
@@ -160,7 +163,8 @@ pub async fn history_of_team(
 
 /// Submissions counted against a team's quota: (in the last 24 hours, in total). Rejected uploads
 /// are never stored, so they never count, nor do those that failed for the server's reasons
-/// (`failed_for_server`: a full disk, a lost database, a crash); deleted ones still do. A member's uploads follow them:
+/// (`failed_for_server`: a full disk, a lost database, a crash) or that the team cancelled while
+/// they waited in the queue (neither was scored); deleted ones still do. A member's uploads follow them:
 /// those they made in other teams of the challenge count too, so that leaving a team and
 /// starting another gives nobody a fresh quota of scores on a hidden split.
 pub async fn quota_used(db: impl PgExecutor<'_>, team_id: i64) -> Result<(i64, i64), sqlx::Error> {
@@ -169,6 +173,7 @@ pub async fn quota_used(db: impl PgExecutor<'_>, team_id: i64) -> Result<(i64, i
          FROM submissions s JOIN teams t ON t.id = s.team_id
          WHERE s.kind = $2
            AND NOT (s.status = 'failed' AND s.failed_for_server)
+           AND s.status <> 'cancelled'
            AND t.challenge_id = (SELECT challenge_id FROM teams WHERE id = $1)
            AND (s.team_id = $1
                 OR s.submitted_by IN (SELECT user_id FROM team_members WHERE team_id = $1))",
@@ -180,7 +185,8 @@ pub async fn quota_used(db: impl PgExecutor<'_>, team_id: i64) -> Result<(i64, i
 }
 
 /// The team's latest live submission to this split of a file with this SHA-256 (one that
-/// failed is not counted: uploading it again is a retry), with when it was uploaded.
+/// failed or was cancelled is not counted: uploading it again is a retry), with when it was
+/// uploaded.
 pub async fn identical_upload(
     db: impl PgExecutor<'_>,
     team_id: i64,
@@ -190,7 +196,7 @@ pub async fn identical_upload(
     sqlx::query_as(
         "SELECT id, created_at FROM submissions
          WHERE team_id = $1 AND split_id = $2 AND sha256 = $3
-           AND deleted_at IS NULL AND status <> 'failed'
+           AND deleted_at IS NULL AND status NOT IN ('failed', 'cancelled')
          ORDER BY id DESC LIMIT 1",
     )
     .bind(team_id)
@@ -254,13 +260,15 @@ pub async fn choose_for_leaderboard(
     .map(|r| r.rows_affected() == 1)
 }
 
-/// Non-deleted submissions of a split (for re-scoring).
+/// Non-deleted submissions of a split (for re-scoring), but those their teams cancelled, which
+/// are never scored.
 pub async fn ids_of_split(
     db: impl PgExecutor<'_>,
     split_id: i64,
 ) -> Result<Vec<(i64, SubmissionKind)>, sqlx::Error> {
     sqlx::query_as(
-        "SELECT id, kind FROM submissions WHERE split_id = $1 AND deleted_at IS NULL ORDER BY id",
+        "SELECT id, kind FROM submissions
+         WHERE split_id = $1 AND deleted_at IS NULL AND status <> 'cancelled' ORDER BY id",
     )
     .bind(split_id)
     .fetch_all(db)
@@ -268,7 +276,7 @@ pub async fn ids_of_split(
 }
 
 /// Moves the live submissions of split version `from` but its Human row (which is computed from
-/// the references, not uploaded) to version `to`, with the teams' leaderboard choices. Their
+/// the references, not uploaded) and those their teams cancelled (never scored) to version `to`, with the teams' leaderboard choices. Their
 /// scores, against the old references, are deleted, their pending jobs ended (a worker scoring
 /// one against the old references cannot write its results), and they wait, `queued`, for the
 /// jobs the caller queues. Returns the moved submissions.
@@ -279,7 +287,7 @@ pub async fn move_to_version(
 ) -> Result<Vec<(i64, SubmissionKind)>, sqlx::Error> {
     let moved: Vec<(i64, SubmissionKind)> = sqlx::query_as(
         "UPDATE submissions SET split_id = $2, status = 'queued', error = NULL
-         WHERE split_id = $1 AND deleted_at IS NULL AND kind <> $3
+         WHERE split_id = $1 AND deleted_at IS NULL AND kind <> $3 AND status <> 'cancelled'
          RETURNING id, kind",
     )
     .bind(from)

@@ -7,6 +7,7 @@ mod accounts;
 mod agreement;
 mod attacks;
 mod browser;
+mod cancel;
 mod charts;
 mod cider_df;
 mod cli;

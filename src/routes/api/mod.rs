@@ -91,6 +91,7 @@ impl From<ActionError> for ApiError {
             ActionError::Internal(cause) => ApiError::Internal(anyhow::anyhow!(cause)),
             ActionError::TooManyAttempts => ApiError::Quota(e_text_too_many()),
             ActionError::Forbidden(m) => ApiError::Forbidden(m.to_string()),
+            ActionError::TooLate(m) => ApiError::Conflict(m),
             other => ApiError::Rejected(other.to_string()),
         }
     }
@@ -266,6 +267,7 @@ pub async fn status(
         "method_name": s.method_name,
         "paper_url": s.paper_url,
         "code_url": s.code_url,
+        "cancelled_at": s.cancelled_at,
         "sha256": s.sha256,
         "created_at": s.created_at,
         "scored_at": s.scored_at,
@@ -344,5 +346,22 @@ pub async fn set_method(
         "method_name": s.method_name,
         "paper_url": s.paper_url,
         "code_url": s.code_url,
+    })))
+}
+
+/// `POST /api/submissions/{id}/cancel`: cancels a submission of the token's team while it waits
+/// in the queue; answers `{"id", "status": "cancelled", "cancelled_at"}`, or 409 `{"error"}` once
+/// a worker has it (or it was scored, failed or cancelled before).
+pub async fn cancel(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    id: web::Path<i64>,
+) -> Result<HttpResponse, ApiError> {
+    let actor = token_actor(&pool, &req).await?;
+    let s = actions::cancel(&pool, *id, actor).await?;
+    Ok(HttpResponse::Ok().json(serde_json::json!({
+        "id": s.id,
+        "status": s.status,
+        "cancelled_at": s.cancelled_at,
     })))
 }

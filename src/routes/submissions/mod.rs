@@ -15,7 +15,9 @@ use crate::actions::{self, Uploader};
 use crate::auth::MaybeUser;
 use crate::charts;
 use crate::domain::leaderboard::SortKey;
-use crate::domain::{ChallengeSlug, SubmissionKind, SubmissionMethod, UploadError};
+use crate::domain::{
+    ChallengeSlug, SubmissionKind, SubmissionMethod, SubmissionStatus, UploadError,
+};
 use crate::startup::AppConfig;
 use crate::storage::accounts::{self, User};
 use crate::storage::challenges::Challenge;
@@ -317,6 +319,8 @@ struct SubmissionPage {
     compared_with_human: bool,
     /// The reader's team made it and may describe its method.
     can_edit_method: bool,
+    /// The reader's team made it and it waits in the queue for its first score: it may cancel it.
+    can_cancel: bool,
     /// The method form's values: as stored, or as typed when a change was refused (`error`).
     method_form: MethodForm,
 }
@@ -450,6 +454,9 @@ async fn submission_page(
     let profile =
         (!aggregates.is_empty()).then(|| category_profile(&title, &aggregates, human.as_ref()));
     let can_edit_method = own_team && submission.deleted_at.is_none();
+    let can_cancel = can_edit_method
+        && submission.status == SubmissionStatus::Queued
+        && submission.scored_at.is_none();
     let refused = method_form.is_some();
     let method_form = method_form.unwrap_or_else(|| MethodForm {
         name: submission.method_name.clone().unwrap_or_default(),
@@ -460,6 +467,7 @@ async fn submission_page(
     let page = SubmissionPage {
         layout: Layout::new(req, user),
         can_edit_method,
+        can_cancel,
         method_form,
         profile,
         compared_with_human: human.is_some(),
@@ -694,6 +702,59 @@ pub async fn uploaded_file(
             .insert_header(attachment(&format!("submission-{}.json", submission.id)))
             .body(file),
     ))
+}
+
+#[derive(Template)]
+#[template(path = "cancel.html")]
+struct ConfirmCancel {
+    layout: Layout,
+    challenge: Challenge,
+    split: Split,
+    submission: Submission,
+    /// The team's quota as it is now (the cancel gives this upload back).
+    quota: actions::QuotaLeft,
+}
+
+/// Asks before cancelling a queued submission of the member's team, saying what follows.
+pub async fn confirm_cancel(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    user: MaybeUser,
+    id: web::Path<i64>,
+) -> Result<HttpResponse, PageError> {
+    let Some(user) = user.0 else {
+        return Err(PageError::LoginRequired);
+    };
+    let back = format!("/s/{id}");
+    let (submission, split, challenge) =
+        actions::cancellable(&pool, *id, actions::TeamActor::Session(&user))
+            .await
+            .map_err(|e| PageError::from(e).with_way_back(back, "Back to the submission"))?;
+    let team = submission.team_id.unwrap_or_default();
+    let quota = actions::quota_left(&pool, &challenge, team).await?;
+    let page = ConfirmCancel {
+        layout: Layout::new(&req, Some(&user)),
+        challenge,
+        split,
+        submission,
+        quota,
+    };
+    Ok(html(page.render()?))
+}
+
+/// Cancels a queued submission of the member's team, then shows its page (now "cancelled").
+pub async fn cancel(
+    pool: web::Data<PgPool>,
+    id: web::Path<i64>,
+    Posted { by: Member(u), .. }: Posted<Member>,
+) -> Result<HttpResponse, PageError> {
+    let back = format!("/s/{id}");
+    let s = actions::cancel(&pool, *id, actions::TeamActor::Session(&u))
+        .await
+        .map_err(|e| PageError::from(e).with_way_back(back, "Back to the submission"))?;
+    Ok(HttpResponse::SeeOther()
+        .insert_header((LOCATION, format!("/s/{}", s.id)))
+        .finish())
 }
 
 /// Makes this submission the team's leaderboard entry for its split.
