@@ -544,3 +544,55 @@ async fn racing_claims_and_cancels_agree_every_time() {
     eprintln!("claims won {claimed}, cancels won {cancelled}");
     assert_eq!(claimed + cancelled, 16);
 }
+
+/// New references with the submissions re-scored against them: a cancelled submission stays
+/// behind with the old version, cancelled, and no job is queued for it.
+#[tokio::test]
+async fn new_references_leave_a_cancelled_submission_cancelled() {
+    let (app, _, token, _) = setup().await;
+    let cancelled = app
+        .submit("cx", &token, "val", fresh(demo_results(true)))
+        .await;
+    assert_eq!(api_cancel(&app, cancelled, Some(&token)).await.0, 200);
+    let scored = app
+        .submit("cx", &token, "val", fresh(demo_results(false)))
+        .await;
+    fake_aggregates(&app.pool, scored, [Some(0.2); 7]).await;
+    let c = spiceboard::actions::challenge(&app.pool, "cx")
+        .await
+        .expect("challenge");
+    let report = spiceboard::actions::import_references(
+        &app.pool,
+        &app.engine,
+        &c,
+        &spiceboard::domain::SplitName::parse("val").expect("split"),
+        crate::helpers::demo_references(),
+        spiceboard::actions::ImportMode {
+            hidden: false,
+            replace: true,
+            rescore_with_attempts: Some(3),
+        },
+    )
+    .await
+    .expect("new references");
+    assert_eq!(
+        report.carried_over, 1,
+        "the scored one moves, the cancelled one stays"
+    );
+    let split_of = |id: i64| {
+        let pool = app.pool.clone();
+        async move {
+            sqlx::query_scalar::<_, i64>("SELECT split_id FROM submissions WHERE id = $1")
+                .bind(id)
+                .fetch_one(&pool)
+                .await
+                .expect("split")
+        }
+    };
+    assert_eq!(split_of(scored).await, report.split_id);
+    assert_ne!(split_of(cancelled).await, report.split_id);
+    assert_eq!(
+        states(&app, cancelled).await,
+        ("cancelled".into(), vec!["cancelled".into()])
+    );
+}
