@@ -1,11 +1,15 @@
 //! The JSON API for `curl`-style use: upload with an API token, then poll the submission.
 //!
-//! `POST /api/c/{slug}/submissions` (multipart `file`, optional `split` and `description`,
-//! `Authorization: Bearer <token>`) answers 202 `{"id", "status_url"}` (refusals answer
-//! `{"error"}`: 400 for a bad file, 403 outside the challenge's phase, 413, 429 for the quota);
+//! `POST /api/c/{slug}/submissions` (multipart `file`, optional `split`, `description`,
+//! `method_name`, `paper_url` and `code_url`, `Authorization: Bearer <token>`) answers 202
+//! `{"id", "status_url"}` (refusals answer `{"error"}`: 400 for a bad file or method, 403 outside
+//! the challenge's phase, 409 for a byte-identical re-upload, 413, 429 for the quota);
 //! `GET /api/submissions/{id}` answers `{"id", "status", "queue_position", "attempts", "error",
-//! "challenge", "split", "scores": {"all": {"precision", "recall", "f", "tp", "fp", "fn"}, ...},
-//! "classic": {"Bleu_1", ..., "Bleu_4", "ROUGE_L", "CIDEr"} or null}`.
+//! "challenge", "split", "method_name", "paper_url", "code_url", "cancelled_at", "scores": {"all":
+//! {"precision", "recall", "f", "tp", "fp", "fn"}, ...}, "classic": {"Bleu_1", ..., "Bleu_4",
+//! "ROUGE_L", "CIDEr"} or null}`; `POST /api/submissions/{id}/method` (JSON) changes the method
+//! of the token's team's submission, `POST /api/submissions/{id}/cancel` cancels it while queued
+//! (409 once a worker has it).
 
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
