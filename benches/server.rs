@@ -235,6 +235,7 @@ async fn run(c: &Cluster) -> anyhow::Result<()> {
                 user_id: None,
             },
             "",
+            &spiceboard::domain::SubmissionMethod::default(),
             results.clone(),
             limits.clone(),
         )

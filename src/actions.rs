@@ -14,7 +14,7 @@ use crate::domain::references::ReferenceError;
 use crate::domain::results_file::Bounds;
 use crate::domain::{
     CaptionMode, ChallengeSlug, Description, Email, JobState, Password, ReferenceSet, ResultsFile,
-    SplitName, SubmissionKind, SubmissionStatus, TeamName, Title, UploadError,
+    SplitName, SubmissionKind, SubmissionMethod, SubmissionStatus, TeamName, Title, UploadError,
 };
 use crate::scoring::{self, SharedEngine};
 use crate::storage::challenges::Challenge;
@@ -93,6 +93,9 @@ pub enum ActionError {
     /// Outside the challenge's submission phase (the message names the time).
     #[error("{0}")]
     Closed(String),
+    /// Too late for what was asked: the submission has moved on (a cancel once scoring began).
+    #[error("{0}")]
+    TooLate(String),
     #[error("{0}")]
     Invalid(String),
     #[error("database error")]
@@ -851,13 +854,16 @@ async fn validate(
 const COUNTED: &str = "(its members' uploads in other teams of this challenge count too)";
 
 /// Validates a results file against the split and the challenge's limits; if it passes, stores it
-/// with a queued job in one transaction. A rejected file is not stored and does not count.
+/// (with its description and `method`) with a queued job in one transaction. A rejected file is
+/// not stored and does not count.
+#[allow(clippy::too_many_arguments)]
 pub async fn submit(
     pool: &PgPool,
     challenge: &Challenge,
     split: &Split,
     uploader: Uploader<'_>,
     description: &str,
+    method: &SubmissionMethod,
     bytes: Vec<u8>,
     limits: SubmitLimits,
 ) -> Result<Submission, ActionError> {
@@ -959,6 +965,7 @@ pub async fn submit(
         sha256: Some(&sha),
         submitted_by: user,
         upload_note: note.as_deref(),
+        method,
     };
     let submission = submissions::create_with_job(&mut tx, &new, max_attempts).await?;
     tx.commit().await?;
@@ -985,6 +992,7 @@ pub async fn compute_human(
         sha256: None,
         submitted_by: None,
         upload_note: None,
+        method: &SubmissionMethod::default(),
     };
     let s = submissions::create_with_job(&mut tx, &new, max_attempts).await?;
     tx.commit().await?;
@@ -1247,6 +1255,152 @@ pub async fn uploaded_file(
         .await?
         .ok_or(ActionError::NoSubmission(id))?;
     Ok((submission, file))
+}
+
+/// Who acts on a team's submission: a person logged in, or the holder of a team's API token
+/// (and the member who made it, when recorded).
+#[derive(Debug, Clone, Copy)]
+pub enum TeamActor<'a> {
+    Session(&'a accounts::User),
+    Token { team_id: i64, made_by: Option<i64> },
+}
+
+impl TeamActor<'_> {
+    /// The person acting, when known.
+    pub fn user_id(&self) -> Option<i64> {
+        match self {
+            TeamActor::Session(u) => Some(u.id),
+            TeamActor::Token { made_by, .. } => *made_by,
+        }
+    }
+}
+
+/// Submission `id` if it is a live upload of `actor`'s team; otherwise `NoSubmission` where the
+/// actor may not see it (another team's, as for every other page) and `Forbidden(refusal)`
+/// where they may but it is not their team's (an organizer outside the team, a baseline).
+async fn own_team_submission(
+    pool: &PgPool,
+    id: i64,
+    actor: TeamActor<'_>,
+    refusal: &'static str,
+) -> Result<(Submission, Split, Challenge), ActionError> {
+    let (user, bearer) = match actor {
+        TeamActor::Session(u) => (Some(u), None),
+        TeamActor::Token { team_id, .. } => (None, Some(team_id)),
+    };
+    let (submission, split, challenge) = visible_submission(pool, id, user, bearer).await?;
+    let team = match actor {
+        TeamActor::Session(u) => accounts::team_of_user(pool, challenge.id, u.id)
+            .await?
+            .map(|t| t.id),
+        TeamActor::Token { team_id, .. } => Some(team_id),
+    };
+    match submission.team_id {
+        Some(owner) if team == Some(owner) && submission.deleted_at.is_none() => {
+            Ok((submission, split, challenge))
+        }
+        _ => Err(ActionError::Forbidden(refusal)),
+    }
+}
+
+/// A change to a submission's method: `None` leaves that field as it is, `Some("")` clears it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MethodEdit<'a> {
+    pub name: Option<&'a str>,
+    pub paper_url: Option<&'a str>,
+    pub code_url: Option<&'a str>,
+}
+
+/// Changes the method (name, paper and code links) of a submission of `actor`'s team, checked as
+/// at upload; returns the submission as stored. Its team alone may (not the organizers: what a
+/// team says about its own work is its own; an organizer deletes an entry instead).
+pub async fn edit_method(
+    pool: &PgPool,
+    id: i64,
+    actor: TeamActor<'_>,
+    edit: MethodEdit<'_>,
+) -> Result<Submission, ActionError> {
+    let (submission, _, _) = own_team_submission(
+        pool,
+        id,
+        actor,
+        "only the team that uploaded a submission may change its method",
+    )
+    .await?;
+    let method = SubmissionMethod::parse(
+        edit.name
+            .unwrap_or(submission.method_name.as_deref().unwrap_or_default()),
+        edit.paper_url
+            .unwrap_or(submission.paper_url.as_deref().unwrap_or_default()),
+        edit.code_url
+            .unwrap_or(submission.code_url.as_deref().unwrap_or_default()),
+    )
+    .map_err(|e| ActionError::Invalid(e.to_string()))?;
+    let team = submission.team_id.unwrap_or_default();
+    if !submissions::set_method(pool, id, team, &method).await? {
+        // Deleted by an organizer meanwhile.
+        return Err(ActionError::NoSubmission(id));
+    }
+    submissions::by_id(pool, id)
+        .await?
+        .ok_or(ActionError::NoSubmission(id))
+}
+
+/// Why an organizer outside the team cannot cancel (they delete instead).
+const ONLY_ITS_TEAM_CANCELS: &str =
+    "only the team that uploaded a submission may cancel it (organizers delete it instead)";
+
+/// May `actor` cancel submission `id` now (its team's, still queued, never scored)? The answer
+/// a confirmation page asks before it offers the button; `cancel` decides for good.
+pub async fn cancellable(
+    pool: &PgPool,
+    id: i64,
+    actor: TeamActor<'_>,
+) -> Result<(Submission, Split, Challenge), ActionError> {
+    let (submission, split, challenge) =
+        own_team_submission(pool, id, actor, ONLY_ITS_TEAM_CANCELS).await?;
+    if submission.status != SubmissionStatus::Queued || submission.scored_at.is_some() {
+        return Err(too_late(&submission));
+    }
+    Ok((submission, split, challenge))
+}
+
+fn too_late(s: &Submission) -> ActionError {
+    let now = match (s.status, s.scored_at) {
+        (SubmissionStatus::Queued, Some(_)) => "waiting to be scored again (it was scored before)",
+        (other, _) => other.as_str(),
+    };
+    ActionError::TooLate(format!(
+        "submission {} can no longer be cancelled: it is {now}; only a submission still waiting \
+         in the queue for its first score can be",
+        s.id
+    ))
+}
+
+/// Cancels a submission of `actor`'s team while it waits in the queue (`queue::cancel_queued`
+/// says how the race with a worker claiming it is settled). It is never scored, counts against
+/// no quota (as one that failed for the server's reasons: `submissions::quota_used`), and may be
+/// uploaded again; its file stays stored, and counts against the team's stored bytes, as a failed
+/// one's does. Once a worker has it, `TooLate`.
+pub async fn cancel(
+    pool: &PgPool,
+    id: i64,
+    actor: TeamActor<'_>,
+) -> Result<Submission, ActionError> {
+    let (submission, _, _) = own_team_submission(pool, id, actor, ONLY_ITS_TEAM_CANCELS).await?;
+    let team = submission.team_id.unwrap_or_default();
+    let mut tx = pool.begin().await?;
+    if !queue::cancel_queued(&mut tx, id, team, actor.user_id()).await? {
+        tx.rollback().await?;
+        let now = submissions::by_id(pool, id)
+            .await?
+            .ok_or(ActionError::NoSubmission(id))?;
+        return Err(too_late(&now));
+    }
+    tx.commit().await?;
+    submissions::by_id(pool, id)
+        .await?
+        .ok_or(ActionError::NoSubmission(id))
 }
 
 /// The columns of the per-image download: for each category (`domain::CATEGORIES`, "all" being
@@ -1694,7 +1848,7 @@ pub async fn compare(
 /// The stable CSV columns of `leaderboard.csv` and `challenge export`. `rank` is empty for an
 /// entry scored by another front end than the split's (listed after the ranked ones, unranked);
 /// `front_end` names the one that scored each entry.
-pub const CSV_COLUMNS: [&str; 17] = [
+pub const CSV_COLUMNS: [&str; 20] = [
     "rank",
     "kind",
     "name",
@@ -1712,6 +1866,9 @@ pub const CSV_COLUMNS: [&str; 17] = [
     "cider_d",
     "scored_at",
     "front_end",
+    "method_name",
+    "paper_url",
+    "code_url",
 ];
 
 /// A cell that a spreadsheet would run as a formula (it starts with `=`, `+`, `-`, `@`, a tab or a
@@ -1741,6 +1898,9 @@ pub fn leaderboard_csv(rows: &[RankedEntry]) -> Result<String, csv::Error> {
         record.extend(e.scores.in_order().map(num));
         record.push(e.scored_at.map(|t| t.to_rfc3339()).unwrap_or_default());
         record.push(e.front_end.clone());
+        for text in [&e.method_name, &e.paper_url, &e.code_url] {
+            record.push(csv_cell(text.as_deref().unwrap_or_default()));
+        }
         w.write_record(&record)?;
     }
     let bytes = w.into_inner().map_err(|e| e.into_error())?;
@@ -1748,7 +1908,7 @@ pub fn leaderboard_csv(rows: &[RankedEntry]) -> Result<String, csv::Error> {
 }
 
 /// The columns of the organizers' export of every submission.
-pub const SUBMISSIONS_CSV_COLUMNS: [&str; 23] = [
+pub const SUBMISSIONS_CSV_COLUMNS: [&str; 26] = [
     "submission_id",
     "split",
     "kind",
@@ -1772,6 +1932,9 @@ pub const SUBMISSIONS_CSV_COLUMNS: [&str; 23] = [
     "cider_d",
     "on_leaderboard",
     "front_end",
+    "method_name",
+    "paper_url",
+    "code_url",
 ];
 
 /// Writes every submission of a challenge as CSV, with `on_leaderboard` saying which ones are
@@ -1801,6 +1964,9 @@ pub fn submissions_csv(
         record.extend(l.scores.in_order().map(num));
         record.push(entries.contains(&l.id).to_string());
         record.push(l.front_end.clone().unwrap_or_default());
+        for text in [&l.method_name, &l.paper_url, &l.code_url] {
+            record.push(csv_cell(text.as_deref().unwrap_or_default()));
+        }
         w.write_record(&record)?;
     }
     let bytes = w.into_inner().map_err(|e| e.into_error())?;

@@ -607,6 +607,7 @@ async fn challenge_command(
                     user_id: None,
                 },
                 "",
+                &crate::domain::SubmissionMethod::default(),
                 bytes,
                 actions::SubmitLimits::from_settings(settings),
             )

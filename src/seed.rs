@@ -259,6 +259,7 @@ pub async fn seed_demo(
             &split,
             uploader,
             "seeded demo baseline",
+            &crate::domain::SubmissionMethod::default(),
             bytes,
             limits.clone(),
         )

@@ -15,7 +15,7 @@
         if (pos) pos.textContent = s.queue_position === null ? "" : " · " + s.queue_position + " job(s) ahead in the queue";
         var progress = document.getElementById("progress");
         if (progress) progress.textContent = s.progress ? " · " + s.progress : "";
-        if (s.status === "scored" || s.status === "failed") { window.location.reload(); return; }
+        if (s.status === "scored" || s.status === "failed" || s.status === "cancelled") { window.location.reload(); return; }
         setTimeout(poll, 1500);
       })
       .catch(function () { setTimeout(poll, 5000); });

@@ -19,6 +19,8 @@ text_enum! {
         Running => "running",
         Succeeded => "succeeded",
         Failed => "failed",
+        /// Its submission was cancelled by its team before any worker claimed it.
+        Cancelled => "cancelled",
     }
 }
 

@@ -245,6 +245,9 @@ mod tests {
             scored_at: None,
             entries: 1,
             front_end: "built-in".into(),
+            method_name: None,
+            paper_url: None,
+            code_url: None,
             scores: crate::storage::Scores {
                 spice,
                 object,

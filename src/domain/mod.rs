@@ -81,6 +81,7 @@ macro_rules! text_enum {
 mod job;
 pub mod judgments;
 pub mod leaderboard;
+mod method;
 mod names;
 pub mod phase;
 pub mod references;
@@ -89,6 +90,7 @@ mod submission;
 pub mod uncertainty;
 
 pub use job::{JobKind, JobState};
+pub use method::{MethodError, SubmissionMethod, LINK_MAX, METHOD_NAME_MAX};
 pub use names::{
     skeleton, ChallengeSlug, Description, Email, LocalPath, Password, SplitName, TeamName, Title,
 };

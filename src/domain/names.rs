@@ -82,7 +82,11 @@ fn invisible(c: char) -> bool {
 
 /// Free text shown as a title or name: trimmed, 1 to `max` characters, runs of spaces read as
 /// one (a page shows them so), no control characters and nothing [`invisible`].
-fn display_text(field: &'static str, s: &str, max: usize) -> Result<String, InvalidValue> {
+pub(super) fn display_text(
+    field: &'static str,
+    s: &str,
+    max: usize,
+) -> Result<String, InvalidValue> {
     let t = s.trim();
     if t.is_empty() {
         return Err(invalid(field, "must not be empty"));

@@ -33,6 +33,9 @@ text_enum! {
         Running => "running",
         Scored => "scored",
         Failed => "failed",
+        /// Cancelled by its team while it waited in the queue; never scored, counts against no
+        /// quota.
+        Cancelled => "cancelled",
     }
 }
 

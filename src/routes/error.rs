@@ -18,6 +18,9 @@ pub enum PageError {
     LoginRequired,
     #[error("only organizers may do this")]
     Forbidden,
+    /// A 403 that says why (the action's own reason: only a submission's team may change it).
+    #[error("{0}")]
+    Refused(String),
     #[error("the form was stale or forged (CSRF token mismatch); reload the page and try again")]
     Csrf,
     #[error("{0}")]
@@ -37,6 +40,9 @@ pub enum PageError {
     /// A 404 that says what was not found and why.
     #[error("{0}")]
     Missing(String),
+    /// A 409: too late for what was asked (a cancel once scoring began), and why.
+    #[error("{0}")]
+    Conflict(String),
     /// A 410: what was there is gone for good (a replaced invite link), and why.
     #[error("{0}")]
     Gone(String),
@@ -110,11 +116,12 @@ impl From<ActionError> for PageError {
             | ActionError::NoToken(_) => PageError::NotFound,
             e @ ActionError::NoInvite => PageError::Missing(e.to_string()),
             e @ ActionError::ReplacedInvite(_) => PageError::Gone(e.to_string()),
+            ActionError::TooLate(why) => PageError::Conflict(why),
             ActionError::Database(db) => db.into(),
             ActionError::DiskFull(m) => PageError::Unavailable(m),
             ActionError::Busy(m) => PageError::Unavailable(m.to_string()),
             ActionError::TooManyAttempts => PageError::TooManyAttempts,
-            ActionError::Forbidden(_) => PageError::Forbidden,
+            ActionError::Forbidden(why) => PageError::Refused(why.to_string()),
             ActionError::Internal(cause) => PageError::Internal(anyhow::anyhow!(cause)),
             other => PageError::BadRequest(other.to_string()),
         }
@@ -191,8 +198,9 @@ impl ResponseError for PageError {
             PageError::WayBack { error, .. } => error.status_code(),
             PageError::NotFound | PageError::Missing(_) => StatusCode::NOT_FOUND,
             PageError::Gone(_) => StatusCode::GONE,
+            PageError::Conflict(_) => StatusCode::CONFLICT,
             PageError::LoginRequired => StatusCode::UNAUTHORIZED,
-            PageError::Forbidden | PageError::Csrf => StatusCode::FORBIDDEN,
+            PageError::Forbidden | PageError::Refused(_) | PageError::Csrf => StatusCode::FORBIDDEN,
             PageError::BadRequest(_) => StatusCode::BAD_REQUEST,
             PageError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             PageError::Stalled(_) => StatusCode::REQUEST_TIMEOUT,

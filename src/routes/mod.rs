@@ -95,8 +95,19 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/s/{id}/images.json", get().to(submissions::images_json))
         .route("/s/{id}/file", get().to(submissions::uploaded_file))
         .route("/s/{id}/choose", web::post().to(submissions::choose))
+        .route("/s/{id}/method", web::post().to(submissions::set_method))
+        .service(
+            web::resource("/s/{id}/cancel")
+                .route(get().to(submissions::confirm_cancel))
+                .route(web::post().to(submissions::cancel)),
+        )
         .route("/api/c/{slug}/submissions", web::post().to(api::upload))
         .route("/api/submissions/{id}", get().to(api::status))
+        .route(
+            "/api/submissions/{id}/method",
+            web::post().to(api::set_method),
+        )
+        .route("/api/submissions/{id}/cancel", web::post().to(api::cancel))
         .route("/admin", get().to(admin::index))
         .route("/admin/challenges", web::post().to(admin::create_challenge))
         .route("/admin/password-link", web::post().to(admin::password_link))

@@ -19,6 +19,10 @@ pub struct Entry {
     pub entries: i64,
     /// The front end that produced the scores (`built-in`, `corenlp-3.6.0`).
     pub front_end: String,
+    /// The method behind the entry as its team describes it; `None` where not given.
+    pub method_name: Option<String>,
+    pub paper_url: Option<String>,
+    pub code_url: Option<String>,
     #[sqlx(flatten)]
     #[serde(flatten)]
     pub scores: super::Scores,
@@ -80,6 +84,7 @@ pub async fn entries(
                COALESCE(t.name, s.label, s.kind) AS name, s.description, s.scored_at,
                COALESCE(MAX(n.entries), 0) AS entries,
                COALESCE(s.front_end, 'built-in') AS front_end,
+               s.method_name, s.paper_url, s.code_url,
                {scores}, {tp} AS tp, {fp} AS fp
         FROM submissions s
         LEFT JOIN teams t ON t.id = s.team_id

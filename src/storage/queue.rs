@@ -107,6 +107,8 @@ pub async fn claim(
     .bind(lease_seconds as f64)
     .fetch_one(&mut *tx)
     .await?;
+    // A cancelled submission has no job to claim (`cancel_queued` ends them); if one had, the
+    // schema's `submissions_cancelled_for_good` would refuse its results.
     sqlx::query("UPDATE submissions SET status = 'running' WHERE id = $1 AND status <> 'scored'")
         .bind(job.submission_id)
         .execute(&mut *tx)
@@ -327,6 +329,50 @@ pub async fn supersede(
     .execute(&mut **tx)
     .await
     .map(|_| ())
+}
+
+/// Cancels team `team_id`'s submission `submission_id` while it waits in the queue: its queued
+/// jobs end `cancelled` and the submission `cancelled` (by `user`, if known), in one statement
+/// that changes nothing unless the submission is still queued, never scored (not a re-score nor
+/// a submission moved to new references) nor deleted, and a job of it is still queued. Returns
+/// whether it was cancelled; the caller rolls back when it was not (see below).
+///
+/// The race with a worker: `claim` locks the job row (`FOR UPDATE SKIP LOCKED`) before it marks
+/// the job and the submission running, and this statement locks the job row before it touches
+/// either. A claim that comes first makes this statement wait for its commit and then find the
+/// job running (PostgreSQL re-checks `state = 'queued'` on the row as committed): nothing
+/// changes. A cancel that comes first makes the claim skip the locked row, and once it commits
+/// the job is no longer queued. Both take the job row before the submission's, the workers'
+/// order, so neither waits for the other in a cycle. A submission with two queued jobs (an
+/// organizer re-scored it while it waited) of which a worker claimed one meanwhile has its other
+/// job cancelled but not itself (it is running by then): the caller's rollback undoes that.
+pub async fn cancel_queued(
+    tx: &mut Transaction<'_, Postgres>,
+    submission_id: i64,
+    team_id: i64,
+    user: Option<i64>,
+) -> Result<bool, sqlx::Error> {
+    let cancelled: Option<i64> = sqlx::query_scalar(
+        "WITH cancelled_jobs AS (
+             UPDATE jobs SET state = 'cancelled', finished_at = now(), lease_expires_at = NULL,
+                             last_error = 'cancelled by its team while it was queued'
+             WHERE submission_id = $1 AND state = 'queued'
+               AND EXISTS (SELECT 1 FROM submissions
+                           WHERE id = $1 AND team_id = $2 AND status = 'queued'
+                             AND scored_at IS NULL AND deleted_at IS NULL)
+             RETURNING submission_id
+         )
+         UPDATE submissions SET status = 'cancelled', cancelled_at = now(), cancelled_by = $3
+         WHERE id = $1 AND team_id = $2 AND status = 'queued' AND scored_at IS NULL
+           AND deleted_at IS NULL AND id IN (SELECT submission_id FROM cancelled_jobs)
+         RETURNING id",
+    )
+    .bind(submission_id)
+    .bind(team_id)
+    .bind(user)
+    .fetch_optional(&mut **tx)
+    .await?;
+    Ok(cancelled.is_some())
 }
 
 /// The newest job of a submission.

@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 use sqlx::{PgExecutor, Postgres, Transaction};
 
-use crate::domain::{SubmissionKind, SubmissionStatus};
+use crate::domain::{SubmissionKind, SubmissionMethod, SubmissionStatus};
 
 #[derive(Debug, Clone, sqlx::FromRow, serde::Serialize)]
 pub struct Submission {
@@ -25,11 +25,19 @@ pub struct Submission {
     pub upload_note: Option<String>,
     /// The front end that produced the stored scores; None while there are none.
     pub front_end: Option<String>,
+    /// The method behind it, as its team describes it (`domain::SubmissionMethod`); each
+    /// `None` when not given.
+    pub method_name: Option<String>,
+    pub paper_url: Option<String>,
+    pub code_url: Option<String>,
+    /// When its team cancelled it (status `cancelled`), while it waited in the queue.
+    pub cancelled_at: Option<DateTime<Utc>>,
 }
 
 const COLUMNS: &str =
     "id, split_id, kind, team_id, label, description, sha256, byte_size, status, error,
-    created_at, scored_at, deleted_at, upload_note, front_end";
+    created_at, scored_at, deleted_at, upload_note, front_end, method_name, paper_url, code_url,
+    cancelled_at";
 
 /// What a new submission holds.
 pub struct NewSubmission<'a> {
@@ -42,6 +50,7 @@ pub struct NewSubmission<'a> {
     pub sha256: Option<&'a str>,
     pub submitted_by: Option<i64>,
     pub upload_note: Option<&'a str>,
+    pub method: &'a SubmissionMethod,
 }
 
 /// Stores a submission and its queued job (the one its kind needs) in the caller's transaction, and
@@ -52,8 +61,10 @@ pub async fn create_with_job(
     max_attempts: i32,
 ) -> Result<Submission, sqlx::Error> {
     let submission: Submission = sqlx::query_as(&format!(
-        "INSERT INTO submissions (split_id, kind, team_id, label, description, raw_file, sha256, byte_size, submitted_by, upload_note)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING {COLUMNS}"
+        "INSERT INTO submissions (split_id, kind, team_id, label, description, raw_file, sha256,
+                                  byte_size, submitted_by, upload_note, method_name, paper_url,
+                                  code_url)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING {COLUMNS}"
     ))
     .bind(new.split_id)
     .bind(new.kind)
@@ -65,6 +76,9 @@ pub async fn create_with_job(
     .bind(new.raw_file.map_or(0, |f| f.len() as i64))
     .bind(new.submitted_by)
     .bind(new.upload_note)
+    .bind(new.method.name())
+    .bind(new.method.paper_url())
+    .bind(new.method.code_url())
     .fetch_one(&mut **tx)
     .await?;
     super::queue::enqueue(&mut **tx, new.kind.job(), submission.id, max_attempts).await?;
@@ -76,6 +90,28 @@ pub async fn by_id(db: impl PgExecutor<'_>, id: i64) -> Result<Option<Submission
         .bind(id)
         .fetch_optional(db)
         .await
+}
+
+/// Replaces the method of team `team_id`'s live submission `id`. False (nothing written) if it
+/// is not one.
+pub async fn set_method(
+    db: impl PgExecutor<'_>,
+    id: i64,
+    team_id: i64,
+    method: &SubmissionMethod,
+) -> Result<bool, sqlx::Error> {
+    let r = sqlx::query(
+        "UPDATE submissions SET method_name = $3, paper_url = $4, code_url = $5
+         WHERE id = $1 AND team_id = $2 AND deleted_at IS NULL",
+    )
+    .bind(id)
+    .bind(team_id)
+    .bind(method.name())
+    .bind(method.paper_url())
+    .bind(method.code_url())
+    .execute(db)
+    .await?;
+    Ok(r.rows_affected() == 1)
 }
 
 pub async fn raw_file(db: impl PgExecutor<'_>, id: i64) -> Result<Option<Vec<u8>>, sqlx::Error> {
@@ -127,7 +163,8 @@ pub async fn history_of_team(
 
 /// Submissions counted against a team's quota: (in the last 24 hours, in total). Rejected uploads
 /// are never stored, so they never count, nor do those that failed for the server's reasons
-/// (`failed_for_server`: a full disk, a lost database, a crash); deleted ones still do. A member's uploads follow them:
+/// (`failed_for_server`: a full disk, a lost database, a crash) or that the team cancelled while
+/// they waited in the queue (neither was scored); deleted ones still do. A member's uploads follow them:
 /// those they made in other teams of the challenge count too, so that leaving a team and
 /// starting another gives nobody a fresh quota of scores on a hidden split.
 pub async fn quota_used(db: impl PgExecutor<'_>, team_id: i64) -> Result<(i64, i64), sqlx::Error> {
@@ -136,6 +173,7 @@ pub async fn quota_used(db: impl PgExecutor<'_>, team_id: i64) -> Result<(i64, i
          FROM submissions s JOIN teams t ON t.id = s.team_id
          WHERE s.kind = $2
            AND NOT (s.status = 'failed' AND s.failed_for_server)
+           AND s.status <> 'cancelled'
            AND t.challenge_id = (SELECT challenge_id FROM teams WHERE id = $1)
            AND (s.team_id = $1
                 OR s.submitted_by IN (SELECT user_id FROM team_members WHERE team_id = $1))",
@@ -147,7 +185,8 @@ pub async fn quota_used(db: impl PgExecutor<'_>, team_id: i64) -> Result<(i64, i
 }
 
 /// The team's latest live submission to this split of a file with this SHA-256 (one that
-/// failed is not counted: uploading it again is a retry), with when it was uploaded.
+/// failed or was cancelled is not counted: uploading it again is a retry), with when it was
+/// uploaded.
 pub async fn identical_upload(
     db: impl PgExecutor<'_>,
     team_id: i64,
@@ -157,7 +196,7 @@ pub async fn identical_upload(
     sqlx::query_as(
         "SELECT id, created_at FROM submissions
          WHERE team_id = $1 AND split_id = $2 AND sha256 = $3
-           AND deleted_at IS NULL AND status <> 'failed'
+           AND deleted_at IS NULL AND status NOT IN ('failed', 'cancelled')
          ORDER BY id DESC LIMIT 1",
     )
     .bind(team_id)
@@ -221,13 +260,15 @@ pub async fn choose_for_leaderboard(
     .map(|r| r.rows_affected() == 1)
 }
 
-/// Non-deleted submissions of a split (for re-scoring).
+/// Non-deleted submissions of a split (for re-scoring), but those their teams cancelled, which
+/// are never scored.
 pub async fn ids_of_split(
     db: impl PgExecutor<'_>,
     split_id: i64,
 ) -> Result<Vec<(i64, SubmissionKind)>, sqlx::Error> {
     sqlx::query_as(
-        "SELECT id, kind FROM submissions WHERE split_id = $1 AND deleted_at IS NULL ORDER BY id",
+        "SELECT id, kind FROM submissions
+         WHERE split_id = $1 AND deleted_at IS NULL AND status <> 'cancelled' ORDER BY id",
     )
     .bind(split_id)
     .fetch_all(db)
@@ -235,7 +276,7 @@ pub async fn ids_of_split(
 }
 
 /// Moves the live submissions of split version `from` but its Human row (which is computed from
-/// the references, not uploaded) to version `to`, with the teams' leaderboard choices. Their
+/// the references, not uploaded) and those their teams cancelled (never scored) to version `to`, with the teams' leaderboard choices. Their
 /// scores, against the old references, are deleted, their pending jobs ended (a worker scoring
 /// one against the old references cannot write its results), and they wait, `queued`, for the
 /// jobs the caller queues. Returns the moved submissions.
@@ -246,7 +287,7 @@ pub async fn move_to_version(
 ) -> Result<Vec<(i64, SubmissionKind)>, sqlx::Error> {
     let moved: Vec<(i64, SubmissionKind)> = sqlx::query_as(
         "UPDATE submissions SET split_id = $2, status = 'queued', error = NULL
-         WHERE split_id = $1 AND deleted_at IS NULL AND kind <> $3
+         WHERE split_id = $1 AND deleted_at IS NULL AND kind <> $3 AND status <> 'cancelled'
          RETURNING id, kind",
     )
     .bind(from)
@@ -299,6 +340,9 @@ pub struct OrganizerLine {
     pub deleted_at: Option<DateTime<Utc>>,
     /// The front end that produced the scores; None while there are none.
     pub front_end: Option<String>,
+    pub method_name: Option<String>,
+    pub paper_url: Option<String>,
+    pub code_url: Option<String>,
     #[sqlx(flatten)]
     pub scores: super::Scores,
 }
@@ -344,7 +388,7 @@ fn organizer_lines_sql() -> String {
     format!(
         "SELECT s.id, sp.name AS split, s.kind, COALESCE(t.name, s.label, s.kind) AS name,
             s.description, s.status, s.error, s.created_at, s.scored_at, s.deleted_at,
-            s.front_end, {scores}
+            s.front_end, s.method_name, s.paper_url, s.code_url, {scores}
      FROM submissions s
      JOIN splits sp ON sp.id = s.split_id
      LEFT JOIN teams t ON t.id = s.team_id

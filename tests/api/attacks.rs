@@ -139,6 +139,7 @@ async fn an_upload_whose_phase_closes_while_it_validates_is_refused() {
             user_id: None,
         },
         "",
+        &spiceboard::domain::SubmissionMethod::default(),
         demo_results(true),
         spiceboard::actions::SubmitLimits::from_settings(&app.settings),
     )
@@ -318,6 +319,7 @@ async fn leaving_a_team_and_starting_another_gives_no_fresh_quota() {
             user_id: Some(ann_id),
         },
         "",
+        &spiceboard::domain::SubmissionMethod::default(),
         demo_results(true),
         spiceboard::actions::SubmitLimits::from_settings(&app.settings),
     )

@@ -772,6 +772,7 @@ async fn twenty_entries() -> (crate::helpers::TestApp, tempfile::TempDir, Driver
             user_id: None,
         },
         "",
+        &spiceboard::domain::SubmissionMethod::default(),
         demo_results(false),
         spiceboard::actions::SubmitLimits {
             max_caption_chars: 1000,
@@ -788,6 +789,30 @@ async fn twenty_entries() -> (crate::helpers::TestApp, tempfile::TempDir, Driver
     ids.push(human.id);
     for id in &ids {
         app.assert_scored(*id).await;
+    }
+    // Methods under some names (issue 34, item 4): the longest a method name may be, in words and
+    // as one unbroken word, with both links; they must not widen the table.
+    let methods = [
+        (0, "Bottom-up and top-down attention with self-critical sequence training and CIDEr-D optimisation", true, true),
+        (1, "ABottomUpTopDownAttentionModelTrainedWithSelfCriticalSequenceTrainingOnCOCOKarpathySplitsV2", true, false),
+        (4, "Transformer", false, true),
+        (12, "Meshed-memory transformer, ensemble of four", true, true),
+    ];
+    for (k, name, paper, code) in methods {
+        sqlx::query(
+            "UPDATE submissions SET method_name = $2, paper_url = $3, code_url = $4 WHERE id = $1",
+        )
+        .bind(ids[k])
+        .bind(name)
+        .bind(paper.then_some("https://arxiv.org/abs/1707.07998"))
+        .bind(
+            code.then_some(
+                "https://github.com/peteanderson80/bottom-up-attention/tree/master/caffe",
+            ),
+        )
+        .execute(&app.pool)
+        .await
+        .expect("method");
     }
     // One entry scored by another parser than the split's: listed under "Not ranked".
     sqlx::query("UPDATE submissions SET front_end = 'corenlp-3.6.0' WHERE id = $1")
@@ -840,6 +865,7 @@ async fn the_leaderboard_fits_a_laptop_and_keeps_the_entry_in_view_on_a_phone() 
         page.contains("Not ranked") && page.contains("BLEU-4") && page.contains("your team"),
         "{page}"
     );
+    assert_eq!(page.matches("<span class=\"method\">").count(), 4, "{page}");
     // The Human row's zeros say what kind of 0 they are; its undefined Count says why.
     let human = &page[page.find("<tr class=\"human\">").expect("the Human row")..];
     let human = &human[..human.find("</tr>").unwrap_or(0)];
@@ -1083,6 +1109,7 @@ async fn the_charts_render_as_svg_with_accessible_titles() {
             user_id: None,
         },
         "",
+        &spiceboard::domain::SubmissionMethod::default(),
         fresh(demo_results(false)),
         spiceboard::actions::SubmitLimits {
             max_caption_chars: 1000,

@@ -45,6 +45,7 @@ async fn reference_row(app: &TestApp, slug: &str, human: bool, f: [Option<f64>; 
                 user_id: None,
             },
             "",
+            &spiceboard::domain::SubmissionMethod::default(),
             demo_results(false),
             actions::SubmitLimits {
                 max_caption_chars: 1000,

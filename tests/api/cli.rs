@@ -160,7 +160,7 @@ async fn a_challenge_can_be_scripted_from_the_command_line() {
     assert!(
         csv.lines()
             .next()
-            .is_some_and(|h| h.ends_with(",scored_at,front_end")),
+            .is_some_and(|h| h.ends_with(",scored_at,front_end,method_name,paper_url,code_url")),
         "{csv}"
     );
     // Re-scoring says which front end built the split's graphs and which rebuilds them.

@@ -79,7 +79,8 @@ fn csv_rank_and_front_end(csv: &str) -> Vec<(String, String)> {
     csv.lines()
         .map(|l| {
             let cells: Vec<&str> = l.split(',').collect();
-            (cells[0].to_string(), cells[cells.len() - 1].to_string())
+            // front_end, then the three method columns.
+            (cells[0].to_string(), cells[cells.len() - 4].to_string())
         })
         .collect()
 }
@@ -120,9 +121,8 @@ async fn a_split_scored_built_in_moves_to_corenlp_with_rescore_and_is_never_rank
     );
     let csv = board_csv(&app).await;
     assert!(
-        csv.lines()
-            .next()
-            .is_some_and(|h| h.starts_with("rank,") && h.ends_with(",scored_at,front_end")),
+        csv.lines().next().is_some_and(|h| h.starts_with("rank,")
+            && h.ends_with(",scored_at,front_end,method_name,paper_url,code_url")),
         "{csv}"
     );
     assert_eq!(

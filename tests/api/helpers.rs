@@ -368,7 +368,10 @@ impl TestApp {
             .fetch_one(&self.pool)
             .await
             .expect("read status");
-            if matches!(job_state.as_deref(), Some("succeeded") | Some("failed")) {
+            if matches!(
+                job_state.as_deref(),
+                Some("succeeded") | Some("failed") | Some("cancelled")
+            ) {
                 return (status, error);
             }
             tokio::time::sleep(Duration::from_millis(100)).await;

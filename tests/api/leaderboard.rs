@@ -106,7 +106,7 @@ async fn entries_rank_by_any_column_with_ties_sharing_a_rank() {
         .await
         .expect("body");
     let mut lines = csv.lines();
-    assert_eq!(lines.next(), Some("rank,kind,name,submission_id,spice,object,relation,attribute,color,count,size,bleu_4,meteor,rouge_l,cider_d,scored_at,front_end"));
+    assert_eq!(lines.next(), Some("rank,kind,name,submission_id,spice,object,relation,attribute,color,count,size,bleu_4,meteor,rouge_l,cider_d,scored_at,front_end,method_name,paper_url,code_url"));
     let first: Vec<&str> = lines.next().unwrap_or_default().split(',').collect();
     assert_eq!(&first[..3], &["1", "team", "Foxes"]);
     assert_eq!(first[4], "0.200000");
@@ -418,6 +418,7 @@ async fn baseline_and_human_rows_are_marked() {
             user_id: None,
         },
         "",
+        &spiceboard::domain::SubmissionMethod::default(),
         demo_results(false),
         actions::SubmitLimits {
             max_caption_chars: 1000,

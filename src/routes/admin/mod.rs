@@ -728,6 +728,7 @@ pub async fn add_baseline(
         &split,
         uploader,
         &description,
+        &crate::domain::SubmissionMethod::default(),
         file,
         actions::SubmitLimits::from_settings(settings),
     )

@@ -1,11 +1,15 @@
 //! The JSON API for `curl`-style use: upload with an API token, then poll the submission.
 //!
-//! `POST /api/c/{slug}/submissions` (multipart `file`, optional `split` and `description`,
-//! `Authorization: Bearer <token>`) answers 202 `{"id", "status_url"}` (refusals answer
-//! `{"error"}`: 400 for a bad file, 403 outside the challenge's phase, 413, 429 for the quota);
+//! `POST /api/c/{slug}/submissions` (multipart `file`, optional `split`, `description`,
+//! `method_name`, `paper_url` and `code_url`, `Authorization: Bearer <token>`) answers 202
+//! `{"id", "status_url"}` (refusals answer `{"error"}`: 400 for a bad file or method, 403 outside
+//! the challenge's phase, 409 for a byte-identical re-upload, 413, 429 for the quota);
 //! `GET /api/submissions/{id}` answers `{"id", "status", "queue_position", "attempts", "error",
-//! "challenge", "split", "scores": {"all": {"precision", "recall", "f", "tp", "fp", "fn"}, ...},
-//! "classic": {"Bleu_1", ..., "Bleu_4", "ROUGE_L", "CIDEr"} or null}`.
+//! "challenge", "split", "method_name", "paper_url", "code_url", "cancelled_at", "scores": {"all":
+//! {"precision", "recall", "f", "tp", "fp", "fn"}, ...}, "classic": {"Bleu_1", ..., "Bleu_4",
+//! "ROUGE_L", "CIDEr"} or null}`; `POST /api/submissions/{id}/method` (JSON) changes the method
+//! of the token's team's submission, `POST /api/submissions/{id}/cancel` cancels it while queued
+//! (409 once a worker has it).
 
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
@@ -14,7 +18,7 @@ use sqlx::PgPool;
 use super::multipart;
 use crate::actions::{self, ActionError, Uploader};
 use crate::auth::{self, MaybeUser};
-use crate::domain::UploadError;
+use crate::domain::{SubmissionMethod, UploadError};
 use crate::startup::AppConfig;
 use crate::storage::{accounts, scores, splits};
 
@@ -26,6 +30,12 @@ pub enum ApiError {
     NotFound,
     #[error("this token belongs to a team of another challenge")]
     WrongChallenge,
+    /// The token's team may see this but not do it (an action on another's row).
+    #[error("{0}")]
+    Forbidden(String),
+    /// Too late for this: the submission moved on (a cancel once its scoring started).
+    #[error("{0}")]
+    Conflict(String),
     #[error("{0}")]
     Rejected(String),
     #[error("{0}")]
@@ -84,6 +94,8 @@ impl From<ActionError> for ApiError {
             ActionError::Busy(m) => ApiError::Unavailable(m.to_string()),
             ActionError::Internal(cause) => ApiError::Internal(anyhow::anyhow!(cause)),
             ActionError::TooManyAttempts => ApiError::Quota(e_text_too_many()),
+            ActionError::Forbidden(m) => ApiError::Forbidden(m.to_string()),
+            ActionError::TooLate(m) => ApiError::Conflict(m),
             other => ApiError::Rejected(other.to_string()),
         }
     }
@@ -98,7 +110,8 @@ impl ResponseError for ApiError {
         match self {
             ApiError::Unauthorized => StatusCode::UNAUTHORIZED,
             ApiError::NotFound => StatusCode::NOT_FOUND,
-            ApiError::WrongChallenge => StatusCode::FORBIDDEN,
+            ApiError::WrongChallenge | ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
+            ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::Rejected(_) => StatusCode::BAD_REQUEST,
             ApiError::Identical(_) => StatusCode::CONFLICT,
             ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
@@ -192,6 +205,12 @@ pub async fn upload(
     let split = actions::split(&pool, &challenge, &split_name)
         .await
         .map_err(|e| ApiError::Rejected(e.to_string()))?;
+    let method = SubmissionMethod::parse(
+        form.field("method_name"),
+        form.field("paper_url"),
+        form.field("code_url"),
+    )
+    .map_err(|e| ApiError::Rejected(e.to_string()))?;
     let file = form
         .file
         .ok_or_else(|| ApiError::Rejected("the multipart field `file` is missing".into()))?;
@@ -205,6 +224,7 @@ pub async fn upload(
             user_id: made_by,
         },
         form.fields.get("description").map_or("", String::as_str),
+        &method,
         file,
         actions::SubmitLimits::from_settings(settings),
     )
@@ -248,10 +268,104 @@ pub async fn status(
         "challenge": challenge.slug,
         "split": split.name,
         "description": s.description,
+        "method_name": s.method_name,
+        "paper_url": s.paper_url,
+        "code_url": s.code_url,
+        "cancelled_at": s.cancelled_at,
         "sha256": s.sha256,
         "created_at": s.created_at,
         "scored_at": s.scored_at,
         "scores": scores_json,
         "classic": scores::classic(pool.get_ref(), s.id).await?,
+    })))
+}
+
+/// The team whose API token the request carries, as the actor of a change to its submission.
+async fn token_actor(
+    pool: &PgPool,
+    req: &HttpRequest,
+) -> Result<actions::TeamActor<'static>, ApiError> {
+    let accounts::TokenHolder { team, made_by } = auth::team_from_bearer(pool, req)
+        .await?
+        .ok_or(ApiError::Unauthorized)?;
+    Ok(actions::TeamActor::Token {
+        team_id: team.id,
+        made_by,
+    })
+}
+
+/// One field of a method change: absent is `None` (left as it is), `null` or `""` clears it.
+fn method_field<'a>(
+    body: &'a serde_json::Map<String, serde_json::Value>,
+    name: &str,
+) -> Result<Option<&'a str>, ApiError> {
+    match body.get(name) {
+        None => Ok(None),
+        Some(serde_json::Value::Null) => Ok(Some("")),
+        Some(serde_json::Value::String(s)) => Ok(Some(s)),
+        Some(_) => Err(ApiError::Rejected(format!(
+            "`{name}` must be a string or null"
+        ))),
+    }
+}
+
+/// `POST /api/submissions/{id}/method` with `{"method_name", "paper_url", "code_url"}` (JSON;
+/// each optional: absent leaves it, null or "" clears it): changes the method of a submission of
+/// the token's team; answers `{"id", "method_name", "paper_url", "code_url"}` as stored.
+pub async fn set_method(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    id: web::Path<i64>,
+    body: web::Bytes,
+) -> Result<HttpResponse, ApiError> {
+    let actor = token_actor(&pool, &req).await?;
+    let body: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(&body)
+        .map_err(|e| {
+            ApiError::Rejected(format!(
+                "the body must be a JSON object such as {{\"method_name\": \"...\", \"paper_url\": \"https://...\", \"code_url\": \"https://...\"}}: {e}"
+            ))
+        })?;
+    const FIELDS: [&str; 3] = ["method_name", "paper_url", "code_url"];
+    let unknown: Vec<String> = body
+        .keys()
+        .map(String::as_str)
+        .filter(|k| !FIELDS.contains(k))
+        .take(5)
+        .map(|k| k.chars().take(40).collect::<String>())
+        .collect();
+    if !unknown.is_empty() {
+        return Err(ApiError::Rejected(format!(
+            "unknown field(s) {}; the fields are method_name, paper_url and code_url",
+            unknown.join(", ")
+        )));
+    }
+    let edit = actions::MethodEdit {
+        name: method_field(&body, "method_name")?,
+        paper_url: method_field(&body, "paper_url")?,
+        code_url: method_field(&body, "code_url")?,
+    };
+    let s = actions::edit_method(&pool, *id, actor, edit).await?;
+    Ok(HttpResponse::Ok().json(serde_json::json!({
+        "id": s.id,
+        "method_name": s.method_name,
+        "paper_url": s.paper_url,
+        "code_url": s.code_url,
+    })))
+}
+
+/// `POST /api/submissions/{id}/cancel`: cancels a submission of the token's team while it waits
+/// in the queue; answers `{"id", "status": "cancelled", "cancelled_at"}`, or 409 `{"error"}` once
+/// a worker has it (or it was scored, failed or cancelled before).
+pub async fn cancel(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    id: web::Path<i64>,
+) -> Result<HttpResponse, ApiError> {
+    let actor = token_actor(&pool, &req).await?;
+    let s = actions::cancel(&pool, *id, actor).await?;
+    Ok(HttpResponse::Ok().json(serde_json::json!({
+        "id": s.id,
+        "status": s.status,
+        "cancelled_at": s.cancelled_at,
     })))
 }

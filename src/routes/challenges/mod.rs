@@ -391,6 +391,10 @@ struct Row {
     kind: SubmissionKind,
     name: String,
     link: Option<String>,
+    /// The method under the name, and its paper and code links, as the team gave them.
+    method_name: Option<String>,
+    paper_url: Option<String>,
+    code_url: Option<String>,
     /// The row of the viewer's own team (marked "your team").
     own_team: bool,
     cells: Vec<Cell>,
@@ -627,6 +631,9 @@ pub async fn leaderboard(
                 name: r.entry.name.clone(),
                 link: (own || r.entry.kind != SubmissionKind::Team)
                     .then(|| format!("/s/{}", r.entry.submission_id)),
+                method_name: r.entry.method_name.clone(),
+                paper_url: r.entry.paper_url.clone(),
+                code_url: r.entry.code_url.clone(),
                 own_team: r.entry.team_id.is_some() && r.entry.team_id == viewer.team_id,
                 cells: keys.iter().map(|k| Cell::new(*k, &r.entry)).collect(),
                 date: r
@@ -726,6 +733,10 @@ struct PublicScores<'a> {
     entries: i64,
     #[serde(flatten)]
     scores: crate::storage::Scores,
+    /// The method behind the entry and its links, as its team gave them (null: not given).
+    method_name: Option<&'a str>,
+    paper_url: Option<&'a str>,
+    code_url: Option<&'a str>,
 }
 
 impl<'a> From<&'a RankedEntry> for PublicScores<'a> {
@@ -740,13 +751,16 @@ impl<'a> From<&'a RankedEntry> for PublicScores<'a> {
             scored_at: e.scored_at,
             entries: e.entries,
             scores: e.scores,
+            method_name: e.method_name.as_deref(),
+            paper_url: e.paper_url.as_deref(),
+            code_url: e.code_url.as_deref(),
         }
     }
 }
 
 /// `leaderboard.json`: `{"challenge", "split", "split_version", "front_end", "hidden", "sort",
 /// "columns", "entries": [{rank, front_end, kind, name, submission_id, scored_at, spice, object,
-/// ..., interval, p_above, tied_with_above}]}`; a missing score is `null`; `interval` is the
+/// ..., method_name, paper_url, code_url, interval, p_above, tied_with_above}]}`; a missing score is `null`; `interval` is the
 /// ranking column's (see `actions::leaderboard_uncertainty`); the split's `front_end` built its
 /// reference graphs, and an entry scored by another has `rank` null (listed after the ranked ones).
 pub async fn leaderboard_json(

@@ -15,7 +15,9 @@ use crate::actions::{self, Uploader};
 use crate::auth::MaybeUser;
 use crate::charts;
 use crate::domain::leaderboard::SortKey;
-use crate::domain::{ChallengeSlug, SubmissionKind, UploadError};
+use crate::domain::{
+    ChallengeSlug, SubmissionKind, SubmissionMethod, SubmissionStatus, UploadError,
+};
 use crate::startup::AppConfig;
 use crate::storage::accounts::{self, User};
 use crate::storage::challenges::Challenge;
@@ -45,8 +47,12 @@ struct SubmitPage {
     /// Why each split of `splits` takes no upload now (`None`: it does).
     windows: Vec<Option<String>>,
     some_closed: bool,
-    /// The description as typed, when an upload failed (a file input cannot be refilled).
+    /// The description and the method as typed, when an upload failed (a file input cannot be
+    /// refilled).
     description: String,
+    method_name: String,
+    paper_url: String,
+    code_url: String,
 }
 
 /// What the person had chosen and typed in a form that failed (empty on a fresh form).
@@ -54,6 +60,9 @@ struct SubmitPage {
 struct Typed<'a> {
     split: &'a str,
     description: &'a str,
+    method_name: &'a str,
+    paper_url: &'a str,
+    code_url: &'a str,
 }
 
 async fn submit_page(
@@ -94,6 +103,9 @@ async fn submit_page(
         some_closed: windows.iter().any(Option::is_some),
         windows,
         description: typed.description.to_string(),
+        method_name: typed.method_name.to_string(),
+        paper_url: typed.paper_url.to_string(),
+        code_url: typed.code_url.to_string(),
         layout: Layout::new(req, Some(user)),
         challenge,
         splits,
@@ -184,9 +196,18 @@ pub async fn upload(
     };
     let description = form.field("description").to_string();
     let split_name = form.field("split").to_string();
+    let [method_name, paper_url, code_url] =
+        ["method_name", "paper_url", "code_url"].map(|f| form.field(f).to_string());
     let typed = Typed {
         split: &split_name,
         description: &description,
+        method_name: &method_name,
+        paper_url: &paper_url,
+        code_url: &code_url,
+    };
+    let method = match SubmissionMethod::parse(typed.method_name, typed.paper_url, typed.code_url) {
+        Ok(m) => m,
+        Err(e) => return submit_page(&req, &pool, &user, &slug, Some(e.to_string()), typed).await,
     };
     let split = match actions::split(&pool, &challenge, &split_name).await {
         Ok(s) => s,
@@ -211,6 +232,7 @@ pub async fn upload(
         &split,
         uploader,
         &description,
+        &method,
         file,
         actions::SubmitLimits::from_settings(settings),
     )
@@ -295,6 +317,22 @@ struct SubmissionPage {
     /// F per category beside the Human row's, once scored.
     profile: Option<charts::Chart>,
     compared_with_human: bool,
+    /// The reader's team made it and may describe its method.
+    can_edit_method: bool,
+    /// The reader's team made it and it waits in the queue for its first score: it may cancel it.
+    can_cancel: bool,
+    /// The method form's values: as stored, or as typed when a change was refused (`error`).
+    method_form: MethodForm,
+}
+
+/// The method form of a submission's page.
+#[derive(Default)]
+struct MethodForm {
+    name: String,
+    paper_url: String,
+    code_url: String,
+    /// Why the last change was refused (the form then holds what was typed).
+    error: Option<String>,
 }
 
 /// The submission's F in each SPICE category (SPICE, Object, ..., Size) beside the Human row's,
@@ -335,6 +373,19 @@ pub async fn page(
     id: web::Path<i64>,
     q: web::Query<PageQuery>,
 ) -> Result<HttpResponse, PageError> {
+    submission_page(&req, &pool, user.0.as_ref(), *id, q.page, None).await
+}
+
+/// A submission's page, at page `page` of its images; `method_form` is a refused change of its
+/// method, shown with its error (then the answer is a 400).
+async fn submission_page(
+    req: &HttpRequest,
+    pool: &PgPool,
+    user: Option<&User>,
+    id: i64,
+    page: Option<i64>,
+    method_form: Option<MethodForm>,
+) -> Result<HttpResponse, PageError> {
     let actions::SubmissionView {
         submission,
         split,
@@ -343,13 +394,13 @@ pub async fn page(
         on_leaderboard,
         can_choose,
         own_team,
-    } = actions::view_submission(&pool, *id, user.0.as_ref()).await?;
+    } = actions::view_submission(pool, id, user).await?;
     let can_download =
-        (own_team || user.0.as_ref().is_some_and(|u| u.is_admin)) && submission.sha256.is_some();
-    let status = actions::submission_status(&pool, &submission).await?;
-    let aggregates = scores::aggregates(pool.get_ref(), submission.id).await?;
+        (own_team || user.is_some_and(|u| u.is_admin)) && submission.sha256.is_some();
+    let status = actions::submission_status(pool, &submission).await?;
+    let aggregates = scores::aggregates(pool, submission.id).await?;
     let categories = cat_rows(&aggregates);
-    let classic = match scores::classic(pool.get_ref(), submission.id).await? {
+    let classic = match scores::classic(pool, submission.id).await? {
         // Named as the leaderboard names them; a metric not computed (METEOR without its data) is
         // left out rather than shown as "–".
         Some(serde_json::Value::Object(m)) => m
@@ -362,35 +413,31 @@ pub async fn page(
         _ => Vec::new(),
     };
     let (image_total, pages, page, images) = if per_image {
-        let image_total = scores::image_count(pool.get_ref(), submission.id).await?;
+        let image_total = scores::image_count(pool, submission.id).await?;
         let pages = ((image_total + PER_PAGE - 1) / PER_PAGE).max(1);
-        let page = q.page.unwrap_or(1).clamp(1, pages);
-        let images = scores::images_worst_first(
-            pool.get_ref(),
-            submission.id,
-            PER_PAGE,
-            (page - 1) * PER_PAGE,
-        )
-        .await?
-        .into_iter()
-        .map(|r| ImageLine {
-            image_id: r.image_id,
-            caption: r.caption,
-            spice: score(Some(r.spice_f)),
-        })
-        .collect();
+        let page = page.unwrap_or(1).clamp(1, pages);
+        let images =
+            scores::images_worst_first(pool, submission.id, PER_PAGE, (page - 1) * PER_PAGE)
+                .await?
+                .into_iter()
+                .map(|r| ImageLine {
+                    image_id: r.image_id,
+                    caption: r.caption,
+                    spice: score(Some(r.spice_f)),
+                })
+                .collect();
         (image_total, pages, page, images)
     } else {
         (0, 1, 1, Vec::new())
     };
     let title = match submission.team_id {
-        Some(t) => accounts::team_by_id(pool.get_ref(), t)
+        Some(t) => accounts::team_by_id(pool, t)
             .await?
             .map(|t| t.name)
             .unwrap_or_default(),
         None => submission.label.clone().unwrap_or_default(),
     };
-    let organizer = user.0.as_ref().is_some_and(|u| u.is_admin);
+    let organizer = user.is_some_and(|u| u.is_admin);
     // The Human row to compare with: not the Human row's own page, and only where the
     // leaderboard shows it to this reader.
     let human = match submission.kind {
@@ -401,13 +448,27 @@ pub async fn page(
                 organizer,
                 team_id: None,
             };
-            actions::human_row(&pool, &split, viewer).await?
+            actions::human_row(pool, &split, viewer).await?
         }
     };
     let profile =
         (!aggregates.is_empty()).then(|| category_profile(&title, &aggregates, human.as_ref()));
+    let can_edit_method = own_team && submission.deleted_at.is_none();
+    let can_cancel = can_edit_method
+        && submission.status == SubmissionStatus::Queued
+        && submission.scored_at.is_none();
+    let refused = method_form.is_some();
+    let method_form = method_form.unwrap_or_else(|| MethodForm {
+        name: submission.method_name.clone().unwrap_or_default(),
+        paper_url: submission.paper_url.clone().unwrap_or_default(),
+        code_url: submission.code_url.clone().unwrap_or_default(),
+        error: None,
+    });
     let page = SubmissionPage {
-        layout: Layout::new(&req, user.0.as_ref()),
+        layout: Layout::new(req, user),
+        can_edit_method,
+        can_cancel,
+        method_form,
         profile,
         compared_with_human: human.is_some(),
         challenge,
@@ -426,7 +487,57 @@ pub async fn page(
         can_choose,
         can_download,
     };
-    Ok(html(page.render()?))
+    let body = page.render()?;
+    Ok(match refused {
+        true => HttpResponse::BadRequest()
+            .content_type("text/html; charset=utf-8")
+            .body(body),
+        false => html(body),
+    })
+}
+
+/// The fields of the method form on a submission's page.
+#[derive(Deserialize)]
+pub struct MethodFields {
+    #[serde(default)]
+    method_name: String,
+    #[serde(default)]
+    paper_url: String,
+    #[serde(default)]
+    code_url: String,
+}
+
+/// Changes the method of a submission of the member's team; a refused change comes back on the
+/// page with its error and what was typed.
+pub async fn set_method(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    id: web::Path<i64>,
+    Posted {
+        by: Member(user),
+        form,
+    }: Posted<Member, MethodFields>,
+) -> Result<HttpResponse, PageError> {
+    let edit = actions::MethodEdit {
+        name: Some(&form.method_name),
+        paper_url: Some(&form.paper_url),
+        code_url: Some(&form.code_url),
+    };
+    match actions::edit_method(&pool, *id, actions::TeamActor::Session(&user), edit).await {
+        Ok(s) => Ok(HttpResponse::SeeOther()
+            .insert_header((LOCATION, format!("/s/{}#method", s.id)))
+            .finish()),
+        Err(actions::ActionError::Invalid(why)) => {
+            let typed = MethodForm {
+                name: form.method_name,
+                paper_url: form.paper_url,
+                code_url: form.code_url,
+                error: Some(why),
+            };
+            submission_page(&req, &pool, Some(&user), *id, None, Some(typed)).await
+        }
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// The status as JSON for the page's script (the page also refreshes itself without script).
@@ -591,6 +702,59 @@ pub async fn uploaded_file(
             .insert_header(attachment(&format!("submission-{}.json", submission.id)))
             .body(file),
     ))
+}
+
+#[derive(Template)]
+#[template(path = "cancel.html")]
+struct ConfirmCancel {
+    layout: Layout,
+    challenge: Challenge,
+    split: Split,
+    submission: Submission,
+    /// The team's quota as it is now (the cancel gives this upload back).
+    quota: actions::QuotaLeft,
+}
+
+/// Asks before cancelling a queued submission of the member's team, saying what follows.
+pub async fn confirm_cancel(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    user: MaybeUser,
+    id: web::Path<i64>,
+) -> Result<HttpResponse, PageError> {
+    let Some(user) = user.0 else {
+        return Err(PageError::LoginRequired);
+    };
+    let back = format!("/s/{id}");
+    let (submission, split, challenge) =
+        actions::cancellable(&pool, *id, actions::TeamActor::Session(&user))
+            .await
+            .map_err(|e| PageError::from(e).with_way_back(back, "Back to the submission"))?;
+    let team = submission.team_id.unwrap_or_default();
+    let quota = actions::quota_left(&pool, &challenge, team).await?;
+    let page = ConfirmCancel {
+        layout: Layout::new(&req, Some(&user)),
+        challenge,
+        split,
+        submission,
+        quota,
+    };
+    Ok(html(page.render()?))
+}
+
+/// Cancels a queued submission of the member's team, then shows its page (now "cancelled").
+pub async fn cancel(
+    pool: web::Data<PgPool>,
+    id: web::Path<i64>,
+    Posted { by: Member(u), .. }: Posted<Member>,
+) -> Result<HttpResponse, PageError> {
+    let back = format!("/s/{id}");
+    let s = actions::cancel(&pool, *id, actions::TeamActor::Session(&u))
+        .await
+        .map_err(|e| PageError::from(e).with_way_back(back, "Back to the submission"))?;
+    Ok(HttpResponse::SeeOther()
+        .insert_header((LOCATION, format!("/s/{}", s.id)))
+        .finish())
 }
 
 /// Makes this submission the team's leaderboard entry for its split.
