@@ -305,15 +305,26 @@ pub async fn import_references(
     let engine = engine.clone();
     let (set, stored, df) =
         off_the_async_threads("reference import", move || -> Result<_, ReferenceError> {
+            let started = std::time::Instant::now();
             let set = ReferenceSet::parse(&bytes)?;
+            let parsed = started.elapsed();
             let stored =
                 scoring::reference_graphs(&engine, &set.images, CaptionMode::of(set.format));
+            let graphs = started.elapsed();
             let captions: Vec<&[String]> =
                 set.images.iter().map(|i| i.captions.as_slice()).collect();
             let df = scoring::cider_df_bytes(&scoring::cider_df(&captions));
+            tracing::debug!(
+                images = set.images.len(),
+                file_ms = parsed.as_millis() as u64,
+                graphs_ms = (graphs - parsed).as_millis() as u64,
+                cider_df_ms = (started.elapsed() - graphs).as_millis() as u64,
+                "references parsed"
+            );
             Ok((set, stored, df))
         })
         .await??;
+    let storing = std::time::Instant::now();
     let mut tx = pool.begin().await?;
     let (split, replaced) = splits::create_version(
         &mut tx,
@@ -354,6 +365,11 @@ pub async fn import_references(
     }
     splits::set_cider_df(&mut *tx, split.id, &df).await?;
     tx.commit().await?;
+    tracing::debug!(
+        images = stored.len(),
+        ms = storing.elapsed().as_millis() as u64,
+        "references stored"
+    );
     let unparsed: Vec<&String> = stored
         .iter()
         .filter_map(|s| s.parse_error.as_ref())

@@ -241,8 +241,14 @@ pub fn reference_graphs(
     images: &[ReferenceImage],
     mode: CaptionMode,
 ) -> Vec<NewReferenceImage> {
+    let started = std::time::Instant::now();
     let captions: Vec<&[String]> = images.iter().map(|i| i.captions.as_slice()).collect();
     let prepared = prepared_references(&captions, mode);
+    tracing::debug!(
+        captions = prepared.iter().map(Vec::len).sum::<usize>(),
+        ms = started.elapsed().as_millis() as u64,
+        "references tokenized"
+    );
     images
         .par_iter()
         .zip(&prepared)
@@ -490,6 +496,7 @@ fn score_against_references(
         .collect::<Result<_, _>>()?;
     let captions: Vec<Vec<String>> = refs.par_iter().map(captions_of).collect();
     let coco_refs = prepared_references(&captions, CaptionMode::Coco);
+    let refs_ms = started.elapsed().as_millis() as u64;
     let spice_refs = match mode {
         CaptionMode::Coco => None,
         CaptionMode::Raw => Some(prepared_references(&captions, mode)),
@@ -510,6 +517,7 @@ fn score_against_references(
         CaptionMode::Coco => coco_texts.clone(),
         CaptionMode::Raw => prepared_in(mode),
     };
+    let prepared_ms = started.elapsed().as_millis() as u64;
     progress.enter(Stage::Scoring, items.len());
     let scored: Vec<(ScoredImage, ImageScores)> = items
         .par_iter()
@@ -548,7 +556,9 @@ fn score_against_references(
         .collect();
     let classic = classic_metrics(&mut images, tokenized, Some(df))?;
     tracing::debug!(
-        spice_ms,
+        refs_tokenized_ms = refs_ms,
+        candidates_tokenized_ms = prepared_ms - refs_ms,
+        spice_ms = spice_ms - prepared_ms,
         classic_ms = started.elapsed().as_millis() as u64 - spice_ms,
         items = items.len(),
         "scored"

@@ -182,6 +182,7 @@ async fn finish(
     claim: &Claim,
     result: &scores::SubmissionResult,
 ) -> Result<(), sqlx::Error> {
+    let started = std::time::Instant::now();
     let mut tx = queue::begin_results(pool).await?;
     // Fencing first: this locks the job row, so a worker that took over cannot commit alongside.
     if !queue::complete(&mut tx, claim).await? {
@@ -192,15 +193,22 @@ async fn finish(
         return tx.rollback().await;
     }
     scores::write(&mut tx, claim.job.submission_id, result).await?;
+    let written = started.elapsed();
     let images = crate::storage::uncertainty::of_result(result);
     crate::actions::record_intervals(&mut tx, claim.job.submission_id, images).await?;
+    let intervals = started.elapsed();
     tx.commit().await?;
+    let committed = started.elapsed();
     if let Err(e) = scores::refresh_statistics(pool, result.images.len()).await {
         tracing::warn!(job = claim.job.id, error = %e, "refreshing the planner's statistics failed");
     }
     tracing::info!(
         job = claim.job.id,
         submission = claim.job.submission_id,
+        write_ms = written.as_millis() as u64,
+        intervals_ms = (intervals - written).as_millis() as u64,
+        commit_ms = (committed - intervals).as_millis() as u64,
+        statistics_ms = (started.elapsed() - committed).as_millis() as u64,
         "job succeeded"
     );
     Ok(())
@@ -217,9 +225,16 @@ async fn run(
         .ok_or_else(|| {
             JobError::Input(format!("submission {} is gone", claim.job.submission_id))
         })?;
+    let started = std::time::Instant::now();
     let (split, mut refs) = splits::with_references(pool, submission.split_id)
         .await?
         .ok_or_else(|| JobError::Input(format!("split {} is gone", submission.split_id)))?;
+    tracing::debug!(
+        job = claim.job.id,
+        images = refs.len(),
+        ms = started.elapsed().as_millis() as u64,
+        "references read"
+    );
     let mode = split.caption_mode;
 
     // Reference graphs missing (the engine could not parse at ingestion) or built by another
@@ -313,6 +328,7 @@ async fn run(
             if let Some(bytes) = computed {
                 splits::set_cider_df(pool, split.id, &bytes).await?;
             }
+            tracing::debug!(job = claim.job.id, "candidates and frequencies read");
             let progress = progress.clone();
             Ok(blocking(move || {
                 scoring::score_submission(&engine, &refs, &candidates, mode, &df, &progress)

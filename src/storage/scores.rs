@@ -95,6 +95,7 @@ pub async fn write(
         .await?;
     // COPY is the fastest way in for tens of thousands of rows (a 5,000-image submission writes
     // 5,000 image results and 35,000 category scores).
+    let started = std::time::Instant::now();
     let mut results = String::new();
     let mut categories = String::new();
     for i in &result.images {
@@ -129,8 +130,17 @@ pub async fn write(
             ));
         }
     }
+    let built = started.elapsed();
     copy_in(tx, "COPY image_results (submission_id, image_id, caption, spice_f, details, classic) FROM STDIN", results).await?;
+    let copied_results = started.elapsed();
     copy_in(tx, "COPY image_scores (submission_id, image_id, category, tp, fp, fn, precision, recall, f) FROM STDIN", categories).await?;
+    tracing::debug!(
+        submission_id,
+        build_ms = built.as_millis() as u64,
+        image_results_ms = (copied_results - built).as_millis() as u64,
+        image_scores_ms = (started.elapsed() - copied_results).as_millis() as u64,
+        "per-image rows copied"
+    );
     for a in &result.aggregates {
         sqlx::query(
             "INSERT INTO aggregate_scores (submission_id, category, precision, recall, f, tp, fp, fn, images)
