@@ -308,17 +308,13 @@ pub async fn import_references(
             let started = std::time::Instant::now();
             let set = ReferenceSet::parse(&bytes)?;
             let parsed = started.elapsed();
-            let stored =
+            let (stored, df) =
                 scoring::reference_graphs(&engine, &set.images, CaptionMode::of(set.format));
-            let graphs = started.elapsed();
-            let captions: Vec<&[String]> =
-                set.images.iter().map(|i| i.captions.as_slice()).collect();
-            let df = scoring::cider_df_bytes(&scoring::cider_df(&captions));
+            let df = scoring::cider_df_bytes(&df);
             tracing::debug!(
                 images = set.images.len(),
                 file_ms = parsed.as_millis() as u64,
-                graphs_ms = (graphs - parsed).as_millis() as u64,
-                cider_df_ms = (started.elapsed() - graphs).as_millis() as u64,
+                graphs_and_cider_df_ms = (started.elapsed() - parsed).as_millis() as u64,
                 "references parsed"
             );
             Ok((set, stored, df))
@@ -1329,7 +1325,7 @@ pub async fn view_image(
     let (row, details, categories) = scores::image(pool, view.submission.id, image_id)
         .await?
         .ok_or_else(none)?;
-    let details: scoring::ImageDetails = serde_json::from_value(details).map_err(|e| {
+    let details: scoring::ImageDetails = serde_json::from_str(&details).map_err(|e| {
         ActionError::Internal(format!(
             "stored details of image {image_id} of submission {id}: {e}"
         ))
@@ -1422,22 +1418,12 @@ pub async fn leaderboard(
     Ok(rank_by_front_end(entries, sort, &split.front_end))
 }
 
-/// Bootstraps a scored submission's per-image scores (`images`, see
-/// `storage::uncertainty::of_result`) and stores the interval of every column with per-image
-/// values (see `domain::uncertainty`). The worker calls it in the job's final transaction, right
-/// after the scores are written, with the values it computed; a submission scored before
-/// intervals existed gets them on first display (`leaderboard_uncertainty`).
-pub async fn record_intervals(
-    conn: &mut sqlx::PgConnection,
-    submission_id: i64,
-    images: Vec<crate::domain::uncertainty::ImageValues>,
-) -> Result<(), sqlx::Error> {
-    let intervals = bootstrap(submission_id, images).await?;
-    uncertainty::store(conn, submission_id, &intervals, true).await
-}
-
-/// The intervals of a scored submission from its per-image scores.
-async fn bootstrap(
+/// The intervals of a scored submission from its per-image scores (`images`; see
+/// `domain::uncertainty`). The worker bootstraps the values it computed
+/// (`storage::uncertainty::of_result`) while it writes the scores, and stores the intervals in
+/// the same transaction; a submission scored before intervals existed gets them on first display
+/// (`leaderboard_uncertainty`).
+pub async fn bootstrap(
     submission_id: i64,
     images: Vec<crate::domain::uncertainty::ImageValues>,
 ) -> Result<Vec<crate::domain::uncertainty::Interval>, sqlx::Error> {

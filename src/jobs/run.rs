@@ -183,6 +183,10 @@ async fn finish(
     result: &scores::SubmissionResult,
 ) -> Result<(), sqlx::Error> {
     let started = std::time::Instant::now();
+    // The bootstrap of the intervals (CPU) runs while the scores are written (the server's work).
+    let submission_id = claim.job.submission_id;
+    let images = crate::storage::uncertainty::of_result(result);
+    let bootstrap = tokio::spawn(crate::actions::bootstrap(submission_id, images));
     let mut tx = queue::begin_results(pool).await?;
     // Fencing first: this locks the job row, so a worker that took over cannot commit alongside.
     if !queue::complete(&mut tx, claim).await? {
@@ -192,10 +196,14 @@ async fn finish(
         );
         return tx.rollback().await;
     }
-    scores::write(&mut tx, claim.job.submission_id, result).await?;
+    scores::write(&mut tx, submission_id, result).await?;
     let written = started.elapsed();
-    let images = crate::storage::uncertainty::of_result(result);
-    crate::actions::record_intervals(&mut tx, claim.job.submission_id, images).await?;
+    let intervals = bootstrap.await.map_err(|e| {
+        sqlx::Error::Protocol(format!(
+            "the bootstrap of submission {submission_id} crashed: {e}"
+        ))
+    })??;
+    crate::storage::uncertainty::store(&mut tx, submission_id, &intervals, true).await?;
     let intervals = started.elapsed();
     tx.commit().await?;
     let committed = started.elapsed();
@@ -280,11 +288,10 @@ async fn run(
             splits::set_cider_df(&mut *tx, split.id, df).await?;
         }
         tx.commit().await?;
-        let updated: std::collections::HashMap<i64, serde_json::Value> =
-            built.into_iter().collect();
+        let mut updated: std::collections::HashMap<i64, String> = built.into_iter().collect();
         for r in &mut refs {
-            if let Some(g) = updated.get(&r.image_id) {
-                r.scene_graph = Some(g.clone());
+            if let Some(g) = updated.remove(&r.image_id) {
+                r.scene_graph = Some(g);
             }
         }
     }
