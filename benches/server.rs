@@ -109,7 +109,7 @@ fn thousands(n: usize) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (k, c) in s.chars().enumerate() {
-        if k > 0 && (s.len() - k) % 3 == 0 {
+        if k > 0 && (s.len() - k).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -411,11 +411,11 @@ async fn coco_scale(
                 Some(&first) => (first, true),
                 None => (source, false),
             };
-            let id = copy_submission(&mut *seeding, from, split.id, team.id, whole_copy).await?;
+            let id = copy_submission(&mut seeding, from, split.id, team.id, whole_copy).await?;
             if !whole_copy {
                 let images = storage::uncertainty::per_image(&mut *seeding, id).await?;
                 let intervals = spiceboard::domain::uncertainty::intervals(&images);
-                storage::uncertainty::store(&mut *seeding, id, &intervals, true).await?;
+                storage::uncertainty::store(&mut seeding, id, &intervals, true).await?;
             }
             ids.push(id);
         }

@@ -411,7 +411,8 @@ mod tests {
                     let mut values = [None; 9];
                     for (c, v) in values.iter_mut().enumerate() {
                         let k = i * 31 + c * 17 + shift;
-                        *v = (k % 11 != 0 && c != 8).then_some((k * 7919 % 1000) as f64 / 1000.0);
+                        *v = (!k.is_multiple_of(11) && c != 8)
+                            .then_some((k * 7919 % 1000) as f64 / 1000.0);
                     }
                     ImageValues {
                         image_id: 1000 + 3 * i as i64,

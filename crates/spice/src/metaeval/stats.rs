@@ -388,9 +388,9 @@ mod tests {
         // Large enough for the parallel path; a column without values, a column with holes.
         let (n, width) = (500, 3);
         let values: Vec<f64> = (0..n * width)
-            .map(|k| match k % width {
+            .map(|k: usize| match k % width {
                 0 => (k * 7919 % 1000) as f64 / 1000.0,
-                1 if k % 7 == 0 => f64::NAN,
+                1 if k.is_multiple_of(7) => f64::NAN,
                 1 => (k * 104_729 % 977) as f64 / 977.0,
                 _ => f64::NAN,
             })
