@@ -338,15 +338,30 @@ async fn run(
             tracing::debug!(job = claim.job.id, "candidates and frequencies read");
             let progress = progress.clone();
             Ok(blocking(move || {
-                scoring::score_submission(&engine, &refs, &candidates, mode, &df, &progress)
+                let result =
+                    scoring::score_submission(&engine, &refs, &candidates, mode, &df, &progress);
+                free_later((refs, candidates, df));
+                result
             })
             .await??)
         }
         JobKind::HumanBaseline => {
             let progress = progress.clone();
-            Ok(blocking(move || scoring::score_human(&engine, &refs, mode, &progress)).await??)
+            Ok(blocking(move || {
+                let result = scoring::score_human(&engine, &refs, mode, &progress);
+                free_later(refs);
+                result
+            })
+            .await??)
         }
     }
+}
+
+/// Frees `inputs` on a thread of its own: a COCO-sized split's references and frequencies are
+/// hundreds of thousands of allocations (a few tenths of a second to free), which need not
+/// delay the writing of the results.
+fn free_later<T: Send + 'static>(inputs: T) {
+    std::thread::spawn(move || drop(inputs));
 }
 
 /// Runs CPU-bound engine work off the async threads.
