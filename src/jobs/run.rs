@@ -117,7 +117,9 @@ pub async fn process(
             if let Err(e) = queue::report_progress(pool, claim, stage, done, total).await {
                 tracing::debug!(job = claim.job.id, error = %e, "progress not stored");
             }
-            finish(pool, claim, &result).await.map_err(JobError::from)
+            finish(pool, claim, &result, &beat)
+                .await
+                .map_err(JobError::from)
         }
         Err(e) => Err(e),
     };
@@ -181,6 +183,7 @@ async fn finish(
     pool: &PgPool,
     claim: &Claim,
     result: &scores::SubmissionResult,
+    beat: &tokio::task::JoinHandle<()>,
 ) -> Result<(), sqlx::Error> {
     let started = std::time::Instant::now();
     // The bootstrap of the intervals (CPU) runs while the scores are written (the server's work).
@@ -206,6 +209,8 @@ async fn finish(
     crate::storage::uncertainty::store(&mut tx, submission_id, &intervals, true).await?;
     let intervals = started.elapsed();
     tx.commit().await?;
+    // The job is done: a beat now would find it no longer running and call the lease lost.
+    beat.abort();
     let committed = started.elapsed();
     if let Err(e) = scores::refresh_statistics(pool, result.images.len()).await {
         tracing::warn!(job = claim.job.id, error = %e, "refreshing the planner's statistics failed");
