@@ -70,6 +70,13 @@ fn cpu() -> String {
 }
 
 fn main() {
+    // One core, as the numbers are read (the bootstrap's resamples run on rayon's threads).
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build_global();
+    if let Err(e) = one {
+        eprintln!("rayon's pool: {e}");
+    }
     let (a, b) = (entry(1), entry(2));
     println!(
         "machine: {}, {} cores (each measurement uses one)",

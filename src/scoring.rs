@@ -234,21 +234,30 @@ fn graph_of(engine: &Engine, prepared: &[String]) -> Result<SceneGraph, String> 
     engine.scene_graph(&refs).map_err(|e| e.to_string())
 }
 
-/// Builds each image's merged reference scene graph (in parallel). An image whose captions the
-/// engine cannot parse is stored without a graph and with the reason; scoring rebuilds it later.
+/// What an import stores of a split's references: each image's merged reference scene graph
+/// (built in parallel, as JSON text) and the split's CIDEr-D document frequencies ([`cider_df`]),
+/// from one tokenization of the captions where the two agree (COCO mode). An image whose
+/// captions the engine cannot parse is stored without a graph and with the reason; scoring
+/// rebuilds it later.
 pub fn reference_graphs(
     engine: &Engine,
     images: &[ReferenceImage],
     mode: CaptionMode,
-) -> Vec<NewReferenceImage> {
+) -> (Vec<NewReferenceImage>, CiderDf) {
+    let started = std::time::Instant::now();
     let captions: Vec<&[String]> = images.iter().map(|i| i.captions.as_slice()).collect();
     let prepared = prepared_references(&captions, mode);
-    images
+    tracing::debug!(
+        captions = prepared.iter().map(Vec::len).sum::<usize>(),
+        ms = started.elapsed().as_millis() as u64,
+        "references tokenized"
+    );
+    let stored = images
         .par_iter()
         .zip(&prepared)
         .map(|(img, prepared)| {
             let (scene_graph, parse_error) = match graph_of(engine, prepared) {
-                Ok(g) => match serde_json::to_value(&g) {
+                Ok(g) => match serde_json::to_string(&g) {
                     Ok(v) => (Some(v), None),
                     Err(e) => (None, Some(format!("cannot serialise the scene graph: {e}"))),
                 },
@@ -256,24 +265,28 @@ pub fn reference_graphs(
             };
             NewReferenceImage {
                 image_id: img.image_id,
-                captions: serde_json::json!(img.captions),
+                captions: img.captions.clone(),
                 scene_graph,
                 parse_error,
             }
         })
-        .collect()
+        .collect();
+    let df = match mode {
+        CaptionMode::Coco => CiderDf::from_references(&prepared),
+        CaptionMode::Raw => cider_df(&captions),
+    };
+    (stored, df)
 }
 
 /// Builds the graphs still missing from stored references (ingestion before the parser could
-/// parse, or `force` after an engine upgrade). Returns (image id, graph) pairs to store.
+/// parse, or `force` after an engine upgrade). Returns (image id, graph as JSON) pairs to store.
 pub fn missing_reference_graphs(
     engine: &Engine,
     refs: &[StoredReference],
     mode: CaptionMode,
     force: bool,
-) -> Result<Vec<(i64, serde_json::Value)>, ScoringError> {
-    let captions: Vec<Vec<String>> = refs.par_iter().map(captions_of).collect();
-    let prepared = prepared_references(&captions, mode);
+) -> Result<Vec<(i64, String)>, ScoringError> {
+    let prepared = prepared_references(&captions_of(refs), mode);
     refs.par_iter()
         .zip(&prepared)
         .filter(|(r, _)| force || r.scene_graph.is_none())
@@ -282,7 +295,7 @@ pub fn missing_reference_graphs(
                 image_id: r.image_id,
                 message,
             })?;
-            let v = serde_json::to_value(&g).map_err(|e| ScoringError::StoredGraph {
+            let v = serde_json::to_string(&g).map_err(|e| ScoringError::StoredGraph {
                 image_id: r.image_id,
                 message: e.to_string(),
             })?;
@@ -291,24 +304,19 @@ pub fn missing_reference_graphs(
         .collect()
 }
 
-fn captions_of(r: &StoredReference) -> Vec<String> {
-    match &r.captions {
-        serde_json::Value::Array(a) => a
-            .iter()
-            .filter_map(|c| c.as_str().map(str::to_string))
-            .collect(),
-        _ => Vec::new(),
-    }
+/// Each stored reference's captions.
+fn captions_of(refs: &[StoredReference]) -> Vec<&[String]> {
+    refs.iter().map(|r| r.captions.as_slice()).collect()
 }
 
+/// A stored reference graph, read from its JSON text (in the scoring threads: no tree of JSON
+/// values in between, which took longer to build and to drop than the graph itself).
 fn stored_graph(r: &StoredReference) -> Result<SceneGraph, ScoringError> {
-    let v = r
+    let text = r
         .scene_graph
-        .as_ref()
+        .as_deref()
         .ok_or(ScoringError::MissingReference(r.image_id))?;
-    // Deserialize from the borrowed value: no copy of the JSON tree.
-    use serde::Deserialize;
-    SceneGraph::deserialize(v).map_err(|e| ScoringError::StoredGraph {
+    serde_json::from_str(text).map_err(|e| ScoringError::StoredGraph {
         image_id: r.image_id,
         message: e.to_string(),
     })
@@ -324,8 +332,7 @@ pub fn cider_df<C: AsRef<[String]>>(references: &[C]) -> CiderDf {
 
 /// [`cider_df`] of stored references.
 pub fn stored_cider_df(refs: &[StoredReference]) -> CiderDf {
-    let captions: Vec<Vec<String>> = refs.par_iter().map(captions_of).collect();
-    cider_df(&captions)
+    cider_df(&captions_of(refs))
 }
 
 /// The stored form of document frequencies: the compact form, which reads several times faster
@@ -394,7 +401,8 @@ fn scored_image(image_id: i64, caption: &str, text: String, scores: &ImageScores
         image_id,
         caption: caption.to_string(),
         categories,
-        details: serde_json::to_value(details).unwrap_or(serde_json::Value::Null),
+        // As the text stored, made here in the scoring threads.
+        details: serde_json::to_string(&details).unwrap_or_else(|_| "null".to_string()),
         classic: None,
     }
 }
@@ -488,8 +496,9 @@ fn score_against_references(
                 .ok_or(ScoringError::MissingReference(image_id))
         })
         .collect::<Result<_, _>>()?;
-    let captions: Vec<Vec<String>> = refs.par_iter().map(captions_of).collect();
+    let captions = captions_of(refs);
     let coco_refs = prepared_references(&captions, CaptionMode::Coco);
+    let refs_ms = started.elapsed().as_millis() as u64;
     let spice_refs = match mode {
         CaptionMode::Coco => None,
         CaptionMode::Raw => Some(prepared_references(&captions, mode)),
@@ -510,6 +519,7 @@ fn score_against_references(
         CaptionMode::Coco => coco_texts.clone(),
         CaptionMode::Raw => prepared_in(mode),
     };
+    let prepared_ms = started.elapsed().as_millis() as u64;
     progress.enter(Stage::Scoring, items.len());
     let scored: Vec<(ScoredImage, ImageScores)> = items
         .par_iter()
@@ -548,7 +558,9 @@ fn score_against_references(
         .collect();
     let classic = classic_metrics(&mut images, tokenized, Some(df))?;
     tracing::debug!(
-        spice_ms,
+        refs_tokenized_ms = refs_ms,
+        candidates_tokenized_ms = prepared_ms - refs_ms,
+        spice_ms = spice_ms - prepared_ms,
         classic_ms = started.elapsed().as_millis() as u64 - spice_ms,
         items = items.len(),
         "scored"
@@ -592,7 +604,7 @@ pub fn score_human(
     progress: &Progress,
 ) -> Result<SubmissionResult, ScoringError> {
     // Every caption prepared in the split's batch, the held-out one included.
-    let captions: Vec<Vec<String>> = refs.par_iter().map(captions_of).collect();
+    let captions = captions_of(refs);
     let spice_texts = prepared_references(&captions, mode);
     let coco_texts = match mode {
         CaptionMode::Coco => spice_texts.clone(),

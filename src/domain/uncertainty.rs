@@ -230,7 +230,7 @@ pub fn compare(a: &[ImageValues], b: &[ImageValues], top: usize) -> Comparison {
             }
         })
         .collect();
-    let mut most_different: Vec<ImageDifference> = pairs
+    let most_different: Vec<ImageDifference> = pairs
         .iter()
         .filter_map(|(x, y)| {
             let (a, b) = (x.values[0]?, y.values[0]?);
@@ -241,13 +241,6 @@ pub fn compare(a: &[ImageValues], b: &[ImageValues], top: usize) -> Comparison {
             })
         })
         .collect();
-    most_different.sort_by(|p, q| {
-        (q.a - q.b)
-            .abs()
-            .total_cmp(&(p.a - p.b).abs())
-            .then(p.image_id.cmp(&q.image_id))
-    });
-    most_different.truncate(top);
     let spice_differences = pairs
         .iter()
         .map(|(x, y)| {
@@ -259,9 +252,96 @@ pub fn compare(a: &[ImageValues], b: &[ImageValues], top: usize) -> Comparison {
     Comparison {
         images: pairs.len(),
         columns,
-        most_different,
+        most_different: largest_differences(most_different, top),
         spice_differences,
     }
+}
+
+/// The `top` images whose SPICE differs most, largest difference first (ties by image id).
+fn largest_differences(mut images: Vec<ImageDifference>, top: usize) -> Vec<ImageDifference> {
+    images.sort_by(|p, q| {
+        (q.a - q.b)
+            .abs()
+            .total_cmp(&(p.a - p.b).abs())
+            .then(p.image_id.cmp(&q.image_id))
+    });
+    images.truncate(top);
+    images
+}
+
+/// [`compare`] from what the leaderboard stores, without bootstrapping again: the intervals of
+/// both entries (`a` and `b`, one per column of `COLUMNS`) and each image's SPICE (`spice_a`,
+/// `spice_b`: image id and F, `None` where undefined, in image-id order). Two entries resampled
+/// alike (the same images, seed and count) have, in each column, the replicates and the mean that
+/// [`compare`] would compute (`stats::bootstrap_means` gives a column the same means whatever
+/// columns are beside it), so the result is [`compare`]'s, bit for bit. `None` when they were
+/// not resampled alike or an interval is missing: the caller then compares the per-image scores.
+pub fn compare_stored(
+    a: &[Interval],
+    b: &[Interval],
+    spice_a: &[(i64, Option<f64>)],
+    spice_b: &[(i64, Option<f64>)],
+    top: usize,
+) -> Option<Comparison> {
+    let same_images = spice_a.len() == spice_b.len()
+        && spice_a.iter().zip(spice_b).all(|(x, y)| x.0 == y.0)
+        && spice_a.windows(2).all(|w| w[0].0 < w[1].0);
+    if !same_images {
+        return None;
+    }
+    let column = |intervals: &[Interval], metric: SortKey| -> Option<Interval> {
+        intervals.iter().find(|i| i.metric == metric).cloned()
+    };
+    let mut columns = Vec::with_capacity(COLUMNS.len());
+    for metric in COLUMNS {
+        let (x, y) = (column(a, metric)?, column(b, metric)?);
+        let alike = x.image_set == y.image_set
+            && x.images == y.images
+            && x.images as usize == spice_a.len()
+            && x.seed == SEED
+            && y.seed == SEED
+            && x.replicates.len() == RESAMPLES
+            && y.replicates.len() == RESAMPLES;
+        if !alike {
+            return None;
+        }
+        let difference = x.estimate.zip(y.estimate).map(|(p, q)| p - q);
+        let d: Vec<f64> = x
+            .replicates
+            .iter()
+            .zip(&y.replicates)
+            .map(|(p, q)| p - q)
+            .collect();
+        let [low, high] = stats::interval95(&d);
+        columns.push(Difference {
+            metric,
+            a: x.estimate,
+            b: y.estimate,
+            difference,
+            low: difference.and(finite(low)),
+            high: difference.and(finite(high)),
+            p: difference.and(finite(stats::paired_p_value(&d))),
+        });
+    }
+    let differing = spice_a
+        .iter()
+        .zip(spice_b)
+        .filter_map(|(&(image_id, x), &(_, y))| {
+            let (a, b) = (x?, y?);
+            (a != b).then_some(ImageDifference { image_id, a, b })
+        })
+        .collect();
+    let spice_differences = spice_a
+        .iter()
+        .zip(spice_b)
+        .map(|(x, y)| x.1.zip(y.1).map_or(f64::NAN, |(a, b)| a - b))
+        .collect();
+    Some(Comparison {
+        images: spice_a.len(),
+        columns,
+        most_different: largest_differences(differing, top),
+        spice_differences,
+    })
 }
 
 #[cfg(test)]
@@ -338,6 +418,40 @@ mod tests {
         let mut other = entry(&base);
         other[0].image_id = 1;
         assert_eq!(tied(a, &intervals(&other)[0]), None);
+    }
+
+    #[test]
+    fn a_comparison_from_the_stored_intervals_is_the_bootstrapped_one() {
+        // Enough images for the bootstrap's parallel path; undefined values in some columns.
+        let values = |shift: usize| -> Vec<ImageValues> {
+            (0..400)
+                .map(|i| {
+                    let mut values = [None; 9];
+                    for (c, v) in values.iter_mut().enumerate() {
+                        let k = i * 31 + c * 17 + shift;
+                        *v = (!k.is_multiple_of(11) && c != 8)
+                            .then_some((k * 7919 % 1000) as f64 / 1000.0);
+                    }
+                    ImageValues {
+                        image_id: 1000 + 3 * i as i64,
+                        values,
+                    }
+                })
+                .collect()
+        };
+        let (a, b) = (values(0), values(5));
+        let spice = |v: &[ImageValues]| -> Vec<(i64, Option<f64>)> {
+            v.iter().map(|i| (i.image_id, i.values[0])).collect()
+        };
+        let stored = compare_stored(&intervals(&a), &intervals(&b), &spice(&a), &spice(&b), 20);
+        assert_eq!(stored, Some(compare(&a, &b, 20)));
+        // Other images: no shortcut.
+        let mut c = values(5);
+        c[7].image_id += 1;
+        assert_eq!(
+            compare_stored(&intervals(&a), &intervals(&c), &spice(&a), &spice(&c), 20),
+            None
+        );
     }
 
     #[test]

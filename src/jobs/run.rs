@@ -117,7 +117,9 @@ pub async fn process(
             if let Err(e) = queue::report_progress(pool, claim, stage, done, total).await {
                 tracing::debug!(job = claim.job.id, error = %e, "progress not stored");
             }
-            finish(pool, claim, &result).await.map_err(JobError::from)
+            finish(pool, claim, &result, &beat)
+                .await
+                .map_err(JobError::from)
         }
         Err(e) => Err(e),
     };
@@ -181,7 +183,13 @@ async fn finish(
     pool: &PgPool,
     claim: &Claim,
     result: &scores::SubmissionResult,
+    beat: &tokio::task::JoinHandle<()>,
 ) -> Result<(), sqlx::Error> {
+    let started = std::time::Instant::now();
+    // The bootstrap of the intervals (CPU) runs while the scores are written (the server's work).
+    let submission_id = claim.job.submission_id;
+    let images = crate::storage::uncertainty::of_result(result);
+    let bootstrap = tokio::spawn(crate::actions::bootstrap(submission_id, images));
     let mut tx = queue::begin_results(pool).await?;
     // Fencing first: this locks the job row, so a worker that took over cannot commit alongside.
     if !queue::complete(&mut tx, claim).await? {
@@ -191,16 +199,29 @@ async fn finish(
         );
         return tx.rollback().await;
     }
-    scores::write(&mut tx, claim.job.submission_id, result).await?;
-    let images = crate::storage::uncertainty::of_result(result);
-    crate::actions::record_intervals(&mut tx, claim.job.submission_id, images).await?;
+    scores::write(&mut tx, submission_id, result).await?;
+    let written = started.elapsed();
+    let intervals = bootstrap.await.map_err(|e| {
+        sqlx::Error::Protocol(format!(
+            "the bootstrap of submission {submission_id} crashed: {e}"
+        ))
+    })??;
+    crate::storage::uncertainty::store(&mut tx, submission_id, &intervals, true).await?;
+    let intervals = started.elapsed();
     tx.commit().await?;
+    // The job is done: a beat now would find it no longer running and call the lease lost.
+    beat.abort();
+    let committed = started.elapsed();
     if let Err(e) = scores::refresh_statistics(pool, result.images.len()).await {
         tracing::warn!(job = claim.job.id, error = %e, "refreshing the planner's statistics failed");
     }
     tracing::info!(
         job = claim.job.id,
         submission = claim.job.submission_id,
+        write_ms = written.as_millis() as u64,
+        intervals_ms = (intervals - written).as_millis() as u64,
+        commit_ms = (committed - intervals).as_millis() as u64,
+        statistics_ms = (started.elapsed() - committed).as_millis() as u64,
         "job succeeded"
     );
     Ok(())
@@ -217,9 +238,16 @@ async fn run(
         .ok_or_else(|| {
             JobError::Input(format!("submission {} is gone", claim.job.submission_id))
         })?;
+    let started = std::time::Instant::now();
     let (split, mut refs) = splits::with_references(pool, submission.split_id)
         .await?
         .ok_or_else(|| JobError::Input(format!("split {} is gone", submission.split_id)))?;
+    tracing::debug!(
+        job = claim.job.id,
+        images = refs.len(),
+        ms = started.elapsed().as_millis() as u64,
+        "references read"
+    );
     let mode = split.caption_mode;
 
     // Reference graphs missing (the engine could not parse at ingestion) or built by another
@@ -265,11 +293,10 @@ async fn run(
             splits::set_cider_df(&mut *tx, split.id, df).await?;
         }
         tx.commit().await?;
-        let updated: std::collections::HashMap<i64, serde_json::Value> =
-            built.into_iter().collect();
+        let mut updated: std::collections::HashMap<i64, String> = built.into_iter().collect();
         for r in &mut refs {
-            if let Some(g) = updated.get(&r.image_id) {
-                r.scene_graph = Some(g.clone());
+            if let Some(g) = updated.remove(&r.image_id) {
+                r.scene_graph = Some(g);
             }
         }
     }
@@ -313,17 +340,33 @@ async fn run(
             if let Some(bytes) = computed {
                 splits::set_cider_df(pool, split.id, &bytes).await?;
             }
+            tracing::debug!(job = claim.job.id, "candidates and frequencies read");
             let progress = progress.clone();
             Ok(blocking(move || {
-                scoring::score_submission(&engine, &refs, &candidates, mode, &df, &progress)
+                let result =
+                    scoring::score_submission(&engine, &refs, &candidates, mode, &df, &progress);
+                free_later((refs, candidates, df));
+                result
             })
             .await??)
         }
         JobKind::HumanBaseline => {
             let progress = progress.clone();
-            Ok(blocking(move || scoring::score_human(&engine, &refs, mode, &progress)).await??)
+            Ok(blocking(move || {
+                let result = scoring::score_human(&engine, &refs, mode, &progress);
+                free_later(refs);
+                result
+            })
+            .await??)
         }
     }
+}
+
+/// Frees `inputs` on a thread of its own: a COCO-sized split's references and frequencies are
+/// hundreds of thousands of allocations (a few tenths of a second to free), which need not
+/// delay the writing of the results.
+fn free_later<T: Send + 'static>(inputs: T) {
+    std::thread::spawn(move || drop(inputs));
 }
 
 /// Runs CPU-bound engine work off the async threads.

@@ -3,6 +3,7 @@
 
 pub mod accounts;
 pub mod challenges;
+mod copy;
 pub mod judgments;
 pub mod leaderboard;
 pub mod queue;

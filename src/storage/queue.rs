@@ -120,15 +120,21 @@ pub async fn claim(
     }))
 }
 
-/// Extends the lease; false if the claim is no longer ours.
+/// Extends the lease; false if the claim is no longer ours. While another transaction holds the
+/// job's row, the lease is left as it is and the committed row says whether the claim holds.
 pub async fn heartbeat(
-    db: impl PgExecutor<'_>,
+    db: &PgPool,
     claim: &Claim,
     lease_seconds: u64,
 ) -> Result<bool, sqlx::Error> {
+    // Never waits for the job's row: while the worker's own results' transaction holds it (for
+    // seconds, for a large submission), a waiting beat would only be one more statement stuck
+    // until that commits. Once that transaction has the row, nobody can take the job over.
     let r = sqlx::query(
         "UPDATE jobs SET lease_expires_at = now() + make_interval(secs => $4), heartbeat_at = now()
-         WHERE id = $1 AND locked_by = $2 AND attempts = $3 AND state = 'running'",
+         WHERE id = (SELECT id FROM jobs
+                     WHERE id = $1 AND locked_by = $2 AND attempts = $3 AND state = 'running'
+                     FOR UPDATE SKIP LOCKED)",
     )
     .bind(claim.job.id)
     .bind(&claim.worker)
@@ -136,7 +142,19 @@ pub async fn heartbeat(
     .bind(lease_seconds as f64)
     .execute(db)
     .await?;
-    Ok(r.rows_affected() == 1)
+    if r.rows_affected() == 1 {
+        return Ok(true);
+    }
+    // Not extended: the claim is lost, or the row is held; then the committed row says whose it is.
+    let held: Option<bool> = sqlx::query_scalar(
+        "SELECT TRUE FROM jobs WHERE id = $1 AND locked_by = $2 AND attempts = $3 AND state = 'running'",
+    )
+    .bind(claim.job.id)
+    .bind(&claim.worker)
+    .bind(claim.job.attempts)
+    .fetch_optional(db)
+    .await?;
+    Ok(held.is_some())
 }
 
 /// Stores how far the claimed job has got (fenced like every write after the claim). Progress

@@ -3,6 +3,8 @@
 
 use sqlx::{PgExecutor, Postgres, Transaction};
 
+use super::copy;
+
 /// Counts and ratios of one category; `None` ratios stand for NaN (no reference tuple).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, sqlx::FromRow)]
 pub struct CategoryScore {
@@ -26,8 +28,8 @@ pub struct ScoredImage {
     pub image_id: i64,
     pub caption: String,
     pub categories: Vec<CategoryScore>,
-    /// The engine's tuples with truth values (see `crate::scoring::ImageDetails`).
-    pub details: serde_json::Value,
+    /// The engine's tuples with truth values (`crate::scoring::ImageDetails`), as JSON text.
+    pub details: String,
     /// This image's classic metrics (`{"Bleu_4": .., "ROUGE_L": .., "CIDEr": ..}`), if computed.
     pub classic: Option<serde_json::Value>,
 }
@@ -93,44 +95,27 @@ pub async fn write(
         .bind(result.front_end)
         .execute(&mut **tx)
         .await?;
-    // COPY is the fastest way in for tens of thousands of rows (a 5,000-image submission writes
-    // 5,000 image results and 35,000 category scores).
-    let mut results = String::new();
-    let mut categories = String::new();
-    for i in &result.images {
-        let spice = i
-            .categories
-            .iter()
-            .find(|c| c.category == "all")
-            .and_then(|c| c.f)
-            .unwrap_or(0.0);
-        results.push_str(&format!("{submission_id}\t{}\t", i.image_id));
-        copy_field(&i.caption, &mut results);
-        results.push_str(&format!("\t{spice}\t"));
-        copy_field(&i.details.to_string(), &mut results);
-        results.push('\t');
-        match &i.classic {
-            Some(c) => copy_field(&c.to_string(), &mut results),
-            None => results.push_str("\\N"),
-        }
-        results.push('\n');
-        for c in &i.categories {
-            let opt = |x: Option<f64>| x.map_or_else(|| "\\N".to_string(), |v| v.to_string());
-            categories.push_str(&format!(
-                "{submission_id}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n",
-                i.image_id,
-                c.category,
-                c.tp,
-                c.fp,
-                c.fn_,
-                opt(c.precision),
-                opt(c.recall),
-                opt(c.f)
-            ));
-        }
+    // COPY is the fastest way in for tens of thousands of rows (a 40,504-image submission
+    // writes 40,504 image results, 80 MB with their details, and 283,528 category scores), a few
+    // thousand images per statement.
+    let started = std::time::Instant::now();
+    let (mut results_ms, mut categories_ms) = (0, 0);
+    for images in result.images.chunks(IMAGES_PER_COPY) {
+        let (results, categories) = copy_rows(submission_id, images);
+        let at = std::time::Instant::now();
+        copy::copy_in(tx, "COPY image_results (submission_id, image_id, caption, spice_f, details, classic) FROM STDIN", results).await?;
+        let between = std::time::Instant::now();
+        copy::copy_in(tx, "COPY image_scores (submission_id, image_id, category, tp, fp, fn, precision, recall, f) FROM STDIN", categories).await?;
+        results_ms += (between - at).as_millis() as u64;
+        categories_ms += between.elapsed().as_millis() as u64;
     }
-    copy_in(tx, "COPY image_results (submission_id, image_id, caption, spice_f, details, classic) FROM STDIN", results).await?;
-    copy_in(tx, "COPY image_scores (submission_id, image_id, category, tp, fp, fn, precision, recall, f) FROM STDIN", categories).await?;
+    tracing::debug!(
+        submission_id,
+        ms = started.elapsed().as_millis() as u64,
+        image_results_ms = results_ms,
+        image_scores_ms = categories_ms,
+        "per-image rows copied"
+    );
     for a in &result.aggregates {
         sqlx::query(
             "INSERT INTO aggregate_scores (submission_id, category, precision, recall, f, tp, fp, fn, images)
@@ -169,6 +154,54 @@ pub async fn write(
     .execute(&mut **tx)
     .await?;
     Ok(())
+}
+
+/// Images whose rows go in one COPY statement: about 0.1 s of the server's time each.
+const IMAGES_PER_COPY: usize = 5000;
+
+/// The rows of `images` for `image_results` and for `image_scores`, in COPY's text format.
+fn copy_rows(submission_id: i64, images: &[ScoredImage]) -> (String, String) {
+    use std::fmt::Write;
+    let mut results = String::new();
+    let mut categories = String::new();
+    let number = |out: &mut String, x: Option<f64>| match x {
+        Some(v) => {
+            let _ = write!(out, "{v}");
+        }
+        None => out.push_str("\\N"),
+    };
+    for i in images {
+        let spice = i
+            .categories
+            .iter()
+            .find(|c| c.category == "all")
+            .and_then(|c| c.f)
+            .unwrap_or(0.0);
+        let _ = write!(results, "{submission_id}\t{}\t", i.image_id);
+        copy::push_field(&mut results, &i.caption);
+        let _ = write!(results, "\t{spice}\t");
+        copy::push_field(&mut results, &i.details);
+        results.push('\t');
+        copy::push_optional(
+            &mut results,
+            i.classic.as_ref().map(|c| c.to_string()).as_deref(),
+        );
+        results.push('\n');
+        for c in &i.categories {
+            let _ = write!(
+                categories,
+                "{submission_id}\t{}\t{}\t{}\t{}\t{}\t",
+                i.image_id, c.category, c.tp, c.fp, c.fn_
+            );
+            number(&mut categories, c.precision);
+            categories.push('\t');
+            number(&mut categories, c.recall);
+            categories.push('\t');
+            number(&mut categories, c.f);
+            categories.push('\n');
+        }
+    }
+    (results, categories)
 }
 
 /// Refreshes the planner's statistics of the per-image tables after a job wrote `images` rows
@@ -267,14 +300,14 @@ pub async fn image_count(db: impl PgExecutor<'_>, submission_id: i64) -> Result<
         .await
 }
 
-/// One image of a submission: caption, engine details and per-category scores.
+/// One image of a submission: caption, engine details (JSON text) and per-category scores.
 pub async fn image(
     db: &sqlx::PgPool,
     submission_id: i64,
     image_id: i64,
-) -> Result<Option<(ImageRow, serde_json::Value, Vec<CategoryScore>)>, sqlx::Error> {
-    let row: Option<(i64, String, f64, serde_json::Value)> = sqlx::query_as(
-        "SELECT image_id, caption, spice_f, details FROM image_results WHERE submission_id = $1 AND image_id = $2",
+) -> Result<Option<(ImageRow, String, Vec<CategoryScore>)>, sqlx::Error> {
+    let row: Option<(i64, String, f64, String)> = sqlx::query_as(
+        "SELECT image_id, caption, spice_f, details::TEXT FROM image_results WHERE submission_id = $1 AND image_id = $2",
     )
     .bind(submission_id)
     .bind(image_id)
@@ -381,42 +414,4 @@ pub async fn classic(
         .bind(submission_id)
         .fetch_optional(db)
         .await
-}
-
-/// Appends `text` escaped for COPY's text format.
-fn copy_field(text: &str, out: &mut String) {
-    for ch in text.chars() {
-        match ch {
-            '\\' => out.push_str("\\\\"),
-            '\t' => out.push_str("\\t"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            c => out.push(c),
-        }
-    }
-}
-
-async fn copy_in(
-    tx: &mut Transaction<'_, Postgres>,
-    statement: &str,
-    data: String,
-) -> Result<(), sqlx::Error> {
-    if data.is_empty() {
-        return Ok(());
-    }
-    let mut copy = tx.copy_in_raw(statement).await?;
-    copy.send(data.into_bytes()).await?;
-    copy.finish().await.map(|_| ())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::copy_field;
-
-    #[test]
-    fn copy_fields_escape_separators_and_backslashes() {
-        let mut out = String::new();
-        copy_field("a\tb\\c\nd\re", &mut out);
-        assert_eq!(out, "a\\tb\\\\c\\nd\\re");
-    }
 }

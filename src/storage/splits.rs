@@ -130,33 +130,38 @@ pub async fn image_difference(
 /// One reference image ready to store.
 pub struct NewReferenceImage {
     pub image_id: i64,
-    pub captions: serde_json::Value,
-    pub scene_graph: Option<serde_json::Value>,
+    pub captions: Vec<String>,
+    /// The merged reference graph (`spice::SceneGraph`) as JSON text, if it could be built.
+    pub scene_graph: Option<String>,
     pub parse_error: Option<String>,
 }
 
-/// Stores reference images in batches (UNNEST keeps it to one statement per batch).
+/// Images whose rows go in one COPY statement (about 6 MB of COCO graphs).
+const IMAGES_PER_COPY: usize = 2000;
+
+/// Stores reference images with COPY, a few thousand per statement.
 pub async fn insert_reference_images(
     tx: &mut Transaction<'_, Postgres>,
     split_id: i64,
     images: &[NewReferenceImage],
 ) -> Result<(), sqlx::Error> {
-    for chunk in images.chunks(2000) {
-        let ids: Vec<i64> = chunk.iter().map(|i| i.image_id).collect();
-        let captions: Vec<serde_json::Value> = chunk.iter().map(|i| i.captions.clone()).collect();
-        let graphs: Vec<Option<serde_json::Value>> =
-            chunk.iter().map(|i| i.scene_graph.clone()).collect();
-        let errors: Vec<Option<String>> = chunk.iter().map(|i| i.parse_error.clone()).collect();
-        sqlx::query(
-            "INSERT INTO reference_images (split_id, image_id, captions, scene_graph, parse_error)
-             SELECT $1, * FROM UNNEST($2::BIGINT[], $3::JSONB[], $4::JSONB[], $5::TEXT[])",
+    for chunk in images.chunks(IMAGES_PER_COPY) {
+        let mut rows = String::new();
+        for i in chunk {
+            rows.push_str(&format!("{split_id}\t{}\t", i.image_id));
+            let captions = serde_json::to_string(&i.captions).unwrap_or_else(|_| "[]".into());
+            super::copy::push_field(&mut rows, &captions);
+            rows.push('\t');
+            super::copy::push_optional(&mut rows, i.scene_graph.as_deref());
+            rows.push('\t');
+            super::copy::push_optional(&mut rows, i.parse_error.as_deref());
+            rows.push('\n');
+        }
+        super::copy::copy_in(
+            tx,
+            "COPY reference_images (split_id, image_id, captions, scene_graph, parse_error) FROM STDIN",
+            rows,
         )
-        .bind(split_id)
-        .bind(ids)
-        .bind(captions)
-        .bind(graphs)
-        .bind(errors)
-        .execute(&mut **tx)
         .await?;
     }
     sqlx::query("UPDATE splits SET image_count = (SELECT COUNT(*) FROM reference_images WHERE split_id = $1) WHERE id = $1")
@@ -245,23 +250,37 @@ pub async fn image_ids(
 }
 
 /// A stored reference image as the scorer reads it.
-#[derive(Debug, sqlx::FromRow)]
+#[derive(Debug)]
 pub struct StoredReference {
     pub image_id: i64,
-    pub captions: serde_json::Value,
-    pub scene_graph: Option<serde_json::Value>,
+    pub captions: Vec<String>,
+    /// The merged reference graph as stored, JSON text: the scorer reads it into a
+    /// `spice::SceneGraph` in its threads (`scoring::stored_graph`).
+    pub scene_graph: Option<String>,
 }
 
+/// Every reference image of a split, in image-id order. The graphs come as the text stored
+/// (a `JSON` column): neither the server nor this process builds a tree of JSON values for the
+/// 123 MB of a COCO-sized split.
 pub async fn references(
     db: impl PgExecutor<'_>,
     split_id: i64,
 ) -> Result<Vec<StoredReference>, sqlx::Error> {
-    sqlx::query_as(
-        "SELECT image_id, captions, scene_graph FROM reference_images WHERE split_id = $1 ORDER BY image_id",
+    let rows: Vec<(i64, sqlx::types::Json<Vec<String>>, Option<String>)> = sqlx::query_as(
+        "SELECT image_id, captions, scene_graph::TEXT FROM reference_images
+         WHERE split_id = $1 ORDER BY image_id",
     )
     .bind(split_id)
     .fetch_all(db)
-    .await
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|(image_id, captions, scene_graph)| StoredReference {
+            image_id,
+            captions: captions.0,
+            scene_graph,
+        })
+        .collect())
 }
 
 /// A split version and its reference images, read in one snapshot: the graphs are those that the
@@ -303,15 +322,15 @@ pub async fn captions_of_image(
 pub async fn update_reference_graphs(
     tx: &mut Transaction<'_, Postgres>,
     split_id: i64,
-    graphs: &[(i64, serde_json::Value)],
+    graphs: &[(i64, String)],
     built_by: BuiltBy<'_>,
 ) -> Result<(), sqlx::Error> {
     for chunk in graphs.chunks(2000) {
         let ids: Vec<i64> = chunk.iter().map(|g| g.0).collect();
-        let values: Vec<serde_json::Value> = chunk.iter().map(|g| g.1.clone()).collect();
+        let values: Vec<&str> = chunk.iter().map(|g| g.1.as_str()).collect();
         sqlx::query(
-            "UPDATE reference_images r SET scene_graph = u.g, parse_error = NULL
-             FROM UNNEST($2::BIGINT[], $3::JSONB[]) AS u(id, g)
+            "UPDATE reference_images r SET scene_graph = u.g::JSON, parse_error = NULL
+             FROM UNNEST($2::BIGINT[], $3::TEXT[]) AS u(id, g)
              WHERE r.split_id = $1 AND r.image_id = u.id",
         )
         .bind(split_id)

@@ -168,6 +168,8 @@ pub async fn without_intervals(
 #[derive(sqlx::FromRow)]
 struct StoredRow {
     submission_id: i64,
+    #[sqlx(default)]
+    metric: String,
     estimate: Option<f64>,
     low: Option<f64>,
     high: Option<f64>,
@@ -212,22 +214,59 @@ pub async fn of_column(
     .await?;
     Ok(rows
         .into_iter()
-        .map(|r| {
-            (
-                r.submission_id,
-                Interval {
-                    metric,
-                    estimate: r.estimate,
-                    low: r.low,
-                    high: r.high,
-                    images: r.images,
-                    image_set: r.image_set,
-                    seed: r.seed as u64,
-                    replicates: from_bytes(&r.replicates),
-                },
-            )
+        .map(|r| (r.submission_id, interval(metric, r)))
+        .collect())
+}
+
+fn interval(metric: SortKey, r: StoredRow) -> Interval {
+    Interval {
+        metric,
+        estimate: r.estimate,
+        low: r.low,
+        high: r.high,
+        images: r.images,
+        image_set: r.image_set,
+        seed: r.seed as u64,
+        replicates: from_bytes(&r.replicates),
+    }
+}
+
+/// Every stored interval of a submission (one per column of `COLUMNS` it has values in).
+pub async fn of_submission(
+    db: impl PgExecutor<'_>,
+    submission_id: i64,
+) -> Result<Vec<Interval>, sqlx::Error> {
+    let rows: Vec<StoredRow> = sqlx::query_as(
+        "SELECT submission_id, metric, estimate, low, high, images, image_set, seed, replicates
+         FROM score_intervals WHERE submission_id = $1",
+    )
+    .bind(submission_id)
+    .fetch_all(db)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .filter_map(|r| {
+            let metric = COLUMNS.into_iter().find(|c| c.name() == r.metric)?;
+            Some(interval(metric, r))
         })
         .collect())
+}
+
+/// Each image's SPICE (the F of category `all`, `None` where undefined) of a submission, in
+/// image-id order: what the compare page lists images by. One row per image, looked up in the
+/// primary key's order.
+pub async fn spice_per_image(
+    db: impl PgExecutor<'_>,
+    submission_id: i64,
+) -> Result<Vec<(i64, Option<f64>)>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT image_id, f FROM image_scores
+         WHERE submission_id = $1 AND category = 'all'
+         ORDER BY image_id",
+    )
+    .bind(submission_id)
+    .fetch_all(db)
+    .await
 }
 
 #[cfg(test)]

@@ -163,7 +163,7 @@ async fn an_upload_whose_phase_closes_while_it_validates_is_refused() {
 async fn fake_images(app: &TestApp, submission_id: i64, images: i64, shift: f64) {
     sqlx::query(
         "INSERT INTO image_results (submission_id, image_id, caption, spice_f, details)
-         SELECT $1, g, 'a caption', ((g * 7919) % 1000) / 1000.0 * $3, '{}'::JSONB
+         SELECT $1, g, 'a caption', ((g * 7919) % 1000) / 1000.0 * $3, '{}'::JSON
          FROM generate_series(1, $2) g",
     )
     .bind(submission_id)
@@ -945,7 +945,7 @@ async fn an_image_page_shows_its_own_references_read_alone() {
     sqlx::query(
         "INSERT INTO reference_images (split_id, image_id, captions, scene_graph)
          SELECT $1, 1000000 + g, '[\"a padding caption\"]'::JSONB,
-                jsonb_build_object('pad', repeat(md5(g::TEXT), 32768))
+                json_build_object('pad', repeat(md5(g::TEXT), 32768))
          FROM generate_series(1, 500) g",
     )
     .bind(split.id)

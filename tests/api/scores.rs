@@ -104,3 +104,77 @@ async fn a_negative_fn_and_a_recall_above_one_are_scored_and_stored() {
     app.assert_scored(human.id).await;
     assert_eq!(image_score(&app, human.id, 1, "all").await, jar);
 }
+
+#[tokio::test]
+async fn a_deleted_submission_takes_its_per_image_scores_with_it() {
+    // image_scores has no foreign key to submissions (migration 20261130000002): a trigger
+    // deletes the rows, whether the submission is deleted itself or with its challenge.
+    let app = spawn_app_with(1, |_| {}).await;
+    let references = serde_json::json!({
+        "annotations": [
+            {"image_id": 1, "caption": REFERENCE},
+            {"image_id": 2, "caption": BATHROOM},
+        ],
+    });
+    let mut scored = Vec::new();
+    for slug in ["bath", "tubs"] {
+        let challenge = actions::create_challenge(
+            &app.pool,
+            &ChallengeSlug::parse(slug).expect("slug"),
+            &Title::parse(&format!("Bathrooms {slug}")).expect("title"),
+            "",
+        )
+        .await
+        .expect("challenge");
+        actions::import_references(
+            &app.pool,
+            &app.engine,
+            &challenge,
+            &SplitName::parse("val").expect("split"),
+            references.to_string().into_bytes(),
+            actions::ImportMode::default(),
+        )
+        .await
+        .expect("import references");
+        let (_, token) = app.team(slug, "Owls").await;
+        let results = serde_json::json!([
+            {"image_id": 1, "caption": "a bathroom with a toilet"},
+            {"image_id": 2, "caption": "a tub"},
+        ]);
+        let id = app
+            .submit(slug, &token, "val", results.to_string().into_bytes())
+            .await;
+        app.assert_scored(id).await;
+        scored.push((challenge.id, id));
+    }
+    let rows = |id: i64| {
+        let pool = app.pool.clone();
+        async move {
+            let n: i64 =
+                sqlx::query_scalar("SELECT COUNT(*) FROM image_scores WHERE submission_id = $1")
+                    .bind(id)
+                    .fetch_one(&pool)
+                    .await
+                    .expect("count");
+            n
+        }
+    };
+    assert_eq!(
+        rows(scored[0].1).await,
+        14,
+        "seven categories of two images"
+    );
+    sqlx::query("DELETE FROM submissions WHERE id = $1")
+        .bind(scored[0].1)
+        .execute(&app.pool)
+        .await
+        .expect("delete the submission");
+    assert_eq!(rows(scored[0].1).await, 0);
+    assert_eq!(rows(scored[1].1).await, 14, "the other one's stay");
+    sqlx::query("DELETE FROM challenges WHERE id = $1")
+        .bind(scored[1].0)
+        .execute(&app.pool)
+        .await
+        .expect("delete the challenge");
+    assert_eq!(rows(scored[1].1).await, 0);
+}

@@ -722,7 +722,7 @@ fn engine(g: &mut Gen, input: &mut Vec<u8>) -> Result<(), String> {
         image_id: 1,
         captions: refs.clone(),
     }];
-    let mut stored = scoring::reference_graphs(&engine, &images, mode);
+    let (mut stored, _) = scoring::reference_graphs(&engine, &images, mode);
     let new = stored.pop().ok_or("no reference graph")?;
     require(new.parse_error.is_none(), || {
         format!("the references did not parse: {:?}", new.parse_error)

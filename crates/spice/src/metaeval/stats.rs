@@ -191,13 +191,21 @@ pub fn interval95(estimates: &[f64]) -> [f64; 2] {
 #[derive(Debug, Clone)]
 pub struct SplitMix64(u64);
 
+/// SplitMix64's increment: its state after `k` draws is the seed plus `k` times this.
+const GOLDEN_GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
+
 impl SplitMix64 {
     pub fn new(seed: u64) -> Self {
         SplitMix64(seed)
     }
 
+    /// The generator as it is after `draws` draws: the state only grows by a constant.
+    pub fn skipped(seed: u64, draws: u64) -> Self {
+        SplitMix64(seed.wrapping_add(draws.wrapping_mul(GOLDEN_GAMMA)))
+    }
+
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        self.0 = self.0.wrapping_add(GOLDEN_GAMMA);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
@@ -219,19 +227,24 @@ impl SplitMix64 {
 ///
 /// The draws depend only on `seed` and `n`: two entries scored on the same images, in the same
 /// order, are resampled identically, so the differences of their means resample by resample are
-/// a paired bootstrap of the difference of their scores.
+/// a paired bootstrap of the difference of their scores. Each column's means are computed alike
+/// whatever the other columns are, so a column bootstrapped beside others has the same means as
+/// alone.
+///
+/// Resamples are computed in parallel (rayon): resample b starts from the generator as it is
+/// after b times n draws ([`SplitMix64::skipped`]), so the results are those of drawing them one
+/// after the other, bit for bit.
 pub fn bootstrap_means(values: &[f64], width: usize, resamples: usize, seed: u64) -> Vec<Vec<f64>> {
+    use rayon::prelude::*;
     let mut means = vec![Vec::with_capacity(resamples); width];
     if width == 0 {
         return means;
     }
     let n = values.len() / width;
-    let mut rng = SplitMix64::new(seed);
-    let mut sums = vec![0.0f64; width];
-    let mut counts = vec![0u32; width];
-    for _ in 0..resamples {
-        sums.iter_mut().for_each(|s| *s = 0.0);
-        counts.iter_mut().for_each(|c| *c = 0);
+    let resample = |b: usize| -> Vec<f64> {
+        let mut rng = SplitMix64::skipped(seed, (b as u64).wrapping_mul(n as u64));
+        let mut sums = vec![0.0f64; width];
+        let mut counts = vec![0u32; width];
         for _ in 0..n {
             let row = &values[rng.below(n) * width..][..width];
             for (c, &v) in row.iter().enumerate() {
@@ -241,12 +254,26 @@ pub fn bootstrap_means(values: &[f64], width: usize, resamples: usize, seed: u64
                 }
             }
         }
-        for c in 0..width {
-            means[c].push(if counts[c] == 0 {
-                f64::NAN
-            } else {
-                sums[c] / f64::from(counts[c])
-            });
+        sums.iter()
+            .zip(&counts)
+            .map(|(&sum, &count)| {
+                if count == 0 {
+                    f64::NAN
+                } else {
+                    sum / f64::from(count)
+                }
+            })
+            .collect()
+    };
+    // Small bootstraps are not worth the threads.
+    let by_resample: Vec<Vec<f64>> = if n * resamples < 1 << 16 {
+        (0..resamples).map(resample).collect()
+    } else {
+        (0..resamples).into_par_iter().map(resample).collect()
+    };
+    for row in by_resample {
+        for (column, mean) in means.iter_mut().zip(row) {
+            column.push(mean);
         }
     }
     means
@@ -341,6 +368,69 @@ mod tests {
         assert_eq!(draw(7), draw(7));
         assert_ne!(draw(7), draw(8));
         assert!(draw(7).iter().all(|&k| k < 10));
+    }
+
+    #[test]
+    fn a_skipped_generator_continues_the_sequence() {
+        let mut g = SplitMix64::new(2014);
+        for _ in 0..37 {
+            g.next_u64();
+        }
+        assert_eq!(
+            SplitMix64::skipped(2014, 37).next_u64(),
+            g.next_u64(),
+            "draw 38"
+        );
+    }
+
+    #[test]
+    fn parallel_resamples_are_those_drawn_one_after_the_other() {
+        // Large enough for the parallel path; a column without values, a column with holes.
+        let (n, width) = (500, 3);
+        let values: Vec<f64> = (0..n * width)
+            .map(|k: usize| match k % width {
+                0 => (k * 7919 % 1000) as f64 / 1000.0,
+                1 if k.is_multiple_of(7) => f64::NAN,
+                1 => (k * 104_729 % 977) as f64 / 977.0,
+                _ => f64::NAN,
+            })
+            .collect();
+        let mut rng = SplitMix64::new(2014);
+        let mut expected = vec![Vec::new(); width];
+        for _ in 0..1000 {
+            let (mut sums, mut counts) = (vec![0.0f64; width], vec![0u32; width]);
+            for _ in 0..n {
+                let row = &values[rng.below(n) * width..][..width];
+                for (c, &v) in row.iter().enumerate() {
+                    if !v.is_nan() {
+                        sums[c] += v;
+                        counts[c] += 1;
+                    }
+                }
+            }
+            for c in 0..width {
+                expected[c].push(if counts[c] == 0 {
+                    f64::NAN
+                } else {
+                    sums[c] / f64::from(counts[c])
+                });
+            }
+        }
+        let bits = |m: &[Vec<f64>]| -> Vec<Vec<u64>> {
+            m.iter()
+                .map(|c| c.iter().map(|x| x.to_bits()).collect())
+                .collect()
+        };
+        assert_eq!(
+            bits(&bootstrap_means(&values, width, 1000, 2014)),
+            bits(&expected)
+        );
+        // A column bootstrapped alone has the same means as beside the others.
+        let first: Vec<f64> = values.iter().step_by(width).copied().collect();
+        assert_eq!(
+            bits(&bootstrap_means(&first, 1, 1000, 2014)),
+            bits(&expected[..1])
+        );
     }
 
     /// Expected values from `scripts/uncertainty-oracle` (numpy on the same draws).
