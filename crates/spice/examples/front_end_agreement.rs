@@ -21,7 +21,7 @@ use rayon::prelude::*;
 use spice::corenlp::PcfgParser;
 use spice::parse::Parser;
 use spice::tag::Tagger;
-use spice::{fidelity, tokenize, DepGraph, Proposal};
+use spice::{fidelity, Proposal};
 
 fn main() {
     if let Err(e) = run() {
@@ -104,7 +104,7 @@ fn run() -> Result<(), String> {
         let a = fidelity::front_end_agreement(
             &texts,
             |c| {
-                builtin_graphs(tagger, parser, c, habits)
+                spice::parse_with_habits(tagger, parser, c, habits)
                     .into_iter()
                     .flat_map(spice::proposals_of)
                     .collect()
@@ -155,34 +155,4 @@ fn exact_proposals(
         std::fs::write(&path, json).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     Ok(known)
-}
-
-/// Stages 1-7 with these models, as [`spice::parse_with`], the habits optional.
-fn builtin_graphs(tagger: &Tagger, parser: &Parser, caption: &str, habits: bool) -> Vec<DepGraph> {
-    if habits {
-        return spice::parse_with(tagger, parser, caption);
-    }
-    let tokens = tokenize::tokenize(caption);
-    let mut out = Vec::new();
-    for range in tokenize::split_sentences(&tokens) {
-        let words: Vec<&str> = tokens[range].iter().map(|t| t.text.as_str()).collect();
-        if words.is_empty() {
-            continue;
-        }
-        if words.len() > spice::corenlp::MAX_PARSED_WORDS {
-            out.push(spice::corenlp::unparsed_graph(&words, out.len()));
-            continue;
-        }
-        let tags = spice::tag::tag_sentence(tagger, &words);
-        let shown = spice::parse::parser_tags(&words, &tags);
-        let arcs = parser.parse_form(&words, &shown, tokenize::Form::of(&words));
-        let mut g = spice::parse::to_graph(&words, &tags, &arcs);
-        for t in &mut g.tokens {
-            t.lemma = spice::lemmatize::lemma(&t.word, &t.tag);
-        }
-        spice::enhance::enhance(&mut g);
-        g.sentence = out.len();
-        out.push(g);
-    }
-    out
 }

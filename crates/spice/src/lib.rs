@@ -216,6 +216,17 @@ impl Engine {
 /// Stages 1–7 of the [crate-level list](crate) with a given tagger and parser (what
 /// [`Engine::parse`] does with the embedded ones).
 pub fn parse_with(tagger: &tag::Tagger, parser: &parse::Parser, caption: &str) -> Vec<DepGraph> {
+    parse_with_habits(tagger, parser, caption, true)
+}
+
+/// [`parse_with`], with or without the hand-written passes of [`habits`] (to measure what they
+/// are worth to a model: `examples/front_end_agreement.rs`).
+pub fn parse_with_habits(
+    tagger: &tag::Tagger,
+    parser: &parse::Parser,
+    caption: &str,
+    habits: bool,
+) -> Vec<DepGraph> {
     let tokens = tokenize::tokenize(caption);
     let mut out = Vec::new();
     for range in tokenize::split_sentences(&tokens) {
@@ -233,7 +244,7 @@ pub fn parse_with(tagger: &tag::Tagger, parser: &parse::Parser, caption: &str) -
         let tags = tag::tag_sentence(tagger, &words);
         let shown = parse::parser_tags(&words, &tags);
         let arcs = parser.parse_form(&words, &shown, form);
-        let mut g = finish_basic(&words, &tags, &arcs);
+        let mut g = finish_basic_with(&words, &tags, &arcs, habits);
         g.sentence = out.len();
         out.push(g);
     }
@@ -243,14 +254,27 @@ pub fn parse_with(tagger: &tag::Tagger, parser: &parse::Parser, caption: &str) -
 /// Stages 4–7 of the [crate-level list](crate): a basic tree (the tagger's tags, the parser's
 /// arcs) to the collapsed, CC-processed graph the rules read.
 pub fn finish_basic(words: &[&str], tags: &[&str], arcs: &[(usize, parse::Label)]) -> DepGraph {
+    finish_basic_with(words, tags, arcs, true)
+}
+
+fn finish_basic_with(
+    words: &[&str],
+    tags: &[&str],
+    arcs: &[(usize, parse::Label)],
+    with_habits: bool,
+) -> DepGraph {
     let mut g = parse::to_graph(words, tags, arcs);
     for t in &mut g.tokens {
         t.lemma = lemmatize::lemma(&t.word, &t.tag);
     }
     let form = tokenize::Form::of(words);
-    habits::apply_basic(&mut g, form);
+    if with_habits {
+        habits::apply_basic(&mut g, form);
+    }
     enhance::enhance(&mut g);
-    habits::apply(&mut g, form);
+    if with_habits {
+        habits::apply(&mut g, form);
+    }
     g
 }
 
