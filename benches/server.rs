@@ -368,6 +368,7 @@ async fn coco_scale(
             user_id: None,
         },
         "",
+        &spiceboard::domain::SubmissionMethod::default(),
         results(&whole.images, 0),
         limits.clone(),
     )
