@@ -4,8 +4,12 @@
 //! `scripts/make-exact-treebank`:
 //!
 //! ```text
-//! exact_treebank MODEL captions_train2014.json OUT_DIR [--limit N] [--threads N]
+//! exact_treebank MODEL captions_train2014.json OUT_DIR [--from N] [--limit N] [--threads N]
 //! ```
+//!
+//! Captions are analysed and written 20,000 at a time, so a run stopped part way keeps what it
+//! wrote: `--from N` starts at the N-th caption (by annotation id) and appends to the files in
+//! OUT_DIR (from 0 they are written afresh). The files then hold captions `[from, from + limit)`.
 //!
 //! Both input forms: captions as written (`*.raw.conllu`) and in pycocoevalcap's form
 //! (`*.coco.conllu`, PTBTokenizer lowercased with its punctuation removed, then parsed as the
@@ -48,12 +52,14 @@ fn run() -> Result<(), String> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [model, captions, out, rest @ ..] = args.as_slice() else {
         return Err(
-            "usage: exact_treebank MODEL captions_train2014.json OUT_DIR [--limit N] [--threads N]"
+            "usage: exact_treebank MODEL captions_train2014.json OUT_DIR [--from N] [--limit N] \
+             [--threads N]"
                 .into(),
         );
     };
     let mut limit = usize::MAX;
     let mut threads = 0;
+    let mut from = 0;
     let mut it = rest.iter();
     while let Some(flag) = it.next() {
         let value = it.next().ok_or(format!("{flag} needs a value"))?;
@@ -62,6 +68,7 @@ fn run() -> Result<(), String> {
             .map_err(|_| format!("{flag} takes a number, not {value}"))?;
         match flag.as_str() {
             "--limit" => limit = n,
+            "--from" => from = n,
             "--threads" => threads = n,
             _ => return Err(format!("unknown option {flag}")),
         }
@@ -95,58 +102,92 @@ fn run() -> Result<(), String> {
         .collect::<Option<Vec<_>>>()
         .ok_or("an annotation without id, image_id or caption")?;
     all.sort_by_key(|c| c.id);
-    all.truncate(limit);
-    // pycocoevalcap tokenizes a whole file at once; so do we, in annotation-id order.
+    // pycocoevalcap tokenizes a whole file at once; so do we, in annotation-id order (all of it,
+    // whatever part is analysed, so a part's text is what the whole run gives).
     let coco_form =
         spice::tokenize::tokenize_coco_batch(&all.iter().map(|c| &c.text).collect::<Vec<_>>());
+    let end = from.saturating_add(limit).min(all.len());
+    let from = from.min(end);
 
     let out = PathBuf::from(out);
     std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
-    let mut stats = Vec::new();
-    for (form, texts) in [
-        (
-            "raw",
-            all.iter().map(|c| c.text.as_str()).collect::<Vec<_>>(),
-        ),
-        ("coco", coco_form.iter().map(String::as_str).collect()),
-    ] {
-        let t = Instant::now();
-        let mut distinct: Vec<&str> = texts.clone();
-        distinct.sort_unstable();
-        distinct.dedup();
-        let analysed: HashMap<&str, String> = distinct
-            .par_iter()
-            .map(|&text| (text, analyse(parser, text)))
-            .collect();
+    let mut files = HashMap::new();
+    for form in ["raw", "coco"] {
         for split in ["train", "heldout"] {
             let path = out.join(format!("{split}.{form}.conllu"));
-            let mut w = std::io::BufWriter::new(
-                std::fs::File::create(&path).map_err(|e| format!("{}: {e}", path.display()))?,
-            );
-            let mut n = 0;
-            for (c, text) in all.iter().zip(&texts) {
-                if held_out(c.image_id) != (split == "heldout") {
-                    continue;
-                }
-                n += 1;
+            let file = std::fs::OpenOptions::new()
+                .create(true)
+                .write(true)
+                .append(from > 0)
+                .truncate(from == 0)
+                .open(&path)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            files.insert((split, form), (path, std::io::BufWriter::new(file), 0usize));
+        }
+    }
+    // Each distinct text is parsed once, whichever part it comes back in.
+    let mut analysed: HashMap<String, String> = HashMap::new();
+    let mut parsed = [0usize; 2];
+    const PART: usize = 20_000;
+    for part in (from..end).step_by(PART) {
+        let range = part..(part + PART).min(end);
+        for (f, form) in ["raw", "coco"].into_iter().enumerate() {
+            let texts: Vec<&str> = range
+                .clone()
+                .map(|i| match form {
+                    "raw" => all[i].text.as_str(),
+                    _ => coco_form[i].as_str(),
+                })
+                .collect();
+            let key = |t: &str| format!("{form}\u{0}{t}");
+            let mut todo: Vec<&str> = texts
+                .iter()
+                .copied()
+                .filter(|t| !analysed.contains_key(&key(t)))
+                .collect();
+            todo.sort_unstable();
+            todo.dedup();
+            parsed[f] += todo.len();
+            let done: Vec<(String, String)> = todo
+                .par_iter()
+                .map(|&text| (key(text), analyse(parser, text)))
+                .collect();
+            analysed.extend(done);
+            for (i, text) in range.clone().zip(&texts) {
+                let c = &all[i];
+                let split = if held_out(c.image_id) { "heldout" } else { "train" };
+                let (path, w, n) = files.get_mut(&(split, form)).expect("opened above");
+                *n += 1;
                 write!(
                     w,
                     "# caption_id = {}\n# text = {}\n{}",
                     c.id,
                     text.replace('\n', " "),
-                    analysed[text]
+                    analysed[&key(text)]
                 )
                 .map_err(|e| format!("{}: {e}", path.display()))?;
             }
-            w.flush().map_err(|e| format!("{}: {e}", path.display()))?;
-            stats.push(format!("{split}.{form}: {n} captions"));
         }
-        stats.push(format!(
-            "{form}: {} distinct captions parsed in {:.1} s",
-            distinct.len(),
-            t.elapsed().as_secs_f64()
-        ));
+        for (path, w, _) in files.values_mut() {
+            w.flush().map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+        eprintln!(
+            "captions {}..{} written ({:.0} s)",
+            range.start,
+            range.end,
+            start.elapsed().as_secs_f64()
+        );
     }
+    let mut stats = Vec::new();
+    for form in ["raw", "coco"] {
+        for split in ["train", "heldout"] {
+            stats.push(format!("{split}.{form}: {} captions", files[&(split, form)].2));
+        }
+    }
+    stats.push(format!(
+        "distinct captions parsed: {} as written, {} in pycocoevalcap's form",
+        parsed[0], parsed[1]
+    ));
     for s in &stats {
         println!("{s}");
     }

@@ -2,14 +2,18 @@
 //! objective), on the held-out captions of the exact treebank (`scripts/make-exact-treebank`):
 //!
 //! ```text
-//! front_end_agreement MODEL TREEBANK_DIR [--models DIR] [--habits on|off] [--limit N] [--threads N]
+//! front_end_agreement MODEL TREEBANK_DIR [--models DIR] [--habits on|off] [--tagging clause|plain]
+//!     [--oracle none|tags|tree] [--limit N] [--threads N]
 //! ```
 //!
 //! MODEL is CoreNLP's English PCFG (or the models jar): the exact pipeline parses each held-out
 //! caption again. `--models DIR` takes the built-in tagger and parser from `DIR/tagger.bin` and
 //! `DIR/parser.bin` (with `DIR/parser-coco.bin`, the COCO-form corrections, if present) instead of
 //! the embedded ones; `--habits off` leaves out the hand-written passes over the basic and the
-//! collapsed graph. Per input form: captions whose proposals are the same multiset, and tuple
+//! collapsed graph; `--tagging plain` tags with the tagger alone (no verb search, no parser-side
+//! tag changes). `--oracle tags` gives the parser the treebank's own (exact) tags, `--oracle tree`
+//! takes the treebank's whole basic tree: how much of the disagreement each stage causes. Per
+//! input form: captions whose proposals are the same multiset, and tuple
 //! precision and recall of the built-in proposals against the exact ones (multisets, summed over
 //! captions).
 
@@ -19,7 +23,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use spice::corenlp::PcfgParser;
-use spice::parse::Parser;
+use spice::parse::{Label, Parser};
 use spice::tag::Tagger;
 use spice::{fidelity, Proposal};
 
@@ -45,6 +49,7 @@ fn run() -> Result<(), String> {
         );
     };
     let (mut models_dir, mut habits, mut limit, mut threads) = (None, true, usize::MAX, 0);
+    let (mut plain, mut oracle) = (false, String::from("none"));
     let mut it = rest.iter();
     while let Some(flag) = it.next() {
         let value = it.next().ok_or(format!("{flag} needs a value"))?;
@@ -56,6 +61,8 @@ fn run() -> Result<(), String> {
         match flag.as_str() {
             "--models" => models_dir = Some(PathBuf::from(value)),
             "--habits" => habits = value == "on",
+            "--tagging" => plain = value == "plain",
+            "--oracle" => oracle = value.clone(),
             "--limit" => limit = number()?,
             "--threads" => threads = number()?,
             _ => return Err(format!("unknown option {flag}")),
@@ -89,11 +96,12 @@ fn run() -> Result<(), String> {
         }
     };
     println!(
-        "built-in models: {}; habits {}",
+        "built-in models: {}; habits {}; tagging {}; oracle {oracle}",
         models_dir
             .as_ref()
             .map_or("embedded".into(), |d| d.display().to_string()),
-        if habits { "on" } else { "off" }
+        if habits { "on" } else { "off" },
+        if plain { "plain" } else { "clause" }
     );
     println!("| form | captions | same proposals | tuple P | tuple R |");
     println!("|---|---:|---:|---:|---:|");
@@ -101,13 +109,38 @@ fn run() -> Result<(), String> {
         let path = Path::new(dir).join(format!("heldout.{form}.conllu"));
         let texts = fidelity::treebank_texts(&path, limit)?;
         let wanted = exact_proposals(exact, dir, form, &texts)?;
+        let gold = treebank_sentences(&path)?;
         let a = fidelity::front_end_agreement(
             &texts,
             |c| {
-                spice::parse_with_habits(tagger, parser, c, habits)
-                    .into_iter()
-                    .flat_map(spice::proposals_of)
-                    .collect()
+                let graphs = if oracle == "none" && !plain {
+                    spice::parse_with_habits(tagger, parser, c, habits)
+                } else {
+                    let sents = gold.get(c).map(Vec::as_slice).unwrap_or_default();
+                    sents
+                        .iter()
+                        .enumerate()
+                        .map(|(n, s)| {
+                            let words: Vec<&str> = s.words.iter().map(String::as_str).collect();
+                            let tags: Vec<&str> = match oracle.as_str() {
+                                "none" => tagger.tag(&words),
+                                _ => s.tags.iter().map(String::as_str).collect(),
+                            };
+                            let arcs = match oracle.as_str() {
+                                "tree" => s.arcs.clone(),
+                                _ => parser.parse_form(
+                                    &words,
+                                    &tags,
+                                    spice::tokenize::Form::of(&words),
+                                ),
+                            };
+                            let mut g = spice::finish_basic_with(&words, &tags, &arcs, habits);
+                            g.sentence = n;
+                            g
+                        })
+                        .collect()
+                };
+                graphs.into_iter().flat_map(spice::proposals_of).collect()
             },
             |c| wanted[c].clone(),
         );
@@ -155,4 +188,46 @@ fn exact_proposals(
         std::fs::write(&path, json).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     Ok(known)
+}
+
+/// One sentence of the treebank: words, exact tags, exact basic arcs.
+struct GoldSentence {
+    words: Vec<String>,
+    tags: Vec<String>,
+    arcs: Vec<(usize, Label)>,
+}
+
+/// The sentences of each caption of a treebank file, by its `# text`.
+fn treebank_sentences(path: &Path) -> Result<HashMap<String, Vec<GoldSentence>>, String> {
+    let body = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut out: HashMap<String, Vec<GoldSentence>> = HashMap::new();
+    let mut text = String::new();
+    let mut cur: Option<GoldSentence> = None;
+    // A text seen before (captions repeat) keeps its first analysis.
+    let mut repeated = false;
+    for line in body.lines().chain(std::iter::once("")) {
+        if let Some(t) = line.strip_prefix("# text = ") {
+            text = t.to_string();
+            repeated = out.contains_key(&text);
+        } else if line.is_empty() {
+            if let Some(s) = cur.take() {
+                if !repeated {
+                    out.entry(text.clone()).or_default().push(s);
+                }
+            }
+        } else if !line.starts_with('#') {
+            let cols: Vec<&str> = line.split('\t').collect();
+            let s = cur.get_or_insert_with(|| GoldSentence {
+                words: vec![],
+                tags: vec![],
+                arcs: vec![],
+            });
+            let head = cols[6].parse().map_err(|_| format!("bad head: {line}"))?;
+            let label = Label::from_name(cols[7]).ok_or(format!("unknown label: {line}"))?;
+            s.words.push(cols[1].to_string());
+            s.tags.push(cols[4].to_string());
+            s.arcs.push((head, label));
+        }
+    }
+    Ok(out)
 }

@@ -257,7 +257,8 @@ pub fn finish_basic(words: &[&str], tags: &[&str], arcs: &[(usize, parse::Label)
     finish_basic_with(words, tags, arcs, true)
 }
 
-fn finish_basic_with(
+/// [`finish_basic`], with or without the hand-written passes of [`habits`].
+pub fn finish_basic_with(
     words: &[&str],
     tags: &[&str],
     arcs: &[(usize, parse::Label)],
