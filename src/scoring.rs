@@ -18,21 +18,21 @@ use crate::storage::splits::{NewReferenceImage, StoredReference};
 
 /// Recorded with each split's reference graphs so that a re-score after an upgrade can tell.
 /// The suffix names how references are tokenized: graphs stored while each caption was
-/// tokenized alone are built again. This is the built-in front end's version; the engine's
-/// version as a whole names its front end too ([`engine_version`]).
+/// tokenized alone are built again. The engine's version as a whole names its front end and
+/// models too ([`engine_version`]).
 pub const ENGINE_VERSION: &str = concat!("spice/", env!("CARGO_PKG_VERSION"), "+coco-batch");
 
 /// The version of `engine` recorded with the reference graphs it builds: [`ENGINE_VERSION`],
-/// with the front end's name and its model's fingerprint unless it is the built-in one (whose
-/// graphs were stored under [`ENGINE_VERSION`] alone before there were two). Graphs built by one front end are rebuilt
-/// by a worker whose front end differs (`jobs::run`).
+/// the front end's name and its models' fingerprint (the user's CoreNLP model file, or the
+/// embedded tagger and parser). Graphs built by another front end or other models are rebuilt by
+/// a worker (`jobs::run`), so a new `spiceboard` with retrained built-in models never scores
+/// against graphs the old ones made.
 pub fn engine_version(engine: &Engine) -> String {
     let f = engine.options().front_end;
-    match f.model_fingerprint() {
-        None => ENGINE_VERSION.to_string(),
-        // The model file counts: graphs built with another one are rebuilt.
-        Some(model) => format!("{ENGINE_VERSION}+{}+{model}", f.name()),
-    }
+    let model = f
+        .model_fingerprint()
+        .map_or_else(spice::parse::embedded_models_fingerprint, str::to_string);
+    format!("{ENGINE_VERSION}+{}+{model}", f.name())
 }
 
 /// How the database, the pages and the exports name `engine`'s front end: `built-in` or

@@ -104,7 +104,14 @@ async fn a_split_scored_built_in_moves_to_corenlp_with_rescore_and_is_never_rank
     // Built-in: the split's graphs and both scores say so, and both entries are ranked.
     let (front_end, version) = split_front_end(&app).await;
     assert_eq!(front_end, "built-in");
-    assert_eq!(version, scoring::ENGINE_VERSION);
+    assert_eq!(
+        version,
+        format!(
+            "{}+built-in+{}",
+            scoring::ENGINE_VERSION,
+            spice::parse::embedded_models_fingerprint()
+        )
+    );
     let built_in_rows = vec![
         (a, Some("built-in".to_string())),
         (b, Some("built-in".to_string())),

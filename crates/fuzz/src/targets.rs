@@ -709,9 +709,8 @@ fn engine(g: &mut Gen, input: &mut Vec<u8>) -> Result<(), String> {
     } = EngineCase::new(g);
     *input = format!("{mode:?}\n{candidate}\n{}", refs.join("\n")).into_bytes();
     let engine = scoring::new_engine();
-    // What the engine loads once (models; the COCO-form corrections, on the first caption in
-    // pycocoevalcap's form; the UD converter's head finder, on the first sentence too long to
-    // parse) is loaded before the first input is measured.
+    // What the engine loads once (models; the UD converter's head finder, on the first sentence
+    // too long to parse) is loaded before the first input is measured.
     static LOADED: std::sync::Once = std::sync::Once::new();
     LOADED.call_once(|| {
         let long = "a ".repeat(spice::corenlp::MAX_PARSED_WORDS + 1);

@@ -50,6 +50,11 @@ struct Caption {
 
 fn run() -> Result<(), String> {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if let [model, flag, dir, rest @ ..] = args.as_slice() {
+        if flag == "--lemmatized" {
+            return lemmatized(model, Path::new(dir), rest);
+        }
+    }
     let [model, captions, out, rest @ ..] = args.as_slice() else {
         return Err(
             "usage: exact_treebank MODEL captions_train2014.json OUT_DIR [--from N] [--limit N] \
@@ -155,7 +160,11 @@ fn run() -> Result<(), String> {
             analysed.extend(done);
             for (i, text) in range.clone().zip(&texts) {
                 let c = &all[i];
-                let split = if held_out(c.image_id) { "heldout" } else { "train" };
+                let split = if held_out(c.image_id) {
+                    "heldout"
+                } else {
+                    "train"
+                };
                 let (path, w, n) = files.get_mut(&(split, form)).expect("opened above");
                 *n += 1;
                 write!(
@@ -181,7 +190,10 @@ fn run() -> Result<(), String> {
     let mut stats = Vec::new();
     for form in ["raw", "coco"] {
         for split in ["train", "heldout"] {
-            stats.push(format!("{split}.{form}: {} captions", files[&(split, form)].2));
+            stats.push(format!(
+                "{split}.{form}: {} captions",
+                files[&(split, form)].2
+            ));
         }
     }
     stats.push(format!(
@@ -192,6 +204,82 @@ fn run() -> Result<(), String> {
         println!("{s}");
     }
     println!("total {:.1} s", start.elapsed().as_secs_f64());
+    Ok(())
+}
+
+/// The third form SPICE meets: captions their authors lemmatized before scoring ("a baby be play
+/// with a toy", as in the official parser cache's `captions-b`): each caption of
+/// `DIR/{train,heldout}.coco.conllu` with its nouns and verbs replaced by their lemmas (other
+/// words as they are, as a WordNet lemmatizer leaves them), parsed by the exact pipeline into
+/// `DIR/{train,heldout}.lemma.conllu`. `--limit N` takes the first N training captions (all
+/// held-out ones).
+fn lemmatized(model: &str, dir: &Path, rest: &[String]) -> Result<(), String> {
+    let limit = match rest {
+        [] => usize::MAX,
+        [flag, n] if flag == "--limit" => n
+            .parse()
+            .map_err(|_| format!("--limit {n}: not a number"))?,
+        _ => {
+            return Err("usage: exact_treebank MODEL --lemmatized TREEBANK_DIR [--limit N]".into())
+        }
+    };
+    let start = Instant::now();
+    let parser = PcfgParser::load_shared(Path::new(model)).map_err(|e| e.to_string())?;
+    for split in ["train", "heldout"] {
+        let src = dir.join(format!("{split}.coco.conllu"));
+        let body = std::fs::read_to_string(&src).map_err(|e| format!("{}: {e}", src.display()))?;
+        // (caption id, lemmatized text) per caption, in file order.
+        let mut captions: Vec<(String, String)> = Vec::new();
+        for line in body.lines() {
+            if let Some(id) = line.strip_prefix("# caption_id = ") {
+                captions.push((id.to_string(), String::new()));
+            } else if !line.is_empty() && !line.starts_with('#') {
+                let cols: Vec<&str> = line.split('\t').collect();
+                let (word, lemma, tag) = (cols[1], cols[2], cols[4]);
+                let keep = if tag.starts_with("NN") || tag.starts_with("VB") {
+                    lemma
+                } else {
+                    word
+                };
+                let (_, text) = captions
+                    .last_mut()
+                    .ok_or(format!("{}: a token before any caption", src.display()))?;
+                if !text.is_empty() {
+                    text.push(' ');
+                }
+                text.push_str(&keep.to_lowercase());
+            }
+        }
+        if split == "train" {
+            captions.truncate(limit);
+        }
+        let mut distinct: Vec<&str> = captions.iter().map(|c| c.1.as_str()).collect();
+        distinct.sort_unstable();
+        distinct.dedup();
+        let analysed: HashMap<&str, String> = distinct
+            .par_iter()
+            .map(|&text| (text, analyse(parser, text)))
+            .collect();
+        let path = dir.join(format!("{split}.lemma.conllu"));
+        let mut w = std::io::BufWriter::new(
+            std::fs::File::create(&path).map_err(|e| format!("{}: {e}", path.display()))?,
+        );
+        for (id, text) in &captions {
+            write!(
+                w,
+                "# caption_id = {id}\n# text = {text}\n{}",
+                analysed[text.as_str()]
+            )
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+        w.flush().map_err(|e| format!("{}: {e}", path.display()))?;
+        println!(
+            "{split}.lemma: {} captions, {} distinct ({:.1} s)",
+            captions.len(),
+            distinct.len(),
+            start.elapsed().as_secs_f64()
+        );
+    }
     Ok(())
 }
 

@@ -5,8 +5,7 @@
 //! (default: `../shared/fidelity` next to the repository). `scripts/fidelity-report` runs it.
 //! Every evidence file is split in two by a committed hash of the caption ([`Half`]): tune on
 //! the `tuning` rows, report the `held-out` ones. With `FIDELITY_DIFFS=1` it also lists, on
-//! standard error, the tuning captions we do not reproduce; `FIDELITY_FOLD=K` reports fold K of
-//! the tuning half of the parser cache only (for choosing settings on the other fold).
+//! standard error, the tuning captions we do not reproduce.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -147,9 +146,12 @@ fn exact_treebank_table(engines: &[(&'static str, Engine)]) -> Result<(), String
     println!("| input | captions | same proposals | tuple precision / recall |");
     println!("|---|---|---|---|");
     let proposals = |engine: &Engine, c: &str| engine.caption_proposals(c).unwrap_or_default();
-    for form in ["raw", "coco"] {
-        let texts =
-            fidelity::treebank_texts(&dir.join(format!("heldout.{form}.conllu")), usize::MAX)?;
+    for form in ["raw", "coco", "lemma"] {
+        let path = dir.join(format!("heldout.{form}.conllu"));
+        if !path.exists() {
+            continue;
+        }
+        let texts = fidelity::treebank_texts(&path, usize::MAX)?;
         let a = fidelity::front_end_agreement(
             &texts,
             |c| proposals(builtin, c),
@@ -184,35 +186,8 @@ fn parser_cache_table(front: &str, engine: &Engine, dir: &Path) -> Result<(), St
     );
     println!("| file | half | captions | exact proposal set | objects P / R | attributes P / R | relations P / R | all P / R | pseudo-image SPICE (official) |");
     println!("|---|---|---|---|---|---|---|---|---|");
-    // FIDELITY_FOLD=K: only fold K of the tuning half (settings chosen on the other fold).
-    let fold: Option<usize> = std::env::var("FIDELITY_FOLD")
-        .ok()
-        .and_then(|v| v.parse().ok());
     for file in ["captions-a.jsonl", "captions-b.jsonl"] {
         let entries = fidelity::read_parser_cache(&dir.join("official-parser-cache").join(file))?;
-        if let Some(k) = fold {
-            let a = fidelity::parser_cache_where(engine, &entries, |c| {
-                Half::of(c) == Half::Tuning && Half::fold(c) == k
-            });
-            println!(
-                "| {file} | tuning fold {k} | {} | {:.1} % | | | | {:.3} / {:.3} | {} |",
-                a.captions,
-                100.0 * a.exact_share(),
-                a.total().precision(),
-                a.total().recall(),
-                pseudo(&a)
-            );
-            if std::env::var_os("FIDELITY_DIFFS").is_some() {
-                for (caption, ours, theirs) in &a.differences {
-                    eprintln!(
-                        "[{file}] {caption}\n  ours only:   {}\n  theirs only: {}",
-                        ours.join(" "),
-                        theirs.join(" ")
-                    );
-                }
-            }
-            continue;
-        }
         for half in [Half::Tuning, Half::HeldOut] {
             let a = fidelity::parser_cache(engine, &entries, half);
             let pr =

@@ -2,20 +2,18 @@
 //! objective), on the held-out captions of the exact treebank (`scripts/make-exact-treebank`):
 //!
 //! ```text
-//! front_end_agreement MODEL TREEBANK_DIR [--models DIR] [--habits on|off] [--tagging clause|plain]
-//!     [--oracle none|tags|tree] [--limit N] [--threads N]
+//! front_end_agreement MODEL TREEBANK_DIR [--models DIR] [--oracle none|tags|tree] [--limit N]
+//!     [--threads N]
 //! ```
 //!
 //! MODEL is CoreNLP's English PCFG (or the models jar): the exact pipeline parses each held-out
 //! caption again. `--models DIR` takes the built-in tagger and parser from `DIR/tagger.bin` and
-//! `DIR/parser.bin` (with `DIR/parser-coco.bin`, the COCO-form corrections, if present) instead of
-//! the embedded ones; `--habits off` leaves out the hand-written passes over the basic and the
-//! collapsed graph; `--tagging plain` tags with the tagger alone (no verb search, no parser-side
-//! tag changes). `--oracle tags` gives the parser the treebank's own (exact) tags, `--oracle tree`
-//! takes the treebank's whole basic tree: how much of the disagreement each stage causes. Per
-//! input form: captions whose proposals are the same multiset, and tuple
-//! precision and recall of the built-in proposals against the exact ones (multisets, summed over
-//! captions).
+//! `DIR/parser.bin` instead of the embedded ones. `--oracle tags` gives the parser the treebank's
+//! own (exact) tags, `--oracle tree` takes the treebank's whole basic tree: how much of the
+//! disagreement each stage causes. Per input form (as written, pycocoevalcap's form, and the
+//! lemmatized form when the treebank has it): captions whose proposals are the same multiset, and
+//! tuple precision and recall of the built-in proposals against the exact ones (multisets, summed
+//! over captions).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -44,12 +42,12 @@ fn run() -> Result<(), String> {
     let [model, dir, rest @ ..] = args.as_slice() else {
         return Err(
             "usage: front_end_agreement MODEL TREEBANK_DIR [--models DIR] \
-                    [--habits on|off] [--limit N] [--threads N]"
+                    [--oracle none|tags|tree] [--limit N] [--threads N]"
                 .into(),
         );
     };
-    let (mut models_dir, mut habits, mut limit, mut threads) = (None, true, usize::MAX, 0);
-    let (mut plain, mut oracle) = (false, String::from("none"));
+    let (mut models_dir, mut limit, mut threads) = (None, usize::MAX, 0);
+    let mut oracle = String::from("none");
     let mut it = rest.iter();
     while let Some(flag) = it.next() {
         let value = it.next().ok_or(format!("{flag} needs a value"))?;
@@ -60,9 +58,9 @@ fn run() -> Result<(), String> {
         };
         match flag.as_str() {
             "--models" => models_dir = Some(PathBuf::from(value)),
-            "--habits" => habits = value == "on",
-            "--tagging" => plain = value == "plain",
-            "--oracle" => oracle = value.clone(),
+            "--oracle" if matches!(value.as_str(), "none" | "tags" | "tree") => {
+                oracle = value.clone()
+            }
             "--limit" => limit = number()?,
             "--threads" => threads = number()?,
             _ => return Err(format!("unknown option {flag}")),
@@ -76,14 +74,7 @@ fn run() -> Result<(), String> {
     let models = match &models_dir {
         Some(d) => {
             let tagger = Tagger::load(&d.join("tagger.bin")).map_err(|e| e.to_string())?;
-            let mut parser = Parser::load(&d.join("parser.bin")).map_err(|e| e.to_string())?;
-            let coco = d.join("parser-coco.bin");
-            if coco.exists() {
-                let bytes = std::fs::read(&coco).map_err(|e| format!("{}: {e}", coco.display()))?;
-                parser = parser
-                    .with_coco(&bytes, "parser-coco.bin")
-                    .map_err(|e| e.to_string())?;
-            }
+            let parser = Parser::load(&d.join("parser.bin")).map_err(|e| e.to_string())?;
             Some(Models { tagger, parser })
         }
         None => None,
@@ -96,25 +87,26 @@ fn run() -> Result<(), String> {
         }
     };
     println!(
-        "built-in models: {}; habits {}; tagging {}; oracle {oracle}",
+        "built-in models: {}; oracle {oracle}",
         models_dir
             .as_ref()
             .map_or("embedded".into(), |d| d.display().to_string()),
-        if habits { "on" } else { "off" },
-        if plain { "plain" } else { "clause" }
     );
     println!("| form | captions | same proposals | tuple P | tuple R |");
     println!("|---|---:|---:|---:|---:|");
-    for form in ["raw", "coco"] {
+    for form in ["raw", "coco", "lemma"] {
         let path = Path::new(dir).join(format!("heldout.{form}.conllu"));
+        if form == "lemma" && !path.exists() {
+            continue;
+        }
         let texts = fidelity::treebank_texts(&path, limit)?;
         let wanted = exact_proposals(exact, dir, form, &texts)?;
         let gold = treebank_sentences(&path)?;
         let a = fidelity::front_end_agreement(
             &texts,
             |c| {
-                let graphs = if oracle == "none" && !plain {
-                    spice::parse_with_habits(tagger, parser, c, habits)
+                let graphs = if oracle == "none" {
+                    spice::parse_with(tagger, parser, c)
                 } else {
                     let sents = gold.get(c).map(Vec::as_slice).unwrap_or_default();
                     sents
@@ -122,19 +114,12 @@ fn run() -> Result<(), String> {
                         .enumerate()
                         .map(|(n, s)| {
                             let words: Vec<&str> = s.words.iter().map(String::as_str).collect();
-                            let tags: Vec<&str> = match oracle.as_str() {
-                                "none" => tagger.tag(&words),
-                                _ => s.tags.iter().map(String::as_str).collect(),
-                            };
+                            let tags: Vec<&str> = s.tags.iter().map(String::as_str).collect();
                             let arcs = match oracle.as_str() {
                                 "tree" => s.arcs.clone(),
-                                _ => parser.parse_form(
-                                    &words,
-                                    &tags,
-                                    spice::tokenize::Form::of(&words),
-                                ),
+                                _ => parser.parse(&words, &tags),
                             };
-                            let mut g = spice::finish_basic_with(&words, &tags, &arcs, habits);
+                            let mut g = spice::finish_basic(&words, &tags, &arcs);
                             g.sentence = n;
                             g
                         })

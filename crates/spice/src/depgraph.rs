@@ -1,5 +1,5 @@
-//! Dependency graphs: the hand-off between the front end (stages 1–7 of the crate-level list,
-//! tokenize to the enhanced-graph habits) and the semantic back end (clean-up, rules).
+//! Dependency graphs: the hand-off between the front end (stages 1–5 of the crate-level list,
+//! tokenize to the collapsed graph) and the semantic back end (clean-up, rules).
 //!
 //! In: nothing (this is the shared type). Out: a [`DepGraph`] per sentence whose nodes carry word,
 //! lemma and Penn Treebank tag, and whose edges carry CoreNLP's Universal Dependencies labels

@@ -2,7 +2,7 @@
 //!
 //! In: a [`DepGraph`] holding a *basic* UD tree as CoreNLP 3.6.0's converter gives it (one head per
 //! token, prepositions as `case` under their noun, `nmod` without suffix, `conj` without suffix;
-//! the form of our treebank, `scripts/make-treebank`). Out: the same graph rewritten in place as
+//! the form of our treebank, `scripts/make-exact-treebank`). Out: the same graph rewritten in place as
 //! CoreNLP's `CollapsedCCProcessedDependenciesAnnotation` (no extra dependencies, which is what the
 //! SPICE jar's `parse` annotator asks for). The steps run in CoreNLP's order:
 //!

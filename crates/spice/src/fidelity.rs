@@ -239,12 +239,6 @@ impl Half {
         }
     }
 
-    /// Which of two folds of the tuning half a caption is in (another bit of the same hash), for
-    /// choosing settings on one fold and checking them on the other without the held-out half.
-    pub fn fold(text: &str) -> usize {
-        (fnv1a(text) >> 62 & 1) as usize
-    }
-
     pub fn name(self) -> &'static str {
         match self {
             Half::Tuning => "tuning",

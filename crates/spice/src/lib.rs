@@ -6,18 +6,18 @@
 //! | # | stage | module | in → out |
 //! |---|---|---|---|
 //! | 1 | tokenize, split sentences | [`tokenize`] | text → PTB tokens per sentence |
-//! | 2 | tag | [`tag`] | tokens → Penn Treebank tags (with the pycocoevalcap-form corrections on that form) |
-//! | 3 | parse | [`parse`] | words + tags as the parser is shown them → basic UD tree |
+//! | 2 | tag | [`tag`] | tokens → Penn Treebank tags, as CoreNLP's PCFG tags them |
+//! | 3 | parse | [`parse`] | words + tags → basic UD tree, as the PCFG's tree converts |
 //! | 4 | lemmatize | [`lemmatize`] | tagged words → CoreNLP Morphology lemmas |
-//! | 5 | basic-tree habits | [`habits::apply_basic`] | basic tree → the PCFG's basic tree |
-//! | 6 | enhance | [`enhance`] | basic tree → collapsed, CC-processed graph (SPEC §2) |
-//! | 7 | enhanced-graph habits | [`habits::apply`] | collapsed graph → the PCFG's collapsed graph |
-//! | 8 | clean-up | [`cleanup`] | quantifier expressions, pronouns (SPEC §3) |
-//! | 9 | rules | [`rules`] | graph → proposals (SPEC §4) |
-//! | 10 | scene graph | [`graph`], [`wordnet`] | proposals of one or more captions → merged graph (SPEC §5) |
-//! | 11 | score | [`score`] | candidate and reference graphs → tuples, matches, F (SPEC §6) |
+//! | 5 | enhance | [`enhance`] | basic tree → collapsed, CC-processed graph (SPEC §2) |
+//! | 6 | clean-up | [`cleanup`] | quantifier expressions, pronouns (SPEC §3) |
+//! | 7 | rules | [`rules`] | graph → proposals (SPEC §4) |
+//! | 8 | scene graph | [`graph`], [`wordnet`] | proposals of one or more captions → merged graph (SPEC §5) |
+//! | 9 | score | [`score`] | candidate and reference graphs → tuples, matches, F (SPEC §6) |
 //!
-//! Stages 1–7 make [`depgraph::DepGraph`]s as CoreNLP 3.6.0 would. Beside the pipeline,
+//! Stages 1–5 make [`depgraph::DepGraph`]s as CoreNLP 3.6.0 would: stages 2 and 3 are the built-in
+//! tagger and parser (trained on the exact pipeline's analyses), or the exact pipeline itself,
+//! CoreNLP's PCFG and UD converter on the user's model ([`corenlp`]). Beside the pipeline,
 //! [`batch`] runs the jar's batch evaluation in parallel, [`metrics`] and [`cocoeval`] the
 //! classic COCO metrics, [`metaeval`] how well each metric agrees with human judgments, and
 //! [`fidelity`] measures us against the official jar's outputs.
@@ -32,10 +32,8 @@ pub mod depgraph;
 pub mod enhance;
 pub mod fidelity;
 pub mod graph;
-pub mod habits;
 pub mod javaorder;
 pub mod lemmatize;
-pub mod lexicon;
 pub mod metaeval;
 pub mod metrics;
 pub mod parse;
@@ -158,7 +156,7 @@ impl Engine {
     }
 
     /// Parses a caption into collapsed, CC-processed dependency graphs, one per sentence: stages
-    /// 1–7 of the [crate-level list](crate).
+    /// 1–5 of the [crate-level list](crate).
     pub fn parse(&self, caption: &str) -> Result<Vec<DepGraph>, EngineError> {
         match self.options.front_end {
             FrontEnd::BuiltIn => {
@@ -213,20 +211,10 @@ impl Engine {
     }
 }
 
-/// Stages 1–7 of the [crate-level list](crate) with a given tagger and parser (what
-/// [`Engine::parse`] does with the embedded ones).
+/// Stages 1–5 of the [crate-level list](crate) with a given tagger and parser (what
+/// [`Engine::parse`] does with the embedded ones): the tagger's tags, the parser's tree, the
+/// converter's collapsed graph.
 pub fn parse_with(tagger: &tag::Tagger, parser: &parse::Parser, caption: &str) -> Vec<DepGraph> {
-    parse_with_habits(tagger, parser, caption, true)
-}
-
-/// [`parse_with`], with or without the hand-written passes of [`habits`] (to measure what they
-/// are worth to a model: `examples/front_end_agreement.rs`).
-pub fn parse_with_habits(
-    tagger: &tag::Tagger,
-    parser: &parse::Parser,
-    caption: &str,
-    habits: bool,
-) -> Vec<DepGraph> {
     let tokens = tokenize::tokenize(caption);
     let mut out = Vec::new();
     for range in tokenize::split_sentences(&tokens) {
@@ -240,46 +228,27 @@ pub fn parse_with_habits(
             out.push(corenlp::unparsed_graph(&words, out.len()));
             continue;
         }
-        let form = tokenize::Form::of(&words);
-        let tags = tag::tag_sentence(tagger, &words);
-        let shown = parse::parser_tags(&words, &tags);
-        let arcs = parser.parse_form(&words, &shown, form);
-        let mut g = finish_basic_with(&words, &tags, &arcs, habits);
+        let tags = tagger.tag(&words);
+        let arcs = parser.parse(&words, &tags);
+        let mut g = finish_basic(&words, &tags, &arcs);
         g.sentence = out.len();
         out.push(g);
     }
     out
 }
 
-/// Stages 4–7 of the [crate-level list](crate): a basic tree (the tagger's tags, the parser's
+/// Stages 4–5 of the [crate-level list](crate): a basic tree (the tagger's tags, the parser's
 /// arcs) to the collapsed, CC-processed graph the rules read.
 pub fn finish_basic(words: &[&str], tags: &[&str], arcs: &[(usize, parse::Label)]) -> DepGraph {
-    finish_basic_with(words, tags, arcs, true)
-}
-
-/// [`finish_basic`], with or without the hand-written passes of [`habits`].
-pub fn finish_basic_with(
-    words: &[&str],
-    tags: &[&str],
-    arcs: &[(usize, parse::Label)],
-    with_habits: bool,
-) -> DepGraph {
     let mut g = parse::to_graph(words, tags, arcs);
     for t in &mut g.tokens {
         t.lemma = lemmatize::lemma(&t.word, &t.tag);
     }
-    let form = tokenize::Form::of(words);
-    if with_habits {
-        habits::apply_basic(&mut g, form);
-    }
     enhance::enhance(&mut g);
-    if with_habits {
-        habits::apply(&mut g, form);
-    }
     g
 }
 
-/// Proposals of one sentence's collapsed graph: stages 8–9 (clean-up, rules).
+/// Proposals of one sentence's collapsed graph: stages 6–7 (clean-up, rules).
 pub fn proposals_of(g: DepGraph) -> Vec<Proposal> {
     sentence_proposals(g)
 }
@@ -293,7 +262,6 @@ fn sentence_proposals(mut g: DepGraph) -> Vec<Proposal> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parse::parser_tags;
 
     /// The official parser cannot parse a sentence past [`corenlp::MAX_PARSED_WORDS`] words (nor
     /// can the exact front end); the built-in front end gives such a sentence the same unparsed
@@ -328,26 +296,5 @@ mod tests {
             .expect("embedded models load");
         assert!(parsed[0].tokens.iter().any(|t| t.tag == "NN"));
         assert!(!proposals_of(parsed[0].clone()).is_empty());
-    }
-
-    #[test]
-    fn parser_sees_while_as_adverb_and_graph_keeps_preposition() {
-        let words = ["A", "cat", "sleeps", "While", "a", "dog", "barks", "."];
-        let tags = ["DT", "NN", "VBZ", "IN", "DT", "NN", "VBZ", "."];
-        assert_eq!(
-            parser_tags(&words, &tags),
-            ["DT", "NN", "VBZ", "RB", "DT", "NN", "VBZ", "."]
-        );
-        // Only the preposition reading is shown as an adverb; "as" keeps `IN`.
-        assert_eq!(parser_tags(&["as", "while"], &["IN", "NN"]), ["IN", "NN"]);
-        let g = Engine::new(EngineOptions::default())
-            .parse("a cat sleeps while a dog barks .")
-            .expect("embedded models load");
-        let while_tag = g[0]
-            .tokens
-            .iter()
-            .find(|t| t.word == "while")
-            .map(|t| t.tag.as_str());
-        assert_eq!(while_tag, Some("IN"));
     }
 }

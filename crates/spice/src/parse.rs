@@ -11,13 +11,11 @@
 //! labels of the stack and buffer tokens and their outermost children, distances, valencies), and
 //! trained with Goldberg & Nivre's (2013) dynamic oracle so that it learns to recover from its own
 //! mistakes. Each token is shifted once and reduced once, so time is linear in sentence length.
-//!
-//! The COCO-form corrections (`Parser::train_delta`) may instead be trained on whole move
-//! sequences with a beam (a structured perceptron with early or max-violation update), which
-//! may drop sequences that fall too far behind the best; their model file then records the
-//! width and that margin, and [`Form::Coco`] sentences are decoded with the same beam. The
-//! committed corrections are greedy (see `DeltaOptions::beam` and `DeltaOptions::margin` for
-//! why).
+//! The trees it learns are those of CoreNLP's unlexicalized PCFG, which sees the whole sentence
+//! before it commits to any constituent: so some features read the sentence as a whole (what
+//! kinds of verb and function word come after the buffer's front and before it, whether there is a
+//! finite verb and a full stop, the first tag, how many gerunds and finite verbs; see
+//! `Sentence`).
 //!
 //! Single root: the artificial root 0 sits at the bottom of the stack, and the only transition
 //! that may attach a token to it is the very last one (stack `[0, x]`, buffer empty).
@@ -27,7 +25,6 @@ use std::sync::OnceLock;
 use crate::depgraph::{DepGraph, Rel, Token};
 use crate::perceptron::{self, feat, hash_str, shuffle, ModelError, Trainer, Weights};
 use crate::tag::{word_key, Tagger};
-use crate::tokenize::Form;
 
 /// Declares [`LABELS`], a [`Label`] constant for each (`Label::NSUBJ`, `Label::NMOD_POSS`, ...),
 /// numbered in list order, and the graph relation of each (`Rel::NSUBJ`, ...).
@@ -139,23 +136,10 @@ impl std::fmt::Display for Label {
 
 /// The embedded parser model (built by `scripts/train-parser`).
 static EMBEDDED: &[u8] = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/models/parser.bin"));
-/// The embedded COCO-form corrections of the parser (built by `train_parser delta`).
-static EMBEDDED_COCO: &[u8] = include_bytes!(concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/models/parser-coco.bin"
-));
-
 /// A trained parser. Immutable and `Sync`: share one across threads.
 #[derive(Debug, Clone)]
 pub struct Parser {
     weights: std::sync::Arc<Weights>,
-    /// What one unit of a quantised weight is worth (the corrections share the base's units).
-    scale: f32,
-    /// Corrections added to the scores of [`Form::Coco`] sentences: learned from trees that
-    /// reproduce the official parser's proposals on that form (see `train_delta`).
-    coco: Option<std::sync::Arc<perceptron::Corrected>>,
-    /// How [`Form::Coco`] sentences are decoded: as the corrections were trained.
-    coco_beam: Beam,
     /// Labels of the model, in class order: class 0 is SHIFT, `1 + i` is LEFT-`labels[i]`,
     /// `1 + n + i` is RIGHT-`labels[i]`.
     labels: Vec<Label>,
@@ -163,55 +147,6 @@ pub struct Parser {
 }
 
 const NONE: u32 = u32::MAX;
-
-/// The widest beam a corrections model may ask for.
-const MAX_BEAM: usize = 64;
-
-/// A beam search's settings: how many move sequences it keeps at each step, and how far behind
-/// the best one a sequence may fall before it is dropped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Beam {
-    /// 1: greedy.
-    width: usize,
-    /// In quantised score units (`i64::MAX`: no sequence is dropped for its score).
-    margin: i64,
-}
-
-impl Beam {
-    const GREEDY: Beam = Beam {
-        width: 1,
-        margin: i64::MAX,
-    };
-
-    /// The settings a corrections model file records in its `extra` bytes: none (greedy), the
-    /// width (one byte, 1 to [`MAX_BEAM`]), or the width and the margin (four bytes, little
-    /// endian).
-    fn from_extra(extra: &[u8]) -> Option<Beam> {
-        let width = |k: u8| (1..=MAX_BEAM).contains(&(k as usize)).then_some(k as usize);
-        match *extra {
-            [] => Some(Beam::GREEDY),
-            [k] => Some(Beam {
-                width: width(k)?,
-                margin: i64::MAX,
-            }),
-            [k, a, b, c, d] => Some(Beam {
-                width: width(k)?,
-                margin: u32::from_le_bytes([a, b, c, d]) as i64,
-            }),
-            _ => None,
-        }
-    }
-
-    /// The `extra` bytes [`Beam::from_extra`] reads back (a margin of `u32::MAX` or more is
-    /// recorded as no margin).
-    fn to_extra(self) -> Vec<u8> {
-        let mut extra = vec![self.width as u8];
-        if let Ok(m) = u32::try_from(self.margin) {
-            extra.extend_from_slice(&m.to_le_bytes());
-        }
-        extra
-    }
-}
 
 /// Transition names, for the model's class list.
 fn class_names(labels: &[Label]) -> Vec<String> {
@@ -303,23 +238,6 @@ impl State {
 
     fn terminal(&self) -> bool {
         self.b > self.n && self.stack.len() <= 1
-    }
-
-    /// Makes this state a copy of `o`, reusing its allocations.
-    fn copy_from(&mut self, o: &State) {
-        self.n = o.n;
-        self.b = o.b;
-        self.stack.clone_from(&o.stack);
-        self.head.clone_from(&o.head);
-        self.label.clone_from(&o.label);
-        self.lc1.clone_from(&o.lc1);
-        self.lc2.clone_from(&o.lc2);
-        self.rc1.clone_from(&o.rc1);
-        self.rc2.clone_from(&o.rc2);
-        self.nl.clone_from(&o.nl);
-        self.nr.clone_from(&o.nr);
-        self.lset.clone_from(&o.lset);
-        self.rset.clone_from(&o.rset);
     }
 
     fn s(&self, k: usize) -> u32 {
@@ -513,6 +431,25 @@ mod t {
     pub const S0W_S0RL: u32 = 131;
     pub const S1T_S1RL_S0T: u32 = 132;
     pub const B0W_B0LL: u32 = 133;
+    pub const B3T: u32 = 134;
+    pub const S0T_B0T_DEPTH: u32 = 135;
+    pub const GLOB_S0T_B0T: u32 = 136;
+    pub const GLOB_S1T_S0T_B0T: u32 = 137;
+    pub const AHEAD_S0T_B0T: u32 = 138;
+    pub const AHEAD_S1T_S0T: u32 = 139;
+    pub const S0LW_S1T_B0T: u32 = 140;
+    pub const S0LL_S1T_B0T: u32 = 141;
+    pub const S0T_S0LL_S1T_B0T: u32 = 142;
+    pub const B0T_REMAIN: u32 = 143;
+    pub const S2T_S1T_B0T: u32 = 144;
+    pub const S1T_S1LL_S0T_B0T: u32 = 145;
+    pub const AHEAD_GLOB_B0T: u32 = 146;
+    pub const MORE_S0T_B0T: u32 = 147;
+    pub const MORE_S1T_S0T_B0T: u32 = 148;
+    pub const BOTTOM_S0T_B0T: u32 = 149;
+    pub const SHAPE_S0T_B0T: u32 = 150;
+    pub const SHAPE_S1T_S0T: u32 = 151;
+    pub const BEHIND_S0T_B0T: u32 = 152;
 }
 
 const V_NONE: u64 = 0x6E6F_6E65; // no token at this position
@@ -523,6 +460,39 @@ const V_ROOT: u64 = 0x726F_6F74; // the artificial root
 struct Sentence {
     w: Vec<u64>,
     t: Vec<u64>,
+    /// Per position: the kinds of verbs ([`verb_kind`]) after it in the sentence (what a PCFG,
+    /// which sees the whole sentence, knows when it builds a constituent).
+    ahead: Vec<u64>,
+    /// The whole sentence: whether it has a finite verb and ends in a full stop.
+    glob: u64,
+    /// Per position: the function tags after it ([`function_kind`]).
+    more: Vec<u64>,
+    /// Per position: the verb kinds before it.
+    behind: Vec<u64>,
+    /// The whole sentence: its first tag, how many gerunds and finite verbs it has.
+    shape: u64,
+}
+
+/// 1 preposition or "to", 2 conjunction, 4 comma, 8 wh-word, 16 determiner, 0 other.
+fn function_kind(tag: &str) -> u64 {
+    match tag {
+        "IN" | "TO" => 1,
+        "CC" => 2,
+        "," => 4,
+        "WDT" | "WP" | "WRB" => 8,
+        "DT" => 16,
+        _ => 0,
+    }
+}
+
+/// 1 finite verb or modal, 2 gerund, 4 participle, 0 other.
+fn verb_kind(tag: &str) -> u64 {
+    match tag {
+        "VBZ" | "VBP" | "VBD" | "MD" => 1,
+        "VBG" => 2,
+        "VBN" => 4,
+        _ => 0,
+    }
 }
 
 impl Sentence {
@@ -530,6 +500,11 @@ impl Sentence {
         let mut sn = Sentence {
             w: Vec::new(),
             t: Vec::new(),
+            ahead: Vec::new(),
+            glob: 0,
+            more: Vec::new(),
+            behind: Vec::new(),
+            shape: 0,
         };
         sn.reset(words, tags);
         sn
@@ -544,6 +519,42 @@ impl Sentence {
             self.w.push(word_key(word));
             self.t.push(hash_str(tags.get(i).copied().unwrap_or("")));
         }
+        self.ahead.clear();
+        self.ahead.resize(words.len() + 1, 0);
+        let mut after = 0;
+        for i in (0..words.len()).rev() {
+            // Position i + 1 (the root is 0) sees the tokens after it.
+            self.ahead[i + 1] = after;
+            after |= verb_kind(tags.get(i).copied().unwrap_or(""));
+        }
+        self.ahead[0] = after;
+        let full_stop = words.last().is_some_and(|w| matches!(*w, "." | "!" | "?"));
+        self.glob = 1 + (after & 1) + 2 * u64::from(full_stop);
+        let tag = |i: usize| tags.get(i).copied().unwrap_or("");
+        self.more.clear();
+        self.more.resize(words.len() + 1, 0);
+        let mut after = 0;
+        for i in (0..words.len()).rev() {
+            self.more[i + 1] = after;
+            after |= function_kind(tag(i));
+        }
+        self.more[0] = after;
+        self.behind.clear();
+        let mut before = 0;
+        self.behind.push(0);
+        for i in 0..words.len() {
+            self.behind.push(before);
+            before |= verb_kind(tag(i));
+        }
+        let count = |k: &str| (0..words.len()).filter(|&i| tag(i) == k).count().min(2) as u64;
+        let finite = (0..words.len())
+            .filter(|&i| verb_kind(tag(i)) == 1)
+            .count()
+            .min(2) as u64;
+        self.shape = perceptron::combine(
+            hash_str(tag(0)),
+            1 + count("VBG") + 3 * finite + 9 * u64::from(full_stop),
+        );
     }
 }
 
@@ -554,28 +565,11 @@ struct Scratch {
     sn: Sentence,
     feats: Vec<u64>,
     scores: Vec<i32>,
-    beam: BeamScratch,
-}
-
-/// [`Parser::beam_search`]'s buffers: the beam and the next one (configurations with their
-/// totals), and each entry's features and scores.
-#[derive(Default)]
-struct BeamScratch {
-    beam: Vec<(State, i64)>,
-    next: Vec<(State, i64)>,
-    feats: Vec<Vec<u64>>,
-    scores: Vec<Vec<i32>>,
-    plus: Vec<u64>,
-    minus: Vec<u64>,
 }
 
 thread_local! {
     static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
 }
-
-/// How many of the features [`features`] writes come first and read no word: the features of an
-/// unlexicalised grammar, such as CoreNLP's PCFG.
-const UNLEXICALISED: usize = 55;
 
 /// Writes the features of the configuration into `out`.
 fn features(st: &State, sn: &Sentence, out: &mut Vec<u64>) {
@@ -634,6 +628,25 @@ fn features(st: &State, sn: &Sentence, out: &mut Vec<u64>) {
         set(&st.lset, b0),
         set(&st.rset, s1),
     );
+    // The verbs after the buffer's front (after the stack's top once the buffer is empty).
+    let ahead = match (b0, s0) {
+        (NONE, NONE) => V_NONE,
+        (NONE, s) => sn.ahead[s as usize],
+        (b, _) => sn.ahead[b as usize],
+    };
+    let at_front = |v: &Vec<u64>| match (b0, s0) {
+        (NONE, NONE) => V_NONE,
+        (NONE, s) => v[s as usize],
+        (b, _) => v[b as usize],
+    };
+    let (more, behind) = (at_front(&sn.more), at_front(&sn.behind));
+    // The first word on the stack after the root: the head of what is built so far.
+    let bottom = st.stack.get(1).map_or(V_NONE, |&x| sn.t[x as usize]);
+    let remain = if b0 == NONE {
+        0
+    } else {
+        (st.n + 1 - b0 as usize).min(6) as u64
+    };
     use t::*;
     out.clear();
     out.extend_from_slice(&[
@@ -741,6 +754,40 @@ fn features(st: &State, sn: &Sentence, out: &mut Vec<u64>) {
         feat(B0W_SL, b0w, b0sl, 0),
         feat(S0W_S0RL, s0w, lab(s0r), 0),
         feat(B0W_B0LL, b0w, lab(b0l), 0),
+        feat(B3T, tg(st.bq(3)), 0, 0),
+        feat(S0T_B0T_DEPTH, s0t, b0t, st.stack.len().min(5) as u64),
+        feat(GLOB_S0T_B0T, sn.glob, s0t, b0t),
+        feat(
+            GLOB_S1T_S0T_B0T,
+            perceptron::combine(sn.glob, s1t),
+            s0t,
+            b0t,
+        ),
+        feat(AHEAD_S0T_B0T, ahead, s0t, b0t),
+        feat(AHEAD_S1T_S0T, ahead, s1t, s0t),
+        feat(S0LW_S1T_B0T, w(s0l), s1t, b0t),
+        feat(S0LL_S1T_B0T, lab(s0l), s1t, b0t),
+        feat(
+            S0T_S0LL_S1T_B0T,
+            perceptron::combine(s0t, lab(s0l)),
+            s1t,
+            b0t,
+        ),
+        feat(B0T_REMAIN, b0t, remain, 0),
+        feat(S2T_S1T_B0T, s2t, s1t, b0t),
+        feat(
+            S1T_S1LL_S0T_B0T,
+            perceptron::combine(s1t, lab(s1l)),
+            s0t,
+            b0t,
+        ),
+        feat(AHEAD_GLOB_B0T, ahead, sn.glob, b0t),
+        feat(MORE_S0T_B0T, more, s0t, b0t),
+        feat(MORE_S1T_S0T_B0T, perceptron::combine(more, s1t), s0t, b0t),
+        feat(BOTTOM_S0T_B0T, bottom, s0t, b0t),
+        feat(SHAPE_S0T_B0T, sn.shape, s0t, b0t),
+        feat(SHAPE_S1T_S0T, sn.shape, s1t, s0t),
+        feat(BEHIND_S0T_B0T, behind, s0t, b0t),
     ]);
 }
 
@@ -748,50 +795,9 @@ impl Parser {
     /// The model embedded in the binary, loaded once per process.
     pub fn embedded() -> Result<&'static Parser, ModelError> {
         static CELL: OnceLock<Result<Parser, ModelError>> = OnceLock::new();
-        CELL.get_or_init(|| {
-            Parser::from_bytes(EMBEDDED, "embedded parser model")?
-                .with_coco(EMBEDDED_COCO, "embedded COCO-form parser corrections")
-        })
-        .as_ref()
-        .map_err(Clone::clone)
-    }
-
-    /// The parser with COCO-form corrections read from `bytes` (a `parser-delta` model written by
-    /// [`Parser::train_delta`] for this parser's classes and scale).
-    /// An empty `bytes` means no corrections.
-    pub fn with_coco(mut self, bytes: &[u8], what: &str) -> Result<Parser, ModelError> {
-        if bytes.is_empty() {
-            self.coco = None;
-            self.coco_beam = Beam::GREEDY;
-            return Ok(self);
-        }
-        let m = perceptron::read_model(bytes, what, "parser-delta")?;
-        if m.classes != class_names(&self.labels) || m.scale != self.scale {
-            return Err(ModelError::Corrupt {
-                what: what.into(),
-                detail: "corrections made for another parser model".into(),
-            });
-        }
-        self.coco_beam = Beam::from_extra(&m.extra).ok_or_else(|| ModelError::Corrupt {
-            what: what.into(),
-            detail: format!(
-                "the beam settings are not a width from 1 to {MAX_BEAM} and an optional margin"
-            ),
-        })?;
-        self.coco = Some(std::sync::Arc::new(perceptron::Corrected::new(
-            std::sync::Arc::clone(&self.weights),
-            m.weights,
-        )));
-        Ok(self)
-    }
-
-    /// The parser without its COCO-form corrections.
-    pub fn without_coco(&self) -> Parser {
-        Parser {
-            coco: None,
-            coco_beam: Beam::GREEDY,
-            ..self.clone()
-        }
+        CELL.get_or_init(|| Parser::from_bytes(EMBEDDED, "embedded parser model"))
+            .as_ref()
+            .map_err(Clone::clone)
     }
 
     /// Reads a parser model file (as `train_parser` writes it). `what` names it in errors.
@@ -822,9 +828,6 @@ impl Parser {
             .ok_or_else(|| corrupt("no root label".into()))?;
         Ok(Parser {
             weights: std::sync::Arc::new(m.weights),
-            scale: m.scale,
-            coco: None,
-            coco_beam: Beam::GREEDY,
             labels,
             root_label,
         })
@@ -854,20 +857,10 @@ impl Parser {
     /// label. Exactly one token has head 0, with label `root`. `tags[i]` is the tag of
     /// `words[i]`; missing tags count as unknown. Any input is fine; time is linear in length.
     pub fn parse(&self, words: &[&str], tags: &[&str]) -> Vec<(usize, Label)> {
-        self.parse_form(words, tags, Form::AsWritten)
-    }
-
-    /// [`Parser::parse`] for a sentence of the given form: [`Form::Coco`] sentences get the
-    /// COCO-form corrections.
-    pub fn parse_form(&self, words: &[&str], tags: &[&str], form: Form) -> Vec<(usize, Label)> {
-        let coco = match form {
-            Form::Coco => self.coco.as_deref().map(perceptron::Corrected::used),
-            Form::AsWritten => None,
-        };
         SCRATCH.with(|cell| match cell.try_borrow_mut() {
-            Ok(mut scratch) => self.parse_with(words, tags, coco, &mut scratch),
+            Ok(mut scratch) => self.parse_with(words, tags, &mut scratch),
             // Only reachable if parse were re-entered on this thread; fresh buffers then.
-            Err(_) => self.parse_with(words, tags, coco, &mut Scratch::default()),
+            Err(_) => self.parse_with(words, tags, &mut Scratch::default()),
         })
     }
 
@@ -875,7 +868,6 @@ impl Parser {
         &self,
         words: &[&str],
         tags: &[&str],
-        coco: Option<&perceptron::Corrected>,
         scratch: &mut Scratch,
     ) -> Vec<(usize, Label)> {
         let Scratch {
@@ -883,15 +875,11 @@ impl Parser {
             sn,
             feats,
             scores,
-            beam,
         } = scratch;
         sn.reset(words, tags);
         st.reset(words.len());
         scores.clear();
         scores.resize(self.weights.score_len(), 0);
-        if let Some(c) = coco.filter(|_| self.coco_beam.width > 1) {
-            return self.beam_search(sn, words.len(), self.coco_beam, c, beam);
-        }
         while !st.terminal() {
             if let Some(m) = self.only_move(st) {
                 st.apply(m);
@@ -899,10 +887,7 @@ impl Parser {
             }
             features(st, sn, feats);
             scores.iter_mut().for_each(|s| *s = 0);
-            match coco {
-                Some(c) => c.score(feats, scores),
-                None => self.weights.score(feats, scores),
-            }
+            self.weights.score(feats, scores);
             let m = self.best_move(st, scores, |_| true);
             st.apply(m);
         }
@@ -924,137 +909,6 @@ impl Parser {
                 }
             })
             .collect()
-    }
-
-    /// Beam search: the terminal state of the highest-scoring move sequence found keeping the
-    /// `width` best partial sequences at each step (all sequences of one sentence have the
-    /// same length, two moves per token). Ties go to the earlier beam entry, then to the move
-    /// order of [`Parser::each_move`], so a width of 1 is the greedy parse.
-    ///
-    /// Entries of one step mostly read the same tokens, so most of their features agree: each
-    /// entry after the first starts from the scores of the earlier entry whose features differ
-    /// least and rescores only the features that differ (exactly: scores are integer sums).
-    fn beam_search(
-        &self,
-        sn: &Sentence,
-        n: usize,
-        Beam { width, margin }: Beam,
-        coco: &perceptron::Corrected,
-        scratch: &mut BeamScratch,
-    ) -> Vec<(usize, Label)> {
-        let BeamScratch {
-            beam,
-            next,
-            feats,
-            scores,
-            plus,
-            minus,
-        } = scratch;
-        let len = self.weights.score_len();
-        for v in [&mut *beam, &mut *next] {
-            v.truncate(width);
-            while v.len() < width {
-                v.push((State::new(0), 0));
-            }
-        }
-        // Two banks of features and scores: this step's entries, and the last step's, whose
-        // configurations often read the same tokens in the same places too.
-        while feats.len() < 2 * width {
-            feats.push(Vec::with_capacity(128));
-            scores.push(Vec::new());
-        }
-        beam[0].0.reset(n);
-        beam[0].1 = 0;
-        let mut live = 1;
-        let (mut bank, mut last_live) = (0, 0);
-        // Of all candidates at most `width` survive, and so at most `width` from any one entry:
-        // each entry offers only its best `width` moves.
-        let mut cands: Vec<(i64, usize, Move)> = Vec::with_capacity(width * width);
-        let mut own: Vec<(i64, Move)> = Vec::with_capacity(width + 1);
-        while !beam[0].0.terminal() {
-            // One sequence with one way on: no choice, and no other sequence to rank it against.
-            if let (1, Some(m)) = (live, self.only_move(&beam[0].0)) {
-                beam[0].0.apply(m);
-                last_live = 0;
-                continue;
-            }
-            cands.clear();
-            let here = bank * width;
-            let there = (1 - bank) * width;
-            for i in 0..live {
-                let (st, total) = (&beam[i].0, beam[i].1);
-                let mut f = std::mem::take(&mut feats[here + i]);
-                let mut s = std::mem::take(&mut scores[here + i]);
-                features(st, sn, &mut f);
-                let differ = |g: &Vec<u64>| f.iter().zip(g).filter(|(a, b)| a != b).count();
-                let from = (here..here + i)
-                    .chain(there..there + last_live)
-                    .map(|j| (differ(&feats[j]), j))
-                    .min()
-                    .filter(|&(d, _)| 2 * d < f.len());
-                match from {
-                    Some((_, j)) => {
-                        s.clone_from(&scores[j]);
-                        plus.clear();
-                        minus.clear();
-                        for (a, b) in f.iter().zip(&feats[j]) {
-                            if a != b {
-                                plus.push(*a);
-                                minus.push(*b);
-                            }
-                        }
-                        coco.score(plus, &mut s);
-                        coco.unscore(minus, &mut s);
-                        debug_assert!({
-                            let mut full = vec![0; len];
-                            coco.score(&f, &mut full);
-                            full == s
-                        });
-                    }
-                    None => {
-                        s.clear();
-                        s.resize(len, 0);
-                        coco.score(&f, &mut s);
-                    }
-                }
-                own.clear();
-                self.each_move(st, |m, c| {
-                    let s = s[c] as i64;
-                    if own.len() == width && own[width - 1].0 >= s {
-                        return;
-                    }
-                    // After the entries it does not beat: equal scores keep move order.
-                    let at = own.partition_point(|e| e.0 >= s);
-                    own.insert(at, (s, m));
-                    own.truncate(width);
-                });
-                cands.extend(own.iter().map(|&(s, m)| (total + s, i, m)));
-                feats[here + i] = f;
-                scores[here + i] = s;
-            }
-            (bank, last_live) = (1 - bank, live);
-            // Stable: equal totals keep the order they were found in.
-            cands.sort_by_key(|c| std::cmp::Reverse(c.0));
-            cands.truncate(width);
-            let floor = cands[0].0.saturating_sub(margin);
-            cands.retain(|c| c.0 >= floor);
-            if let [(total, i, m)] = cands[..] {
-                // One survivor (the common case with a margin): moved on in place, no copy.
-                beam.swap(0, i);
-                beam[0].0.apply(m);
-                beam[0].1 = total;
-                live = 1;
-                continue;
-            }
-            for (j, &(total, i, m)) in cands.iter().enumerate() {
-                next[j].0.copy_from(&beam[i].0);
-                next[j].0.apply(m);
-                next[j].1 = total;
-            }
-            live = cands.len();
-            std::mem::swap(beam, next);
-        }
-        self.arcs(&beam[0].0)
     }
 
     /// Tags-and-words to a [`DepGraph`] with the basic tree's edges and empty lemmas.
@@ -1164,24 +1018,14 @@ pub fn embedded_models() -> Result<(&'static Tagger, &'static Parser), ModelErro
     .clone()
 }
 
-/// The embedded base models with the COCO-form corrections read from two files instead of the
-/// embedded ones (fold models of `train_coco`, for the examples that measure them).
-pub fn models_with_corrections(
-    parser_delta: &std::path::Path,
-    tagger_delta: &std::path::Path,
-) -> Result<(Tagger, Parser), String> {
-    let (tagger, parser) = embedded_models().map_err(|e| e.to_string())?;
-    let read = |p: &std::path::Path| std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()));
-    let what = |p: &std::path::Path| p.display().to_string();
-    let parser = parser
-        .without_coco()
-        .with_coco(&read(parser_delta)?, &what(parser_delta))
-        .map_err(|e| e.to_string())?;
-    let tagger = tagger
-        .without_coco()
-        .with_coco(&read(tagger_delta)?, &what(tagger_delta))
-        .map_err(|e| e.to_string())?;
-    Ok((tagger, parser))
+/// A fingerprint of the embedded tagger and parser (`crc32-TAGGER-PARSER`): stored graphs made
+/// by other built-in models are made again (the server's engine version carries it).
+pub fn embedded_models_fingerprint() -> String {
+    format!(
+        "crc32-{:08x}-{:08x}",
+        crc32fast::hash(crate::tag::EMBEDDED),
+        crc32fast::hash(EMBEDDED)
+    )
 }
 
 /// Builds the [`DepGraph`] of a parse: tokens with words and tags (lemma left empty for
@@ -1213,43 +1057,6 @@ pub struct TreeSentence {
     pub tags: Vec<String>,
     pub heads: Vec<usize>,
     pub labels: Vec<String>,
-}
-
-/// Copies of `trees` that teach structure as a function of the tags: in each copy, every word
-/// whose tag is one of `tags` is replaced by a word drawn, by frequency, from those the trees
-/// give that tag; tags, heads and labels stay. `copies` copies of each tree, tree by tree;
-/// deterministic for `seed`. CoreNLP's PCFG is unlexicalized, so its tree for a sentence
-/// depends on the words mostly through their tags: trained on the evidence trees and such copies,
-/// the COCO-form corrections carry what a tree shows to words the evidence never put there
-/// (`train_coco --augment`; the measurements are in `docs/parser-fidelity.md`).
-pub fn swap_words(
-    trees: &[TreeSentence],
-    copies: usize,
-    tags: &[&str],
-    seed: u64,
-) -> Vec<TreeSentence> {
-    let mut pool: std::collections::HashMap<&str, Vec<&str>> = Default::default();
-    for t in trees {
-        for (w, tag) in t.words.iter().zip(&t.tags) {
-            if tags.contains(&tag.as_str()) {
-                pool.entry(tag.as_str()).or_default().push(w);
-            }
-        }
-    }
-    let mut state = seed;
-    let mut out = Vec::with_capacity(trees.len() * copies);
-    for t in trees {
-        for _ in 0..copies {
-            let mut c = t.clone();
-            for (w, tag) in c.words.iter_mut().zip(&c.tags) {
-                if let Some(words) = pool.get(tag.as_str()) {
-                    *w = words[perceptron::draw(&mut state, words.len())].to_string();
-                }
-            }
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// Why a tree cannot be used for training.
@@ -1428,9 +1235,6 @@ pub fn train(
     ));
     let p = Parser {
         weights: std::sync::Arc::new(Weights::empty(n_classes)),
-        scale: 1.0,
-        coco: None,
-        coco_beam: Beam::GREEDY,
         labels,
         root_label,
     };
@@ -1514,462 +1318,6 @@ pub fn train(
     ))
 }
 
-/// The tags the parser sees: the tagger's, except that "while" is shown to it as an adverb (`RB`)
-/// rather than a preposition (`IN`); the graph keeps `IN`. This is not a CoreNLP habit but a way
-/// to steer our parser: with `IN` it often hangs the clause after "while" on the wrong word or
-/// splits its subject from its verb ("... climbs a large rock while someone casting a shadow takes
-/// her picture": `advcl(rock, casting)`, `conj(climbs, takes)`, no subject for "takes"), where
-/// with `RB` it gives `nsubj(takes, someone)`, `acl(someone, casting)`, the official count (11).
-/// Found by perturbing each Flickr8K candidate's tags one at a time and re-parsing (a one-off
-/// search, not kept): `while IN -> RB` gives the official count for 3 candidates and changes none
-/// that agreed. Measured on Flickr8K raw captions: exact tp/fp/fn
-/// 1,597 -> 1,607 of 5,664 (28.2 -> 28.4 %), same candidate count 4,663 -> 4,684, same
-/// reference count 1,967 -> 1,964, same tp unchanged (5,458), MAE of F unchanged (0.00499);
-/// official graphs unchanged (70.7 %); PTB-tokenized input: exact 17.4 % unchanged, MAE 0.0066
-/// -> 0.0067.
-pub fn parser_tags<'a>(words: &[&str], tags: &[&'a str]) -> Vec<&'a str> {
-    words
-        .iter()
-        .zip(tags)
-        .map(|(w, &t)| {
-            if t == "IN" && w.eq_ignore_ascii_case("while") {
-                "RB"
-            } else {
-                t
-            }
-        })
-        .collect()
-}
-
-/// Settings for [`Parser::train_delta`].
-#[derive(Debug, Clone)]
-pub struct DeltaOptions {
-    pub epochs: usize,
-    pub seed: u64,
-    /// Averaged weights smaller than this (in perceptron units) are dropped.
-    pub prune: f32,
-    /// Learn from the unlexicalised features only (tags, labels, distances). Measured on the
-    /// folds of the tuning half, the lexicalised corrections reproduce more (the PCFG's
-    /// attachments depend on the words through its tag splits), so this is off by default.
-    pub unlexicalised: bool,
-    /// From this epoch on (0-based), a wrong prediction is followed with probability `explore`
-    /// (the dynamic oracle's error exploration), as the base parser is trained; 0 follows the
-    /// gold moves only. Off by default: on the folds of the tuning half, 0.5 and 0.9 gave
-    /// 49.9 / 41.5 % and 49.6 / 41.5 % exact proposal sets (captions-a / captions-b) against
-    /// 49.1 / 42.2 % without.
-    pub explore_from: usize,
-    pub explore: f64,
-    /// Beam width: 1 trains greedy corrections; wider trains them on whole move sequences
-    /// (a structured perceptron with early update, Collins & Roark 2004) and the parser then
-    /// decodes [`Form::Coco`] sentences with a beam that wide. On the folds of the tuning half
-    /// (exact proposal sets of `captions-a` / `captions-b`, points summed over both folds,
-    /// shuffle seeds 7 and 8), greedy corrections read 100.3 / 86.3 and 96.0 / 86.8; width 2
-    /// 100.8 / 86.1 (seed 7); width 3 102.9 / 87.3 and 100.6 / 88.4; width 4 102.1 / 88.1 and
-    /// 102.1 / 88.6; width 8 103.0 / 89.3 (seed 7). Each configuration on the beam is scored,
-    /// so a full beam costs about as many greedy parses as it is wide; see `margin`.
-    pub beam: usize,
-    /// With a beam: update where the beam's best outscores the gold sequence most
-    /// (max-violation) rather than where the gold sequence leaves the beam (early update).
-    pub max_violation: bool,
-    /// With a beam: drop sequences more than this far behind the best (in the parser's
-    /// quantised score units), in training and, as the model file records it, in parsing;
-    /// 0 keeps the whole beam. Most steps then keep one sequence, and the beam widens only
-    /// where moves score close. Width 3 with margin 16,000 reads 100.5 / 88.0 and
-    /// 100.0 / 88.6 points (seeds 7 and 8): above greedy in all four cells, as the full
-    /// width-3 beam, at 1.5 to 1.8 greedy parses per sentence instead of 3 (with max-violation
-    /// updates 100.8 / 88.1 and 101.1 / 87.4; width 8 with the same margin: 102.2 / 87.0,
-    /// seed 7). Margin 8,000, applied in parsing only to full width-3 corrections, falls back
-    /// to greedy figures (100.5 / 85.9). Giving each configuration only its best move of each
-    /// kind (SHIFT, LEFT, RIGHT), so that the beam holds different trees rather than one
-    /// tree's label variants, reads 100.6 / 86.2 (width 3, seed 7; a patch, not kept).
-    ///
-    /// Trained on the whole tuning half, width 3 with margin 16,000 parses pycocoevalcap's form
-    /// at 25,500 captions/s on 2 threads (greedy: 34,900; `scripts/bench-engine`, 2-core AMD
-    /// EPYC, 2026-11-26), and on the held-out halves reproduces 50.8 % of `captions-a` (greedy
-    /// 49.7 %) and 47.0 % of `captions-b` (47.0 %), tuple P / R 0.845 / 0.839 and
-    /// 0.843 / 0.843 (0.848 / 0.840 and 0.843 / 0.842), but 72.4 % of the official graphs
-    /// (73.1 %) and 29.8 % of the Flickr8K items as written (30.1 %; the issue's floor is 30 %).
-    /// Corrections trained on one fold of the tuning half, greedy or with a beam, read alike on
-    /// those two (29.8 % of Flickr8K, 71.6 to 73.3 % of the graphs): the held-out figures of
-    /// one training move by that much. No clear gain on held-out evidence, so the committed
-    /// corrections stay greedy.
-    pub margin: u32,
-}
-
-impl DeltaOptions {
-    /// The beam these options train with, as the model file records it.
-    fn beam_settings(&self) -> Beam {
-        Beam {
-            width: self.beam,
-            margin: match self.margin {
-                0 => i64::MAX,
-                m => m as i64,
-            },
-        }
-    }
-}
-
-impl Default for DeltaOptions {
-    fn default() -> Self {
-        DeltaOptions {
-            epochs: 8,
-            seed: 7,
-            prune: 0.05,
-            unlexicalised: false,
-            explore_from: 1,
-            explore: 0.0,
-            beam: 1,
-            max_violation: false,
-            margin: 0,
-        }
-    }
-}
-
-impl Parser {
-    /// Trains corrections to this parser: a second perceptron whose weights are added to the
-    /// parser's scores, so that, together, they build the trees of `sents` (each given with the
-    /// number of times it counts). The parser's own weights stay as they are; the corrections
-    /// learn only where the parser goes wrong on these trees. Sentences the parser already
-    /// parses right (its own parses, for instance) keep the corrections from changing what
-    /// nobody asked to change. Training follows the gold moves (a static oracle among the
-    /// zero-cost moves of the dynamic one); non-projective trees are skipped.
-    /// Returns the corrections' model file (for [`Parser::with_coco`]).
-    pub fn train_delta(
-        &self,
-        sents: &[(TreeSentence, usize)],
-        opts: &DeltaOptions,
-        log: &mut dyn FnMut(String),
-    ) -> Result<Vec<u8>, String> {
-        let nc = 1 + 2 * self.labels.len();
-        let class_of_label = |name: &str| -> Result<usize, String> {
-            let l = Label::from_name(name).ok_or_else(|| format!("unknown label {name:?}"))?;
-            self.labels
-                .iter()
-                .position(|&x| x == l)
-                .ok_or_else(|| format!("label {name:?} is not one of the parser's"))
-        };
-        let mut usable = Vec::new();
-        for (k, (s, weight)) in sents.iter().enumerate() {
-            if check_tree(&s.heads).is_err() || s.words.len() != s.heads.len() {
-                continue;
-            }
-            let mut h = vec![usize::MAX];
-            h.extend_from_slice(&s.heads);
-            let mut l = vec![0];
-            for x in &s.labels {
-                l.push(class_of_label(x).map_err(|e| format!("training sentence {k}: {e}"))?);
-            }
-            for _ in 0..*weight {
-                usable.push((k, h.clone(), l.clone()));
-            }
-        }
-        log(format!(
-            "parser corrections: {} sentences, {} usable with repeats",
-            sents.len(),
-            usable.len()
-        ));
-        if !(1..=MAX_BEAM).contains(&opts.beam) {
-            return Err(format!(
-                "beam width {} is not from 1 to {MAX_BEAM}",
-                opts.beam
-            ));
-        }
-        let mut model = Trainer::new(nc);
-        let mut rng = perceptron::mix64(opts.seed ^ 0xDE17A);
-        let mut order: Vec<usize> = (0..usable.len()).collect();
-        if opts.beam > 1 {
-            for epoch in 0..opts.epochs {
-                shuffle(&mut order, &mut rng);
-                let (mut early, mut right) = (0usize, 0usize);
-                for &u in &order {
-                    let (k, gh, gl) = &usable[u];
-                    match self.beam_update(&sents[*k].0, gh, gl, opts, &mut model) {
-                        BeamOutcome::Right => right += 1,
-                        BeamOutcome::Early => early += 1,
-                        BeamOutcome::Late => {}
-                    }
-                }
-                log(format!(
-                    "parser corrections epoch {} (beam {}): {:.2}% of trees right, {:.2}% fell off the beam, {} features",
-                    epoch + 1,
-                    opts.beam,
-                    100.0 * right as f64 / order.len().max(1) as f64,
-                    100.0 * early as f64 / order.len().max(1) as f64,
-                    model.n_features()
-                ));
-            }
-            let rows = model.averaged(opts.prune, usize::MAX);
-            return Ok(perceptron::write_model_scaled(
-                "parser-delta",
-                &class_names(&self.labels),
-                &opts.beam_settings().to_extra(),
-                &rows,
-                Some(self.scale),
-            ));
-        }
-        let mut feats = Vec::with_capacity(128);
-        let mut base = vec![0i32; self.weights.score_len()];
-        let mut scores = vec![0f32; nc];
-        let mut cost = vec![0i32; nc];
-        for epoch in 0..opts.epochs {
-            shuffle(&mut order, &mut rng);
-            let (mut right, mut total, mut trees) = (0usize, 0usize, 0usize);
-            for &u in &order {
-                let (k, gh, gl) = &usable[u];
-                let s = &sents[*k].0;
-                let words: Vec<&str> = s.words.iter().map(String::as_str).collect();
-                let tags: Vec<&str> = s.tags.iter().map(String::as_str).collect();
-                let sn = Sentence::new(&words, &tags);
-                let mut st = State::new(words.len());
-                let mut all_right = true;
-                while !st.terminal() {
-                    self.delta_scores(&st, &sn, opts, &model, &mut feats, &mut base, &mut scores);
-                    oracle_costs(&st, gh, gl, self, &mut cost);
-                    let guess = self.best_move(&st, &scores, |_| true);
-                    let min = cost.iter().copied().min().unwrap_or(0);
-                    let gold = self.best_move(&st, &scores, |m| cost[self.class_of(m)] == min);
-                    let (gc, bc) = (self.class_of(guess), self.class_of(gold));
-                    model.tick();
-                    let next = if cost[gc] == min {
-                        right += 1;
-                        gold
-                    } else {
-                        all_right = false;
-                        model.update(&feats, bc, gc);
-                        // (The draw only when exploring, so that without it the shuffles,
-                        // and the model, are what they were.)
-                        let explore = opts.explore > 0.0
-                            && epoch >= opts.explore_from
-                            && perceptron::coin(&mut rng) < opts.explore;
-                        if explore {
-                            guess
-                        } else {
-                            gold
-                        }
-                    };
-                    total += 1;
-                    st.apply(next);
-                }
-                trees += usize::from(all_right);
-            }
-            log(format!(
-                "parser corrections epoch {}: {:.2}% of transitions and {:.2}% of trees right while training, {} features",
-                epoch + 1,
-                100.0 * right as f64 / total.max(1) as f64,
-                100.0 * trees as f64 / order.len().max(1) as f64,
-                model.n_features()
-            ));
-        }
-        let rows = model.averaged(opts.prune, usize::MAX);
-        Ok(perceptron::write_model_scaled(
-            "parser-delta",
-            &class_names(&self.labels),
-            &[],
-            &rows,
-            Some(self.scale),
-        ))
-    }
-}
-
-/// How one sentence went in beam training.
-enum BeamOutcome {
-    /// The best sequence builds the gold tree: no update.
-    Right,
-    /// Every sequence that could still build the gold tree fell off the beam at some step
-    /// (early update: updated there; max-violation: where the beam's best led the most).
-    Early,
-    /// The beam kept a gold sequence to the end, but another one scored higher: updated.
-    Late,
-}
-
-/// One entry of the training beam: the moves so far, their total score, and whether every one
-/// of them kept the gold tree reachable.
-#[derive(Clone)]
-struct BeamItem {
-    moves: Vec<Move>,
-    total: f32,
-    gold: bool,
-}
-
-impl Parser {
-    /// Beam-searches `s` with the parser plus the corrections in `model`, and updates the
-    /// corrections where the search goes wrong: +1 for the moves of the best sequence that
-    /// builds the gold tree (heads `gh`, label classes `gl`), -1 for those of the beam's best,
-    /// from where they part. Early update stops at the first step with no gold sequence left on
-    /// the beam; max-violation update searches to the end, following the gold sequence off the
-    /// beam, and updates at the step where the beam's best outscores it most (Huang et al. 2012).
-    fn beam_update(
-        &self,
-        s: &TreeSentence,
-        gh: &[usize],
-        gl: &[usize],
-        opts: &DeltaOptions,
-        model: &mut Trainer,
-    ) -> BeamOutcome {
-        let words: Vec<&str> = s.words.iter().map(String::as_str).collect();
-        let tags: Vec<&str> = s.tags.iter().map(String::as_str).collect();
-        let sn = Sentence::new(&words, &tags);
-        let n = words.len();
-        let nc = 1 + 2 * self.labels.len();
-        let mut feats = Vec::with_capacity(128);
-        let mut base = vec![0i32; self.weights.score_len()];
-        let mut scores = vec![0f32; nc];
-        let mut cost = vec![0i32; nc];
-        let start = BeamItem {
-            moves: Vec::new(),
-            total: 0.0,
-            gold: true,
-        };
-        let mut beam = vec![(State::new(n), start.clone())];
-        // The best gold sequence so far, on the beam or (max-violation only) off it.
-        let mut gold = (State::new(n), start);
-        let mut worst: Option<(f32, Vec<Move>, Vec<Move>)> = None;
-        let mut dropped = false;
-        let mut cands: Vec<(f32, usize, Move, bool)> = Vec::new();
-        while !beam[0].0.terminal() {
-            cands.clear();
-            for (i, (st, item)) in beam.iter().enumerate() {
-                self.delta_scores(st, &sn, opts, model, &mut feats, &mut base, &mut scores);
-                if item.gold {
-                    oracle_costs(st, gh, gl, self, &mut cost);
-                }
-                self.each_move(st, |m, c| {
-                    cands.push((item.total + scores[c], i, m, item.gold && cost[c] == 0));
-                });
-            }
-            cands.sort_by(|a, b| b.0.total_cmp(&a.0));
-            model.tick();
-            let extend = |st0: &State, item: &BeamItem, m: Move, total: f32, gold: bool| {
-                let mut st = State::new(0);
-                st.copy_from(st0);
-                st.apply(m);
-                let mut moves = item.moves.clone();
-                moves.push(m);
-                (st, BeamItem { moves, total, gold })
-            };
-            gold = match cands.iter().find(|c| c.3) {
-                Some(&(total, i, m, _)) => extend(&beam[i].0, &beam[i].1, m, total, true),
-                None => {
-                    // Off the beam: the gold sequence's own best zero-cost move.
-                    self.delta_scores(
-                        &gold.0,
-                        &sn,
-                        opts,
-                        model,
-                        &mut feats,
-                        &mut base,
-                        &mut scores,
-                    );
-                    oracle_costs(&gold.0, gh, gl, self, &mut cost);
-                    let m = self.best_move(&gold.0, &scores, |m| cost[self.class_of(m)] == 0);
-                    if cost[self.class_of(m)] != 0 {
-                        // No zero-cost move: only for trees the system cannot build.
-                        return BeamOutcome::Late;
-                    }
-                    let total = gold.1.total + scores[self.class_of(m)];
-                    extend(&gold.0, &gold.1, m, total, true)
-                }
-            };
-            let margin = match opts.beam_settings().margin {
-                i64::MAX => f32::INFINITY,
-                m => m as f32 * self.scale,
-            };
-            let keep = cands
-                .iter()
-                .take(opts.beam)
-                .take_while(|c| c.0 >= cands[0].0 - margin)
-                .count();
-            let fell_off = !cands.iter().take(keep).any(|c| c.3);
-            dropped |= fell_off;
-            // Early update keeps the last step where the beam's best is not gold (the one where
-            // the gold fell off, or the end), max-violation the one where it leads the most.
-            let violation = cands[0].0 - gold.1.total;
-            if !cands[0].3
-                && (!opts.max_violation || worst.as_ref().is_none_or(|w| violation > w.0))
-            {
-                let (_, i, m, _) = cands[0];
-                let mut p = beam[i].1.moves.clone();
-                p.push(m);
-                worst = Some((violation, gold.1.moves.clone(), p));
-            }
-            if fell_off && !opts.max_violation {
-                break;
-            }
-            cands.truncate(keep);
-            beam = cands
-                .iter()
-                .map(|&(total, i, m, g)| extend(&beam[i].0, &beam[i].1, m, total, g))
-                .collect();
-        }
-        let right = beam[0].0.terminal() && beam[0].1.gold;
-        if !right {
-            if let Some((_, g, p)) = worst {
-                self.sequence_update(&sn, n, &g, &p, opts, model, &mut feats);
-            }
-        }
-        if right {
-            BeamOutcome::Right
-        } else if dropped {
-            BeamOutcome::Early
-        } else {
-            BeamOutcome::Late
-        }
-    }
-
-    /// The base parser's scores plus the corrections being trained, for one configuration.
-    #[allow(clippy::too_many_arguments)]
-    fn delta_scores(
-        &self,
-        st: &State,
-        sn: &Sentence,
-        opts: &DeltaOptions,
-        model: &Trainer,
-        feats: &mut Vec<u64>,
-        base: &mut [i32],
-        scores: &mut [f32],
-    ) {
-        features(st, sn, feats);
-        base.iter_mut().for_each(|x| *x = 0);
-        self.weights.score(feats, base);
-        for (x, b) in scores.iter_mut().zip(base.iter()) {
-            *x = *b as f32 * self.scale;
-        }
-        if opts.unlexicalised {
-            feats.truncate(UNLEXICALISED);
-        }
-        model.score(feats, scores);
-    }
-
-    /// +1 to the corrections for the moves of `gold`, -1 for those of `guess`, from the first
-    /// move where they differ (before it, both pass through the same configurations).
-    #[allow(clippy::too_many_arguments)]
-    fn sequence_update(
-        &self,
-        sn: &Sentence,
-        n: usize,
-        gold: &[Move],
-        guess: &[Move],
-        opts: &DeltaOptions,
-        model: &mut Trainer,
-        feats: &mut Vec<u64>,
-    ) {
-        let same = gold.iter().zip(guess).take_while(|(a, b)| a == b).count();
-        for (moves, delta) in [(gold, 1.0f32), (guess, -1.0f32)] {
-            let mut st = State::new(n);
-            for (k, &m) in moves.iter().enumerate() {
-                if k >= same {
-                    features(&st, sn, feats);
-                    if opts.unlexicalised {
-                        feats.truncate(UNLEXICALISED);
-                    }
-                    model.add(feats, self.class_of(m), delta);
-                }
-                st.apply(m);
-            }
-        }
-    }
-}
-
 /// Follows the static (zero-cost, leftmost-first) oracle on a gold tree and returns the tree the
 /// transitions build: the gold tree itself when it is projective. Exposed for tests.
 pub fn oracle_parse(heads: &[usize], labels: &[Label]) -> Vec<(usize, Label)> {
@@ -1982,9 +1330,6 @@ pub fn oracle_parse(heads: &[usize], labels: &[Label]) -> Vec<(usize, Label)> {
     let n_classes = 1 + 2 * ls.len();
     let p = Parser {
         weights: std::sync::Arc::new(Weights::empty(n_classes)),
-        scale: 1.0,
-        coco: None,
-        coco_beam: Beam::GREEDY,
         labels: ls.clone(),
         root_label: 0,
     };
@@ -2019,13 +1364,6 @@ pub fn oracle_parse(heads: &[usize], labels: &[Label]) -> Vec<(usize, Label)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn coco_corrections_fold_into_one_table_that_scores_alike() {
-        if !EMBEDDED_COCO.is_empty() {
-            perceptron::assert_folds_exactly(EMBEDDED, "parser", EMBEDDED_COCO, "parser-delta");
-        }
-    }
 
     fn l(s: &str) -> Label {
         Label::from_name(s).unwrap_or(Label::DEP)
@@ -2188,150 +1526,10 @@ mod tests {
             .collect()
     }
 
-    /// The toy sentences, and each again with its words reversed: a barely trained parser
-    /// hesitates on those.
-    fn toy_data_both_ways() -> Vec<TreeSentence> {
-        let mut sents = toy_data();
-        for s in toy_data() {
-            let mut r = s.clone();
-            r.words.reverse();
-            r.tags.reverse();
-            sents.push(r);
-        }
-        sents
-    }
-
-    #[test]
-    fn a_beam_of_one_is_the_greedy_parse() {
-        // Barely trained, so that many decisions are close and some wrong.
-        let p = toy_parser(1);
-        let sents = toy_data_both_ways();
-        for s in &sents {
-            let (w, t) = words_tags(s);
-            let sn = Sentence::new(&w, &t);
-            let none = perceptron::Corrected::new(
-                std::sync::Arc::clone(&p.weights),
-                perceptron::Weights::empty(1 + 2 * p.labels.len()),
-            );
-            let arcs = p.beam_search(
-                &sn,
-                w.len(),
-                Beam::GREEDY,
-                &none,
-                &mut BeamScratch::default(),
-            );
-            assert_eq!(arcs, p.parse(&w, &t), "{:?}", s.words);
-        }
-    }
-
-    #[test]
-    fn a_margin_drops_only_sequences_that_fall_behind_it() {
-        let p = toy_parser(1);
-        let none = perceptron::Corrected::new(
-            std::sync::Arc::clone(&p.weights),
-            perceptron::Weights::empty(1 + 2 * p.labels.len()),
-        );
-        let beam = |width, margin, w: &[&str], t: &[&str]| {
-            let sn = Sentence::new(w, t);
-            let b = Beam { width, margin };
-            p.beam_search(&sn, w.len(), b, &none, &mut BeamScratch::default())
-        };
-        let sents = toy_data_both_ways();
-        let mut differ = 0;
-        for s in &sents {
-            let (w, t) = words_tags(s);
-            // A margin of 0 keeps only the best sequence (and those tied with it): the greedy
-            // parse, whatever the width.
-            assert_eq!(beam(8, 0, &w, &t), p.parse(&w, &t), "{:?}", s.words);
-            // A margin wider than any score difference keeps the whole beam.
-            assert_eq!(beam(8, i64::MAX / 2, &w, &t), beam(8, i64::MAX, &w, &t));
-            differ += usize::from(beam(8, i64::MAX, &w, &t) != p.parse(&w, &t));
-        }
-        assert!(
-            differ > 0,
-            "the toy beam never leaves the greedy parse: the test says nothing"
-        );
-    }
-
-    #[test]
-    fn beam_corrections_learn_other_trees_for_the_coco_form_only() {
-        let data = toy_data();
-        let p = toy_parser(15);
-        // The official parser's habit: the prepositional phrase on the noun, not the verb.
-        let mut wanted = data.clone();
-        wanted[1].heads = vec![2, 0, 2, 6, 6, 2];
-        wanted[4].heads = vec![2, 0, 2, 6, 6, 2];
-        let sents: Vec<(TreeSentence, usize)> = wanted.iter().map(|s| (s.clone(), 3)).collect();
-        let settings = [
-            (1, false, 0),
-            (4, false, 0),
-            (4, true, 0),
-            (4, false, 1_000_000),
-        ];
-        for (beam, max_violation, margin) in settings {
-            let delta = DeltaOptions {
-                epochs: 10,
-                beam,
-                max_violation,
-                margin,
-                ..DeltaOptions::default()
-            };
-            let bytes = p
-                .train_delta(&sents, &delta, &mut |_| {})
-                .expect("corrections");
-            let c = p
-                .clone()
-                .with_coco(&bytes, "toy corrections")
-                .expect("load");
-            let recorded = Beam {
-                width: beam,
-                margin: if margin == 0 { i64::MAX } else { margin as i64 },
-            };
-            assert_eq!(
-                c.coco_beam, recorded,
-                "the model file keeps the beam settings"
-            );
-            for (s, orig) in wanted.iter().zip(&data) {
-                let (w, t) = words_tags(s);
-                assert_eq!(c.parse_form(&w, &t, Form::Coco), arcs(s), "{:?}", s.words);
-                assert_eq!(c.parse_form(&w, &t, Form::AsWritten), arcs(orig));
-            }
-        }
-        let wide = DeltaOptions {
-            beam: MAX_BEAM + 1,
-            ..DeltaOptions::default()
-        };
-        assert!(p.train_delta(&sents, &wide, &mut |_| {}).is_err());
-        for extra in [
-            &[0u8][..],
-            &[65],
-            &[4, 4],
-            &[4, 0, 0, 1],
-            &[0, 1, 0, 0, 0],
-            &[4; 6],
-        ] {
-            let bad = perceptron::write_model_scaled(
-                "parser-delta",
-                &class_names(&p.labels),
-                extra,
-                &[],
-                Some(p.scale),
-            );
-            let err = p
-                .clone()
-                .with_coco(&bad, "bad corrections")
-                .expect_err("bad beam settings are refused");
-            assert!(err.to_string().contains("beam settings"), "{err}");
-        }
-    }
-
     #[test]
     fn untrained_parser_still_returns_one_rooted_tree() {
         let p = Parser {
             weights: std::sync::Arc::new(Weights::empty(5)),
-            scale: 1.0,
-            coco: None,
-            coco_beam: Beam::GREEDY,
             labels: vec![Label::ROOT, Label::DEP],
             root_label: 0,
         };
@@ -2349,53 +1547,5 @@ mod tests {
                 );
             }
         }
-    }
-
-    #[test]
-    fn swapped_words_keep_the_tree_and_come_from_words_of_the_same_tag() {
-        let tree = |text: &str, tags: &str, heads: &[usize], labels: &str| TreeSentence {
-            words: text.split(' ').map(String::from).collect(),
-            tags: tags.split(' ').map(String::from).collect(),
-            heads: heads.to_vec(),
-            labels: labels.split(' ').map(String::from).collect(),
-        };
-        let trees = [
-            tree(
-                "a dog on a sofa",
-                "DT NN IN DT NN",
-                &[2, 0, 5, 5, 2],
-                "det root case det nmod",
-            ),
-            tree(
-                "red cats running",
-                "JJ NNS VBG",
-                &[2, 0, 2],
-                "amod root acl",
-            ),
-            tree("a bench", "DT NN", &[2, 0], "det root"),
-        ];
-        let copies = swap_words(&trees, 20, &["NN", "NNS", "JJ"], 7);
-        assert_eq!(copies.len(), 60);
-        let mut changed = 0;
-        for (i, c) in copies.iter().enumerate() {
-            let t = &trees[i / 20];
-            assert_eq!(
-                (&c.tags, &c.heads, &c.labels),
-                (&t.tags, &t.heads, &t.labels)
-            );
-            for ((w, orig), tag) in c.words.iter().zip(&t.words).zip(&t.tags) {
-                match tag.as_str() {
-                    "NN" => assert!(["dog", "sofa", "bench"].contains(&w.as_str()), "{w}"),
-                    "NNS" => assert_eq!(w, "cats"),
-                    "JJ" => assert_eq!(w, "red"),
-                    _ => assert_eq!(w, orig, "a word of another tag was swapped"),
-                }
-                changed += usize::from(w != orig);
-            }
-        }
-        assert!(changed > 0, "no word was swapped");
-        let again = swap_words(&trees, 20, &["NN", "NNS", "JJ"], 7);
-        assert!(copies.iter().zip(&again).all(|(a, b)| a.words == b.words));
-        assert!(swap_words(&trees, 0, &["NN"], 7).is_empty());
     }
 }

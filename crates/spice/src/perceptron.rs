@@ -18,8 +18,6 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::io::{Read, Write};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Once, OnceLock};
 
 /// Errors reading a model file. They say which model and what is wrong with it.
 #[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
@@ -74,11 +72,6 @@ pub(crate) fn shuffle(v: &mut [usize], state: &mut u64) {
 /// A uniform draw in [0, 1) from the same splitmix64 stream (the parser's error exploration).
 pub(crate) fn coin(state: &mut u64) -> f64 {
     (splitmix64(state) >> 11) as f64 / (1u64 << 53) as f64
-}
-
-/// A uniform draw from `0..n` (`n` > 0) from the same splitmix64 stream.
-pub(crate) fn draw(state: &mut u64, n: usize) -> usize {
-    (splitmix64(state) % n as u64) as usize
 }
 
 /// The next value of the splitmix64 stream at `state`.
@@ -248,13 +241,6 @@ impl Weights {
         self.score_signed::<false>(feats, scores)
     }
 
-    /// Subtracts what [`Weights::score`] would add: scores are sums of integers, so adding
-    /// features and taking others away gives exactly the scores of the changed feature list.
-    #[inline]
-    pub(crate) fn unscore(&self, feats: &[u64], scores: &mut [i32]) {
-        self.score_signed::<true>(feats, scores)
-    }
-
     #[inline]
     fn score_signed<const SUB: bool>(&self, feats: &[u64], scores: &mut [i32]) {
         #[cfg(target_arch = "x86_64")]
@@ -342,101 +328,6 @@ impl Weights {
                 return s as u32;
             }
             i = (i + 1) & self.mask;
-        }
-    }
-}
-
-impl Weights {
-    /// This table with `delta`'s weights added feature by feature, so that scoring with both
-    /// costs one lookup per feature instead of two; and how many summed weights had to be
-    /// clamped to `i16` (with none, its scores equal the two tables' sums exactly).
-    pub(crate) fn plus(&self, delta: &Weights) -> (Weights, usize) {
-        let both = self.keys.len() + delta.keys.len();
-        let mut w = Weights::with_capacity(
-            self.n_classes,
-            both,
-            self.entries.len() + delta.entries.len(),
-        );
-        let mut clamped = 0usize;
-        let mut sum = vec![0i32; self.stride];
-        let mut touched: Vec<u8> = Vec::new();
-        let mut row: Vec<(u8, i16)> = Vec::new();
-        // Keys in batches, their slots prefetched: the tables are far larger than the caches.
-        let mut batch: Vec<(u64, u32, u32)> = Vec::with_capacity(BATCH);
-        let mut rows = self
-            .keys
-            .chunks(BATCH)
-            .map(|c| (c, true))
-            .chain(delta.keys.chunks(BATCH).map(|c| (c, false)));
-        for (chunk, mine) in &mut rows {
-            for &k in chunk {
-                prefetch(self.slots.as_ptr().wrapping_add(k as usize & self.mask));
-                prefetch(delta.slots.as_ptr().wrapping_add(k as usize & delta.mask));
-                prefetch(w.slots.as_ptr().wrapping_add(k as usize & w.mask));
-            }
-            batch.clear();
-            for &k in chunk {
-                let a = self.find(k);
-                if mine || a == 0 {
-                    batch.push((k, a, delta.find(k)));
-                }
-            }
-            for &(_, a, b) in &batch {
-                self.prefetch_row(a);
-                delta.prefetch_row(b);
-            }
-            for &(k, a, b) in &batch {
-                let mut add = |c: u8, x: i16| {
-                    if sum[c as usize] == 0 && !touched.contains(&c) {
-                        touched.push(c);
-                    }
-                    sum[c as usize] += i32::from(x);
-                };
-                self.each_weight(a, &mut add);
-                delta.each_weight(b, &mut add);
-                touched.sort_unstable();
-                row.clear();
-                for c in touched.drain(..) {
-                    let y = std::mem::take(&mut sum[c as usize]);
-                    let q = y.clamp(-i32::from(i16::MAX), i32::from(i16::MAX));
-                    clamped += usize::from(q != y);
-                    row.push((c, q as i16));
-                }
-                w.insert(k, row.iter().copied());
-            }
-        }
-        (w, clamped)
-    }
-
-    #[inline(always)]
-    fn prefetch_row(&self, r: u32) {
-        if r & DENSE != 0 {
-            prefetch(
-                self.dense
-                    .as_ptr()
-                    .wrapping_add((r & !DENSE) as usize * self.stride),
-            );
-        } else {
-            prefetch(self.entries.as_ptr().wrapping_add(r as usize));
-        }
-    }
-
-    /// Calls `f` with (class, weight) for every weight of row `r` (as [`Weights::find`] returns
-    /// it; a dense row's zeros are skipped).
-    fn each_weight(&self, r: u32, mut f: impl FnMut(u8, i16)) {
-        if r & DENSE != 0 {
-            let at = (r & !DENSE) as usize * self.stride;
-            for (c, &x) in self.dense[at..at + self.n_classes].iter().enumerate() {
-                if x != 0 {
-                    f(c as u8, x);
-                }
-            }
-        } else if r != 0 {
-            let r = r as usize;
-            let len = self.entries[r] as usize;
-            for &e in &self.entries[r + 1..r + 1 + len] {
-                f((e >> 16) as u8, e as u16 as i16);
-            }
         }
     }
 }
@@ -536,11 +427,6 @@ impl Trainer {
         self.step += 1;
     }
 
-    /// Adds `delta` to the weights of `class` for `feats` (one side of a sequence update).
-    pub(crate) fn add(&mut self, feats: &[u64], class: usize, delta: f32) {
-        self.change(feats, &[(class, delta)]);
-    }
-
     /// Perceptron update: +1 for `truth`, -1 for `guess`.
     pub(crate) fn update(&mut self, feats: &[u64], truth: usize, guess: usize) {
         if truth != guess {
@@ -634,8 +520,6 @@ fn key48(f: u64) -> u64 {
 pub(crate) struct ModelFile {
     pub classes: Vec<String>,
     pub extra: Vec<u8>,
-    /// What one unit of a quantised weight is worth in perceptron units.
-    pub scale: f32,
     pub weights: Weights,
 }
 
@@ -645,19 +529,6 @@ pub(crate) fn write_model(
     classes: &[String],
     extra: &[u8],
     rows: &[(u64, Vec<(u8, f32)>)],
-) -> Vec<u8> {
-    write_model_scaled(kind, classes, extra, rows, None)
-}
-
-/// [`write_model`] with a given quantisation scale (a correction model is quantised in its base
-/// model's units, so that their integer scores add up); `None` maps the largest weight to
-/// `i16::MAX`.
-pub(crate) fn write_model_scaled(
-    kind: &str,
-    classes: &[String],
-    extra: &[u8],
-    rows: &[(u64, Vec<(u8, f32)>)],
-    scale: Option<f32>,
 ) -> Vec<u8> {
     // Keys are stored as 48 bits (see KEY_MASK); should two features share them, the heavier
     // keeps the key.
@@ -678,7 +549,7 @@ pub(crate) fn write_model_scaled(
         .iter()
         .flat_map(|r| r.1.iter().map(|e| e.1.abs()))
         .fold(0f32, f32::max);
-    let scale = scale.unwrap_or(if max > 0.0 { max / 32767.0 } else { 1.0 });
+    let scale = if max > 0.0 { max / 32767.0 } else { 1.0 };
     p.extend_from_slice(&scale.to_le_bytes());
     put_varint(&mut p, rows.len() as u64);
     let mut prev = 0u64;
@@ -723,135 +594,8 @@ pub(crate) fn read_model(
     Ok(ModelFile {
         classes: d.classes,
         extra: d.extra,
-        scale: d.scale,
         weights,
     })
-}
-
-/// A model's corrections for one input form. Scores are the sums of the model's table and the
-/// corrections' table. Once the corrections have been used on [`FOLD_AFTER`] sentences, a
-/// background thread builds a single table with them summed into the model's rows
-/// ([`Weights::plus`]), which then replaces the pair: one lookup per feature instead of two. The
-/// folded table is used only when no summed weight had to be clamped to 16 bits, so both ways give
-/// the same scores and the answer never depends on when the fold finished.
-#[derive(Debug)]
-pub(crate) struct Corrected {
-    base: Arc<Weights>,
-    delta: Arc<Weights>,
-    folded: Arc<OnceLock<Weights>>,
-    /// Sentences scored with the corrections so far (counted until the fold starts).
-    uses: AtomicUsize,
-    started: Once,
-}
-
-/// Sentences a [`Corrected`] scores with two tables before it starts folding them. Folding the
-/// embedded parser's and tagger's corrections costs about 0.12 s of one core and saves about
-/// 47 µs of core time per sentence in pycocoevalcap's form, so it pays after about 2,500 more;
-/// a process that meets only a few such sentences (captions as written that happen to be
-/// lowercase and unpunctuated) never pays for it.
-const FOLD_AFTER: usize = 4096;
-
-impl Corrected {
-    /// The corrections `delta` to the table `base`.
-    pub(crate) fn new(base: Arc<Weights>, delta: Weights) -> Corrected {
-        Corrected {
-            base,
-            delta: Arc::new(delta),
-            folded: Arc::new(OnceLock::new()),
-            uses: AtomicUsize::new(0),
-            started: Once::new(),
-        }
-    }
-
-    /// Adds the corrected weights of `feats` to `scores`.
-    #[inline]
-    pub(crate) fn score(&self, feats: &[u64], scores: &mut [i32]) {
-        match self.folded.get() {
-            Some(f) => f.score(feats, scores),
-            None => {
-                self.base.score(feats, scores);
-                self.delta.score(feats, scores);
-            }
-        }
-    }
-
-    /// Subtracts what [`Corrected::score`] would add.
-    #[inline]
-    pub(crate) fn unscore(&self, feats: &[u64], scores: &mut [i32]) {
-        match self.folded.get() {
-            Some(f) => f.unscore(feats, scores),
-            None => {
-                self.base.unscore(feats, scores);
-                self.delta.unscore(feats, scores);
-            }
-        }
-    }
-
-    /// Counts one sentence scored with these corrections (starting the fold once
-    /// [`FOLD_AFTER`] were) and returns them.
-    pub(crate) fn used(&self) -> &Corrected {
-        if self.folded.get().is_none()
-            && self.uses.fetch_add(1, Ordering::Relaxed) + 1 == FOLD_AFTER
-        {
-            self.started.call_once(|| {
-                let (base, delta, cell) = (
-                    Arc::clone(&self.base),
-                    Arc::clone(&self.delta),
-                    Arc::clone(&self.folded),
-                );
-                std::thread::spawn(move || fold_into(&cell, &base, &delta));
-            });
-        }
-        self
-    }
-}
-
-/// Checks that the corrections in the model file `delta` (of kind `delta_kind`) fold into the
-/// model file `base` without clamping, and that the folded table scores every feature of either
-/// exactly as the pair of tables does.
-#[cfg(test)]
-pub(crate) fn assert_folds_exactly(base: &[u8], base_kind: &str, delta: &[u8], delta_kind: &str) {
-    let b = read_model(base, "model", base_kind).expect("model");
-    let d = read_model(delta, "corrections", delta_kind).expect("corrections");
-    let keys: Vec<u64> = b
-        .weights
-        .keys
-        .iter()
-        .chain(&d.weights.keys)
-        .copied()
-        .collect();
-    let c = Corrected::new(Arc::new(b.weights), d.weights);
-    let scores = |c: &Corrected| {
-        let n = c.base.score_len();
-        let mut all = vec![0i32; keys.len() * n];
-        for (k, s) in keys.iter().zip(all.chunks_exact_mut(n)) {
-            c.score(&[*k], s);
-        }
-        all
-    };
-    let pair = scores(&c);
-    let (folded, clamped) = c.base.plus(&c.delta);
-    assert_eq!(
-        clamped, 0,
-        "the folded table would score differently from the pair"
-    );
-    c.folded.set(folded).expect("not folded yet");
-    assert!(
-        pair == scores(&c),
-        "the folded table scores some feature differently"
-    );
-    let mut s = vec![0i32; c.base.score_len()];
-    c.score(&[0x5eed_f00d_0001], &mut s);
-    assert!(
-        s.iter().all(|&x| x == 0),
-        "a feature in neither table has weights"
-    );
-}
-
-fn fold_into(cell: &OnceLock<Weights>, base: &Weights, delta: &Weights) {
-    if let (w, 0) = base.plus(delta) {
-        let _ = cell.set(w);
-    }
 }
 
 /// Rewrites a model file keeping only its `max_features` heaviest features (sum of |w| over the
@@ -1084,37 +828,6 @@ mod tests {
             assert_eq!(hash_lower(s), hash_str(&s.to_lowercase()), "{s}");
         }
         assert_ne!(hash_str("dog"), hash_str("cat"));
-    }
-
-    #[test]
-    fn unscore_takes_away_exactly_what_score_adds() {
-        let n = 40;
-        let mut w = Weights::with_capacity(n, 3, 64);
-        let (dense, sparse, other) = (feat(1, 1, 0, 0), feat(2, 2, 0, 0), feat(3, 3, 0, 0));
-        // 12 of 40 classes: a dense row; 2: a sparse one.
-        w.insert(
-            key48(dense),
-            (0..12u8).map(|c| (c * 3, 1000 - 300 * c as i16)),
-        );
-        w.insert(key48(sparse), [(5u8, -7i16), (39, 32767)].into_iter());
-        w.insert(key48(other), [(39u8, 32767i16)].into_iter());
-        let scored = |plus: &[u64], minus: &[u64]| {
-            let mut s = vec![0i32; w.score_len()];
-            w.score(plus, &mut s);
-            w.unscore(minus, &mut s);
-            s
-        };
-        let all = [dense, sparse, other, feat(4, 4, 0, 0)];
-        assert_eq!(scored(&all, &[sparse, other]), scored(&[dense], &[]));
-        assert_eq!(scored(&all, &all), vec![0; w.score_len()]);
-        assert_eq!(scored(&[dense], &[sparse])[39], -32767);
-        let c = Corrected::new(Arc::new(w.clone()), w);
-        let mut s = vec![0i32; c.base.score_len()];
-        c.score(&all, &mut s);
-        c.unscore(&[dense, other], &mut s);
-        assert_eq!(s[5], -14);
-        assert_eq!(s[39], 2 * 32767);
-        assert_eq!(s.iter().filter(|&&x| x != 0).count(), 2);
     }
 
     #[test]

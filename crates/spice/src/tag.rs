@@ -8,17 +8,20 @@
 //! and Honnibal's "textblob" tagger): each token is scored with features of its word, lowercase
 //! form, prefixes, suffixes and shape, its neighbours' words, and the two tags already chosen on
 //! its left. Frequent words that the training data always tags the same way (`a` -> `DT`) skip
-//! the model through a tag dictionary. The model is trained by `scripts/train-parser` (the
-//! `train_parser` example) and embedded in the binary; see `perceptron` for the file format.
+//! the model through a tag dictionary. The tags it learns are CoreNLP's PCFG's, which come from
+//! the PCFG's best parse of the whole sentence: so the tagger also sees whether the sentence ends
+//! in a full stop and which kinds of verb it has tagged on the left (`Facts`), and it tags twice,
+//! the second pass reading the first pass's tags on the right and its finite verbs elsewhere in
+//! the sentence (one weight table, the second pass's features in a space of their own). The model
+//! is trained by `scripts/train-parser` (the `train_parser` example) on the exact pipeline's
+//! analyses and embedded in the binary; see `perceptron` for the file format.
 
 use std::sync::OnceLock;
 
-use crate::depgraph::is_noun_tag;
 use crate::perceptron::{
     self, feat, hash_lower, hash_str, put_str, put_varint, IdMap, ModelError, Reader, Trainer,
     Weights,
 };
-use crate::tokenize::Form;
 
 /// Every tag a model may use: the Penn Treebank tag set, plus the OntoNotes additions a teacher
 /// may emit. Model classes are mapped onto these so that tags are `&'static str`.
@@ -37,49 +40,9 @@ pub fn static_tag(name: &str) -> Option<&'static str> {
 /// The tag of a token a model cannot say anything about (only with an empty model).
 const FALLBACK_TAG: &str = "NN";
 
-/// How far [`Tagger::tag_clause`] may go to find the verb of a caption that ends like a
-/// sentence ("A dog leaps into the water ."), in the tagger's score units, and of one that does not
-/// ("street sign on a pole"). Measured on `../shared/fidelity` with the committed tagger (re-tune
-/// when it is retrained): on Flickr8K raw captions, exact tp/fp/fn agreement 19.9 % without the
-/// search (with the habits of 2026-11-22 morning), 22.9 % at 30,000, 23.4 % at 50,000 (a plateau from 40,000 to
-/// 55,000), 22.2 % at 70,000, where wrong nouns start to become verbs (since the search stops at
-/// the first preposition: 25.4 % at 50,000, 25.3 % at 80,000 and 120,000); on the 1,743 official graphs
-/// of lowercase fragments without a period, a search above 10,000 turns nouns into verbs the PCFG
-/// leaves alone ("wine bottle on table": 67.9 % of the graphs at 0, 68.1 % at 10,000, 67.4 % at
-/// 40,000).
-pub const CLAUSE_GAP_SENTENCE: i32 = 50_000;
-pub const CLAUSE_GAP_FRAGMENT: i32 = 10_000;
-/// The same search after the first preposition ("A man in a suit dances with a young girl ."),
-/// where nouns are more often nouns: raw exact 26.9 % without it, 27.2 % at 12,000 to 30,000 with
-/// the last word excluded (27.0-27.1 % with it), 26.7 % at 50,000; MAE 0.0054 to 0.0052
-/// (2026-11-22, session 3).
-pub const CLAUSE_GAP_AFTER_PREPOSITION: i32 = 20_000;
-
-/// The tags of one sentence: the tagger's, with the verb search of [`Tagger::tag_clause`]
-/// for captions without a finite verb.
-pub fn tag_sentence(tagger: &Tagger, words: &[&str]) -> Vec<&'static str> {
-    let ends_sentence = words.last().is_some_and(|w| matches!(*w, "." | "!" | "?"));
-    let max_gap = if ends_sentence {
-        CLAUSE_GAP_SENTENCE
-    } else {
-        CLAUSE_GAP_FRAGMENT
-    };
-    tagger.tag_clause_form(
-        words,
-        max_gap,
-        CLAUSE_GAP_AFTER_PREPOSITION,
-        Form::of(words),
-    )
-}
-
 /// The embedded tagger model (built by `scripts/train-parser`).
-static EMBEDDED: &[u8] = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/models/tagger.bin"));
-/// The tagger's corrections for pycocoevalcap's form (built by `scripts/train-coco`; empty: none).
-static EMBEDDED_COCO: &[u8] = include_bytes!(concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/models/tagger-coco.bin"
-));
-
+pub(crate) static EMBEDDED: &[u8] =
+    include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/models/tagger.bin"));
 /// A trained tagger. Immutable and `Sync`: share one across threads.
 #[derive(Debug, Clone)]
 pub struct Tagger {
@@ -87,11 +50,10 @@ pub struct Tagger {
     classes: Vec<&'static str>,
     /// Exact word hash -> class, for frequent unambiguous words.
     dict: IdMap<u8>,
-    /// The weights' quantisation scale (corrections must share it).
-    scale: f32,
-    /// Corrections added to the scores of sentences in pycocoevalcap's form ([`Form::Coco`]),
-    /// learned from the official parser's output ([`Tagger::train_delta`]).
-    coco: Option<std::sync::Arc<perceptron::Corrected>>,
+    /// [`verb_kind`] of each class.
+    kinds: Vec<u64>,
+    /// Tags in two passes (the second reads the first's classes on its right).
+    two_pass: bool,
 }
 
 // Feature templates. Numbers are part of the model: never renumber, only add.
@@ -122,6 +84,99 @@ const T_SHAPE_P1: u32 = 23;
 const T_SUF1: u32 = 24;
 const T_P1_SUF3: u32 = 25;
 const T_TRIGRAM: u32 = 26;
+const T_END_SUF3: u32 = 27;
+const T_END_LOWER: u32 = 28;
+const T_VERB_LEFT_SUF3: u32 = 29;
+const T_VERB_LEFT_LOWER: u32 = 30;
+const T_LOWER_P3: u32 = 31;
+const T_SUF3_P2: u32 = 32;
+const T_P1_LOWER_LOWER_P1: u32 = 33;
+const T_P2_P1_SUF3: u32 = 34;
+const T_LEFT_SUF3: u32 = 35;
+const T_AT_LOWER: u32 = 36;
+const T_AT_SUF3_LOWER_P1: u32 = 37;
+const T_R1: u32 = 38;
+const T_R1R2: u32 = 39;
+const T_R1_LOWER: u32 = 40;
+const T_R1_SUF3: u32 = 41;
+const T_VERB_RIGHT_SUF3: u32 = 42;
+const T_VERB_RIGHT_LOWER: u32 = 43;
+const T_P1_R1: u32 = 44;
+const T_R1_LOWER_P1: u32 = 45;
+const T_VERBS_ALL_SUF3: u32 = 46;
+const T_VERBS_ALL_LOWER: u32 = 47;
+const T_R1_R2_SUF3: u32 = 48;
+const T_P1_R1_LOWER: u32 = 49;
+
+/// Second-pass features are the first pass's templates and more, all moved by this salt into a
+/// space of their own (one weight table holds both passes).
+const PASS2_SALT: u64 = 0x5041_5353_325F_5F5F; // "PASS2___"
+
+/// Appends the second pass's own features of token `i` (the first pass's classes on its right)
+/// to the first pass's in `out`, and moves them all into the second pass's space.
+fn second_pass_features(
+    toks: &[TokenHashes],
+    i: usize,
+    p1: u64,
+    first: &[usize],
+    kinds: &[u64],
+    out: &mut Vec<u64>,
+) {
+    let right = |j: usize| first.get(j).map_or(PAD_END, |&c| c as u64 + 1);
+    let (r1, r2) = (right(i + 1), right(i + 2));
+    let verbs_right = first[i + 1..]
+        .iter()
+        .fold(0, |a, &c| a | kinds.get(c).copied().unwrap_or(0));
+    // The first pass's finite verbs elsewhere in the sentence (0, 1, 2 or more).
+    let finite_elsewhere = first
+        .iter()
+        .enumerate()
+        .filter(|&(j, &c)| j != i && kinds.get(c) == Some(&1))
+        .count()
+        .min(2) as u64;
+    let w = toks[i];
+    let n1 = toks
+        .get(i + 1)
+        .copied()
+        .unwrap_or(TokenHashes::pad(PAD_END));
+    out.extend_from_slice(&[
+        feat(T_R1, r1, 0, 0),
+        feat(T_R1R2, r1, r2, 0),
+        feat(T_R1_LOWER, r1, w.lower, 0),
+        feat(T_R1_SUF3, r1, w.suf3, 0),
+        feat(T_VERB_RIGHT_SUF3, verbs_right, w.suf3, 0),
+        feat(T_VERB_RIGHT_LOWER, verbs_right, w.lower, 0),
+        feat(T_P1_R1, p1, r1, 0),
+        feat(T_R1_LOWER_P1, r1, n1.lower, 0),
+        feat(T_VERBS_ALL_SUF3, finite_elsewhere, w.suf3, verbs_right),
+        feat(T_VERBS_ALL_LOWER, finite_elsewhere, w.lower, 0),
+        feat(T_R1_R2_SUF3, r1, r2, w.suf3),
+        feat(T_P1_R1_LOWER, p1, r1, w.lower),
+    ]);
+    for f in out.iter_mut() {
+        *f = perceptron::combine(*f, PASS2_SALT);
+    }
+}
+
+/// What the tagger knows of a sentence beyond a token's window: how it ends (a caption ending in
+/// a full stop is a sentence for the PCFG more often than a fragment) and the kinds of the verbs
+/// tagged so far on the left (whether a finite verb, a gerund or a participle came before).
+#[derive(Clone, Copy, Default)]
+struct Facts {
+    end: u64,
+    verbs_left: u64,
+    remaining: u64,
+}
+
+/// The kind of a tag for [`Facts::verbs_left`]: 1 finite verb, 2 gerund, 4 participle, 0 other.
+fn verb_kind(tag: &str) -> u64 {
+    match tag {
+        "VBZ" | "VBP" | "VBD" | "MD" => 1,
+        "VBG" => 2,
+        "VBN" => 4,
+        _ => 0,
+    }
+}
 
 /// Hashes of one token's word forms, computed once per token.
 #[derive(Clone, Copy, Debug)]
@@ -228,7 +283,7 @@ fn shape_hash(word: &str, first: bool) -> u64 {
 }
 
 /// Writes the features of token `i` given the two previous tags into `out`.
-fn features(toks: &[TokenHashes], i: usize, p1: u64, p2: u64, out: &mut Vec<u64>) {
+fn features(toks: &[TokenHashes], i: usize, p1: u64, p2: u64, facts: Facts, out: &mut Vec<u64>) {
     let at = |j: isize| -> TokenHashes {
         if j < 0 {
             TokenHashes::pad(PAD_START)
@@ -239,7 +294,7 @@ fn features(toks: &[TokenHashes], i: usize, p1: u64, p2: u64, out: &mut Vec<u64>
         }
     };
     let i = i as isize;
-    let (w, m1, m2, n1, n2) = (at(i), at(i - 1), at(i - 2), at(i + 1), at(i + 2));
+    let (w, m1, m2, n1, n2, n3) = (at(i), at(i - 1), at(i - 2), at(i + 1), at(i + 2), at(i + 3));
     out.clear();
     out.extend_from_slice(&[
         feat(T_BIAS, 0, 0, 0),
@@ -269,17 +324,28 @@ fn features(toks: &[TokenHashes], i: usize, p1: u64, p2: u64, out: &mut Vec<u64>
         feat(T_BIGRAM_P1, w.lower, n1.lower, 0),
         feat(T_P1_LOWER_P1, p1, n1.lower, 0),
         feat(T_TRIGRAM, m1.lower, w.lower, n1.lower),
+        feat(T_END_SUF3, facts.end, w.suf3, 0),
+        feat(T_END_LOWER, facts.end, w.lower, 0),
+        feat(T_VERB_LEFT_SUF3, facts.verbs_left, w.suf3, 0),
+        feat(T_VERB_LEFT_LOWER, facts.verbs_left, w.lower, facts.end),
+        feat(T_LOWER_P3, n3.lower, 0, 0),
+        feat(T_SUF3_P2, n2.suf3, 0, 0),
+        feat(T_P1_LOWER_LOWER_P1, p1, w.lower, n1.lower),
+        feat(T_P2_P1_SUF3, p2, p1, w.suf3),
+        feat(T_LEFT_SUF3, facts.remaining, w.suf3, 0),
+        feat(T_AT_LOWER, i.min(3) as u64, w.lower, facts.end),
+        feat(T_AT_SUF3_LOWER_P1, i.min(3) as u64, w.suf3, n1.lower),
     ]);
 }
 
-/// The hash a previous tag enters features as (class index, or a pad at the sentence start).
-/// Greedy left-to-right tagging: `forced` positions and words of the tag dictionary get their
-/// class; every other token gets what `choose` makes of its position and features (which include
-/// the two classes chosen on its left).
+/// Greedy left-to-right tagging: words of the tag dictionary get their class; every other token
+/// gets what `choose` makes of its position and features (which include the two classes chosen on
+/// its left and, in a second pass, the `first` pass's classes on its right).
 fn greedy(
     words: &[impl AsRef<str>],
     dict: &IdMap<u8>,
-    forced: &[(usize, usize)],
+    kinds: &[u64],
+    first: Option<&[usize]>,
     mut choose: impl FnMut(usize, &[u64]) -> usize,
 ) -> Vec<usize> {
     let mut buf = String::new();
@@ -288,25 +354,35 @@ fn greedy(
         .enumerate()
         .map(|(i, w)| TokenHashes::new(w.as_ref(), i == 0, &mut buf))
         .collect();
-    let mut feats = Vec::with_capacity(32);
+    let mut feats = Vec::with_capacity(40);
     let mut out: Vec<usize> = Vec::with_capacity(words.len());
+    let mut facts = Facts {
+        end: words.last().map_or(0, |w| match w.as_ref() {
+            "." | "!" | "?" => 1,
+            _ => 2,
+        }),
+        ..Facts::default()
+    };
     for i in 0..words.len() {
-        if let Some(&(_, c)) = forced.iter().find(|&&(at, _)| at == i) {
-            out.push(c);
-            continue;
-        }
-        if let Some(&c) = dict.get(&toks[i].word) {
-            out.push(c as usize);
-            continue;
-        }
-        let p1 = tag_value(i.checked_sub(1).map(|j| out[j]));
-        let p2 = tag_value(i.checked_sub(2).map(|j| out[j]));
-        features(&toks, i, p1, p2, &mut feats);
-        out.push(choose(i, &feats));
+        facts.remaining = (words.len() - i).min(4) as u64;
+        let c = if let Some(&c) = dict.get(&toks[i].word) {
+            c as usize
+        } else {
+            let p1 = tag_value(i.checked_sub(1).map(|j| out[j]));
+            let p2 = tag_value(i.checked_sub(2).map(|j| out[j]));
+            features(&toks, i, p1, p2, facts, &mut feats);
+            if let Some(first) = first {
+                second_pass_features(&toks, i, p1, first, kinds, &mut feats);
+            }
+            choose(i, &feats)
+        };
+        facts.verbs_left |= kinds.get(c).copied().unwrap_or(0);
+        out.push(c);
     }
     out
 }
 
+/// The hash a previous tag enters features as (class index, or a pad at the sentence start).
 fn tag_value(class: Option<usize>) -> u64 {
     match class {
         Some(c) => c as u64 + 1,
@@ -328,12 +404,9 @@ impl Tagger {
     /// The model embedded in the binary, loaded once per process.
     pub fn embedded() -> Result<&'static Tagger, ModelError> {
         static CELL: OnceLock<Result<Tagger, ModelError>> = OnceLock::new();
-        CELL.get_or_init(|| {
-            Tagger::from_bytes(EMBEDDED, "embedded tagger model")?
-                .with_coco(EMBEDDED_COCO, "embedded COCO-form tagger corrections")
-        })
-        .as_ref()
-        .map_err(Clone::clone)
+        CELL.get_or_init(|| Tagger::from_bytes(EMBEDDED, "embedded tagger model"))
+            .as_ref()
+            .map_err(Clone::clone)
     }
 
     /// Reads a tagger model file (as `train_parser` writes it). `what` names it in errors.
@@ -352,6 +425,7 @@ impl Tagger {
             let class = r.len("tag dictionary class", classes.len().saturating_sub(1))?;
             dict.insert(hash_str(&word), class as u8);
         }
+        let two_pass = !r.at_end() && r.len("tagger passes", 2)? == 2;
         if !r.at_end() {
             return Err(ModelError::Corrupt {
                 what: what.into(),
@@ -360,45 +434,11 @@ impl Tagger {
         }
         Ok(Tagger {
             weights: std::sync::Arc::new(m.weights),
+            kinds: classes.iter().map(|c| verb_kind(c)).collect(),
+            two_pass,
             classes,
             dict,
-            scale: m.scale,
-            coco: None,
         })
-    }
-
-    /// The tagger with COCO-form corrections read from `bytes` (a `tagger-delta` model written
-    /// by [`Tagger::train_delta`] for this tagger); empty `bytes` mean none.
-    pub fn with_coco(mut self, bytes: &[u8], what: &str) -> Result<Tagger, ModelError> {
-        if bytes.is_empty() {
-            self.coco = None;
-            return Ok(self);
-        }
-        let m = perceptron::read_model(bytes, what, "tagger-delta")?;
-        if m.classes
-            .iter()
-            .map(String::as_str)
-            .ne(self.classes.iter().copied())
-            || m.scale != self.scale
-        {
-            return Err(ModelError::Corrupt {
-                what: what.into(),
-                detail: "corrections made for another tagger model".into(),
-            });
-        }
-        self.coco = Some(std::sync::Arc::new(perceptron::Corrected::new(
-            std::sync::Arc::clone(&self.weights),
-            m.weights,
-        )));
-        Ok(self)
-    }
-
-    /// The tagger without its COCO-form corrections.
-    pub fn without_coco(&self) -> Tagger {
-        Tagger {
-            coco: None,
-            ..self.clone()
-        }
     }
 
     /// Reads a tagger model from a file.
@@ -430,215 +470,35 @@ impl Tagger {
     }
 
     fn tag_classes(&self, words: &[&str]) -> Vec<usize> {
-        self.decode(words, &[], None, |_, _, _| {})
-    }
-
-    /// Greedy decoding, with `forced` = (position, class) pairs fixing tokens' classes; `seen`
-    /// gets each modelled position with its chosen class and its score vector.
-    fn decode(
-        &self,
-        words: &[&str],
-        forced: &[(usize, usize)],
-        coco: Option<&perceptron::Corrected>,
-        mut seen: impl FnMut(usize, usize, &[i32]),
-    ) -> Vec<usize> {
         let mut scores = vec![0i32; self.weights.score_len()];
         let n = self.classes.len().max(1);
-        greedy(words, &self.dict, forced, |i, feats| {
+        let first = self.first_pass(words);
+        greedy(
+            words,
+            &self.dict,
+            &self.kinds,
+            first.as_deref(),
+            |_, feats| {
+                scores.iter_mut().for_each(|s| *s = 0);
+                self.weights.score(feats, &mut scores);
+                argmax(&scores[..n])
+            },
+        )
+    }
+
+    /// A two-pass tagger's first pass (the base weights' greedy classes); `None` for one pass.
+    fn first_pass(&self, words: &[&str]) -> Option<Vec<usize>> {
+        if !self.two_pass {
+            return None;
+        }
+        let mut scores = vec![0i32; self.weights.score_len()];
+        let n = self.classes.len().max(1);
+        Some(greedy(words, &self.dict, &self.kinds, None, |_, feats| {
             scores.iter_mut().for_each(|s| *s = 0);
-            match coco {
-                Some(c) => c.score(feats, &mut scores),
-                None => self.weights.score(feats, &mut scores),
-            }
-            let best = argmax(&scores[..n]);
-            seen(i, best, &scores[..n]);
-            best
-        })
+            self.weights.score(feats, &mut scores);
+            argmax(&scores[..n])
+        }))
     }
-
-    /// Tags a sentence the way CoreNLP's PCFG reads a caption with a finite verb that a tagger
-    /// trained on verbless COCO fragments takes for a noun: "A dog leaps into the water ." is
-    /// `leaps/VBZ` for the PCFG (a clause, `S`), `leaps/NNS` for greedy tagging ("dog leaps" as a
-    /// compound). When greedy tagging finds no finite verb (participles and base forms do not
-    /// count: "A black dog bites a white dog while standing on the sand ."; nor does one right
-    /// after a conjunction, as in "squats/NNS and puts/VBZ"), a noun right after a
-    /// noun can become the verb (`NNS` -> `VBZ`, `NN` -> `VBP`); the one whose verb score comes
-    /// closest to its own score does, when the gap is at most `max_gap` (in the model's score
-    /// units) before the first preposition, or at most `max_gap_after_preposition` (and
-    /// `max_gap`) after it and before the last word ("A man in a suit dances with ...", where
-    /// "Boys in life jackets on a watercraft" and "... looking at her finger nails ." keep their
-    /// nouns), and the tokens after it are tagged again. A first word read as an interjection
-    /// before another word ("Boy in pajamas ...") is a noun, and so is a word of
-    /// `NOUN_LIKE_VERBS` after a noun. A noun right after worn colours ("A
-    /// man in red pushes ...", see `worn_colours`) can become the verb within `max_gap`, even as
-    /// the last word, and colours before a finite verb there are nouns (the PCFG's `NN`, which
-    /// SPICE proposes as objects; see the colour habit in [`crate::habits`] for the evidence).
-    pub fn tag_clause(
-        &self,
-        words: &[&str],
-        max_gap: i32,
-        max_gap_after_preposition: i32,
-    ) -> Vec<&'static str> {
-        self.tag_clause_form(words, max_gap, max_gap_after_preposition, Form::AsWritten)
-    }
-
-    /// [`Tagger::tag_clause`] with the corrections for `form` (pycocoevalcap's form has some).
-    pub fn tag_clause_form(
-        &self,
-        words: &[&str],
-        max_gap: i32,
-        max_gap_after_preposition: i32,
-        form: Form,
-    ) -> Vec<&'static str> {
-        let coco = match form {
-            Form::Coco => self.coco.as_deref().map(perceptron::Corrected::used),
-            Form::AsWritten => None,
-        };
-        let class = |name: &str| self.classes.iter().position(|c| *c == name);
-        let name = |c: usize| self.classes.get(c).copied().unwrap_or(FALLBACK_TAG);
-        let (Some(vbz), Some(vbp)) = (class("VBZ"), class("VBP")) else {
-            return self.tag(words);
-        };
-        let score_nouns =
-            |scored: &mut Vec<Option<(i32, usize)>>, i: usize, chosen, scores: &[i32]| {
-                let verb = match name(chosen) {
-                    "NNS" => vbz,
-                    "NN" => vbp,
-                    _ => return,
-                };
-                scored[i] = Some((scores[chosen] - scores[verb], verb));
-            };
-        // Greedy tagging with some classes forced, and the verb gap of every noun it chose (forced
-        // tokens have none).
-        let decode_scored = |forced: &[(usize, usize)]| {
-            let mut scored: Vec<Option<(i32, usize)>> = vec![None; words.len()];
-            let classes = self.decode(words, forced, coco, |i, c, s| {
-                score_nouns(&mut scored, i, c, s)
-            });
-            (classes, scored)
-        };
-        let mut forced = Vec::new();
-        let (mut classes, mut scored) = decode_scored(&forced);
-        // A capitalised first word read as an interjection ("Boy in pajamas ...", `UH` as in "Boy,
-        // that hurts") is the head noun of the caption for the PCFG.
-        let next_is_word = words
-            .get(1)
-            .is_some_and(|w| w.chars().any(char::is_alphanumeric));
-        if let (Some(&first), Some(nn)) = (classes.first(), class("NN")) {
-            if name(first) == "UH" && next_is_word {
-                forced.push((0, nn));
-                (classes, scored) = decode_scored(&forced);
-            }
-        }
-        // Verbs the PCFG reads as nouns after a noun ("A dog races along the grassy track .").
-        if let (Some(nn), Some(nns)) = (class("NN"), class("NNS")) {
-            let nouns: Vec<(usize, usize)> = (1..words.len())
-                .filter(|&i| {
-                    is_noun_tag(name(classes[i - 1]))
-                        && crate::lexicon::NOUN_LIKE_VERBS
-                            .iter()
-                            .any(|w| w.eq_ignore_ascii_case(words[i]))
-                        && matches!(name(classes[i]), "VBZ" | "VBP" | "NN" | "NNS")
-                })
-                .map(|i| (i, if words[i].ends_with('s') { nns } else { nn }))
-                .collect();
-            if !nouns.is_empty() {
-                forced.extend(nouns);
-                (classes, scored) = decode_scored(&forced);
-            }
-        }
-        // A finite verb right after a conjunction is the second of two ("A small child squats and
-        // puts dirt into his mouth .": `squats/NNS and puts/VBZ`); the first one is still to find.
-        let has_verb = classes.iter().enumerate().any(|(i, &c)| {
-            let finite = matches!(name(c), "VBZ" | "VBP" | "VBD" | "MD");
-            finite && (i == 0 || name(classes[i - 1]) != "CC")
-        });
-        // A noun inside a prepositional phrase ("Boys in life jackets on a watercraft") needs a
-        // clearer verb reading than one right after the subject, and the last word of a caption
-        // keeps its noun ("A young girl with makeup and jewelry smiles .": `smiles/NNS` in the
-        // official count).
-        let first_preposition = classes
-            .iter()
-            .position(|&c| name(c) == "IN")
-            .unwrap_or(classes.len());
-        let last_word = words
-            .iter()
-            .rposition(|w| !matches!(*w, "." | "!" | "?"))
-            .unwrap_or(0);
-        // The colours of "A woman in white perform ..." ("in blue and white", "wearing blue") are
-        // the PCFG's nouns and the word after them its verb, last word or not ("a young girl
-        // wearing blue smiles .").
-        let worn = |classes: &[usize], i: usize| worn_colours(words, i, |k| name(classes[k]));
-        let best = (1..classes.len())
-            .filter(|_| !has_verb)
-            .filter_map(|i| {
-                let (gap, verb) = scored[i]?;
-                if worn(&classes, i).is_some() {
-                    return (gap <= max_gap).then_some((gap, i, verb));
-                }
-                let after_noun = is_noun_tag(name(classes[i - 1]));
-                let limit = if i < first_preposition {
-                    max_gap
-                } else if i < last_word {
-                    max_gap.min(max_gap_after_preposition)
-                } else {
-                    return None;
-                };
-                (after_noun && gap <= limit).then_some((gap, i, verb))
-            })
-            .min();
-        let classes = match best {
-            Some((_, i, verb)) => {
-                forced.push((i, verb));
-                self.decode(words, &forced, coco, |_, _, _| {})
-            }
-            None => classes,
-        };
-        // A colour before a finite verb is a noun.
-        let mut colours = Vec::new();
-        for i in 0..classes.len() {
-            if matches!(name(classes[i]), "VBZ" | "VBP" | "VBD") {
-                if let Some(span) = worn(&classes, i) {
-                    forced.push((i, classes[i]));
-                    colours.extend(span);
-                }
-            }
-        }
-        let classes = match class("NN") {
-            Some(nn) if !colours.is_empty() => {
-                forced.extend(colours.into_iter().map(|k| (k, nn)));
-                self.decode(words, &forced, coco, |_, _, _| {})
-            }
-            _ => classes,
-        };
-        classes.into_iter().map(name).collect()
-    }
-}
-
-/// The positions of the colours right before position `i` that are worn, as in "A man in red
-/// pushes ...", "... in black and orange walks ...", "... wearing blue smiles .": one colour or
-/// several joined by "and" or commas, after "in" that follows a noun (`tag` gives the tag at a
-/// position) or after "wearing". `None` if the words before `i` are not such colours.
-fn worn_colours<'a>(
-    words: &[&str],
-    i: usize,
-    tag: impl Fn(usize) -> &'a str,
-) -> Option<Vec<usize>> {
-    let is_colour = |k: usize| crate::lexicon::is_colour_word(words[k]);
-    let mut k = i.checked_sub(1)?;
-    if !is_colour(k) {
-        return None;
-    }
-    let mut colours = Vec::new();
-    while k > 0 && (is_colour(k) || (matches!(words[k], "and" | ",") && is_colour(k - 1))) {
-        if is_colour(k) {
-            colours.push(k);
-        }
-        k -= 1;
-    }
-    let before = words[k].to_lowercase();
-    let noun_in = before == "in" && k > 0 && is_noun_tag(tag(k - 1));
-    (noun_in || before == "wearing").then_some(colours)
 }
 
 /// Maps a model's class names onto [`TAGS`].
@@ -675,11 +535,14 @@ pub struct TrainOptions {
     pub min_count: u32,
     /// At most this many features go into the model file (the heaviest; keeps it compact).
     pub max_features: usize,
+    /// 1 or 2: a second greedy pass that also reads the first pass's classes on the right.
+    pub passes: usize,
 }
 
 impl Default for TrainOptions {
     fn default() -> Self {
         TrainOptions {
+            passes: 2,
             epochs: 5,
             seed: 1,
             dict_min_count: 20,
@@ -728,6 +591,7 @@ pub fn train(
         .map(|(t, _)| *t)
         .collect();
     let class_of = |t: &str| classes.iter().position(|c| *c == t).unwrap_or(0);
+    let kinds: Vec<u64> = classes.iter().map(|c| verb_kind(c)).collect();
     let gold: Vec<Vec<usize>> = sents
         .iter()
         .map(|(_, tags)| tags.iter().map(|t| class_of(t)).collect())
@@ -771,20 +635,27 @@ pub fn train(
         perceptron::shuffle(&mut order, &mut rng);
         let (mut right, mut total) = (0usize, 0usize);
         for &k in &order {
-            greedy(&sents[k].0, &dict, &[], |i, feats| {
-                let g = gold[k][i];
-                scores.iter_mut().for_each(|s| *s = 0.0);
-                model.score(feats, &mut scores);
-                let guess = argmax(&scores);
-                if epoch == 0 {
-                    model.observe(feats);
-                }
-                model.tick();
-                model.update(feats, g, guess);
-                right += (guess == g) as usize;
-                total += 1;
-                guess
-            });
+            // Each pass learns in its own feature space; the second reads what the first chose.
+            let mut first: Option<Vec<usize>> = None;
+            for pass in 0..opts.passes.clamp(1, 2) {
+                let chosen = greedy(&sents[k].0, &dict, &kinds, first.as_deref(), |i, feats| {
+                    let g = gold[k][i];
+                    scores.iter_mut().for_each(|s| *s = 0.0);
+                    model.score(feats, &mut scores);
+                    let guess = argmax(&scores);
+                    if epoch == 0 {
+                        model.observe(feats);
+                    }
+                    model.tick();
+                    model.update(feats, g, guess);
+                    if pass + 1 == opts.passes.clamp(1, 2) {
+                        right += (guess == g) as usize;
+                        total += 1;
+                    }
+                    guess
+                });
+                first = Some(chosen);
+            }
         }
         if epoch == 0 && opts.min_count > 1 {
             model.freeze(opts.min_count);
@@ -803,86 +674,12 @@ pub fn train(
         put_str(&mut extra, w);
         put_varint(&mut extra, *c as u64);
     }
+    if opts.passes >= 2 {
+        // Absent in a one-pass model (files written before the second pass read as one pass).
+        put_varint(&mut extra, 2);
+    }
     let names: Vec<String> = classes.iter().map(|c| c.to_string()).collect();
     Ok(perceptron::write_model("tagger", &names, &extra, &rows))
-}
-
-impl Tagger {
-    /// Trains corrections to this tagger: a second perceptron whose weights are added to the
-    /// tagger's scores (in its quantisation scale), on `sents` (each counted `weight` times),
-    /// decoding greedily with both. Words of the tag dictionary keep their tag. Returns the
-    /// corrections' model file (for [`Tagger::with_coco`]).
-    pub fn train_delta(
-        &self,
-        sents: &[(TaggedSentence, usize)],
-        epochs: usize,
-        seed: u64,
-        log: &mut dyn FnMut(String),
-    ) -> Result<Vec<u8>, String> {
-        let n = self.classes.len();
-        let mut usable = Vec::new();
-        for (k, ((words, tags), weight)) in sents.iter().enumerate() {
-            if words.len() != tags.len() {
-                return Err(format!(
-                    "training sentence {k}: {} words but {} tags",
-                    words.len(),
-                    tags.len()
-                ));
-            }
-            let gold = tags
-                .iter()
-                .map(|t| {
-                    self.classes.iter().position(|c| c == t).ok_or_else(|| {
-                        format!("training sentence {k}: tag {t:?} is not one of the tagger's")
-                    })
-                })
-                .collect::<Result<Vec<usize>, String>>()?;
-            for _ in 0..*weight {
-                usable.push((k, gold.clone()));
-            }
-        }
-        let mut model = Trainer::new(n);
-        let mut rng = perceptron::mix64(seed ^ 0x7A66);
-        let mut order: Vec<usize> = (0..usable.len()).collect();
-        let mut base = vec![0i32; self.weights.score_len()];
-        let mut scores = vec![0f32; n];
-        for epoch in 0..epochs {
-            perceptron::shuffle(&mut order, &mut rng);
-            let (mut right, mut total) = (0usize, 0usize);
-            for &u in &order {
-                let (k, gold) = &usable[u];
-                greedy(&sents[*k].0 .0, &self.dict, &[], |i, feats| {
-                    base.iter_mut().for_each(|s| *s = 0);
-                    self.weights.score(feats, &mut base);
-                    for (x, b) in scores.iter_mut().zip(&base) {
-                        *x = *b as f32 * self.scale;
-                    }
-                    model.score(feats, &mut scores);
-                    let guess = argmax(&scores);
-                    model.tick();
-                    model.update(feats, gold[i], guess);
-                    right += usize::from(guess == gold[i]);
-                    total += 1;
-                    guess
-                });
-            }
-            log(format!(
-                "tagger corrections epoch {}: {:.2}% of model-tagged tokens right while training, {} features",
-                epoch + 1,
-                100.0 * right as f64 / total.max(1) as f64,
-                model.n_features()
-            ));
-        }
-        let rows = model.averaged(0.05, usize::MAX);
-        let names: Vec<String> = self.classes.iter().map(|c| c.to_string()).collect();
-        Ok(perceptron::write_model_scaled(
-            "tagger-delta",
-            &names,
-            &[],
-            &rows,
-            Some(self.scale),
-        ))
-    }
 }
 
 fn argmax_usize(xs: &[usize]) -> usize {
@@ -904,13 +701,6 @@ pub(crate) fn word_key(word: &str) -> u64 {
 mod tests {
     use super::*;
 
-    #[test]
-    fn coco_corrections_fold_into_one_table_that_scores_alike() {
-        if !EMBEDDED_COCO.is_empty() {
-            perceptron::assert_folds_exactly(EMBEDDED, "tagger", EMBEDDED_COCO, "tagger-delta");
-        }
-    }
-
     fn sent(s: &str) -> TaggedSentence {
         let (w, t): (Vec<String>, Vec<String>) = s
             .split(' ')
@@ -920,27 +710,6 @@ mod tests {
             })
             .unzip();
         (w, t)
-    }
-
-    #[test]
-    fn finds_worn_colours() {
-        let tags = |s: &str| s.split(' ').map(str::to_string).collect::<Vec<_>>();
-        let words: Vec<&str> = "A man in red and white walks".split(' ').collect();
-        let t = tags("DT NN IN JJ CC JJ NNS");
-        assert_eq!(worn_colours(&words, 6, |k| t[k].as_str()), Some(vec![5, 3]));
-        // Not after a noun's "in", nor without "in"/"wearing", nor right after the preposition.
-        let words: Vec<&str> = "Sitting in red walks".split(' ').collect();
-        let t = tags("VBG IN JJ NNS");
-        assert_eq!(worn_colours(&words, 3, |k| t[k].as_str()), None);
-        let words: Vec<&str> = "A girl wearing blue smiles".split(' ').collect();
-        let t = tags("DT NN VBG JJ NNS");
-        assert_eq!(worn_colours(&words, 4, |k| t[k].as_str()), Some(vec![3]));
-        assert_eq!(worn_colours(&words, 3, |k| t[k].as_str()), None);
-        let words: Vec<&str> = "A red dog".split(' ').collect();
-        let t = tags("DT JJ NN");
-        assert_eq!(worn_colours(&words, 2, |k| t[k].as_str()), None);
-        let words: Vec<&str> = "red walks".split(' ').collect();
-        assert_eq!(worn_colours(&words, 1, |_| "NN"), None);
     }
 
     #[test]

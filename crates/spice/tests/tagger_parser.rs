@@ -49,14 +49,19 @@ fn a_noun_phrase_caption_is_rooted_in_its_head_noun() {
 }
 
 #[test]
-fn a_participle_after_the_head_noun_is_acl() {
-    // SPEC §2: "a cat sitting on a chair": cat -acl-> sitting -nmod-> chair.
-    for s in ["a cat sitting on a chair", "A cat sitting on a chair ."] {
+fn a_participle_after_the_head_noun_hangs_as_the_pcfg_hangs_it() {
+    // SPEC §2: "A cat sitting on a chair .": cat -acl-> sitting -nmod-> chair. Without the full
+    // stop the PCFG reads a fragment, FRAG(NP, S(VP)), and the participle becomes `dep`
+    // (`spice parse --corenlp-models ...` shows both).
+    for (s, label) in [
+        ("A cat sitting on a chair .", "acl"),
+        ("a cat sitting on a chair", "dep"),
+    ] {
         let w = words(s);
         let (tags, arcs) = analyse(&w);
         assert_eq!(tags[2], "VBG", "{s}");
         assert_eq!(arcs[1], (0, Label::ROOT), "{s}");
-        assert_eq!(arcs[2], (2, Label::from_name("acl").expect("label")), "{s}");
+        assert_eq!(arcs[2], (2, Label::from_name(label).expect("label")), "{s}");
         assert_eq!(
             arcs[5],
             (3, Label::from_name("nmod").expect("label")),
@@ -150,101 +155,43 @@ fn models_are_shared_across_threads() {
     assert_eq!(serial, parallel);
 }
 
+/// Captions whose tags a tagger trained on fragments used to get wrong, and a hand-written verb
+/// search fixed; the tagger trained on the exact pipeline's analyses reads them as CoreNLP's PCFG
+/// does (the tags below are the PCFG's, from the exact pipeline on CoreNLP's model). Not every
+/// caption: the PCFG reads "rides" as `VBZ` in "A man rides a horse on the beach ." and the
+/// tagger as `VBD`, a tag the PCFG gives "rides" in 155 of its 526 occurrences in the training
+/// captions as written (the proposals are the same either way).
 #[test]
-fn a_sentence_with_a_verb_read_as_a_noun_gets_its_verb_back() {
+fn reads_finite_verbs_and_nouns_as_the_pcfg_does() {
     let (tagger, _) = models();
-    // Greedy tagging reads "dog leaps" / "dog rolls" as compounds; the PCFG reads a clause.
-    for (caption, verb, tag) in [
+    for (caption, word, tag) in [
         ("A brown dog leaps into the water .", "leaps", "VBZ"),
         ("A dog rolls on the ground .", "rolls", "VBZ"),
+        (
+            "A man in a suit dances with a young girl in front of an audience .",
+            "dances",
+            "VBZ",
+        ),
+        (
+            "A small child squats and puts dirt into his mouth .",
+            "squats",
+            "VBZ",
+        ),
+        (
+            "A small child squats and puts dirt into his mouth .",
+            "puts",
+            "VBZ",
+        ),
+        (
+            "Boy in pajamas seated on a tire near plants .",
+            "Boy",
+            "NNP",
+        ),
+        ("wine bottle on table", "bottle", "NN"),
     ] {
         let w = words(caption);
-        let greedy = tagger.tag(&w);
-        assert!(
-            greedy.iter().all(|t| !t.starts_with("VB")),
-            "{caption}: {greedy:?}"
-        );
-        let tags = tagger.tag_clause(&w, 50_000, 20_000);
-        let at = w.iter().position(|x| *x == verb).expect("verb in caption");
+        let tags = tagger.tag(&w);
+        let at = w.iter().position(|x| *x == word).expect("word in caption");
         assert_eq!(tags[at], tag, "{caption}: {tags:?}");
-        assert_eq!(tags.iter().filter(|t| t.starts_with("VB")).count(), 1);
-    }
-}
-
-#[test]
-fn a_verb_after_a_prepositional_phrase_needs_a_closer_score() {
-    let (tagger, _) = models();
-    let caption = "A man in a suit dances with a young girl in front of an audience .";
-    let w = words(caption);
-    let at = w
-        .iter()
-        .position(|x| *x == "dances")
-        .expect("verb in caption");
-    assert_eq!(tagger.tag(&w)[at], "NNS", "greedy tagging reads a compound");
-    assert_eq!(tagger.tag_clause(&w, 50_000, 20_000)[at], "VBZ");
-    assert_eq!(tagger.tag_clause(&w, 50_000, 0)[at], "NNS");
-    // The last word keeps its noun reading, however close its verb score.
-    let w = words("A young girl with makeup and jewelry smiles .");
-    assert_eq!(tagger.tag_clause(&w, 1_000_000, 1_000_000), tagger.tag(&w));
-}
-
-#[test]
-fn a_verb_after_a_conjunction_does_not_stop_the_search() {
-    let (tagger, _) = models();
-    let w = words("A small child squats and puts dirt into his mouth .");
-    let greedy = tagger.tag(&w);
-    assert_eq!((greedy[3], greedy[5]), ("NNS", "VBZ"), "{greedy:?}");
-    let tags = tagger.tag_clause(&w, 50_000, 20_000);
-    assert_eq!((tags[3], tags[5]), ("VBZ", "VBZ"), "{tags:?}");
-}
-
-#[test]
-fn races_after_a_noun_is_a_noun() {
-    let (tagger, _) = models();
-    let w = words("A dog races along the grassy track .");
-    assert_eq!(tagger.tag_clause(&w, 50_000, 20_000)[2], "NNS");
-    // After a pronoun it stays the verb.
-    let w = words("He races along the track .");
-    assert_eq!(tagger.tag_clause(&w, 50_000, 20_000)[1], "VBZ");
-}
-
-#[test]
-fn a_fragment_without_a_verb_candidate_keeps_its_nouns() {
-    let (tagger, _) = models();
-    for caption in [
-        "A boy with a toy gun .",
-        "wine bottle on table",
-        "Three dogs in the snow .",
-    ] {
-        let w = words(caption);
-        assert_eq!(
-            tagger.tag_clause(&w, 10_000, 10_000),
-            tagger.tag(&w),
-            "{caption}"
-        );
-    }
-    // A sentence that has a verb is tagged as greedy tagging tags it.
-    let w = words("A man rides a horse on the beach .");
-    assert_eq!(tagger.tag_clause(&w, 1_000_000, 1_000_000), tagger.tag(&w));
-}
-
-#[test]
-fn a_first_word_read_as_an_interjection_is_the_head_noun() {
-    let (tagger, _) = models();
-    let w = words("Boy in pajamas seated on a tire near plants .");
-    assert_eq!(
-        tagger.tag(&w)[0],
-        "UH",
-        "greedy tagging reads an interjection"
-    );
-    assert_eq!(tagger.tag_clause(&w, 50_000, 20_000)[0], "NN");
-    // Alone, or before punctuation, an interjection stays one.
-    for caption in ["Boy", "Boy , that is a big dog ."] {
-        let w = words(caption);
-        assert_eq!(
-            tagger.tag_clause(&w, 50_000, 20_000)[0],
-            tagger.tag(&w)[0],
-            "{caption}"
-        );
     }
 }

@@ -104,6 +104,14 @@ enum Command {
         /// Disable synonym merging in the printed scene graph.
         #[arg(long = "noSynsets", alias = "no-synsets")]
         no_synsets: bool,
+        /// Parse with CoreNLP 3.6.0's own PCFG and converter on the user's CoreNLP models (as
+        /// for scoring); without it, the built-in parser.
+        #[arg(
+            long = "corenlp-models",
+            env = "SPICE_CORENLP_MODELS",
+            value_name = "PATH"
+        )]
+        corenlp_models: Option<String>,
     },
     /// Print the parser's proposals of each caption, or the tuples of each sentence of a CoNLL-U
     /// file, as JSON lines.
@@ -374,7 +382,8 @@ fn run(cmd: Command) -> Result<(), Failure> {
         Command::Parse {
             captions,
             no_synsets,
-        } => parse(&captions, no_synsets),
+            corenlp_models,
+        } => parse(&captions, no_synsets, corenlp_models.as_deref()),
         Command::Tuples {
             captions: Some(path),
             ..
@@ -622,8 +631,11 @@ fn score(a: ScoreArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-fn parse(captions: &[String], no_synsets: bool) -> Result<(), Failure> {
-    let engine = engine(no_synsets);
+fn parse(captions: &[String], no_synsets: bool, models: Option<&str>) -> Result<(), Failure> {
+    let engine = Engine::new(EngineOptions {
+        use_synsets: !no_synsets,
+        front_end: front_end(models)?,
+    });
     for caption in captions {
         let sentences = engine.parse(caption).map_err(Failure::input)?;
         println!("caption: {caption}");
