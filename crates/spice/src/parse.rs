@@ -24,7 +24,7 @@ use std::sync::OnceLock;
 
 use crate::depgraph::{DepGraph, Rel, Token};
 use crate::perceptron::{self, feat, hash_str, shuffle, ModelError, Trainer, Weights};
-use crate::tag::{word_key, Tagger};
+use crate::tag::{verb_kind, word_key, Tagger};
 
 /// Declares [`LABELS`], a [`Label`] constant for each (`Label::NSUBJ`, `Label::NMOD_POSS`, ...),
 /// numbered in list order, and the graph relation of each (`Rel::NSUBJ`, ...).
@@ -481,16 +481,6 @@ fn function_kind(tag: &str) -> u64 {
         "," => 4,
         "WDT" | "WP" | "WRB" => 8,
         "DT" => 16,
-        _ => 0,
-    }
-}
-
-/// 1 finite verb or modal, 2 gerund, 4 participle, 0 other.
-fn verb_kind(tag: &str) -> u64 {
-    match tag {
-        "VBZ" | "VBP" | "VBD" | "MD" => 1,
-        "VBG" => 2,
-        "VBN" => 4,
         _ => 0,
     }
 }

@@ -168,8 +168,9 @@ struct Facts {
     remaining: u64,
 }
 
-/// The kind of a tag for [`Facts::verbs_left`]: 1 finite verb, 2 gerund, 4 participle, 0 other.
-fn verb_kind(tag: &str) -> u64 {
+/// The kind of a tag for the tagger's `Facts::verbs_left` and the parser's sentence features: 1
+/// finite verb or modal, 2 gerund, 4 participle, 0 other.
+pub(crate) fn verb_kind(tag: &str) -> u64 {
     match tag {
         "VBZ" | "VBP" | "VBD" | "MD" => 1,
         "VBG" => 2,
