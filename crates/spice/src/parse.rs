@@ -1011,11 +1011,16 @@ pub fn embedded_models() -> Result<(&'static Tagger, &'static Parser), ModelErro
 /// A fingerprint of the embedded tagger and parser (`crc32-TAGGER-PARSER`): stored graphs made
 /// by other built-in models are made again (the server's engine version carries it).
 pub fn embedded_models_fingerprint() -> String {
-    format!(
-        "crc32-{:08x}-{:08x}",
-        crc32fast::hash(crate::tag::EMBEDDED),
-        crc32fast::hash(EMBEDDED)
-    )
+    static PRINT: OnceLock<String> = OnceLock::new();
+    PRINT
+        .get_or_init(|| {
+            format!(
+                "crc32-{:08x}-{:08x}",
+                crc32fast::hash(crate::tag::EMBEDDED),
+                crc32fast::hash(EMBEDDED)
+            )
+        })
+        .clone()
 }
 
 /// Builds the [`DepGraph`] of a parse: tokens with words and tags (lemma left empty for
