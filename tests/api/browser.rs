@@ -338,20 +338,25 @@ fn base64_decode(text: &str) -> Vec<u8> {
     out
 }
 
-#[tokio::test]
-async fn a_team_member_logs_in_uploads_through_the_form_and_sees_the_row() {
-    let app = spawn_app_with(1, |_| {}).await;
-    app.challenge_with_split("e2e", "val", false).await;
+/// Creates ann@example.org (password "a long password") as a member of team `team_id`.
+async fn ann_joins(app: &crate::helpers::TestApp, team_id: i64) {
     let hash = spiceboard::auth::hash_password("a long password").expect("hash");
     let user =
         spiceboard::storage::accounts::create_user(&app.pool, "ann@example.org", &hash, false)
             .await
             .expect("user")
             .expect("new");
-    let (team_id, _) = app.team("e2e", "Night Owls").await;
     spiceboard::storage::accounts::add_member(&app.pool, team_id, user.id)
         .await
         .expect("member");
+}
+
+#[tokio::test]
+async fn a_team_member_logs_in_uploads_through_the_form_and_sees_the_row() {
+    let app = spawn_app_with(1, |_| {}).await;
+    app.challenge_with_split("e2e", "val", false).await;
+    let (team_id, _) = app.team("e2e", "Night Owls").await;
+    ann_joins(&app, team_id).await;
     let dir = tempfile::tempdir().expect("temp dir");
     let results = dir.path().join("results.json");
     std::fs::write(&results, demo_results(true)).expect("write results");
@@ -820,19 +825,11 @@ async fn twenty_entries() -> (crate::helpers::TestApp, tempfile::TempDir, Driver
         .execute(&app.pool)
         .await
         .expect("another parser");
-    let hash = spiceboard::auth::hash_password("a long password").expect("hash");
-    let user =
-        spiceboard::storage::accounts::create_user(&app.pool, "ann@example.org", &hash, false)
-            .await
-            .expect("user")
-            .expect("new");
     let team_id: i64 = sqlx::query_scalar("SELECT id FROM teams WHERE name = 'Night Owls'")
         .fetch_one(&app.pool)
         .await
         .expect("team");
-    spiceboard::storage::accounts::add_member(&app.pool, team_id, user.id)
-        .await
-        .expect("member");
+    ann_joins(&app, team_id).await;
     let dir = tempfile::tempdir().expect("temp dir");
     let base = app.address.replace("127.0.0.1", "localhost");
     let driver = Driver::start(&dir.path().join("profile")).await;
@@ -1148,19 +1145,11 @@ async fn the_charts_render_as_svg_with_accessible_titles() {
     )
     .await
     .expect("judgments");
-    let hash = spiceboard::auth::hash_password("a long password").expect("hash");
-    let user =
-        spiceboard::storage::accounts::create_user(&app.pool, "ann@example.org", &hash, false)
-            .await
-            .expect("user")
-            .expect("new");
     let team_id: i64 = sqlx::query_scalar("SELECT id FROM teams WHERE name = 'Night Owls'")
         .fetch_one(&app.pool)
         .await
         .expect("team");
-    spiceboard::storage::accounts::add_member(&app.pool, team_id, user.id)
-        .await
-        .expect("member");
+    ann_joins(&app, team_id).await;
 
     let dir = tempfile::tempdir().expect("temp dir");
     let base = app.address.replace("127.0.0.1", "localhost");
