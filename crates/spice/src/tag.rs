@@ -339,41 +339,58 @@ fn features(toks: &[TokenHashes], i: usize, p1: u64, p2: u64, facts: Facts, out:
     ]);
 }
 
+/// A sentence as the tagger's features read it: each token's hashes, and how the sentence ends
+/// (1 a full stop, question or exclamation mark, 2 anything else, 0 empty). Computed once for
+/// both passes.
+struct Tokens {
+    toks: Vec<TokenHashes>,
+    end: u64,
+}
+
+impl Tokens {
+    fn new(words: &[impl AsRef<str>]) -> Tokens {
+        let mut buf = String::new();
+        Tokens {
+            toks: words
+                .iter()
+                .enumerate()
+                .map(|(i, w)| TokenHashes::new(w.as_ref(), i == 0, &mut buf))
+                .collect(),
+            end: words.last().map_or(0, |w| match w.as_ref() {
+                "." | "!" | "?" => 1,
+                _ => 2,
+            }),
+        }
+    }
+}
+
 /// Greedy left-to-right tagging: words of the tag dictionary get their class; every other token
 /// gets what `choose` makes of its position and features (which include the two classes chosen on
 /// its left and, in a second pass, the `first` pass's classes on its right).
 fn greedy(
-    words: &[impl AsRef<str>],
+    sentence: &Tokens,
     dict: &IdMap<u8>,
     kinds: &[u64],
     first: Option<&[usize]>,
     mut choose: impl FnMut(usize, &[u64]) -> usize,
 ) -> Vec<usize> {
-    let mut buf = String::new();
-    let toks: Vec<TokenHashes> = words
-        .iter()
-        .enumerate()
-        .map(|(i, w)| TokenHashes::new(w.as_ref(), i == 0, &mut buf))
-        .collect();
+    let toks = &sentence.toks;
     let mut feats = Vec::with_capacity(40);
-    let mut out: Vec<usize> = Vec::with_capacity(words.len());
+    let mut out: Vec<usize> = Vec::with_capacity(toks.len());
     let mut facts = Facts {
-        end: words.last().map_or(0, |w| match w.as_ref() {
-            "." | "!" | "?" => 1,
-            _ => 2,
-        }),
+        end: sentence.end,
         ..Facts::default()
     };
-    for i in 0..words.len() {
-        facts.remaining = (words.len() - i).min(4) as u64;
+    for i in 0..toks.len() {
+        facts.remaining = (toks.len() - i).min(4) as u64;
         let c = if let Some(&c) = dict.get(&toks[i].word) {
             c as usize
         } else {
             let p1 = tag_value(i.checked_sub(1).map(|j| out[j]));
             let p2 = tag_value(i.checked_sub(2).map(|j| out[j]));
-            features(&toks, i, p1, p2, facts, &mut feats);
+            features(toks, i, p1, p2, facts, &mut feats);
             if let Some(first) = first {
-                second_pass_features(&toks, i, p1, first, kinds, &mut feats);
+                second_pass_features(toks, i, p1, first, kinds, &mut feats);
             }
             choose(i, &feats)
         };
@@ -473,9 +490,10 @@ impl Tagger {
     fn tag_classes(&self, words: &[&str]) -> Vec<usize> {
         let mut scores = vec![0i32; self.weights.score_len()];
         let n = self.classes.len().max(1);
-        let first = self.first_pass(words);
+        let sentence = Tokens::new(words);
+        let first = self.first_pass(&sentence, &mut scores);
         greedy(
-            words,
+            &sentence,
             &self.dict,
             &self.kinds,
             first.as_deref(),
@@ -488,17 +506,22 @@ impl Tagger {
     }
 
     /// A two-pass tagger's first pass (the base weights' greedy classes); `None` for one pass.
-    fn first_pass(&self, words: &[&str]) -> Option<Vec<usize>> {
+    fn first_pass(&self, sentence: &Tokens, scores: &mut [i32]) -> Option<Vec<usize>> {
         if !self.two_pass {
             return None;
         }
-        let mut scores = vec![0i32; self.weights.score_len()];
         let n = self.classes.len().max(1);
-        Some(greedy(words, &self.dict, &self.kinds, None, |_, feats| {
-            scores.iter_mut().for_each(|s| *s = 0);
-            self.weights.score(feats, &mut scores);
-            argmax(&scores[..n])
-        }))
+        Some(greedy(
+            sentence,
+            &self.dict,
+            &self.kinds,
+            None,
+            |_, feats| {
+                scores.iter_mut().for_each(|s| *s = 0);
+                self.weights.score(feats, scores);
+                argmax(&scores[..n])
+            },
+        ))
     }
 }
 
@@ -638,8 +661,9 @@ pub fn train(
         for &k in &order {
             // Each pass learns in its own feature space; the second reads what the first chose.
             let mut first: Option<Vec<usize>> = None;
+            let sentence = Tokens::new(&sents[k].0);
             for pass in 0..opts.passes.clamp(1, 2) {
-                let chosen = greedy(&sents[k].0, &dict, &kinds, first.as_deref(), |i, feats| {
+                let chosen = greedy(&sentence, &dict, &kinds, first.as_deref(), |i, feats| {
                     let g = gold[k][i];
                     scores.iter_mut().for_each(|s| *s = 0.0);
                     model.score(feats, &mut scores);
