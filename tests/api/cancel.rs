@@ -7,6 +7,16 @@ use crate::helpers::{client, demo_results, fake_aggregates, fresh, spawn_app_wit
 use spiceboard::storage::{challenges, queue, submissions};
 
 /// `POST /api/submissions/{id}/cancel` as the holder of `token` (if any): status and body.
+/// The API refuses to cancel submission `id` with 409 and an error that says `why`.
+async fn assert_refused(app: &TestApp, id: i64, token: &str, why: &str) {
+    let (status, body) = api_cancel(app, id, Some(token)).await;
+    assert_eq!(status, 409, "{body}");
+    assert!(
+        body["error"].as_str().unwrap_or_default().contains(why),
+        "{body}"
+    );
+}
+
 async fn api_cancel(app: &TestApp, id: i64, token: Option<&str>) -> (u16, serde_json::Value) {
     let mut r = client().post(app.url(&format!("/api/submissions/{id}/cancel")));
     if let Some(t) = token {
@@ -285,44 +295,26 @@ async fn only_a_submission_waiting_for_its_first_score_can_be_cancelled() {
     spiceboard::actions::rescore(&app.pool, &split, 3)
         .await
         .expect("rescore");
-    let (status, body) = api_cancel(&app, scored, Some(&token)).await;
-    assert_eq!(status, 409);
-    assert!(
-        body["error"]
-            .as_str()
-            .unwrap_or_default()
-            .contains("it is scored"),
-        "{body}"
-    );
+    assert_refused(&app, scored, &token, "it is scored").await;
     // A submission moved to new references waits again, but was scored before: not cancellable.
     sqlx::query("UPDATE submissions SET status = 'queued' WHERE id = $1")
         .bind(scored)
         .execute(&app.pool)
         .await
         .expect("queued again");
-    let (status, body) = api_cancel(&app, scored, Some(&token)).await;
-    assert_eq!(status, 409);
-    assert!(
-        body["error"]
-            .as_str()
-            .unwrap_or_default()
-            .contains("waiting to be scored again (it was scored before)"),
-        "{body}"
-    );
+    assert_refused(
+        &app,
+        scored,
+        &token,
+        "waiting to be scored again (it was scored before)",
+    )
+    .await;
     // Cancelled already: once is enough.
     let queued = app
         .submit("cx", &token, "val", fresh(demo_results(false)))
         .await;
     assert_eq!(api_cancel(&app, queued, Some(&token)).await.0, 200);
-    let (status, body) = api_cancel(&app, queued, Some(&token)).await;
-    assert_eq!(status, 409);
-    assert!(
-        body["error"]
-            .as_str()
-            .unwrap_or_default()
-            .contains("it is cancelled"),
-        "{body}"
-    );
+    assert_refused(&app, queued, &token, "it is cancelled").await;
     // An organizer's re-score does not bring a cancelled submission back.
     let before: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM jobs WHERE submission_id = $1")
         .bind(queued)
