@@ -118,23 +118,17 @@ async fn a_method_given_at_upload_shows_escaped_on_the_leaderboard_the_page_and_
         "the links as browsers read them: host lowercased, quotes and brackets encoded"
     );
     // Through the browser's form, a team gives a method too.
-    let csrf = app.csrf_of(&owl, "/c/m/submit").await;
-    let form = reqwest::multipart::Form::new()
-        .text("csrf", csrf)
-        .text("split", "val")
-        .text("method_name", " Beam  search ")
-        .text("paper_url", "")
-        .text("code_url", "http://Example.org/code")
-        .part(
-            "file",
-            reqwest::multipart::Part::bytes(demo_results(false)).file_name("results.json"),
-        );
-    let r = owl
-        .post(app.url("/c/m/submit"))
-        .multipart(form)
-        .send()
-        .await
-        .expect("POST");
+    let r = submit_form(
+        &app,
+        &owl,
+        &[
+            ("method_name", " Beam  search "),
+            ("paper_url", ""),
+            ("code_url", "http://Example.org/code"),
+        ],
+        demo_results(false),
+    )
+    .await;
     assert_eq!(r.status(), 303);
     let by_form: i64 = r.headers()["location"].to_str().expect("location")["/s/".len()..]
         .parse()
@@ -248,24 +242,18 @@ async fn a_bad_method_is_refused_at_upload_naming_every_field_and_nothing_is_sto
          name or password (the part before @)"
     );
     // The form comes back with its error and what was typed.
-    let csrf = app.csrf_of(&owl, "/c/m/submit").await;
-    let form = reqwest::multipart::Form::new()
-        .text("csrf", csrf)
-        .text("split", "val")
-        .text("description", "beam 3")
-        .text("method_name", "Beam <3")
-        .text("paper_url", "data:text/html,<script>alert(1)</script>")
-        .text("code_url", "")
-        .part(
-            "file",
-            reqwest::multipart::Part::bytes(demo_results(true)).file_name("results.json"),
-        );
-    let r = owl
-        .post(app.url("/c/m/submit"))
-        .multipart(form)
-        .send()
-        .await
-        .expect("POST");
+    let r = submit_form(
+        &app,
+        &owl,
+        &[
+            ("description", "beam 3"),
+            ("method_name", "Beam <3"),
+            ("paper_url", "data:text/html,<script>alert(1)</script>"),
+            ("code_url", ""),
+        ],
+        demo_results(true),
+    )
+    .await;
     assert_eq!(r.status(), 400);
     let html = r.text().await.expect("body");
     assert!(
@@ -497,4 +485,30 @@ async fn a_hidden_splits_methods_are_shown_to_their_own_teams_only() {
     app.log_in_as_organizer().await;
     let (_, body) = text(&app.client, app.url("/c/m/leaderboard")).await;
     assert!(body.contains("Secret sauce"), "{body}");
+}
+
+/// Posts challenge `m`'s upload form for split `val` as `client`, with `fields` and `results`.
+async fn submit_form(
+    app: &TestApp,
+    client: &reqwest::Client,
+    fields: &[(&'static str, &'static str)],
+    results: Vec<u8>,
+) -> reqwest::Response {
+    let csrf = app.csrf_of(client, "/c/m/submit").await;
+    let mut form = reqwest::multipart::Form::new()
+        .text("csrf", csrf)
+        .text("split", "val");
+    for &(name, value) in fields {
+        form = form.text(name, value);
+    }
+    let form = form.part(
+        "file",
+        reqwest::multipart::Part::bytes(results).file_name("results.json"),
+    );
+    client
+        .post(app.url("/c/m/submit"))
+        .multipart(form)
+        .send()
+        .await
+        .expect("POST")
 }
