@@ -1722,11 +1722,15 @@ async fn within<P>(
 
 /// Each team's uploads, one at a time, and all uploads within a memory budget: the file of a
 /// team's upload is received (held in memory) and checked only once the team's previous upload is
-/// done and the budget has room for the largest file the challenge takes; an upload that waits
+/// done, and each piece of it is kept only once the budget has room for it; an upload that waits
 /// longer than `wait` for either is refused (`Busy`). Refused files count against no quota, so
 /// without the turns one member could keep any number of the largest files in memory and in
-/// validation at once, and without the budget many teams (anyone may make one) could. Per
-/// process: each `serve` keeps its own turns (one small entry per team that uploaded) and budget.
+/// validation at once, and without the budget many teams (anyone may make one) could. An upload
+/// holds of the budget what it has sent (in steps of `SHARE_STEP_KIB`), not the largest file the
+/// challenge takes: a body that stalls, or trickles until it is cut off and then comes back,
+/// holds little, so a few such bodies cannot fill the budget and turn every other team away.
+/// Per process: each `serve` keeps its own turns (one small entry per team that uploaded) and
+/// budget.
 pub struct TeamUploads {
     teams: std::sync::Mutex<HashMap<i64, std::sync::Arc<tokio::sync::Semaphore>>>,
     /// The budget, in KiB.
@@ -1740,10 +1744,49 @@ fn kib(bytes: u64) -> u32 {
     u32::try_from(bytes.div_ceil(1024)).unwrap_or(u32::MAX)
 }
 
-/// An upload's turn and its share of the memory budget, held until dropped.
+/// The steps in which an upload's share of the memory budget grows, in KiB.
+const SHARE_STEP_KIB: u32 = 256;
+
+const BUDGET_FULL: &str = "the server is receiving as many uploads as it can hold; \
+                           try again in a moment";
+
+/// An upload's turn and its share of the memory budget, held until dropped. The share starts at
+/// one step and grows as the file arrives ([`UploadTurn::cover`]), up to the file limit.
 pub struct UploadTurn {
     _team: tokio::sync::OwnedSemaphorePermit,
-    _memory: tokio::sync::OwnedSemaphorePermit,
+    memory: tokio::sync::OwnedSemaphorePermit,
+    budget: std::sync::Arc<tokio::sync::Semaphore>,
+    /// The most this upload's share may grow to, in KiB (its file limit, within the budget).
+    most_kib: u32,
+    wait: std::time::Duration,
+}
+
+impl UploadTurn {
+    /// Grows this upload's share to cover `bytes` of its file, waiting at most the turn's
+    /// `wait` for the budget to have room (else `Busy`).
+    pub async fn cover(&mut self, bytes: u64) -> Result<(), ActionError> {
+        let want = kib(bytes)
+            .div_ceil(SHARE_STEP_KIB)
+            .saturating_mul(SHARE_STEP_KIB)
+            .min(self.most_kib);
+        let held = u32::try_from(self.memory.num_permits()).unwrap_or(u32::MAX);
+        if want <= held {
+            return Ok(());
+        }
+        let more = within(
+            self.wait,
+            std::sync::Arc::clone(&self.budget).acquire_many_owned(want - held),
+            BUDGET_FULL,
+        )
+        .await?;
+        self.memory.merge(more);
+        Ok(())
+    }
+
+    /// What this upload holds of the memory budget, in bytes.
+    pub fn share_bytes(&self) -> u64 {
+        self.memory.num_permits() as u64 * 1024
+    }
 }
 
 impl TeamUploads {
@@ -1759,7 +1802,7 @@ impl TeamUploads {
     }
 
     /// Team `team_id`'s turn to upload a file of at most `max_bytes` (the challenge's limit; a
-    /// limit over the whole budget takes the whole budget).
+    /// limit over the whole budget may grow to the whole budget), with the first step of its share.
     pub async fn take(&self, team_id: i64, max_bytes: u64) -> Result<UploadTurn, ActionError> {
         let turn = {
             let mut teams = self.teams.lock().unwrap_or_else(|e| e.into_inner());
@@ -1773,19 +1816,20 @@ impl TeamUploads {
         let busy = "your team's previous upload is still being received and checked; \
                     send this one when it is done";
         let team = within(self.wait, turn.acquire_owned(), busy).await?;
-        let share = kib(max_bytes).clamp(1, self.memory_kib);
-        let full = "the server is receiving as many uploads as it can hold; \
-                    try again in a moment";
+        let most_kib = kib(max_bytes).clamp(1, self.memory_kib);
         let left = deadline.saturating_duration_since(tokio::time::Instant::now());
         let memory = within(
             left,
-            std::sync::Arc::clone(&self.memory).acquire_many_owned(share),
-            full,
+            std::sync::Arc::clone(&self.memory).acquire_many_owned(SHARE_STEP_KIB.min(most_kib)),
+            BUDGET_FULL,
         )
         .await?;
         Ok(UploadTurn {
             _team: team,
-            _memory: memory,
+            memory,
+            budget: std::sync::Arc::clone(&self.memory),
+            most_kib,
+            wait: self.wait,
         })
     }
 }

@@ -105,8 +105,9 @@ pub struct LimitSettings {
     /// team's previous one to be done before it is answered 503.
     pub upload_wait_ms: u64,
     /// What the files of all uploads being received and checked may take at once: each upload
-    /// holds its challenge's largest file size of it (at most all of it), and one that finds no
-    /// room within `upload_wait_ms` is answered 503.
+    /// holds what it has sent of its file (in steps of 256 KiB, up to its challenge's file limit,
+    /// at most all of it), and one that finds no room for its next piece within
+    /// `upload_wait_ms` is answered 503.
     pub upload_memory_bytes: u64,
     /// A request body that sends nothing for this long is cut off (408), and what its handler
     /// held (a team's upload turn, its share of `upload_memory_bytes`) is given back. actix-web's

@@ -196,13 +196,13 @@ async fn hostile(
     (status, took)
 }
 
-/// An app whose uploads all share a budget of `uploads` files of the challenge "c" (20 MB each),
-/// and wait at most a second for their turn: an upload that still held its turn or its share
-/// would turn the next away with a 503.
+/// An app whose uploads all share a budget of what `uploads` uploads hold as they start (256 KiB
+/// each; a share grows as the file arrives), and wait at most a second for their turn: an upload
+/// that still held its turn or its share would turn the next away with a 503.
 async fn app_for(uploads: u64) -> helpers::TestApp {
     let app = helpers::spawn_app_with(0, |s| {
         s.limits.upload_wait_ms = 1000;
-        s.limits.upload_memory_bytes = uploads * 20 * 1024 * 1024;
+        s.limits.upload_memory_bytes = uploads * 256 * 1024;
     })
     .await;
     app.challenge_with_split("c", "val", false).await;

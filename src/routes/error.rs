@@ -95,6 +95,7 @@ impl From<super::multipart::FormError> for PageError {
         match e {
             super::multipart::FormError::BodyTooLarge(_) => PageError::TooLarge(e.to_string()),
             super::multipart::FormError::Stalled(why) => PageError::Stalled(why),
+            super::multipart::FormError::Busy(why) => PageError::Unavailable(why),
             other => PageError::BadRequest(other.to_string()),
         }
     }

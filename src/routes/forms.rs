@@ -163,25 +163,27 @@ impl UnreadForm {
         limits: multipart::Limits,
         ready: Result<(), PageError>,
     ) -> Result<multipart::Form, PageError> {
-        self.read_gated(limits, |_| ready).await
+        self.read_gated(limits, &mut (), |_| ready).await
     }
 
     /// [`UnreadForm::read`] with `ready` looking at the text fields sent before the file (such
-    /// as the split an upload is for).
+    /// as the split an upload is for), and `share` covering the file as it arrives.
     pub async fn read_gated(
         self,
         limits: multipart::Limits,
+        share: &mut impl multipart::FileShare,
         ready: impl FnOnce(&std::collections::HashMap<String, String>) -> Result<(), PageError>,
     ) -> Result<multipart::Form, PageError> {
         let req = &self.req;
-        multipart::read(req, self.payload, limits, |fields| {
+        let gate = |fields: &std::collections::HashMap<String, String>| {
             check_csrf(req, fields.get("csrf").map_or("", String::as_str))?;
             ready(fields)
-        })
-        .await
-        .map_err(|e| match e {
-            multipart::ReadError::Form(f) => f.into(),
-            multipart::ReadError::Gate(g) => g,
-        })
+        };
+        multipart::read(req, self.payload, limits, gate, share)
+            .await
+            .map_err(|e| match e {
+                multipart::ReadError::Form(f) => f.into(),
+                multipart::ReadError::Gate(g) => g,
+            })
     }
 }

@@ -55,6 +55,38 @@ const PIECE_BYTES: usize = 16 * 1024;
 /// ...and once it holds this many, it gets a turn to hand them over before the next piece.
 const HAND_OVER_AT: u64 = 16 * 1024;
 
+/// What holds memory for a form's file while it arrives: before each piece of the file is kept,
+/// the reader asks it to cover all the file's bytes kept by then (a team's upload turn grows its
+/// share of the upload memory budget; `actions::TeamUploads`).
+pub trait FileShare {
+    /// Covers `bytes` of file in all, or says why the server cannot hold them now (503).
+    fn cover(&mut self, bytes: u64) -> impl std::future::Future<Output = Result<(), String>>;
+}
+
+/// No share: a form read within the server's request limit only (the organizers' imports).
+impl FileShare for () {
+    async fn cover(&mut self, _: u64) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+impl<S: FileShare> FileShare for Option<S> {
+    async fn cover(&mut self, bytes: u64) -> Result<(), String> {
+        match self {
+            Some(share) => share.cover(bytes).await,
+            None => Ok(()),
+        }
+    }
+}
+
+impl FileShare for crate::actions::UploadTurn {
+    async fn cover(&mut self, bytes: u64) -> Result<(), String> {
+        crate::actions::UploadTurn::cover(self, bytes)
+            .await
+            .map_err(|e| e.to_string())
+    }
+}
+
 /// Text fields and at most one file field (`file`).
 #[derive(Debug, Default)]
 pub struct Form {
@@ -134,6 +166,9 @@ pub enum FormError {
     Stalled(String),
     #[error("could not read the multipart form: the body ends before the form's closing boundary")]
     Unterminated,
+    /// The server had no room for more of the file (its `FileShare` could not grow).
+    #[error("{0}")]
+    Busy(String),
 }
 
 /// Why a form was not read: its shape, or the caller's gate.
@@ -282,22 +317,23 @@ async fn next<S: Stream + Unpin>(
 }
 
 /// Reads the form in `body` within `limits`; `gate` sees the text fields read so far and runs
-/// once, before the file's bytes are read (or at the end if there is no file). The whole form
-/// must arrive by the server's deadline for its size (`BodyLimits::form_deadline`), or it is
-/// cut off as a stalled body is.
+/// once, before the file's bytes are read (or at the end if there is no file), and `share` covers
+/// the file's bytes as they are kept. The whole form must arrive by the server's deadline for its
+/// size (`BodyLimits::form_deadline`), or it is cut off as a stalled body is.
 pub async fn read<G>(
     req: &HttpRequest,
     body: Payload,
     limits: Limits,
     gate: impl FnOnce(&HashMap<String, String>) -> Result<(), G>,
+    share: &mut impl FileShare,
 ) -> Result<Form, ReadError<G>> {
     let deadline = req
         .app_data::<web::Data<super::body::BodyLimits>>()
         .and_then(|b| b.form_deadline(limits.body));
     let Some(deadline) = deadline else {
-        return read_form(req, body, limits, gate).await;
+        return read_form(req, body, limits, gate, share).await;
     };
-    match tokio::time::timeout(deadline, read_form(req, body, limits, gate)).await {
+    match tokio::time::timeout(deadline, read_form(req, body, limits, gate, share)).await {
         Ok(read) => read,
         Err(_) => Err(FormError::Stalled(format!(
             "the request's body took longer than {} s, the most a form of up to {} bytes may \
@@ -314,6 +350,7 @@ async fn read_form<G>(
     body: Payload,
     limits: Limits,
     gate: impl FnOnce(&HashMap<String, String>) -> Result<(), G>,
+    share: &mut impl FileShare,
 ) -> Result<Form, ReadError<G>> {
     check_declared_length(req, limits)?;
     let wire = Rc::new(Wire::default());
@@ -355,6 +392,7 @@ async fn read_form<G>(
                     buf = Vec::new();
                     continue;
                 }
+                share.cover(size).await.map_err(FormError::Busy)?;
                 buf.extend_from_slice(&chunk);
             }
             if size > limits.file {
@@ -406,7 +444,7 @@ mod tests {
     }
 
     async fn read_all(req: HttpRequest, body: Payload, limits: Limits) -> Result<Form, FormError> {
-        read(&req, body, limits, |_| Ok::<(), ()>(()))
+        read(&req, body, limits, |_| Ok::<(), ()>(()), &mut ())
             .await
             .map_err(|e| match e {
                 ReadError::Form(f) => f,

@@ -473,9 +473,15 @@ async fn upload_until_busy(app: &TestApp, slug: &str, token: &str, why: &str) {
 
 /// Uploads `token` to the challenge `slug`'s split "val" until one is taken (202).
 async fn upload_until_taken(app: &TestApp, slug: &str, token: &str) {
+    upload_until_taken_file(app, slug, token, &demo_results(true)).await
+}
+
+/// Uploads `file` (made fresh each time) as `token` to the challenge `slug`'s split "val" until
+/// one is taken (202).
+async fn upload_until_taken_file(app: &TestApp, slug: &str, token: &str, file: &[u8]) {
     let mut tries = 0;
     while app
-        .api_upload(slug, token, Some("val"), fresh(demo_results(true)))
+        .api_upload(slug, token, Some("val"), fresh(file.to_vec()))
         .await
         .status()
         != 202
@@ -533,6 +539,67 @@ async fn uploads_of_all_teams_share_a_memory_budget() {
     upload_until_busy(&app, "budget", &bats, "as many uploads as it can hold").await;
     drop(slow);
     upload_until_taken(&app, "budget", &bats).await;
+}
+
+/// An upload holds of the memory budget what it has sent, in steps of 256 KiB, not the largest
+/// file its challenge takes: a body cut off at the form's deadline used to come straight back and
+/// take that whole share again, and a few stalled bodies filled the budget (issue 35). Here the
+/// budget is 1 MiB (four steps) and the challenge takes files of many MB. Three teams' uploads
+/// stall after their first bytes: a 300 KiB file (two steps) then finds no room and is answered
+/// 503 as it arrives, but a small file (one step) is still taken; once the stalled uploads go
+/// away the large one is taken too.
+#[tokio::test]
+async fn a_stalled_upload_holds_only_what_it_sent_of_the_memory_budget() {
+    let app = spawn_app_with(0, |s| {
+        s.limits.upload_wait_ms = 300;
+        s.limits.upload_memory_bytes = 1024 * 1024;
+    })
+    .await;
+    let challenge = app.challenge_with_split("share", "val", false).await;
+    assert!(
+        challenge.max_file_bytes > 4 * 1024 * 1024,
+        "a large file limit"
+    );
+    let mut stalled = Vec::new();
+    for name in ["Owls", "Bats", "Cats"] {
+        let (_, token) = app.team("share", name).await;
+        stalled.push(stalled_upload(&app, "share", &token).await);
+    }
+    let (_, large) = app.team("share", "Large").await;
+    let mut padded = demo_results(true);
+    padded.extend(std::iter::repeat_n(b' ', 300 * 1024));
+    let mut tries = 0;
+    loop {
+        let r = app
+            .api_upload("share", &large, Some("val"), fresh(padded.clone()))
+            .await;
+        if r.status() == 503 {
+            let body: serde_json::Value = r.json().await.expect("JSON");
+            assert!(
+                body["error"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .contains("as many uploads as it can hold"),
+                "{body}"
+            );
+            break;
+        }
+        assert_eq!(r.status(), 202, "the large file before the stalls held");
+        tries += 1;
+        assert!(tries < 50, "three stalled uploads never filled three steps");
+    }
+    let (_, small) = app.team("share", "Small").await;
+    let r = app
+        .api_upload("share", &small, Some("val"), fresh(demo_results(true)))
+        .await;
+    assert_eq!(
+        r.status(),
+        202,
+        "a small file beside three stalled uploads: {}",
+        r.text().await.unwrap_or_default()
+    );
+    drop(stalled);
+    upload_until_taken_file(&app, "share", &large, &padded).await;
 }
 
 /// A raw request to `app`: `head` (its request line and headers, without the blank line), then

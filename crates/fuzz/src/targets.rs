@@ -765,6 +765,22 @@ fn engine(g: &mut Gen, input: &mut Vec<u8>) -> Result<(), String> {
 const FILE_LIMIT: u64 = 4096;
 const BODY_LIMIT: u64 = 16 * 1024;
 
+/// The memory share the `multipart` target hands the reader: what it was asked to cover, and
+/// whether it was ever asked for less than before.
+#[derive(Default)]
+struct Covered {
+    bytes: u64,
+    shrank: bool,
+}
+
+impl spiceboard::routes::multipart::FileShare for Covered {
+    async fn cover(&mut self, bytes: u64) -> Result<(), String> {
+        self.shrank |= bytes < self.bytes;
+        self.bytes = self.bytes.max(bytes);
+        Ok(())
+    }
+}
+
 fn multipart(g: &mut Gen, input: &mut Vec<u8>) -> Result<(), String> {
     use spiceboard::routes::multipart::{self, Form, FormError, Limits, ReadError};
     let boundary = *g.pick(&[
@@ -889,12 +905,22 @@ fn multipart(g: &mut Gen, input: &mut Vec<u8>) -> Result<(), String> {
         body: BODY_LIMIT,
     };
     let gate_calls = std::cell::Cell::new(0);
+    let mut share = Covered::default();
     let read = RUNTIME.with(|rt| {
-        rt.block_on(multipart::read(&req, payload, limits, |_| {
-            gate_calls.set(gate_calls.get() + 1);
-            Ok::<(), ()>(())
-        }))
+        rt.block_on(multipart::read(
+            &req,
+            payload,
+            limits,
+            |_| {
+                gate_calls.set(gate_calls.get() + 1);
+                Ok::<(), ()>(())
+            },
+            &mut share,
+        ))
     });
+    require(!share.shrank, || {
+        "the file's share was asked to shrink".into()
+    })?;
     let form: Form = match read {
         Ok(form) => form,
         Err(ReadError::Gate(())) => return Err("the gate let everything through".into()),
@@ -915,6 +941,18 @@ fn multipart(g: &mut Gen, input: &mut Vec<u8>) -> Result<(), String> {
     require(gate_calls.get() == 1, || {
         format!("the gate ran {} times", gate_calls.get())
     })?;
+    require(
+        form.file
+            .as_ref()
+            .is_none_or(|f| f.len() as u64 <= share.bytes),
+        || {
+            format!(
+                "a file of {} bytes kept with {} covered",
+                form.file.as_ref().map_or(0, Vec::len),
+                share.bytes
+            )
+        },
+    )?;
     require(
         form.file
             .as_ref()

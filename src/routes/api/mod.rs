@@ -72,6 +72,7 @@ impl From<multipart::FormError> for ApiError {
         match e {
             multipart::FormError::BodyTooLarge(_) => ApiError::TooLarge(e.to_string()),
             multipart::FormError::Stalled(why) => ApiError::Stalled(why),
+            multipart::FormError::Busy(why) => ApiError::Unavailable(why),
             other => ApiError::Rejected(other.to_string()),
         }
     }
@@ -158,7 +159,7 @@ pub async fn upload(
         None => Ok(()),
     };
     // The team's uploads one at a time, from before this file is received until it is stored.
-    let _turn = match open {
+    let mut turn = match open {
         Ok(()) => Some(config.uploads.take(team.id, challenge.file_limit()).await?),
         Err(_) => None,
     };
@@ -172,7 +173,7 @@ pub async fn upload(
             None => Ok(()),
         }
     };
-    let form = multipart::read(&req, payload.into_inner(), limits, gate)
+    let form = multipart::read(&req, payload.into_inner(), limits, gate, &mut turn)
         .await
         .map_err(|e| match e {
             multipart::ReadError::Form(f) => f.into(),

@@ -167,13 +167,13 @@ pub async fn upload(
         config.settings.limits.max_request_bytes,
     );
     // The team's uploads one at a time, from before this file is received until it is stored.
-    let _turn = match (&team, &ready) {
+    let mut turn = match (&team, &ready) {
         (Some(t), Ok(())) => Some(config.uploads.take(t.id, challenge.file_limit()).await?),
         _ => None,
     };
     // The split, when the form names it before the file, may have a window of its own.
     let form = body
-        .read_gated(limits, |fields| {
+        .read_gated(limits, &mut turn, |fields| {
             ready?;
             let split = fields.get("split").map_or("", String::as_str);
             match challenge.refusal_for(split, chrono::Utc::now()) {
