@@ -6,23 +6,23 @@
 //! Every input is made from its seed and its index alone, so any one can be made again
 //! (`fuzz TARGET --from INDEX --count 1 --save DIR`) without the ones before it.
 
-/// A small, fast, seeded generator (SplitMix64).
-pub struct Gen(u64);
+use spice::metaeval::stats::SplitMix64;
+
+/// A small, fast, seeded generator (the bootstrap's SplitMix64, drawn from by modulo).
+pub struct Gen(SplitMix64);
 
 impl Gen {
     /// The generator of input number `index` of a run seeded with `seed`.
     pub fn new(seed: u64, index: u64) -> Gen {
-        let mut g = Gen(seed ^ index.wrapping_mul(0xA076_1D64_78BD_642F));
+        let mut g = Gen(SplitMix64::new(
+            seed ^ index.wrapping_mul(0xA076_1D64_78BD_642F),
+        ));
         g.next_u64();
         g
     }
 
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
     /// A number in `0..n` (`n` > 0).
@@ -429,6 +429,19 @@ impl Json<'_> {
     }
 
     /// An array of `len(4, 200)` elements written by `element`.
+    /// A JSON array of one element per id, written by `element` (a file's images or captions).
+    pub fn items(&mut self, ids: &[i64], mut element: impl FnMut(&mut Self, i64)) -> &mut Self {
+        self.out.push('[');
+        for (n, &id) in ids.iter().enumerate() {
+            if n > 0 {
+                self.out.push(',');
+            }
+            element(self, id);
+        }
+        self.out.push(']');
+        self
+    }
+
     pub fn array(&mut self, depth: usize, mut element: impl FnMut(&mut Self, usize)) -> &mut Self {
         let n = self.g.len(6, 200);
         self.out.push('[');

@@ -159,11 +159,7 @@ fn results_file(g: &mut Gen, input: &mut Vec<u8>) -> Result<(), String> {
     if j.g.one_in(30) {
         j.value(4);
     } else {
-        j.raw("[");
-        for (n, id) in ids.iter().enumerate() {
-            if n > 0 {
-                j.raw(",");
-            }
+        j.items(&ids, |j, id| {
             j.object(&["image_id", "caption"], |j, k| {
                 if k == "image_id" {
                     if j.g.one_in(10) {
@@ -175,8 +171,7 @@ fn results_file(g: &mut Gen, input: &mut Vec<u8>) -> Result<(), String> {
                     j.caption();
                 }
             });
-        }
-        j.raw("]");
+        });
     }
     *input = j.finish();
     crate::parsing_starts(input);
@@ -241,11 +236,7 @@ fn references(g: &mut Gen, input: &mut Vec<u8>) -> Result<(), String> {
                 });
             }
             "annotations" => {
-                j.raw("[");
-                for (n, id) in ids.iter().enumerate() {
-                    if n > 0 {
-                        j.raw(",");
-                    }
+                j.items(&ids, |j, id| {
                     j.object(&["image_id", "id", "caption"], |j, k| match k {
                         "image_id" if j.g.one_in(10) => {
                             j.id(&IDS);
@@ -257,37 +248,14 @@ fn references(g: &mut Gen, input: &mut Vec<u8>) -> Result<(), String> {
                             j.caption();
                         }
                     });
-                }
-                j.raw("]");
+                });
             }
             _ => {
                 j.value(3);
             }
         });
     } else {
-        j.raw("[");
-        for (n, id) in ids.iter().enumerate() {
-            if n > 0 {
-                j.raw(",");
-            }
-            j.object(&["image_id", "test", "refs"], |j, k| match k {
-                "image_id" if j.g.one_in(10) => {
-                    j.id(&IDS);
-                }
-                "image_id" => {
-                    j.raw(&id.to_string());
-                }
-                "test" => {
-                    j.caption();
-                }
-                _ => {
-                    j.array(2, |j, _| {
-                        j.caption();
-                    });
-                }
-            });
-        }
-        j.raw("]");
+        j.items(&ids, |j, id| jar_item(j, id, 10));
     }
     *input = j.finish();
     crate::parsing_starts(input);
@@ -411,10 +379,12 @@ fn judgments(g: &mut Gen, input: &mut Vec<u8>) -> Result<(), String> {
     }
 }
 
-fn jar_item(j: &mut Json<'_>, id: i64) {
+/// One item of the jar's input (`image_id`, `test`, `refs`): its image id is `id`, or one time
+/// in `odd_id` one of [`IDS`].
+fn jar_item(j: &mut Json<'_>, id: i64, odd_id: usize) {
     j.object(&["image_id", "test", "refs"], |j, k| match k {
         "image_id" => {
-            if j.g.one_in(4) {
+            if j.g.one_in(odd_id) {
                 j.id(&IDS);
             } else {
                 j.raw(&id.to_string());
@@ -437,14 +407,9 @@ fn jar_input(g: &mut Gen, input: &mut Vec<u8>) -> Result<(), String> {
     if j.g.one_in(30) {
         j.value(4);
     } else {
-        j.raw("[");
-        for (n, id) in ids.iter().enumerate() {
-            if n > 0 {
-                j.raw(",");
-            }
-            jar_item(&mut j, *id);
-        }
-        j.raw("]");
+        j.items(&ids, |j, id| {
+            jar_item(j, id, 4);
+        });
     }
     *input = j.finish();
     crate::parsing_starts(input);
@@ -481,14 +446,10 @@ fn coco_annotations(g: &mut Gen, input: &mut Vec<u8>) -> Result<(), String> {
         &["info", "images", "annotations", "licenses"],
         |j, k| match k {
             "images" => {
-                j.raw("[");
-                for (n, id) in ids.iter().enumerate() {
-                    if n > 0 {
-                        j.raw(",");
-                    }
+                j.items(&ids, |j, id| {
                     j.object(&["id", "width", "coco_url"], |j, k| match k {
                         "id" => {
-                            j.id(&[*id]);
+                            j.id(&[id]);
                         }
                         "width" => {
                             j.number();
@@ -497,8 +458,7 @@ fn coco_annotations(g: &mut Gen, input: &mut Vec<u8>) -> Result<(), String> {
                             j.string("http://images.cocodataset.org/val2014/x.jpg");
                         }
                     });
-                }
-                j.raw("]");
+                });
             }
             "annotations" => {
                 j.array(2, |j, _| {
@@ -543,20 +503,15 @@ fn coco_error(r: Result<(), spice::cocoeval::CocoEvalError>) -> Result<(), Strin
 fn coco_results(g: &mut Gen, input: &mut Vec<u8>) -> Result<(), String> {
     let ids = file_ids(g);
     let mut j = Json::new(g);
-    j.raw("[");
-    for (n, id) in ids.iter().enumerate() {
-        if n > 0 {
-            j.raw(",");
-        }
+    j.items(&ids, |j, id| {
         j.object(&["image_id", "caption"], |j, k| {
             if k == "image_id" {
-                j.id(&[*id]);
+                j.id(&[id]);
             } else {
                 j.caption();
             }
         });
-    }
-    j.raw("]");
+    });
     *input = j.finish();
     crate::parsing_starts(input);
     coco_error(spice::cocoeval::read_results(input, "res.json").map(|_| ()))
@@ -828,7 +783,7 @@ fn multipart(g: &mut Gen, input: &mut Vec<u8>) -> Result<(), String> {
             1 => caption(g).into_bytes(),
             2 => {
                 let mut j = Json::new(g);
-                jar_item(&mut j, 1);
+                jar_item(&mut j, 1, 4);
                 j.finish()
             }
             _ => vec![b'x'; g.len(100, 8192)],

@@ -50,7 +50,8 @@ pub enum ModelError {
 
 const SEED: u64 = 0x243F_6A88_85A3_08D3;
 
-/// splitmix64's finaliser: a cheap, well-mixing bijection on u64.
+/// splitmix64's finaliser: a cheap, well-mixing bijection on u64 (also the bootstrap's
+/// `metaeval::stats::SplitMix64`).
 #[inline]
 pub(crate) fn mix64(mut x: u64) -> u64 {
     x ^= x >> 30;

@@ -206,10 +206,7 @@ impl SplitMix64 {
 
     pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(GOLDEN_GAMMA);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        crate::perceptron::mix64(self.0)
     }
 
     /// Uniform in 0..n (Lemire's multiply-shift; the bias is below 2^-32 for our n).
