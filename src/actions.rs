@@ -2249,3 +2249,141 @@ pub async fn set_ranking_metric(
     challenges::set_ranking_metric(pool, challenge.id, key).await?;
     Ok(key)
 }
+
+/// What deleting one version of a split takes with it (the confirmation page).
+#[derive(Debug, Clone)]
+pub struct SplitDeletion {
+    pub split: Split,
+    /// Whether it is the version the leaderboard shows.
+    pub current: bool,
+    pub contents: splits::Contents,
+    /// The version of the same name the leaderboard shows once this one is gone, if any.
+    pub current_after: Option<i32>,
+}
+
+/// The version `version` of split `name` and what deleting it takes with it.
+pub async fn split_deletion(
+    pool: &PgPool,
+    challenge: &Challenge,
+    name: &str,
+    version: i32,
+) -> Result<SplitDeletion, ActionError> {
+    let no_split =
+        || ActionError::NoSplit(challenge.slug.clone(), format!("{name} version {version}"));
+    if name.contains('\0') {
+        return Err(no_split());
+    }
+    let split = splits::version(pool, challenge.id, name, version)
+        .await?
+        .ok_or_else(no_split)?;
+    let contents = splits::contents(pool, &[split.id]).await?;
+    let versions = splits::all_versions(pool, challenge.id).await?;
+    let current = splits::current(pool, challenge.id, name).await?;
+    let is_current = current.as_ref().is_some_and(|c| c.id == split.id);
+    let current_after = if is_current {
+        versions
+            .iter()
+            .filter(|s| s.name == split.name && s.id != split.id)
+            .map(|s| s.version)
+            .max()
+    } else {
+        current.map(|c| c.version)
+    };
+    Ok(SplitDeletion {
+        split,
+        current: is_current,
+        contents,
+        current_after,
+    })
+}
+
+/// Attempts at a deletion that lost a race with a worker (a deadlock, which PostgreSQL breaks by
+/// failing one side) before the error is returned.
+const DELETION_ATTEMPTS: usize = 3;
+
+/// Deletes version `version` of split `name` with its references, submissions, scores, jobs and
+/// judgments (hard: nothing of it is worth keeping, and the schema cascades). The latest
+/// remaining version of the name becomes current if this one was. A worker scoring one of its
+/// submissions finds its job gone and drops its results. Returns the version now current.
+pub async fn delete_split_version(
+    pool: &PgPool,
+    challenge: &Challenge,
+    name: &str,
+    version: i32,
+) -> Result<Option<i32>, ActionError> {
+    let split = split_deletion(pool, challenge, name, version).await?.split;
+    let mut attempt = 1;
+    loop {
+        let done = async {
+            let mut tx = pool.begin().await?;
+            challenges::lock(&mut tx, challenge.id).await?;
+            splits::lock_jobs(&mut tx, &[split.id]).await?;
+            let current = splits::delete_version(&mut tx, &split).await?;
+            tx.commit().await?;
+            Ok::<_, sqlx::Error>(current)
+        }
+        .await;
+        match done {
+            Err(e) if crate::storage::transient(&e) && attempt < DELETION_ATTEMPTS => attempt += 1,
+            other => return Ok(other?),
+        }
+    }
+}
+
+/// What deleting a whole challenge takes with it (the confirmation page).
+#[derive(Debug, Clone)]
+pub struct ChallengeDeletion {
+    /// Every version of every split.
+    pub splits: Vec<Split>,
+    pub contents: splits::Contents,
+    pub teams: challenges::TeamCounts,
+}
+
+pub async fn challenge_deletion(
+    pool: &PgPool,
+    challenge: &Challenge,
+) -> Result<ChallengeDeletion, ActionError> {
+    let splits = splits::all_versions(pool, challenge.id).await?;
+    let ids: Vec<i64> = splits.iter().map(|s| s.id).collect();
+    Ok(ChallengeDeletion {
+        contents: splits::contents(pool, &ids).await?,
+        teams: challenges::team_counts(pool, challenge.id).await?,
+        splits,
+    })
+}
+
+/// Deletes the challenge and everything of it (splits, references, teams, tokens, submissions,
+/// scores, jobs), for good. `confirm` must be the challenge's slug, typed by the organizer.
+pub async fn delete_challenge(
+    pool: &PgPool,
+    challenge: &Challenge,
+    confirm: &str,
+) -> Result<(), ActionError> {
+    if confirm.trim() != challenge.slug {
+        return Err(ActionError::Invalid(format!(
+            "type the challenge's slug, {}, to delete it",
+            challenge.slug
+        )));
+    }
+    let mut attempt = 1;
+    loop {
+        let done = async {
+            let mut tx = pool.begin().await?;
+            if challenges::lock(&mut tx, challenge.id).await? {
+                let ids: Vec<i64> = splits::all_versions(&mut *tx, challenge.id)
+                    .await?
+                    .iter()
+                    .map(|s| s.id)
+                    .collect();
+                splits::lock_jobs(&mut tx, &ids).await?;
+                challenges::delete(&mut *tx, challenge.id).await?;
+            }
+            tx.commit().await
+        }
+        .await;
+        match done {
+            Err(e) if crate::storage::transient(&e) && attempt < DELETION_ATTEMPTS => attempt += 1,
+            other => return Ok(other?),
+        }
+    }
+}

@@ -160,6 +160,16 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         )
         .route("/admin/c/{slug}/export.csv", get().to(admin::export_csv))
         .service(
+            web::resource("/admin/c/{slug}/splits/{split}/versions/{version}/delete")
+                .route(get().to(admin::confirm_delete_split))
+                .route(web::post().to(admin::delete_split)),
+        )
+        .service(
+            web::resource("/admin/c/{slug}/delete")
+                .route(get().to(admin::confirm_delete_challenge))
+                .route(web::post().to(admin::delete_challenge)),
+        )
+        .service(
             web::resource("/admin/submissions/{id}/delete")
                 .route(get().to(admin::confirm_delete))
                 .route(web::post().to(admin::delete_submission)),

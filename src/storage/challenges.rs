@@ -299,3 +299,45 @@ pub async fn set_ranking_metric(
         .await
         .map(|_| ())
 }
+
+/// Holds the challenge's row until the transaction ends: imports of references (which take it
+/// too, `splits::create_version`) and deletions of its splits wait for each other.
+pub async fn lock(conn: &mut sqlx::PgConnection, id: i64) -> Result<bool, sqlx::Error> {
+    sqlx::query_scalar::<_, i64>("SELECT id FROM challenges WHERE id = $1 FOR UPDATE")
+        .bind(id)
+        .fetch_optional(conn)
+        .await
+        .map(|row| row.is_some())
+}
+
+/// The challenge's teams, their members (counted once per team) and their API tokens not
+/// revoked: what deleting the challenge takes with it besides its splits.
+#[derive(Debug, Clone, Copy, Default, sqlx::FromRow)]
+pub struct TeamCounts {
+    pub teams: i64,
+    pub members: i64,
+    pub tokens: i64,
+}
+
+pub async fn team_counts(db: impl PgExecutor<'_>, id: i64) -> Result<TeamCounts, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT (SELECT COUNT(*) FROM teams WHERE challenge_id = $1) AS teams,
+                (SELECT COUNT(*) FROM team_members m JOIN teams t ON t.id = m.team_id
+                 WHERE t.challenge_id = $1) AS members,
+                (SELECT COUNT(*) FROM api_tokens a JOIN teams t ON t.id = a.team_id
+                 WHERE t.challenge_id = $1 AND a.revoked_at IS NULL) AS tokens",
+    )
+    .bind(id)
+    .fetch_one(db)
+    .await
+}
+
+/// Deletes the challenge and everything of it: splits and their references, teams, tokens,
+/// submissions and their scores, jobs (the schema cascades). False if it was gone already.
+pub async fn delete(db: impl PgExecutor<'_>, id: i64) -> Result<bool, sqlx::Error> {
+    sqlx::query("DELETE FROM challenges WHERE id = $1")
+        .bind(id)
+        .execute(db)
+        .await
+        .map(|r| r.rows_affected() == 1)
+}

@@ -12,6 +12,7 @@ mod charts;
 mod cider_df;
 mod cli;
 mod coco_parity;
+mod deletion;
 mod downloads;
 mod error_pages;
 mod front_ends;

@@ -50,6 +50,28 @@ fn notice_cookie(slug: &str, value: String) -> actix_web::cookie::Cookie<'static
         .finish()
 }
 
+/// The cookie that carries what a form did to the organizer area's index (a deleted challenge).
+const INDEX_NOTICE_COOKIE: &str = "admin_notice";
+
+fn index_notice_cookie(value: String) -> actix_web::cookie::Cookie<'static> {
+    actix_web::cookie::Cookie::build(INDEX_NOTICE_COOKIE, value)
+        .path("/admin")
+        .http_only(true)
+        .same_site(actix_web::cookie::SameSite::Strict)
+        .max_age(actix_web::cookie::time::Duration::minutes(5))
+        .finish()
+}
+
+/// Back to the organizer area's index, which shows `msg` once (as [`back`] does).
+fn back_to_index(req: &HttpRequest, msg: &str) -> HttpResponse {
+    let mut cookie = index_notice_cookie(msg.chars().take(500).collect());
+    cookie.set_secure(CookiePolicy::of(req).secure);
+    HttpResponse::SeeOther()
+        .insert_header((LOCATION, "/admin"))
+        .insert_header((SET_COOKIE, cookie.encoded().to_string()))
+        .finish()
+}
+
 /// Back to the challenge's organizer page, which shows `msg` once. The message travels in a
 /// short-lived cookie that only this site sets (SameSite=Strict, HttpOnly), not in the address:
 /// a link of anyone's making cannot put words on an organizer's page. It is written
@@ -68,6 +90,8 @@ fn back(req: &HttpRequest, slug: &str, msg: &str) -> HttpResponse {
 struct AdminIndex {
     layout: Layout,
     challenges: Vec<Challenge>,
+    /// What the last form did (shown once).
+    message: Option<String>,
     /// Why the new-challenge form failed, and the form as typed.
     error: Option<String>,
     typed: NewChallenge,
@@ -81,7 +105,30 @@ pub async fn index(
     user: MaybeUser,
 ) -> Result<HttpResponse, PageError> {
     let user = organizer(user)?;
-    render_index(&req, &pool, &user, None, NewChallenge::default(), None).await
+    let notice = req
+        .cookie(INDEX_NOTICE_COOKIE)
+        .map(|c| c.value().to_string());
+    let index = Index {
+        message: notice.clone(),
+        ..Index::default()
+    };
+    let mut page = render_index(&req, &pool, &user, index).await?;
+    if notice.is_some() {
+        // Shown once.
+        page.add_removal_cookie(&index_notice_cookie(String::new()))
+            .map_err(|e| PageError::Internal(e.into()))?;
+    }
+    Ok(page)
+}
+
+/// What the index shows besides the challenges: a notice, a failed new-challenge form, a
+/// password link.
+#[derive(Default)]
+struct Index {
+    message: Option<String>,
+    error: Option<String>,
+    typed: NewChallenge,
+    password_link: Option<Result<(String, String), String>>,
 }
 
 #[derive(Deserialize)]
@@ -107,15 +154,11 @@ pub async fn password_link(
         Err(e @ actions::ActionError::NoAccount(_)) => Err(e.to_string()),
         Err(e) => return Err(e.into()),
     };
-    let page = render_index(
-        &req,
-        &pool,
-        &user,
-        None,
-        NewChallenge::default(),
-        Some(link),
-    )
-    .await?;
+    let index = Index {
+        password_link: Some(link),
+        ..Index::default()
+    };
+    let page = render_index(&req, &pool, &user, index).await?;
     Ok(super::view::private(page))
 }
 
@@ -123,9 +166,12 @@ async fn render_index(
     req: &HttpRequest,
     pool: &PgPool,
     user: &User,
-    error: Option<String>,
-    typed: NewChallenge,
-    password_link: Option<Result<(String, String), String>>,
+    Index {
+        message,
+        error,
+        typed,
+        password_link,
+    }: Index,
 ) -> Result<HttpResponse, PageError> {
     let status = if error.is_some() || matches!(password_link, Some(Err(_))) {
         actix_web::http::StatusCode::BAD_REQUEST
@@ -135,6 +181,7 @@ async fn render_index(
     let page = AdminIndex {
         layout: Layout::new(req, Some(user)),
         challenges: challenges::list(pool).await?,
+        message,
         error,
         typed,
         password_link,
@@ -183,7 +230,14 @@ pub async fn create_challenge(
             e @ (actions::ActionError::Invalid(_)
             | actions::ActionError::ChallengeExists(_)
             | actions::ActionError::TitleExists(_)),
-        ) => render_index(&req, &pool, &user, Some(e.to_string()), form, None).await,
+        ) => {
+            let index = Index {
+                error: Some(e.to_string()),
+                typed: form,
+                ..Index::default()
+            };
+            render_index(&req, &pool, &user, index).await
+        }
         Err(e) => Err(e.into()),
     }
 }
@@ -908,4 +962,126 @@ pub async fn export_csv(
             ),
         ))
         .body(body))
+}
+
+#[derive(Template)]
+#[template(path = "admin_delete_split.html")]
+struct ConfirmSplitDelete {
+    layout: Layout,
+    challenge: Challenge,
+    d: actions::SplitDeletion,
+}
+
+/// Asks before deleting a split version: what goes with it, and what the leaderboard shows after.
+pub async fn confirm_delete_split(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    user: MaybeUser,
+    path: web::Path<(String, String, i32)>,
+) -> Result<HttpResponse, PageError> {
+    let user = organizer(user)?;
+    let (slug, name, version) = path.into_inner();
+    let challenge = actions::challenge(&pool, &slug).await?;
+    let d = actions::split_deletion(&pool, &challenge, &name, version).await?;
+    let page = ConfirmSplitDelete {
+        layout: Layout::new(&req, Some(&user)),
+        challenge,
+        d,
+    };
+    Ok(HttpResponse::Ok()
+        .content_type("text/html; charset=utf-8")
+        .body(page.render()?))
+}
+
+pub async fn delete_split(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    path: web::Path<(String, String, i32)>,
+    _: Posted<Organizer>,
+) -> Result<HttpResponse, PageError> {
+    let (slug, name, version) = path.into_inner();
+    let challenge = actions::challenge(&pool, &slug).await?;
+    let current = actions::delete_split_version(&pool, &challenge, &name, version).await?;
+    let after = match current {
+        Some(v) => format!("; the leaderboard of {name} shows version {v}"),
+        None => format!("; split {name} has no version left"),
+    };
+    Ok(back(
+        &req,
+        &challenge.slug,
+        &format!("version {version} of split {name} deleted{after}"),
+    ))
+}
+
+#[derive(Template)]
+#[template(path = "admin_delete_challenge.html")]
+struct ConfirmChallengeDelete {
+    layout: Layout,
+    challenge: Challenge,
+    d: actions::ChallengeDeletion,
+    error: Option<String>,
+}
+
+async fn render_challenge_delete(
+    req: &HttpRequest,
+    pool: &PgPool,
+    user: &User,
+    challenge: Challenge,
+    error: Option<String>,
+) -> Result<HttpResponse, PageError> {
+    let d = actions::challenge_deletion(pool, &challenge).await?;
+    let status = if error.is_some() {
+        actix_web::http::StatusCode::BAD_REQUEST
+    } else {
+        actix_web::http::StatusCode::OK
+    };
+    let page = ConfirmChallengeDelete {
+        layout: Layout::new(req, Some(user)),
+        challenge,
+        d,
+        error,
+    };
+    Ok(HttpResponse::build(status)
+        .content_type("text/html; charset=utf-8")
+        .body(page.render()?))
+}
+
+/// Asks before deleting a whole challenge: what goes with it; the slug must be typed.
+pub async fn confirm_delete_challenge(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    user: MaybeUser,
+    slug: web::Path<String>,
+) -> Result<HttpResponse, PageError> {
+    let user = organizer(user)?;
+    let challenge = actions::challenge(&pool, &slug).await?;
+    render_challenge_delete(&req, &pool, &user, challenge, None).await
+}
+
+#[derive(Deserialize)]
+pub struct DeleteChallengeForm {
+    #[serde(default)]
+    confirm: String,
+}
+
+pub async fn delete_challenge(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    slug: web::Path<String>,
+    Posted {
+        by: Organizer(user),
+        form,
+    }: Posted<Organizer, DeleteChallengeForm>,
+) -> Result<HttpResponse, PageError> {
+    let challenge = actions::challenge(&pool, &slug).await?;
+    match actions::delete_challenge(&pool, &challenge, &form.confirm).await {
+        Ok(()) => Ok(back_to_index(
+            &req,
+            &format!("challenge {} ({}) deleted", challenge.title, challenge.slug),
+        )),
+        Err(actions::ActionError::Invalid(e)) => {
+            render_challenge_delete(&req, &pool, &user, challenge, Some(e)).await
+        }
+        Err(e) => Err(e.into()),
+    }
 }
