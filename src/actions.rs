@@ -45,6 +45,9 @@ pub enum ActionError {
     NoTeam(String),
     #[error("no account with e-mail address {0:?}")]
     NoAccount(String),
+    /// Removing this organizer would leave the challenge with none.
+    #[error("{0} is the last organizer of this challenge; add another before removing them")]
+    LastOrganizer(String),
     /// An invite link whose code is wrong, or of another challenge: both look alike.
     #[error("this invite link is not valid; check that it was copied whole, or ask the team for a new one")]
     NoInvite,
@@ -171,11 +174,14 @@ pub fn default_split(splits: &[Split]) -> Option<&Split> {
 /// The longest challenge description, in characters.
 const CHALLENGE_DESCRIPTION_MAX: usize = 10_000;
 
+/// Creates a challenge. Its `creator` (if any: none on the command line) becomes its first
+/// organizer.
 pub async fn create_challenge(
     pool: &PgPool,
     slug: &ChallengeSlug,
     title: &Title,
     description: &str,
+    creator: Option<&accounts::User>,
 ) -> Result<Challenge, ActionError> {
     let description = Description::parse(description, CHALLENGE_DESCRIPTION_MAX)
         .map_err(|e| ActionError::Invalid(e.to_string()))?;
@@ -183,7 +189,8 @@ pub async fn create_challenge(
         return Err(ActionError::ChallengeExists(slug.as_str().to_string()));
     }
     title_free(pool, title, None).await?;
-    match challenges::create(pool, slug, title, description.as_str()).await {
+    let creator = creator.map(|u| u.id);
+    match challenges::create(pool, slug, title, description.as_str(), creator).await {
         // A parallel request took the title (or the slug) between the check and the insert.
         Err(e) if unique_violation(&e, "challenges_title_skeleton") => {
             Err(title_free(pool, title, None)
@@ -1131,7 +1138,7 @@ async fn may_read(
     user: Option<&accounts::User>,
     bearer_team: Option<i64>,
 ) -> Result<bool, ActionError> {
-    if user.is_some_and(|u| u.is_admin) {
+    if organizes(pool, user, split.challenge_id).await? {
         return Ok(true);
     }
     if s.deleted_at.is_some() {
@@ -1175,6 +1182,8 @@ pub struct SubmissionView {
     pub challenge: Challenge,
     /// The reader is in the team that made it (and may choose it for the leaderboard).
     pub own_team: bool,
+    /// The reader organizes the challenge.
+    pub organizer: bool,
     /// Per-image results are shown (see `shows_per_image`).
     pub per_image: bool,
     /// It is its team's entry on the split's leaderboard (told to the team only).
@@ -1197,7 +1206,8 @@ pub async fn view_submission(
             .is_some_and(|t| t.id == owner),
         _ => false,
     };
-    let per_image = shows_per_image(&split, user.is_some_and(|u| u.is_admin));
+    let organizer = organizes(pool, user, challenge.id).await?;
+    let per_image = shows_per_image(&split, organizer);
     let on_leaderboard = match submission.team_id {
         Some(team) if own_team => {
             leaderboard::entry_of_team(pool, team, split.id).await? == Some(submission.id)
@@ -1217,6 +1227,7 @@ pub async fn view_submission(
         split,
         challenge,
         own_team,
+        organizer,
         per_image,
         on_leaderboard,
         can_choose,
@@ -1233,7 +1244,7 @@ pub async fn image_scores(
     bearer_team: Option<i64>,
 ) -> Result<(Submission, Split, Vec<scores::ImageScores>), ActionError> {
     let (submission, split, _) = visible_submission(pool, id, user, bearer_team).await?;
-    if !shows_per_image(&split, user.is_some_and(|u| u.is_admin)) {
+    if !shows_per_image(&split, organizes(pool, user, split.challenge_id).await?) {
         return Err(ActionError::Forbidden(
             "per-image results of a hidden split stay with the organizers until it is revealed",
         ));
@@ -1258,7 +1269,7 @@ pub async fn uploaded_file(
             .is_some_and(|t| t.id == team),
         _ => false,
     };
-    if !(own_team || user.is_some_and(|u| u.is_admin)) {
+    if !(own_team || organizes(pool, user, split.challenge_id).await?) {
         return Err(ActionError::Forbidden(
             "only the team that uploaded a file, and the organizers, may download it",
         ));
@@ -2385,5 +2396,79 @@ pub async fn delete_challenge(
             Err(e) if crate::storage::transient(&e) && attempt < DELETION_ATTEMPTS => attempt += 1,
             other => return Ok(other?),
         }
+    }
+}
+
+/// Whether `user` organizes challenge `challenge_id`: a site operator organizes every challenge,
+/// anyone else those they are listed for (`storage::challenges::organizers`).
+pub async fn organizes(
+    pool: &PgPool,
+    user: Option<&accounts::User>,
+    challenge_id: i64,
+) -> Result<bool, ActionError> {
+    Ok(match user {
+        None => false,
+        Some(u) if u.is_admin => true,
+        Some(u) => challenges::organizes(pool, challenge_id, u.id).await?,
+    })
+}
+
+/// The challenges `user` organizes: all of them for a site operator.
+pub async fn organized_challenges(
+    pool: &PgPool,
+    user: &accounts::User,
+) -> Result<Vec<Challenge>, ActionError> {
+    Ok(if user.is_admin {
+        challenges::list(pool).await?
+    } else {
+        challenges::organized_by(pool, user.id).await?
+    })
+}
+
+/// Makes the account with e-mail address `email` an organizer of the challenge (it must exist:
+/// the person signs up first). Returns the account, and false if it was an organizer already.
+pub async fn add_organizer(
+    pool: &PgPool,
+    challenge: &Challenge,
+    email: &str,
+    by: Option<&accounts::User>,
+) -> Result<(accounts::User, bool), ActionError> {
+    let email = email.trim().to_lowercase();
+    if email.contains('\0') {
+        return Err(ActionError::NoAccount(email));
+    }
+    let user = accounts::user_by_email(pool, &email)
+        .await?
+        .ok_or(ActionError::NoAccount(email))?;
+    let added = challenges::add_organizer(pool, challenge.id, user.id, by.map(|u| u.id)).await?;
+    Ok((user, added))
+}
+
+/// Removes an organizer of the challenge, never the last one. Returns their e-mail address.
+pub async fn remove_organizer(
+    pool: &PgPool,
+    challenge: &Challenge,
+    user_id: i64,
+) -> Result<String, ActionError> {
+    let email = challenges::organizers(pool, challenge.id)
+        .await?
+        .into_iter()
+        .find(|o| o.user_id == user_id)
+        .map(|o| o.email)
+        .ok_or_else(|| {
+            ActionError::Invalid(format!(
+                "account {user_id} is no organizer of this challenge"
+            ))
+        })?;
+    let mut tx = pool.begin().await?;
+    match challenges::remove_organizer(&mut tx, challenge.id, user_id).await? {
+        challenges::Removal::Removed => {
+            tx.commit().await?;
+            Ok(email)
+        }
+        challenges::Removal::Last => Err(ActionError::LastOrganizer(email)),
+        challenges::Removal::NotOrganizer => Err(ActionError::Invalid(format!(
+            "{email} is no organizer of this challenge"
+        ))),
     }
 }

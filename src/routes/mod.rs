@@ -159,6 +159,14 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             web::post().to(admin::rescore),
         )
         .route("/admin/c/{slug}/export.csv", get().to(admin::export_csv))
+        .route(
+            "/admin/c/{slug}/organizers",
+            web::post().to(admin::add_organizer),
+        )
+        .route(
+            "/admin/c/{slug}/organizers/remove",
+            web::post().to(admin::remove_organizer),
+        )
         .service(
             web::resource("/admin/c/{slug}/splits/{split}/versions/{version}/delete")
                 .route(get().to(admin::confirm_delete_split))

@@ -11,7 +11,12 @@ pub struct User {
     pub id: i64,
     pub email: String,
     pub password_hash: String,
+    /// A site operator: organizes every challenge, makes challenges and password links.
     pub is_admin: bool,
+    /// Organizes at least one challenge (or is an operator). Read for the session's user only
+    /// (`user_by_session`); false wherever else a user is loaded.
+    #[sqlx(default)]
+    pub organizes: bool,
 }
 
 #[derive(Debug, Clone, sqlx::FromRow, serde::Serialize)]
@@ -49,8 +54,8 @@ pub async fn create_user(
     .await
 }
 
-/// True if at least one organizer account exists (`serve` says how to make the first one).
-pub async fn any_organizer(db: impl PgExecutor<'_>) -> Result<bool, sqlx::Error> {
+/// True if at least one site operator exists (`serve` says how to make the first one).
+pub async fn any_operator(db: impl PgExecutor<'_>) -> Result<bool, sqlx::Error> {
     sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM users WHERE is_admin)")
         .fetch_one(db)
         .await
@@ -107,7 +112,10 @@ pub async fn user_by_session(
     token_hash: &str,
 ) -> Result<Option<User>, sqlx::Error> {
     sqlx::query_as(
-        "SELECT u.id, u.email, u.password_hash, u.is_admin FROM sessions s JOIN users u ON u.id = s.user_id
+        "SELECT u.id, u.email, u.password_hash, u.is_admin,
+                u.is_admin OR EXISTS (SELECT 1 FROM challenge_organizers o WHERE o.user_id = u.id)
+                  AS organizes
+         FROM sessions s JOIN users u ON u.id = s.user_id
          WHERE s.token_hash = $1 AND s.expires_at > now()",
     )
     .bind(token_hash)

@@ -118,20 +118,28 @@ const COLUMNS: &str =
                       '{}'::jsonb)
       FROM split_phases p WHERE p.challenge_id = challenges.id) AS split_phases";
 
+/// Creates a challenge; `creator` (if any) becomes its first organizer in the same statement.
 pub async fn create(
     db: impl PgExecutor<'_>,
     slug: &ChallengeSlug,
     title: &Title,
     description: &str,
+    creator: Option<i64>,
 ) -> Result<Challenge, sqlx::Error> {
     sqlx::query_as(&format!(
-        "INSERT INTO challenges (slug, title, title_skeleton, description) VALUES ($1, $2, $3, $4)
-         RETURNING {COLUMNS}"
+        "WITH created AS (
+           INSERT INTO challenges (slug, title, title_skeleton, description) VALUES ($1, $2, $3, $4)
+           RETURNING *),
+         organizer AS (
+           INSERT INTO challenge_organizers (challenge_id, user_id, added_by)
+           SELECT id, $5, $5 FROM created WHERE $5 IS NOT NULL)
+         SELECT {COLUMNS} FROM created AS challenges"
     ))
     .bind(slug.as_str())
     .bind(title.as_str())
     .bind(title.skeleton())
     .bind(description)
+    .bind(creator)
     .fetch_one(db)
     .await
 }
@@ -340,4 +348,118 @@ pub async fn delete(db: impl PgExecutor<'_>, id: i64) -> Result<bool, sqlx::Erro
         .execute(db)
         .await
         .map(|r| r.rows_affected() == 1)
+}
+
+/// Whether user `user_id` organizes challenge `id` (a site operator organizes every challenge
+/// without a row: ask `actions::organizes`).
+pub async fn organizes(
+    db: impl PgExecutor<'_>,
+    id: i64,
+    user_id: i64,
+) -> Result<bool, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM challenge_organizers WHERE challenge_id = $1 AND user_id = $2)",
+    )
+    .bind(id)
+    .bind(user_id)
+    .fetch_one(db)
+    .await
+}
+
+/// The challenges user `user_id` organizes by a row of its own, newest first.
+pub async fn organized_by(
+    db: impl PgExecutor<'_>,
+    user_id: i64,
+) -> Result<Vec<Challenge>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "SELECT {COLUMNS} FROM challenges
+         WHERE id IN (SELECT challenge_id FROM challenge_organizers WHERE user_id = $1)
+         ORDER BY created_at DESC, id DESC"
+    ))
+    .bind(user_id)
+    .fetch_all(db)
+    .await
+}
+
+/// An organizer of a challenge, as its organizer page lists them.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct OrganizerLine {
+    pub user_id: i64,
+    pub email: String,
+    pub added_by: Option<String>,
+    pub added_at: DateTime<Utc>,
+}
+
+pub async fn organizers(
+    db: impl PgExecutor<'_>,
+    id: i64,
+) -> Result<Vec<OrganizerLine>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT o.user_id, u.email, b.email AS added_by, o.added_at
+         FROM challenge_organizers o JOIN users u ON u.id = o.user_id
+         LEFT JOIN users b ON b.id = o.added_by
+         WHERE o.challenge_id = $1 ORDER BY o.added_at, u.email",
+    )
+    .bind(id)
+    .fetch_all(db)
+    .await
+}
+
+/// Makes user `user_id` an organizer of challenge `id`; false if they were one already.
+pub async fn add_organizer(
+    db: impl PgExecutor<'_>,
+    id: i64,
+    user_id: i64,
+    added_by: Option<i64>,
+) -> Result<bool, sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO challenge_organizers (challenge_id, user_id, added_by) VALUES ($1, $2, $3)
+         ON CONFLICT DO NOTHING",
+    )
+    .bind(id)
+    .bind(user_id)
+    .bind(added_by)
+    .execute(db)
+    .await
+    .map(|r| r.rows_affected() == 1)
+}
+
+/// What removing an organizer did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Removal {
+    Removed,
+    /// They were not an organizer of the challenge.
+    NotOrganizer,
+    /// They are its last: a challenge keeps one.
+    Last,
+}
+
+/// Removes user `user_id` from the organizers of challenge `id`, unless they are the last. The
+/// challenge's row is held meanwhile, so that two organizers removing each other cannot leave none.
+pub async fn remove_organizer(
+    conn: &mut sqlx::PgConnection,
+    id: i64,
+    user_id: i64,
+) -> Result<Removal, sqlx::Error> {
+    lock(&mut *conn, id).await?;
+    let (listed, count): (bool, i64) = sqlx::query_as(
+        "SELECT COALESCE(BOOL_OR(user_id = $2), FALSE), COUNT(*) FROM challenge_organizers
+         WHERE challenge_id = $1",
+    )
+    .bind(id)
+    .bind(user_id)
+    .fetch_one(&mut *conn)
+    .await?;
+    if !listed {
+        return Ok(Removal::NotOrganizer);
+    }
+    if count <= 1 {
+        return Ok(Removal::Last);
+    }
+    sqlx::query("DELETE FROM challenge_organizers WHERE challenge_id = $1 AND user_id = $2")
+        .bind(id)
+        .bind(user_id)
+        .execute(&mut *conn)
+        .await?;
+    Ok(Removal::Removed)
 }

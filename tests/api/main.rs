@@ -22,6 +22,7 @@ mod methods;
 mod names;
 mod organizer;
 mod organizer_tables;
+mod organizers;
 mod page_details;
 mod pages;
 mod phases;

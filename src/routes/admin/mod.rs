@@ -9,10 +9,12 @@ use askama::Template;
 use serde::Deserialize;
 use sqlx::PgPool;
 
-use super::forms::{Organizer, Posted, Sender, Upload};
+use super::forms::{
+    Admitted, ChallengeOrganizer, Operator, Organizer, Posted, SubmissionOrganizer, Upload,
+};
 use super::{multipart, Layout, PageError};
 use crate::actions::{self, Uploader, Viewer};
-use crate::auth::{CookiePolicy, MaybeUser};
+use crate::auth::CookiePolicy;
 use crate::domain::leaderboard::{EntryPolicy, SortKey};
 use crate::domain::phase::{self, Phase};
 use crate::domain::{ChallengeSlug, SplitName, SubmissionKind, Title};
@@ -22,11 +24,6 @@ use crate::storage::accounts::User;
 use crate::storage::challenges::{self, Challenge};
 use crate::storage::splits::{self, Split};
 use crate::storage::submissions;
-
-/// The organizer looking at a page of this area.
-fn organizer(user: MaybeUser) -> Result<User, PageError> {
-    Organizer::admit(user.0).map(|Organizer(u)| u)
-}
 
 /// The organizer's forms: files up to the server's own request limit.
 fn server_limits(config: &AppConfig) -> multipart::Limits {
@@ -89,7 +86,10 @@ fn back(req: &HttpRequest, slug: &str, msg: &str) -> HttpResponse {
 #[template(path = "admin.html")]
 struct AdminIndex {
     layout: Layout,
+    /// The challenges the user organizes (all of them for an operator).
     challenges: Vec<Challenge>,
+    /// A site operator: creates challenges and makes password links.
+    operator: bool,
     /// What the last form did (shown once).
     message: Option<String>,
     /// Why the new-challenge form failed, and the form as typed.
@@ -102,9 +102,8 @@ struct AdminIndex {
 pub async fn index(
     req: HttpRequest,
     pool: web::Data<PgPool>,
-    user: MaybeUser,
+    Admitted(Organizer(user)): Admitted<Organizer>,
 ) -> Result<HttpResponse, PageError> {
-    let user = organizer(user)?;
     let notice = req
         .cookie(INDEX_NOTICE_COOKIE)
         .map(|c| c.value().to_string());
@@ -141,9 +140,9 @@ pub async fn password_link(
     req: HttpRequest,
     pool: web::Data<PgPool>,
     Posted {
-        by: Organizer(user),
+        by: Operator(user),
         form,
-    }: Posted<Organizer, PasswordLinkForm>,
+    }: Posted<Operator, PasswordLinkForm>,
 ) -> Result<HttpResponse, PageError> {
     let by = format!("organizer {}", user.id);
     let link = match actions::password_link(&pool, &form.email, &by).await {
@@ -180,7 +179,8 @@ async fn render_index(
     };
     let page = AdminIndex {
         layout: Layout::new(req, Some(user)),
-        challenges: challenges::list(pool).await?,
+        challenges: actions::organized_challenges(pool, user).await?,
+        operator: user.is_admin,
         message,
         error,
         typed,
@@ -203,9 +203,9 @@ pub async fn create_challenge(
     req: HttpRequest,
     pool: web::Data<PgPool>,
     Posted {
-        by: Organizer(user),
+        by: Operator(user),
         form,
-    }: Posted<Organizer, NewChallenge>,
+    }: Posted<Operator, NewChallenge>,
 ) -> Result<HttpResponse, PageError> {
     let parsed = ChallengeSlug::parse(&form.slug)
         .map_err(|e| e.to_string())
@@ -216,7 +216,8 @@ pub async fn create_challenge(
         });
     let created = match parsed {
         Ok((slug, title)) => {
-            actions::create_challenge(&pool, &slug, &title, form.description.trim()).await
+            actions::create_challenge(&pool, &slug, &title, form.description.trim(), Some(&user))
+                .await
         }
         Err(e) => Err(actions::ActionError::Invalid(e)),
     };
@@ -263,6 +264,9 @@ struct AdminChallenge {
     layout: Layout,
     challenge: Challenge,
     splits: Vec<SplitRow>,
+    /// The challenge's own organizers, and who is looking.
+    organizers: Vec<challenges::OrganizerLine>,
+    user_id: i64,
     submissions: Vec<submissions::OrganizerLine>,
     message: Option<String>,
     /// The title and description as the edit form shows them, and its error.
@@ -289,10 +293,9 @@ struct AdminChallenge {
 pub async fn challenge(
     req: HttpRequest,
     pool: web::Data<PgPool>,
-    user: MaybeUser,
+    Admitted(ChallengeOrganizer { user, .. }): Admitted<ChallengeOrganizer>,
     slug: web::Path<String>,
 ) -> Result<HttpResponse, PageError> {
-    let user = organizer(user)?;
     let notice = req.cookie(NOTICE_COOKIE).map(|c| c.value().to_string());
     let mut page = render_challenge(&req, &pool, &user, &slug, notice.clone(), None).await?;
     if notice.is_some() {
@@ -352,6 +355,8 @@ async fn render_challenge(
         limits_error: None,
         phase_error: None,
         submissions: submissions::organizer_lines(pool, challenge.id, Some(100)).await?,
+        organizers: challenges::organizers(pool, challenge.id).await?,
+        user_id: user.id,
         title: challenge.title.clone(),
         description: challenge.description.clone(),
         details_error: None,
@@ -406,11 +411,12 @@ pub async fn import_references(
     pool: web::Data<PgPool>,
     engine: web::Data<SharedEngine>,
     config: web::Data<AppConfig>,
-    slug: web::Path<String>,
-    Upload { body, .. }: Upload<Organizer>,
+    Upload {
+        by: ChallengeOrganizer { challenge, .. },
+        body,
+    }: Upload<ChallengeOrganizer>,
 ) -> Result<HttpResponse, PageError> {
     let form = body.read(server_limits(&config), Ok(())).await?;
-    let challenge = actions::challenge(&pool, &slug).await?;
     actions::check_disk(config.settings.disk_floor().as_ref())?;
     let split =
         SplitName::parse(form.field("split")).map_err(|e| PageError::BadRequest(e.to_string()))?;
@@ -470,11 +476,10 @@ pub async fn set_details(
     pool: web::Data<PgPool>,
     slug: web::Path<String>,
     Posted {
-        by: Organizer(user),
+        by: ChallengeOrganizer { user, challenge },
         form,
-    }: Posted<Organizer, DetailsForm>,
+    }: Posted<ChallengeOrganizer, DetailsForm>,
 ) -> Result<HttpResponse, PageError> {
-    let challenge = actions::challenge(&pool, &slug).await?;
     match actions::set_details(&pool, &challenge, &form.title, &form.description).await {
         Ok(()) => Ok(back(&req, &challenge.slug, "title and description saved")),
         Err(e @ (actions::ActionError::Invalid(_) | actions::ActionError::TitleExists(_))) => {
@@ -513,11 +518,10 @@ pub async fn set_limits(
     pool: web::Data<PgPool>,
     slug: web::Path<String>,
     Posted {
-        by: Organizer(user),
+        by: ChallengeOrganizer { user, challenge },
         form,
-    }: Posted<Organizer, LimitsForm>,
+    }: Posted<ChallengeOrganizer, LimitsForm>,
 ) -> Result<HttpResponse, PageError> {
-    let challenge = actions::challenge(&pool, &slug).await?;
     match save_limits(&pool, &challenge, &form).await {
         Ok(()) => Ok(back(&req, &challenge.slug, "limits saved")),
         Err(PageError::BadRequest(e)) => {
@@ -569,16 +573,15 @@ pub async fn import_judgments(
     pool: web::Data<PgPool>,
     engine: web::Data<SharedEngine>,
     config: web::Data<AppConfig>,
-    slug: web::Path<String>,
     Upload {
-        by: Organizer(user),
+        by: ChallengeOrganizer { user, challenge },
         body,
-    }: Upload<Organizer>,
+    }: Upload<ChallengeOrganizer>,
 ) -> Result<HttpResponse, PageError> {
     let limits = server_limits(&config);
     let max_bytes = limits.file;
     let form = body.read(limits, Ok(())).await?;
-    let (challenge, split) = split_of(&pool, &slug, form.field("split")).await?;
+    let split = actions::split(&pool, &challenge, form.field("split")).await?;
     if form.file_too_large.is_some() {
         return Err(PageError::BadRequest(
             "the judgments file is larger than the server accepts".into(),
@@ -614,10 +617,11 @@ pub struct RankingMetricForm {
 pub async fn set_ranking_metric(
     req: HttpRequest,
     pool: web::Data<PgPool>,
-    slug: web::Path<String>,
-    Posted { form, .. }: Posted<Organizer, RankingMetricForm>,
+    Posted {
+        by: ChallengeOrganizer { challenge, .. },
+        form,
+    }: Posted<ChallengeOrganizer, RankingMetricForm>,
 ) -> Result<HttpResponse, PageError> {
-    let challenge = actions::challenge(&pool, &slug).await?;
     let key = actions::set_ranking_metric(&pool, &challenge, &form.metric).await?;
     Ok(back(
         &req,
@@ -635,10 +639,11 @@ pub struct EntryPolicyForm {
 pub async fn set_entry_policy(
     req: HttpRequest,
     pool: web::Data<PgPool>,
-    slug: web::Path<String>,
-    Posted { form, .. }: Posted<Organizer, EntryPolicyForm>,
+    Posted {
+        by: ChallengeOrganizer { challenge, .. },
+        form,
+    }: Posted<ChallengeOrganizer, EntryPolicyForm>,
 ) -> Result<HttpResponse, PageError> {
-    let challenge = actions::challenge(&pool, &slug).await?;
     let policy = EntryPolicy::parse(&form.policy).ok_or_else(|| {
         PageError::BadRequest(format!(
             "unknown entry policy {:?}; valid: best, latest, chosen",
@@ -667,11 +672,10 @@ pub async fn set_phase(
     pool: web::Data<PgPool>,
     slug: web::Path<String>,
     Posted {
-        by: Organizer(user),
+        by: ChallengeOrganizer { user, challenge },
         form,
-    }: Posted<Organizer, PhaseForm>,
+    }: Posted<ChallengeOrganizer, PhaseForm>,
 ) -> Result<HttpResponse, PageError> {
-    let challenge = actions::challenge(&pool, &slug).await?;
     let phase = match Phase::parse(&form.opens_at, &form.closes_at) {
         Ok(p) => p,
         Err(e) => {
@@ -702,11 +706,10 @@ pub async fn set_split_phase(
     pool: web::Data<PgPool>,
     slug: web::Path<String>,
     Posted {
-        by: Organizer(user),
+        by: ChallengeOrganizer { user, challenge },
         form,
-    }: Posted<Organizer, SplitPhaseForm>,
+    }: Posted<ChallengeOrganizer, SplitPhaseForm>,
 ) -> Result<HttpResponse, PageError> {
-    let challenge = actions::challenge(&pool, &slug).await?;
     let phase = match (
         form.follow.as_str(),
         Phase::parse(&form.opens_at, &form.closes_at),
@@ -727,19 +730,16 @@ pub struct VisibilityForm {
     hidden: String,
 }
 
-async fn split_of(pool: &PgPool, slug: &str, split: &str) -> Result<(Challenge, Split), PageError> {
-    let challenge = actions::challenge(pool, slug).await?;
-    let split = actions::split(pool, &challenge, split).await?;
-    Ok((challenge, split))
-}
-
 pub async fn set_visibility(
     req: HttpRequest,
     pool: web::Data<PgPool>,
     path: web::Path<(String, String)>,
-    Posted { form, .. }: Posted<Organizer, VisibilityForm>,
+    Posted {
+        by: ChallengeOrganizer { challenge, .. },
+        form,
+    }: Posted<ChallengeOrganizer, VisibilityForm>,
 ) -> Result<HttpResponse, PageError> {
-    let (challenge, split) = split_of(&pool, &path.0, &path.1).await?;
+    let split = actions::split(&pool, &challenge, &path.1).await?;
     let hidden = form.hidden == "true";
     splits::set_hidden(pool.get_ref(), split.id, hidden).await?;
     Ok(back(
@@ -759,12 +759,12 @@ pub async fn add_baseline(
     config: web::Data<AppConfig>,
     path: web::Path<(String, String)>,
     Upload {
-        by: Organizer(user),
+        by: ChallengeOrganizer { user, challenge },
         body,
-    }: Upload<Organizer>,
+    }: Upload<ChallengeOrganizer>,
 ) -> Result<HttpResponse, PageError> {
     let form = body.read(server_limits(&config), Ok(())).await?;
-    let (challenge, split) = split_of(&pool, &path.0, &path.1).await?;
+    let split = actions::split(&pool, &challenge, &path.1).await?;
     let label = crate::domain::TeamName::parse(form.field("label"))
         .map_err(|e| PageError::BadRequest(format!("baseline label: {e}")))?;
     let description = form.field("description").to_string();
@@ -803,9 +803,12 @@ pub async fn compute_human(
     pool: web::Data<PgPool>,
     config: web::Data<AppConfig>,
     path: web::Path<(String, String)>,
-    _: Posted<Organizer>,
+    Posted {
+        by: ChallengeOrganizer { challenge, .. },
+        ..
+    }: Posted<ChallengeOrganizer>,
 ) -> Result<HttpResponse, PageError> {
-    let (challenge, split) = split_of(&pool, &path.0, &path.1).await?;
+    let split = actions::split(&pool, &challenge, &path.1).await?;
     let s = actions::compute_human(&pool, &split, config.settings.worker.max_attempts).await?;
     Ok(back(
         &req,
@@ -820,9 +823,12 @@ pub async fn rescore(
     engine: web::Data<SharedEngine>,
     config: web::Data<AppConfig>,
     path: web::Path<(String, String)>,
-    _: Posted<Organizer>,
+    Posted {
+        by: ChallengeOrganizer { challenge, .. },
+        ..
+    }: Posted<ChallengeOrganizer>,
 ) -> Result<HttpResponse, PageError> {
-    let (challenge, split) = split_of(&pool, &path.0, &path.1).await?;
+    let split = actions::split(&pool, &challenge, &path.1).await?;
     let n = actions::rescore(&pool, &split, config.settings.worker.max_attempts).await?;
     Ok(back(
         &req,
@@ -848,19 +854,12 @@ struct ConfirmDelete {
 pub async fn confirm_delete(
     req: HttpRequest,
     pool: web::Data<PgPool>,
-    user: MaybeUser,
-    id: web::Path<i64>,
+    Admitted(SubmissionOrganizer {
+        user,
+        challenge,
+        submission: s,
+    }): Admitted<SubmissionOrganizer>,
 ) -> Result<HttpResponse, PageError> {
-    let user = organizer(user)?;
-    let s = submissions::by_id(pool.get_ref(), *id)
-        .await?
-        .ok_or(PageError::NotFound)?;
-    let split = splits::by_id(pool.get_ref(), s.split_id)
-        .await?
-        .ok_or(PageError::NotFound)?;
-    let challenge = challenges::by_id(pool.get_ref(), split.challenge_id)
-        .await?
-        .ok_or(PageError::NotFound)?;
     let line = submissions::organizer_line(pool.get_ref(), s.id)
         .await?
         .ok_or(PageError::NotFound)?;
@@ -878,11 +877,8 @@ pub async fn confirm_delete(
 /// who sent it, its description, status and scores, and whether it is its team's entry.
 pub async fn export_submissions(
     pool: web::Data<PgPool>,
-    user: MaybeUser,
-    slug: web::Path<String>,
+    Admitted(ChallengeOrganizer { challenge, .. }): Admitted<ChallengeOrganizer>,
 ) -> Result<HttpResponse, PageError> {
-    let _ = organizer(user)?;
-    let challenge = actions::challenge(&pool, &slug).await?;
     let lines = submissions::organizer_lines(pool.get_ref(), challenge.id, None).await?;
     let entries = crate::storage::leaderboard::entries_of_challenge(pool.get_ref(), challenge.id)
         .await?
@@ -905,18 +901,16 @@ pub async fn export_submissions(
 pub async fn delete_submission(
     req: HttpRequest,
     pool: web::Data<PgPool>,
-    id: web::Path<i64>,
-    _: Posted<Organizer>,
+    Posted {
+        by:
+            SubmissionOrganizer {
+                challenge,
+                submission: s,
+                ..
+            },
+        ..
+    }: Posted<SubmissionOrganizer>,
 ) -> Result<HttpResponse, PageError> {
-    let s = submissions::by_id(pool.get_ref(), *id)
-        .await?
-        .ok_or(PageError::NotFound)?;
-    let split = splits::by_id(pool.get_ref(), s.split_id)
-        .await?
-        .ok_or(PageError::NotFound)?;
-    let challenge = challenges::by_id(pool.get_ref(), split.challenge_id)
-        .await?
-        .ok_or(PageError::NotFound)?;
     submissions::soft_delete(pool.get_ref(), s.id).await?;
     Ok(back(
         &req,
@@ -925,8 +919,11 @@ pub async fn delete_submission(
     ))
 }
 
+/// The export's query. Nothing in it is required to be there: a query that cannot be read would
+/// be refused before the organizer check, telling a stranger something about the route.
 #[derive(Deserialize)]
 pub struct ExportQuery {
+    #[serde(default)]
     split: String,
     sort: Option<String>,
 }
@@ -934,12 +931,10 @@ pub struct ExportQuery {
 /// The organizer's export: every entry, hidden split or not.
 pub async fn export_csv(
     pool: web::Data<PgPool>,
-    user: MaybeUser,
-    slug: web::Path<String>,
+    Admitted(ChallengeOrganizer { challenge, .. }): Admitted<ChallengeOrganizer>,
     q: web::Query<ExportQuery>,
 ) -> Result<HttpResponse, PageError> {
-    let _ = organizer(user)?;
-    let (challenge, split) = split_of(&pool, &slug, &q.split).await?;
+    let split = actions::split(&pool, &challenge, &q.split).await?;
     let rows = actions::leaderboard(
         &pool,
         &split,
@@ -976,12 +971,10 @@ struct ConfirmSplitDelete {
 pub async fn confirm_delete_split(
     req: HttpRequest,
     pool: web::Data<PgPool>,
-    user: MaybeUser,
+    Admitted(ChallengeOrganizer { user, challenge }): Admitted<ChallengeOrganizer>,
     path: web::Path<(String, String, i32)>,
 ) -> Result<HttpResponse, PageError> {
-    let user = organizer(user)?;
-    let (slug, name, version) = path.into_inner();
-    let challenge = actions::challenge(&pool, &slug).await?;
+    let (_, name, version) = path.into_inner();
     let d = actions::split_deletion(&pool, &challenge, &name, version).await?;
     let page = ConfirmSplitDelete {
         layout: Layout::new(&req, Some(&user)),
@@ -997,10 +990,12 @@ pub async fn delete_split(
     req: HttpRequest,
     pool: web::Data<PgPool>,
     path: web::Path<(String, String, i32)>,
-    _: Posted<Organizer>,
+    Posted {
+        by: ChallengeOrganizer { challenge, .. },
+        ..
+    }: Posted<ChallengeOrganizer>,
 ) -> Result<HttpResponse, PageError> {
-    let (slug, name, version) = path.into_inner();
-    let challenge = actions::challenge(&pool, &slug).await?;
+    let (_, name, version) = path.into_inner();
     let current = actions::delete_split_version(&pool, &challenge, &name, version).await?;
     let after = match current {
         Some(v) => format!("; the leaderboard of {name} shows version {v}"),
@@ -1050,11 +1045,8 @@ async fn render_challenge_delete(
 pub async fn confirm_delete_challenge(
     req: HttpRequest,
     pool: web::Data<PgPool>,
-    user: MaybeUser,
-    slug: web::Path<String>,
+    Admitted(ChallengeOrganizer { user, challenge }): Admitted<ChallengeOrganizer>,
 ) -> Result<HttpResponse, PageError> {
-    let user = organizer(user)?;
-    let challenge = actions::challenge(&pool, &slug).await?;
     render_challenge_delete(&req, &pool, &user, challenge, None).await
 }
 
@@ -1067,13 +1059,11 @@ pub struct DeleteChallengeForm {
 pub async fn delete_challenge(
     req: HttpRequest,
     pool: web::Data<PgPool>,
-    slug: web::Path<String>,
     Posted {
-        by: Organizer(user),
+        by: ChallengeOrganizer { user, challenge },
         form,
-    }: Posted<Organizer, DeleteChallengeForm>,
+    }: Posted<ChallengeOrganizer, DeleteChallengeForm>,
 ) -> Result<HttpResponse, PageError> {
-    let challenge = actions::challenge(&pool, &slug).await?;
     match actions::delete_challenge(&pool, &challenge, &form.confirm).await {
         Ok(()) => Ok(back_to_index(
             &req,
@@ -1081,6 +1071,62 @@ pub async fn delete_challenge(
         )),
         Err(actions::ActionError::Invalid(e)) => {
             render_challenge_delete(&req, &pool, &user, challenge, Some(e)).await
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+#[derive(Deserialize)]
+pub struct AddOrganizerForm {
+    email: String,
+}
+
+/// Makes another existing account an organizer of the challenge.
+pub async fn add_organizer(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    Posted {
+        by: ChallengeOrganizer { user, challenge },
+        form,
+    }: Posted<ChallengeOrganizer, AddOrganizerForm>,
+) -> Result<HttpResponse, PageError> {
+    let msg = match actions::add_organizer(&pool, &challenge, &form.email, Some(&user)).await {
+        Ok((added, true)) => format!("{} now organizes this challenge", added.email),
+        Ok((added, false)) => format!("{} organizes this challenge already", added.email),
+        Err(e @ actions::ActionError::NoAccount(_)) => {
+            format!("{e}; they sign up first, then you add them")
+        }
+        Err(e) => return Err(e.into()),
+    };
+    Ok(back(&req, &challenge.slug, &msg))
+}
+
+#[derive(Deserialize)]
+pub struct RemoveOrganizerForm {
+    user_id: i64,
+}
+
+/// Removes an organizer of the challenge (themselves included), never the last one.
+pub async fn remove_organizer(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    Posted {
+        by: ChallengeOrganizer { user, challenge },
+        form,
+    }: Posted<ChallengeOrganizer, RemoveOrganizerForm>,
+) -> Result<HttpResponse, PageError> {
+    match actions::remove_organizer(&pool, &challenge, form.user_id).await {
+        Ok(email) if form.user_id == user.id && !user.is_admin => Ok(back_to_index(
+            &req,
+            &format!("you ({email}) no longer organize {}", challenge.title),
+        )),
+        Ok(email) => Ok(back(
+            &req,
+            &challenge.slug,
+            &format!("{email} no longer organizes this challenge"),
+        )),
+        Err(e @ (actions::ActionError::LastOrganizer(_) | actions::ActionError::Invalid(_))) => {
+            Ok(back(&req, &challenge.slug, &e.to_string()))
         }
         Err(e) => Err(e.into()),
     }
