@@ -45,6 +45,13 @@ pub enum ActionError {
     NoTeam(String),
     #[error("no account with e-mail address {0:?}")]
     NoAccount(String),
+    /// A one-time operator code that is wrong, used or expired: all look alike.
+    #[error("this code is not valid (any more): check it against the one `spiceboard serve` printed, or start `serve` again for a new one")]
+    NoOperatorCode,
+    #[error("the one-time code had too many wrong guesses and works no more; start `spiceboard serve` again for a new one")]
+    OperatorCodeLocked,
+    #[error("the site has a site operator already; ask them")]
+    OperatorExists,
     /// Removing this organizer would leave the challenge with none.
     #[error("{0} is the last organizer of this challenge; add another before removing them")]
     LastOrganizer(String),
@@ -2470,5 +2477,78 @@ pub async fn remove_organizer(
         challenges::Removal::NotOrganizer => Err(ActionError::Invalid(format!(
             "{email} is no organizer of this challenge"
         ))),
+    }
+}
+
+/// How long a one-time operator code works, in minutes.
+pub const OPERATOR_CODE_MINUTES: i64 = 60;
+
+/// Wrong codes entered (by anyone) after which the live codes work no more.
+pub const OPERATOR_CODE_GUESSES: i32 = 5;
+
+/// The letters of an operator code: no 0/O or 1/I/L to misread on a console.
+const OPERATOR_CODE_LETTERS: &[u8] = b"ABCDEFGHJKMNPQRSTUVWXYZ23456789";
+
+/// A code as people type it: letters only, upper case (spaces, dashes and case do not count).
+fn normalized_code(code: &str) -> String {
+    code.chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .map(|c| c.to_ascii_uppercase())
+        .collect()
+}
+
+/// A new one-time code that makes whoever enters it (logged in, on `/operator`) a site operator,
+/// if the site has none; `None` if it has one. Only the code's SHA-256 is stored. The code is
+/// 16 letters of 31 (about 79 bits), shown in groups of four.
+pub async fn operator_code(pool: &PgPool) -> Result<Option<String>, ActionError> {
+    if accounts::any_operator(pool).await? {
+        return Ok(None);
+    }
+    let code: String = {
+        use rand::Rng;
+        let mut rng = rand::rngs::OsRng;
+        (0..16)
+            .map(|_| OPERATOR_CODE_LETTERS[rng.gen_range(0..OPERATOR_CODE_LETTERS.len())] as char)
+            .collect()
+    };
+    accounts::create_operator_code(pool, &auth::token_hash(&code), OPERATOR_CODE_MINUTES).await?;
+    let groups: Vec<&str> = (0..4).map(|i| &code[i * 4..i * 4 + 4]).collect();
+    Ok(Some(groups.join("-")))
+}
+
+/// Whether the site has a site operator yet (the operator-code page exists only while not).
+pub async fn has_operator(pool: &PgPool) -> Result<bool, ActionError> {
+    Ok(accounts::any_operator(pool).await?)
+}
+
+/// Makes `user` a site operator with a one-time code from `operator_code`.
+pub async fn become_operator(
+    pool: &PgPool,
+    user: &accounts::User,
+    code: &str,
+) -> Result<(), ActionError> {
+    let hash = auth::token_hash(&normalized_code(code));
+    let mut tx = pool.begin().await?;
+    let redeemed =
+        accounts::redeem_operator_code(&mut tx, &hash, user.id, OPERATOR_CODE_GUESSES).await?;
+    // The count of a wrong guess is kept, whatever the answer.
+    tx.commit().await?;
+    match redeemed {
+        accounts::Redeemed::Operator => {
+            tracing::info!(
+                user = user.id,
+                "a site operator was made with the one-time code"
+            );
+            Ok(())
+        }
+        accounts::Redeemed::OperatorExists => Err(ActionError::OperatorExists),
+        accounts::Redeemed::NoSuchCode => Err(ActionError::NoOperatorCode),
+        accounts::Redeemed::Locked => {
+            tracing::warn!(
+                "the one-time operator code had {OPERATOR_CODE_GUESSES} wrong guesses and works no more; \
+                 start `serve` again for a new one"
+            );
+            Err(ActionError::OperatorCodeLocked)
+        }
     }
 }

@@ -379,16 +379,16 @@ async fn dispatch(command: Command, settings: &Settings, db: &Database) -> anyho
                         settings.application.host, settings.application.port
                     )
                 })?;
-            println!(
-                "spiceboard is running at http://{}:{}/ (Ctrl-C stops it)",
-                settings.application.host,
-                app.port()
-            );
-            if !accounts::any_operator(pool).await? {
+            let base = format!("http://{}:{}", settings.application.host, app.port());
+            println!("spiceboard is running at {base}/ (Ctrl-C stops it)");
+            if let Some(code) = actions::operator_code(pool).await? {
                 println!(
-                    "no organizer account yet; make the first one with\n  \
+                    "no site operator yet. Sign up (or log in) at {base}/signup, then enter the \
+                     one-time code\n  {code}\nat {base}/operator within {} minutes (it works \
+                     once; a new start prints a new one). Or, on the command line:\n  \
                      spiceboard admin create --email you@example.org --password '...'\n\
-                     (with the same --config / --data-dir / DATABASE_URL as this server)"
+                     (with the same --config / --data-dir / DATABASE_URL as this server)",
+                    actions::OPERATOR_CODE_MINUTES
                 );
             }
             app.run_until_stopped().await?;

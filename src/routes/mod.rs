@@ -11,6 +11,7 @@ mod error;
 mod forms;
 mod home;
 pub mod multipart;
+mod operator;
 pub mod submissions;
 pub(crate) mod view;
 
@@ -108,6 +109,11 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             web::post().to(api::set_method),
         )
         .route("/api/submissions/{id}/cancel", web::post().to(api::cancel))
+        .service(
+            web::resource("/operator")
+                .route(get().to(operator::form))
+                .route(web::post().to(operator::enter_code)),
+        )
         .route("/admin", get().to(admin::index))
         .route("/admin/challenges", web::post().to(admin::create_challenge))
         .route("/admin/password-link", web::post().to(admin::password_link))

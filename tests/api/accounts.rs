@@ -159,6 +159,7 @@ async fn every_form_post_needs_the_browsers_csrf_token() {
         "/admin/c/cs/delete",
         "/admin/c/cs/organizers",
         "/admin/c/cs/organizers/remove",
+        "/operator",
         &delete_submission,
     ];
     for path in urlencoded {

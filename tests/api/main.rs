@@ -20,6 +20,7 @@ mod health;
 mod leaderboard;
 mod methods;
 mod names;
+mod operator;
 mod organizer;
 mod organizer_tables;
 mod organizers;
