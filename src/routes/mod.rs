@@ -157,6 +157,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             web::post().to(admin::add_baseline),
         )
         .route(
+            "/admin/c/{slug}/baselines",
+            web::post().to(admin::add_baseline),
+        )
+        .route(
             "/admin/c/{slug}/splits/{split}/human",
             web::post().to(admin::compute_human),
         )

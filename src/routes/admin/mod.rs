@@ -753,18 +753,23 @@ pub async fn set_visibility(
     ))
 }
 
+/// A baseline row: the split is the path's (`/splits/{split}/baselines`) or the form's `split`
+/// (`/baselines`, the organizer page's own section).
 pub async fn add_baseline(
     req: HttpRequest,
     pool: web::Data<PgPool>,
     config: web::Data<AppConfig>,
-    path: web::Path<(String, String)>,
     Upload {
         by: ChallengeOrganizer { user, challenge },
         body,
     }: Upload<ChallengeOrganizer>,
 ) -> Result<HttpResponse, PageError> {
     let form = body.read(server_limits(&config), Ok(())).await?;
-    let split = actions::split(&pool, &challenge, &path.1).await?;
+    let name = match req.match_info().get("split") {
+        Some(name) => name.to_string(),
+        None => form.field("split").to_string(),
+    };
+    let split = actions::split(&pool, &challenge, &name).await?;
     let label = crate::domain::TeamName::parse(form.field("label"))
         .map_err(|e| PageError::BadRequest(format!("baseline label: {e}")))?;
     let description = form.field("description").to_string();
