@@ -2279,6 +2279,23 @@ pub struct SplitDeletion {
     pub current_after: Option<i32>,
 }
 
+/// Version `version` of split `name`, current or not.
+async fn split_version(
+    pool: &PgPool,
+    challenge: &Challenge,
+    name: &str,
+    version: i32,
+) -> Result<Split, ActionError> {
+    let no_split =
+        || ActionError::NoSplit(challenge.slug.clone(), format!("{name} version {version}"));
+    if name.contains('\0') {
+        return Err(no_split());
+    }
+    splits::version(pool, challenge.id, name, version)
+        .await?
+        .ok_or_else(no_split)
+}
+
 /// The version `version` of split `name` and what deleting it takes with it.
 pub async fn split_deletion(
     pool: &PgPool,
@@ -2286,14 +2303,7 @@ pub async fn split_deletion(
     name: &str,
     version: i32,
 ) -> Result<SplitDeletion, ActionError> {
-    let no_split =
-        || ActionError::NoSplit(challenge.slug.clone(), format!("{name} version {version}"));
-    if name.contains('\0') {
-        return Err(no_split());
-    }
-    let split = splits::version(pool, challenge.id, name, version)
-        .await?
-        .ok_or_else(no_split)?;
+    let split = split_version(pool, challenge, name, version).await?;
     let contents = splits::contents(pool, &[split.id]).await?;
     let versions = splits::all_versions(pool, challenge.id).await?;
     let current = splits::current(pool, challenge.id, name).await?;
@@ -2329,7 +2339,7 @@ pub async fn delete_split_version(
     name: &str,
     version: i32,
 ) -> Result<Option<i32>, ActionError> {
-    let split = split_deletion(pool, challenge, name, version).await?.split;
+    let split = split_version(pool, challenge, name, version).await?;
     let mut attempt = 1;
     loop {
         let done = async {

@@ -536,3 +536,54 @@ async fn an_organizer_sets_the_phase_from_the_command_line() {
     assert!(err.contains("--split"), "{err}");
     pool.close().await;
 }
+
+#[tokio::test]
+async fn organizers_are_added_and_challenges_deleted_from_the_command_line() {
+    let (_, url) = fresh_database().await;
+    let url = url.expose_secret().to_string();
+    let (ok, _, err) = spiceboard(
+        &url,
+        &["challenge", "create", "--slug", "gone", "--title", "Gone"],
+    );
+    assert!(ok, "{err}");
+    let pool = sqlx::PgPool::connect(&url).await.expect("connect");
+    spiceboard::storage::accounts::create_user(&pool, "ann@example.org", "not-a-hash", false)
+        .await
+        .expect("ann");
+    let (ok, out, err) = spiceboard(
+        &url,
+        &[
+            "challenge",
+            "add-organizer",
+            "--slug",
+            "gone",
+            "--email",
+            "Ann@example.org",
+        ],
+    );
+    assert!(ok, "{err}");
+    assert_eq!(out.trim(), "ann@example.org now organizes gone");
+    let organizers: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM challenge_organizers")
+        .fetch_one(&pool)
+        .await
+        .expect("count");
+    assert_eq!(organizers, 1);
+
+    // Without --yes it says what goes and deletes nothing.
+    let (ok, _, err) = spiceboard(&url, &["challenge", "delete", "--slug", "gone"]);
+    assert!(!ok);
+    assert!(
+        err.contains("challenge gone holds 0 split versions, 0 submissions, 0 teams")
+            && err.contains("nothing deleted; add --yes"),
+        "{err}"
+    );
+    let (ok, out, err) = spiceboard(&url, &["challenge", "delete", "--slug", "gone", "--yes"]);
+    assert!(ok, "{err}");
+    assert_eq!(out.trim(), "challenge gone deleted");
+    let left: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM challenges")
+        .fetch_one(&pool)
+        .await
+        .expect("count");
+    assert_eq!(left, 0);
+    pool.close().await;
+}
