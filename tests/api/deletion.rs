@@ -215,6 +215,12 @@ async fn deleting_an_earlier_version_leaves_the_current_one() {
     let first = scored(&app, &token, 0.2).await;
     new_version(&app).await;
     let second = scored(&app, &token, 0.3).await;
+    // The organizer page links the earlier version's deletion too.
+    let (_, admin) = page(&app.client, app.url("/admin/c/dx")).await;
+    assert!(
+        admin.contains("href=\"/admin/c/dx/splits/val/versions/1/delete\""),
+        "{admin}"
+    );
     let (_, confirm) = page(
         &app.client,
         app.url("/admin/c/dx/splits/val/versions/1/delete"),

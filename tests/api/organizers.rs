@@ -295,3 +295,53 @@ async fn the_creator_organizes_and_adds_and_removes_others_but_never_the_last() 
     let (status, _) = page(&bob, app.url("/admin")).await;
     assert_eq!(status, 403);
 }
+
+/// The submission ids a browser finds on the leaderboard CSV of `slug`'s split `val`.
+async fn board_ids(app: &TestApp, browser: &reqwest::Client, slug: &str) -> Vec<i64> {
+    let (status, body) = page(
+        browser,
+        app.url(&format!("/c/{slug}/leaderboard.csv?split=val")),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let mut ids: Vec<i64> = body
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split(',').nth(3)?.parse().ok())
+        .collect();
+    ids.sort_unstable();
+    ids
+}
+
+#[tokio::test]
+async fn an_organizer_sees_their_hidden_split_as_an_operator_does() {
+    let app = crate::helpers::spawn_app_with(0, |_| {}).await;
+    let c = app.challenge_with_split("hx", "val", true).await;
+    let mut ids = Vec::new();
+    for (team, spice) in [("Owls", 0.2), ("Foxes", 0.3)] {
+        let (_, token) = app.team("hx", team).await;
+        let id = app
+            .submit(
+                "hx",
+                &token,
+                "val",
+                crate::helpers::fresh(demo_results(true)),
+            )
+            .await;
+        crate::helpers::fake_aggregates(&app.pool, id, [Some(spice); 7]).await;
+        ids.push(id);
+    }
+    let alice = person(&app, "alice@example.org").await;
+    let bob = person(&app, "bob@example.org").await;
+    // Before she organizes it, alice sees what bob does: no team's entry of a test set.
+    assert_eq!(board_ids(&app, &alice, "hx").await, Vec::<i64>::new());
+    actions::add_organizer(&app.pool, &c, "alice@example.org", None)
+        .await
+        .expect("alice organizes hx");
+    assert_eq!(board_ids(&app, &alice, "hx").await, ids);
+    assert_eq!(board_ids(&app, &bob, "hx").await, Vec::<i64>::new());
+    let (status, _) = page(&alice, app.url(&format!("/s/{}", ids[0]))).await;
+    assert_eq!(status, 200);
+    let (status, _) = page(&bob, app.url(&format!("/s/{}", ids[0]))).await;
+    assert_eq!(status, 404);
+}

@@ -264,6 +264,8 @@ struct AdminChallenge {
     layout: Layout,
     challenge: Challenge,
     splits: Vec<SplitRow>,
+    /// Versions of the splits that are not current (kept with their submissions; deletable).
+    earlier_versions: Vec<Split>,
     /// The challenge's own organizers, and who is looking.
     organizers: Vec<challenges::OrganizerLine>,
     user_id: i64,
@@ -360,6 +362,11 @@ async fn render_challenge(
         title: challenge.title.clone(),
         description: challenge.description.clone(),
         details_error: None,
+        earlier_versions: splits::all_versions(pool, challenge.id)
+            .await?
+            .into_iter()
+            .filter(|v| !rows.iter().any(|r| r.split.id == v.id))
+            .collect(),
         ranking: SortKey::ALL
             .into_iter()
             .map(|k| RankingChoice {
