@@ -1,6 +1,7 @@
 //! Browser form posts, checked in one place: who may send the form (anyone, a logged-in member, a
-//! site operator, an organizer of the challenge the path names: the `Sender`), then its CSRF token. A handler that takes a `Posted<S, T>` (a
-//! urlencoded form) or an `Upload<S>` (a multipart form) cannot forget either check.
+//! site operator, an organizer of the challenge the path names: the `Sender`), then its CSRF
+//! token. A handler that takes a `Posted<S, T>` (a urlencoded form) or an `Upload<S>` (a
+//! multipart form) cannot forget either check, nor a page that takes an `Admitted<S>` the first.
 //!
 //! Who is checked first, from the session cookie alone, so that a multipart body is not read for
 //! someone who may not post it; the CSRF token is checked before any field reaches the handler, and
@@ -100,14 +101,7 @@ fn pool_of(req: &HttpRequest) -> Result<web::Data<PgPool>, PageError> {
 }
 
 /// `Ok` if `user` organizes `challenge`, else the refusal.
-async fn organizing(
-    pool: &PgPool,
-    user: Option<User>,
-    challenge: &Challenge,
-) -> Result<User, PageError> {
-    let Some(user) = user else {
-        return Err(PageError::LoginRequired);
-    };
+async fn organizing(pool: &PgPool, user: User, challenge: &Challenge) -> Result<User, PageError> {
     if actions::organizes(pool, Some(&user), challenge.id).await? {
         Ok(user)
     } else {
@@ -125,7 +119,7 @@ impl Sender for ChallengeOrganizer {
         let pool = pool_of(req)?;
         let slug = req.match_info().get("slug").ok_or(PageError::NotFound)?;
         let challenge = actions::challenge(&pool, slug).await?;
-        let user = organizing(&pool, Some(user), &challenge).await?;
+        let user = organizing(&pool, user, &challenge).await?;
         Ok(ChallengeOrganizer { user, challenge })
     }
 }
@@ -148,7 +142,7 @@ impl Sender for SubmissionOrganizer {
         let challenge = challenges::by_id(pool.get_ref(), split.challenge_id)
             .await?
             .ok_or(PageError::NotFound)?;
-        let user = organizing(&pool, Some(user), &challenge).await?;
+        let user = organizing(&pool, user, &challenge).await?;
         Ok(SubmissionOrganizer {
             user,
             challenge,

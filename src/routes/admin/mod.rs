@@ -1,7 +1,9 @@
-//! The organizer area: create a challenge, import references, set limits and the leaderboard entry
-//! policy, hide or reveal a split,
-//! add baselines and the Human row, re-score, soft-delete submissions, export CSV. Each action is
-//! one call into `crate::actions`, which the CLI shares.
+//! The organizer area: create a challenge (site operators), import references, set limits and the
+//! leaderboard entry policy, hide or reveal a split, add baselines and the Human row, re-score,
+//! soft-delete submissions, delete a split version or the challenge, add and remove organizers,
+//! export CSV. Each action is one call into `crate::actions`, which the CLI shares. Who may act
+//! on which challenge is settled by the extractors of `super::forms` (`ChallengeOrganizer` and
+//! its kin) before a handler runs.
 
 use actix_web::http::header::{LOCATION, SET_COOKIE};
 use actix_web::{web, HttpRequest, HttpResponse};
