@@ -269,6 +269,7 @@ async fn coco_scale(
         &ChallengeSlug::parse("coco")?,
         &Title::parse("COCO val2014")?,
         "",
+        None,
     )
     .await?;
     // Uploads of any number, as the bench makes them.
@@ -892,6 +893,7 @@ async fn large_leaderboard(
         &ChallengeSlug::parse("lb")?,
         &Title::parse("Leaderboard bench")?,
         "",
+        None,
     )
     .await?;
     let refs = serde_json::json!({"annotations": (1..=20).map(|i| serde_json::json!({"image_id": i, "caption": "a caption"})).collect::<Vec<_>>()});

@@ -45,6 +45,16 @@ pub enum ActionError {
     NoTeam(String),
     #[error("no account with e-mail address {0:?}")]
     NoAccount(String),
+    /// A one-time operator code that is wrong, used or expired: all look alike.
+    #[error("this code is not valid (any more): check it against the one `spiceboard serve` printed, or start `serve` again for a new one")]
+    NoOperatorCode,
+    #[error("the one-time code had too many wrong guesses and works no more; start `spiceboard serve` again for a new one")]
+    OperatorCodeLocked,
+    #[error("the site has a site operator already; ask them")]
+    OperatorExists,
+    /// Removing this organizer would leave the challenge with none.
+    #[error("{0} is the last organizer of this challenge; add another before removing them")]
+    LastOrganizer(String),
     /// An invite link whose code is wrong, or of another challenge: both look alike.
     #[error("this invite link is not valid; check that it was copied whole, or ask the team for a new one")]
     NoInvite,
@@ -171,11 +181,14 @@ pub fn default_split(splits: &[Split]) -> Option<&Split> {
 /// The longest challenge description, in characters.
 const CHALLENGE_DESCRIPTION_MAX: usize = 10_000;
 
+/// Creates a challenge. Its `creator` (if any: none on the command line) becomes its first
+/// organizer.
 pub async fn create_challenge(
     pool: &PgPool,
     slug: &ChallengeSlug,
     title: &Title,
     description: &str,
+    creator: Option<&accounts::User>,
 ) -> Result<Challenge, ActionError> {
     let description = Description::parse(description, CHALLENGE_DESCRIPTION_MAX)
         .map_err(|e| ActionError::Invalid(e.to_string()))?;
@@ -183,7 +196,8 @@ pub async fn create_challenge(
         return Err(ActionError::ChallengeExists(slug.as_str().to_string()));
     }
     title_free(pool, title, None).await?;
-    match challenges::create(pool, slug, title, description.as_str()).await {
+    let creator = creator.map(|u| u.id);
+    match challenges::create(pool, slug, title, description.as_str(), creator).await {
         // A parallel request took the title (or the slug) between the check and the insert.
         Err(e) if unique_violation(&e, "challenges_title_skeleton") => {
             Err(title_free(pool, title, None)
@@ -1131,7 +1145,7 @@ async fn may_read(
     user: Option<&accounts::User>,
     bearer_team: Option<i64>,
 ) -> Result<bool, ActionError> {
-    if user.is_some_and(|u| u.is_admin) {
+    if organizes(pool, user, split.challenge_id).await? {
         return Ok(true);
     }
     if s.deleted_at.is_some() {
@@ -1175,6 +1189,8 @@ pub struct SubmissionView {
     pub challenge: Challenge,
     /// The reader is in the team that made it (and may choose it for the leaderboard).
     pub own_team: bool,
+    /// The reader organizes the challenge.
+    pub organizer: bool,
     /// Per-image results are shown (see `shows_per_image`).
     pub per_image: bool,
     /// It is its team's entry on the split's leaderboard (told to the team only).
@@ -1197,7 +1213,8 @@ pub async fn view_submission(
             .is_some_and(|t| t.id == owner),
         _ => false,
     };
-    let per_image = shows_per_image(&split, user.is_some_and(|u| u.is_admin));
+    let organizer = organizes(pool, user, challenge.id).await?;
+    let per_image = shows_per_image(&split, organizer);
     let on_leaderboard = match submission.team_id {
         Some(team) if own_team => {
             leaderboard::entry_of_team(pool, team, split.id).await? == Some(submission.id)
@@ -1217,6 +1234,7 @@ pub async fn view_submission(
         split,
         challenge,
         own_team,
+        organizer,
         per_image,
         on_leaderboard,
         can_choose,
@@ -1233,7 +1251,7 @@ pub async fn image_scores(
     bearer_team: Option<i64>,
 ) -> Result<(Submission, Split, Vec<scores::ImageScores>), ActionError> {
     let (submission, split, _) = visible_submission(pool, id, user, bearer_team).await?;
-    if !shows_per_image(&split, user.is_some_and(|u| u.is_admin)) {
+    if !shows_per_image(&split, organizes(pool, user, split.challenge_id).await?) {
         return Err(ActionError::Forbidden(
             "per-image results of a hidden split stay with the organizers until it is revealed",
         ));
@@ -1258,7 +1276,7 @@ pub async fn uploaded_file(
             .is_some_and(|t| t.id == team),
         _ => false,
     };
-    if !(own_team || user.is_some_and(|u| u.is_admin)) {
+    if !(own_team || organizes(pool, user, split.challenge_id).await?) {
         return Err(ActionError::Forbidden(
             "only the team that uploaded a file, and the organizers, may download it",
         ));
@@ -2292,4 +2310,299 @@ pub async fn set_ranking_metric(
     let key = SortKey::parse(Some(metric)).map_err(|e| ActionError::Invalid(e.to_string()))?;
     challenges::set_ranking_metric(pool, challenge.id, key).await?;
     Ok(key)
+}
+
+/// What deleting one version of a split takes with it (the confirmation page).
+#[derive(Debug, Clone)]
+pub struct SplitDeletion {
+    pub split: Split,
+    /// Whether it is the version the leaderboard shows.
+    pub current: bool,
+    pub contents: splits::Contents,
+    /// The version of the same name the leaderboard shows once this one is gone, if any.
+    pub current_after: Option<i32>,
+}
+
+/// Version `version` of split `name`, current or not.
+async fn split_version(
+    pool: &PgPool,
+    challenge: &Challenge,
+    name: &str,
+    version: i32,
+) -> Result<Split, ActionError> {
+    let no_split =
+        || ActionError::NoSplit(challenge.slug.clone(), format!("{name} version {version}"));
+    if name.contains('\0') {
+        return Err(no_split());
+    }
+    splits::version(pool, challenge.id, name, version)
+        .await?
+        .ok_or_else(no_split)
+}
+
+/// The version `version` of split `name` and what deleting it takes with it.
+pub async fn split_deletion(
+    pool: &PgPool,
+    challenge: &Challenge,
+    name: &str,
+    version: i32,
+) -> Result<SplitDeletion, ActionError> {
+    let split = split_version(pool, challenge, name, version).await?;
+    let contents = splits::contents(pool, &[split.id]).await?;
+    let versions = splits::all_versions(pool, challenge.id).await?;
+    let current = splits::current(pool, challenge.id, name).await?;
+    let is_current = current.as_ref().is_some_and(|c| c.id == split.id);
+    let current_after = if is_current {
+        versions
+            .iter()
+            .filter(|s| s.name == split.name && s.id != split.id)
+            .map(|s| s.version)
+            .max()
+    } else {
+        current.map(|c| c.version)
+    };
+    Ok(SplitDeletion {
+        split,
+        current: is_current,
+        contents,
+        current_after,
+    })
+}
+
+/// Attempts at a deletion that lost a race with a worker (a deadlock, which PostgreSQL breaks by
+/// failing one side) before the error is returned.
+const DELETION_ATTEMPTS: usize = 3;
+
+/// Deletes version `version` of split `name` with its references, submissions, scores, jobs and
+/// judgments (hard: nothing of it is worth keeping, and the schema cascades). The latest
+/// remaining version of the name becomes current if this one was. A worker scoring one of its
+/// submissions finds its job gone and drops its results. Returns the version now current.
+pub async fn delete_split_version(
+    pool: &PgPool,
+    challenge: &Challenge,
+    name: &str,
+    version: i32,
+) -> Result<Option<i32>, ActionError> {
+    let split = split_version(pool, challenge, name, version).await?;
+    let mut attempt = 1;
+    loop {
+        let done = async {
+            let mut tx = pool.begin().await?;
+            challenges::lock(&mut tx, challenge.id).await?;
+            splits::lock_jobs(&mut tx, &[split.id]).await?;
+            let current = splits::delete_version(&mut tx, &split).await?;
+            tx.commit().await?;
+            Ok::<_, sqlx::Error>(current)
+        }
+        .await;
+        match done {
+            Err(e) if crate::storage::transient(&e) && attempt < DELETION_ATTEMPTS => attempt += 1,
+            other => return Ok(other?),
+        }
+    }
+}
+
+/// What deleting a whole challenge takes with it (the confirmation page).
+#[derive(Debug, Clone)]
+pub struct ChallengeDeletion {
+    /// Every version of every split.
+    pub splits: Vec<Split>,
+    pub contents: splits::Contents,
+    pub teams: challenges::TeamCounts,
+}
+
+pub async fn challenge_deletion(
+    pool: &PgPool,
+    challenge: &Challenge,
+) -> Result<ChallengeDeletion, ActionError> {
+    let splits = splits::all_versions(pool, challenge.id).await?;
+    let ids: Vec<i64> = splits.iter().map(|s| s.id).collect();
+    Ok(ChallengeDeletion {
+        contents: splits::contents(pool, &ids).await?,
+        teams: challenges::team_counts(pool, challenge.id).await?,
+        splits,
+    })
+}
+
+/// Deletes the challenge and everything of it (splits, references, teams, tokens, submissions,
+/// scores, jobs), for good. `confirm` must be the challenge's slug, typed by the organizer.
+pub async fn delete_challenge(
+    pool: &PgPool,
+    challenge: &Challenge,
+    confirm: &str,
+) -> Result<(), ActionError> {
+    if confirm.trim() != challenge.slug {
+        return Err(ActionError::Invalid(format!(
+            "type the challenge's slug, {}, to delete it",
+            challenge.slug
+        )));
+    }
+    let mut attempt = 1;
+    loop {
+        let done = async {
+            let mut tx = pool.begin().await?;
+            if challenges::lock(&mut tx, challenge.id).await? {
+                let ids: Vec<i64> = splits::all_versions(&mut *tx, challenge.id)
+                    .await?
+                    .iter()
+                    .map(|s| s.id)
+                    .collect();
+                splits::lock_jobs(&mut tx, &ids).await?;
+                challenges::delete(&mut *tx, challenge.id).await?;
+            }
+            tx.commit().await
+        }
+        .await;
+        match done {
+            Err(e) if crate::storage::transient(&e) && attempt < DELETION_ATTEMPTS => attempt += 1,
+            other => return Ok(other?),
+        }
+    }
+}
+
+/// Whether `user` organizes challenge `challenge_id`: a site operator organizes every challenge,
+/// anyone else those they are listed for (`storage::challenges::organizers`).
+pub async fn organizes(
+    pool: &PgPool,
+    user: Option<&accounts::User>,
+    challenge_id: i64,
+) -> Result<bool, ActionError> {
+    Ok(match user {
+        None => false,
+        Some(u) if u.is_admin => true,
+        Some(u) => challenges::organizes(pool, challenge_id, u.id).await?,
+    })
+}
+
+/// The challenges `user` organizes: all of them for a site operator.
+pub async fn organized_challenges(
+    pool: &PgPool,
+    user: &accounts::User,
+) -> Result<Vec<Challenge>, ActionError> {
+    Ok(if user.is_admin {
+        challenges::list(pool).await?
+    } else {
+        challenges::organized_by(pool, user.id).await?
+    })
+}
+
+/// Makes the account with e-mail address `email` an organizer of the challenge (it must exist:
+/// the person signs up first). Returns the account, and false if it was an organizer already.
+pub async fn add_organizer(
+    pool: &PgPool,
+    challenge: &Challenge,
+    email: &str,
+    by: Option<&accounts::User>,
+) -> Result<(accounts::User, bool), ActionError> {
+    let email = email.trim().to_lowercase();
+    if email.contains('\0') {
+        return Err(ActionError::NoAccount(email));
+    }
+    let user = accounts::user_by_email(pool, &email)
+        .await?
+        .ok_or(ActionError::NoAccount(email))?;
+    let added = challenges::add_organizer(pool, challenge.id, user.id, by.map(|u| u.id)).await?;
+    Ok((user, added))
+}
+
+/// Removes an organizer of the challenge, never the last one. Returns their e-mail address.
+pub async fn remove_organizer(
+    pool: &PgPool,
+    challenge: &Challenge,
+    user_id: i64,
+) -> Result<String, ActionError> {
+    let email = challenges::organizers(pool, challenge.id)
+        .await?
+        .into_iter()
+        .find(|o| o.user_id == user_id)
+        .map(|o| o.email)
+        .ok_or_else(|| {
+            ActionError::Invalid(format!(
+                "account {user_id} is no organizer of this challenge"
+            ))
+        })?;
+    let mut tx = pool.begin().await?;
+    match challenges::remove_organizer(&mut tx, challenge.id, user_id).await? {
+        challenges::Removal::Removed => {
+            tx.commit().await?;
+            Ok(email)
+        }
+        challenges::Removal::Last => Err(ActionError::LastOrganizer(email)),
+        challenges::Removal::NotOrganizer => Err(ActionError::Invalid(format!(
+            "{email} is no organizer of this challenge"
+        ))),
+    }
+}
+
+/// How long a one-time operator code works, in minutes.
+pub const OPERATOR_CODE_MINUTES: i64 = 60;
+
+/// Wrong codes entered (by anyone) after which the live codes work no more.
+pub const OPERATOR_CODE_GUESSES: i32 = 5;
+
+/// The letters of an operator code: no 0/O or 1/I/L to misread on a console.
+const OPERATOR_CODE_LETTERS: &[u8] = b"ABCDEFGHJKMNPQRSTUVWXYZ23456789";
+
+/// A code as people type it: letters only, upper case (spaces, dashes and case do not count).
+fn normalized_code(code: &str) -> String {
+    code.chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .map(|c| c.to_ascii_uppercase())
+        .collect()
+}
+
+/// A new one-time code that makes whoever enters it (logged in, on `/operator`) a site operator,
+/// if the site has none; `None` if it has one. Only the code's SHA-256 is stored. The code is
+/// 16 letters of 31 (about 79 bits), shown in groups of four.
+pub async fn operator_code(pool: &PgPool) -> Result<Option<String>, ActionError> {
+    if accounts::any_operator(pool).await? {
+        return Ok(None);
+    }
+    let code: String = {
+        use rand::Rng;
+        let mut rng = rand::rngs::OsRng;
+        (0..16)
+            .map(|_| OPERATOR_CODE_LETTERS[rng.gen_range(0..OPERATOR_CODE_LETTERS.len())] as char)
+            .collect()
+    };
+    accounts::create_operator_code(pool, &auth::token_hash(&code), OPERATOR_CODE_MINUTES).await?;
+    let groups: Vec<&str> = (0..4).map(|i| &code[i * 4..i * 4 + 4]).collect();
+    Ok(Some(groups.join("-")))
+}
+
+/// Whether the site has a site operator yet (the operator-code page exists only while not).
+pub async fn has_operator(pool: &PgPool) -> Result<bool, ActionError> {
+    Ok(accounts::any_operator(pool).await?)
+}
+
+/// Makes `user` a site operator with a one-time code from `operator_code`.
+pub async fn become_operator(
+    pool: &PgPool,
+    user: &accounts::User,
+    code: &str,
+) -> Result<(), ActionError> {
+    let hash = auth::token_hash(&normalized_code(code));
+    let mut tx = pool.begin().await?;
+    let redeemed =
+        accounts::redeem_operator_code(&mut tx, &hash, user.id, OPERATOR_CODE_GUESSES).await?;
+    // The count of a wrong guess is kept, whatever the answer.
+    tx.commit().await?;
+    match redeemed {
+        accounts::Redeemed::Operator => {
+            tracing::info!(
+                user = user.id,
+                "a site operator was made with the one-time code"
+            );
+            Ok(())
+        }
+        accounts::Redeemed::OperatorExists => Err(ActionError::OperatorExists),
+        accounts::Redeemed::NoSuchCode => Err(ActionError::NoOperatorCode),
+        accounts::Redeemed::Locked => {
+            tracing::warn!(
+                "the one-time operator code had {OPERATOR_CODE_GUESSES} wrong guesses and works no more; \
+                 start `serve` again for a new one"
+            );
+            Err(ActionError::OperatorCodeLocked)
+        }
+    }
 }

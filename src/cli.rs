@@ -76,7 +76,7 @@ pub enum Command {
 
 #[derive(Debug, Subcommand)]
 pub enum AdminCommand {
-    /// Create an organizer account.
+    /// Create a site operator's account (organizes every challenge).
     Create {
         #[arg(long)]
         email: String,
@@ -206,6 +206,26 @@ pub enum ChallengeCommand {
     DeleteSubmission {
         #[arg(long)]
         id: i64,
+    },
+    /// Make an existing account an organizer of the challenge (it controls the challenge in the
+    /// browser as a site operator does, that challenge only).
+    AddOrganizer {
+        #[arg(long)]
+        slug: String,
+        #[arg(long)]
+        email: String,
+    },
+    /// Delete one version of a split (`--split` and `--version`) or, without them, the whole
+    /// challenge, with everything it holds. Says what goes, and deletes only with `--yes`.
+    Delete {
+        #[arg(long)]
+        slug: String,
+        #[arg(long, requires = "version")]
+        split: Option<String>,
+        #[arg(long, requires = "split")]
+        version: Option<i32>,
+        #[arg(long)]
+        yes: bool,
     },
 }
 
@@ -359,16 +379,16 @@ async fn dispatch(command: Command, settings: &Settings, db: &Database) -> anyho
                         settings.application.host, settings.application.port
                     )
                 })?;
-            println!(
-                "spiceboard is running at http://{}:{}/ (Ctrl-C stops it)",
-                settings.application.host,
-                app.port()
-            );
-            if !accounts::any_organizer(pool).await? {
+            let base = format!("http://{}:{}", settings.application.host, app.port());
+            println!("spiceboard is running at {base}/ (Ctrl-C stops it)");
+            if let Some(code) = actions::operator_code(pool).await? {
                 println!(
-                    "no organizer account yet; make the first one with\n  \
+                    "no site operator yet. Sign up (or log in) at {base}/signup, then enter the \
+                     one-time code\n  {code}\nat {base}/operator within {} minutes (it works \
+                     once; a new start prints a new one). Or, on the command line:\n  \
                      spiceboard admin create --email you@example.org --password '...'\n\
-                     (with the same --config / --data-dir / DATABASE_URL as this server)"
+                     (with the same --config / --data-dir / DATABASE_URL as this server)",
+                    actions::OPERATOR_CODE_MINUTES
                 );
             }
             app.run_until_stopped().await?;
@@ -455,6 +475,7 @@ async fn challenge_command(
                 &ChallengeSlug::parse(&slug)?,
                 &Title::parse(&title)?,
                 &description,
+                None,
             )
             .await?;
             println!("challenge {} created (id {})", c.slug, c.id);
@@ -643,6 +664,55 @@ async fn challenge_command(
                 bail!("no live submission {id}");
             }
             println!("submission {id} deleted");
+        }
+        ChallengeCommand::AddOrganizer { slug, email } => {
+            let c = actions::challenge(pool, &slug).await?;
+            let (user, added) = actions::add_organizer(pool, &c, &email, None).await?;
+            if added {
+                println!("{} now organizes {}", user.email, c.slug);
+            } else {
+                println!("{} organizes {} already", user.email, c.slug);
+            }
+        }
+        ChallengeCommand::Delete {
+            slug,
+            split,
+            version,
+            yes,
+        } => {
+            let c = actions::challenge(pool, &slug).await?;
+            match (split, version) {
+                (Some(name), Some(version)) => {
+                    let d = actions::split_deletion(pool, &c, &name, version).await?;
+                    let n = &d.contents;
+                    eprintln!(
+                        "version {version} of split {name} of {slug} holds {} images, {} \
+                         submissions ({} from teams), {} jobs waiting or running",
+                        n.images, n.submissions, n.team_submissions, n.pending_jobs
+                    );
+                    if !yes {
+                        bail!("nothing deleted; add --yes to delete it");
+                    }
+                    match actions::delete_split_version(pool, &c, &name, version).await? {
+                        Some(v) => println!("deleted; split {name} now shows version {v}"),
+                        None => println!("deleted; split {name} has no version left"),
+                    }
+                }
+                _ => {
+                    let d = actions::challenge_deletion(pool, &c).await?;
+                    eprintln!(
+                        "challenge {slug} holds {} split versions, {} submissions, {} teams",
+                        d.splits.len(),
+                        d.contents.submissions,
+                        d.teams.teams
+                    );
+                    if !yes {
+                        bail!("nothing deleted; add --yes to delete it");
+                    }
+                    actions::delete_challenge(pool, &c, &c.slug).await?;
+                    println!("challenge {slug} deleted");
+                }
+            }
         }
     }
     Ok(())

@@ -227,7 +227,7 @@ pub async fn seed_demo(
         pool,
         &slug,
         &title,
-        "A small challenge to try spiceboard with: twenty imaginary images, three human captions each, written by the spiceboard authors.",
+        "A small challenge to try spiceboard with: twenty imaginary images, three human captions each, written by the spiceboard authors.", None,
     )
     .await?;
     let split =

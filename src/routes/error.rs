@@ -115,7 +115,9 @@ impl From<ActionError> for PageError {
             | ActionError::NoSubmission(_)
             | ActionError::NoImage(..)
             | ActionError::NoToken(_) => PageError::NotFound,
-            e @ ActionError::NoInvite => PageError::Missing(e.to_string()),
+            e @ (ActionError::NoInvite | ActionError::OperatorExists) => {
+                PageError::Missing(e.to_string())
+            }
             e @ ActionError::ReplacedInvite(_) => PageError::Gone(e.to_string()),
             ActionError::TooLate(why) => PageError::Conflict(why),
             ActionError::Database(db) => db.into(),

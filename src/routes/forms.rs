@@ -1,6 +1,7 @@
-//! Browser form posts, checked in one place: who may send the form (anyone, a logged-in member, an
-//! organizer: the `Sender`), then its CSRF token. A handler that takes a `Posted<S, T>` (a
-//! urlencoded form) or an `Upload<S>` (a multipart form) cannot forget either check.
+//! Browser form posts, checked in one place: who may send the form (anyone, a logged-in member, a
+//! site operator, an organizer of the challenge the path names: the `Sender`), then its CSRF
+//! token. A handler that takes a `Posted<S, T>` (a urlencoded form) or an `Upload<S>` (a
+//! multipart form) cannot forget either check, nor a page that takes an `Admitted<S>` the first.
 //!
 //! Who is checked first, from the session cookie alone, so that a multipart body is not read for
 //! someone who may not post it; the CSRF token is checked before any field reaches the handler, and
@@ -11,14 +12,24 @@ use actix_web::{web, FromRequest, HttpRequest};
 use futures_util::future::LocalBoxFuture;
 use serde::de::DeserializeOwned;
 
+use sqlx::PgPool;
+
 use super::multipart;
 use super::PageError;
+use crate::actions;
 use crate::auth;
 use crate::storage::accounts::User;
+use crate::storage::challenges::{self, Challenge};
+use crate::storage::splits;
+use crate::storage::submissions::{self, Submission};
 
-/// Who sends a form, admitted from the session's user (if any).
+/// Who sends a form (or asks for a page, see [`Admitted`]), admitted from the session's user (if
+/// any) and what the request's path names (the challenge of `/admin/c/{slug}/...`).
 pub trait Sender: Sized {
-    fn admit(user: Option<User>) -> Result<Self, PageError>;
+    fn admit(
+        req: &HttpRequest,
+        user: Option<User>,
+    ) -> impl std::future::Future<Output = Result<Self, PageError>>;
 }
 
 /// Anyone, logged in or not (sign-up, login, logout).
@@ -27,28 +38,129 @@ pub struct Anyone(pub Option<User>);
 /// A logged-in user.
 pub struct Member(pub User);
 
-/// A logged-in organizer.
+/// A site operator (`users.is_admin`): organizes every challenge, creates challenges, makes
+/// password links for any account.
+pub struct Operator(pub User);
+
+/// Someone with a place in the organizer area: an operator, or an organizer of at least one
+/// challenge (what they may do there is checked per challenge: [`ChallengeOrganizer`]).
 pub struct Organizer(pub User);
 
+/// An organizer of the challenge the route's `{slug}` names (or an operator). A request for a
+/// challenge that does not exist is a 404, one by anybody else a 403.
+pub struct ChallengeOrganizer {
+    pub user: User,
+    pub challenge: Challenge,
+}
+
+/// An organizer of the challenge of the submission the route's `{id}` names (or an operator).
+pub struct SubmissionOrganizer {
+    pub user: User,
+    pub challenge: Challenge,
+    pub submission: Submission,
+}
+
 impl Sender for Anyone {
-    fn admit(user: Option<User>) -> Result<Self, PageError> {
+    async fn admit(_: &HttpRequest, user: Option<User>) -> Result<Self, PageError> {
         Ok(Anyone(user))
     }
 }
 
 impl Sender for Member {
-    fn admit(user: Option<User>) -> Result<Self, PageError> {
+    async fn admit(_: &HttpRequest, user: Option<User>) -> Result<Self, PageError> {
         user.map(Member).ok_or(PageError::LoginRequired)
     }
 }
 
-impl Sender for Organizer {
-    fn admit(user: Option<User>) -> Result<Self, PageError> {
+impl Sender for Operator {
+    async fn admit(_: &HttpRequest, user: Option<User>) -> Result<Self, PageError> {
         match user {
-            Some(u) if u.is_admin => Ok(Organizer(u)),
+            Some(u) if u.is_admin => Ok(Operator(u)),
+            Some(_) => Err(PageError::Refused(
+                "only the site's operators may do this".into(),
+            )),
+            None => Err(PageError::LoginRequired),
+        }
+    }
+}
+
+impl Sender for Organizer {
+    async fn admit(_: &HttpRequest, user: Option<User>) -> Result<Self, PageError> {
+        match user {
+            Some(u) if u.is_admin || u.organizes => Ok(Organizer(u)),
             Some(_) => Err(PageError::Forbidden),
             None => Err(PageError::LoginRequired),
         }
+    }
+}
+
+fn pool_of(req: &HttpRequest) -> Result<web::Data<PgPool>, PageError> {
+    req.app_data::<web::Data<PgPool>>()
+        .cloned()
+        .ok_or_else(|| PageError::Internal(anyhow::anyhow!("the app has no database pool")))
+}
+
+/// `Ok` if `user` organizes `challenge`, else the refusal.
+async fn organizing(pool: &PgPool, user: User, challenge: &Challenge) -> Result<User, PageError> {
+    if actions::organizes(pool, Some(&user), challenge.id).await? {
+        Ok(user)
+    } else {
+        Err(PageError::Refused(format!(
+            "only the organizers of {} may do this",
+            challenge.title
+        )))
+    }
+}
+
+impl Sender for ChallengeOrganizer {
+    async fn admit(req: &HttpRequest, user: Option<User>) -> Result<Self, PageError> {
+        // Who asks is checked before the path: nobody learns anything without logging in.
+        let user = Organizer::admit(req, user).await?.0;
+        let pool = pool_of(req)?;
+        let slug = req.match_info().get("slug").ok_or(PageError::NotFound)?;
+        let challenge = actions::challenge(&pool, slug).await?;
+        let user = organizing(&pool, user, &challenge).await?;
+        Ok(ChallengeOrganizer { user, challenge })
+    }
+}
+
+impl Sender for SubmissionOrganizer {
+    async fn admit(req: &HttpRequest, user: Option<User>) -> Result<Self, PageError> {
+        let user = Organizer::admit(req, user).await?.0;
+        let pool = pool_of(req)?;
+        let id: i64 = req
+            .match_info()
+            .get("id")
+            .and_then(|id| id.parse().ok())
+            .ok_or(PageError::NotFound)?;
+        let submission = submissions::by_id(pool.get_ref(), id)
+            .await?
+            .ok_or(PageError::NotFound)?;
+        let split = splits::by_id(pool.get_ref(), submission.split_id)
+            .await?
+            .ok_or(PageError::NotFound)?;
+        let challenge = challenges::by_id(pool.get_ref(), split.challenge_id)
+            .await?
+            .ok_or(PageError::NotFound)?;
+        let user = organizing(&pool, user, &challenge).await?;
+        Ok(SubmissionOrganizer {
+            user,
+            challenge,
+            submission,
+        })
+    }
+}
+
+/// A page (a GET) that only `S` may see, admitted as `S`'s forms are.
+pub struct Admitted<S>(pub S);
+
+impl<S: Sender + 'static> FromRequest for Admitted<S> {
+    type Error = PageError;
+    type Future = LocalBoxFuture<'static, Result<Self, PageError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let req = req.clone();
+        Box::pin(async move { sender::<S>(&req).await.map(Admitted) })
     }
 }
 
@@ -74,7 +186,7 @@ fn form_error(e: actix_web::Error) -> PageError {
 
 /// The sender of `req`, admitted as `S`.
 async fn sender<S: Sender>(req: &HttpRequest) -> Result<S, PageError> {
-    S::admit(auth::session_user(req).await?)
+    S::admit(req, auth::session_user(req).await?).await
 }
 
 /// The fields of a form that carries nothing but its CSRF token (logout, revoke, organizer buttons).

@@ -11,6 +11,7 @@ mod error;
 mod forms;
 mod home;
 pub mod multipart;
+mod operator;
 pub mod submissions;
 pub(crate) mod view;
 
@@ -108,6 +109,11 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             web::post().to(api::set_method),
         )
         .route("/api/submissions/{id}/cancel", web::post().to(api::cancel))
+        .service(
+            web::resource("/operator")
+                .route(get().to(operator::form))
+                .route(web::post().to(operator::enter_code)),
+        )
         .route("/admin", get().to(admin::index))
         .route("/admin/challenges", web::post().to(admin::create_challenge))
         .route("/admin/password-link", web::post().to(admin::password_link))
@@ -151,6 +157,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             web::post().to(admin::add_baseline),
         )
         .route(
+            "/admin/c/{slug}/baselines",
+            web::post().to(admin::add_baseline),
+        )
+        .route(
             "/admin/c/{slug}/splits/{split}/human",
             web::post().to(admin::compute_human),
         )
@@ -159,6 +169,24 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             web::post().to(admin::rescore),
         )
         .route("/admin/c/{slug}/export.csv", get().to(admin::export_csv))
+        .route(
+            "/admin/c/{slug}/organizers",
+            web::post().to(admin::add_organizer),
+        )
+        .route(
+            "/admin/c/{slug}/organizers/remove",
+            web::post().to(admin::remove_organizer),
+        )
+        .service(
+            web::resource("/admin/c/{slug}/splits/{split}/versions/{version}/delete")
+                .route(get().to(admin::confirm_delete_split))
+                .route(web::post().to(admin::delete_split)),
+        )
+        .service(
+            web::resource("/admin/c/{slug}/delete")
+                .route(get().to(admin::confirm_delete_challenge))
+                .route(web::post().to(admin::delete_challenge)),
+        )
         .service(
             web::resource("/admin/submissions/{id}/delete")
                 .route(get().to(admin::confirm_delete))

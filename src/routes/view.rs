@@ -51,7 +51,8 @@ pub fn private(mut res: HttpResponse) -> HttpResponse {
 #[derive(Debug, Clone, Default)]
 pub struct Layout {
     pub user_email: Option<String>,
-    pub is_admin: bool,
+    /// The user has a place in the organizer area (an operator, or an organizer of a challenge).
+    pub organizer: bool,
     pub csrf: String,
     /// Who is asking is not known (a 503 page, made without the database): the header shows
     /// neither the account nor "Log in".
@@ -62,7 +63,7 @@ impl Layout {
     pub fn new(req: &HttpRequest, user: Option<&User>) -> Layout {
         Layout {
             user_email: user.map(|u| u.email.clone()),
-            is_admin: user.is_some_and(|u| u.is_admin),
+            organizer: user.is_some_and(|u| u.is_admin || u.organizes),
             csrf: auth::csrf_token(req),
             who_unknown: false,
         }

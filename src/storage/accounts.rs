@@ -11,7 +11,12 @@ pub struct User {
     pub id: i64,
     pub email: String,
     pub password_hash: String,
+    /// A site operator: organizes every challenge, makes challenges and password links.
     pub is_admin: bool,
+    /// Organizes at least one challenge (or is an operator). Read for the session's user only
+    /// (`user_by_session`); false wherever else a user is loaded.
+    #[sqlx(default)]
+    pub organizes: bool,
 }
 
 #[derive(Debug, Clone, sqlx::FromRow, serde::Serialize)]
@@ -49,8 +54,8 @@ pub async fn create_user(
     .await
 }
 
-/// True if at least one organizer account exists (`serve` says how to make the first one).
-pub async fn any_organizer(db: impl PgExecutor<'_>) -> Result<bool, sqlx::Error> {
+/// True if at least one site operator exists (`serve` says how to make the first one).
+pub async fn any_operator(db: impl PgExecutor<'_>) -> Result<bool, sqlx::Error> {
     sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM users WHERE is_admin)")
         .fetch_one(db)
         .await
@@ -107,7 +112,10 @@ pub async fn user_by_session(
     token_hash: &str,
 ) -> Result<Option<User>, sqlx::Error> {
     sqlx::query_as(
-        "SELECT u.id, u.email, u.password_hash, u.is_admin FROM sessions s JOIN users u ON u.id = s.user_id
+        "SELECT u.id, u.email, u.password_hash, u.is_admin,
+                u.is_admin OR EXISTS (SELECT 1 FROM challenge_organizers o WHERE o.user_id = u.id)
+                  AS organizes
+         FROM sessions s JOIN users u ON u.id = s.user_id
          WHERE s.token_hash = $1 AND s.expires_at > now()",
     )
     .bind(token_hash)
@@ -558,5 +566,101 @@ pub async fn tokens_of_team(
     )
     .bind(team_id)
     .fetch_all(db)
+    .await
+}
+
+/// Stores a one-time operator code (its SHA-256) that works for `minutes`.
+pub async fn create_operator_code(
+    db: impl PgExecutor<'_>,
+    code_hash: &str,
+    minutes: i64,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO operator_codes (code_hash, expires_at)
+         VALUES ($1, now() + make_interval(mins => $2::INT))",
+    )
+    .bind(code_hash)
+    .bind(minutes)
+    .execute(db)
+    .await
+    .map(|_| ())
+}
+
+/// What entering an operator code did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Redeemed {
+    /// The user is a site operator now.
+    Operator,
+    /// The site has an operator already: no code works.
+    OperatorExists,
+    /// No live code has this hash (wrong, used or expired); the guess is counted.
+    NoSuchCode,
+    /// Live codes exist, but every one has had `max_wrong` wrong guesses.
+    Locked,
+}
+
+/// Makes `user_id` a site operator if `code_hash` is a live code's (unused, unexpired, fewer
+/// than `max_wrong` wrong guesses) and the site has no operator yet; a wrong code counts against
+/// every live one. The table is locked meanwhile, so that two people entering two codes at once
+/// cannot both become the first operator.
+pub async fn redeem_operator_code(
+    conn: &mut sqlx::PgConnection,
+    code_hash: &str,
+    user_id: i64,
+    max_wrong: i32,
+) -> Result<Redeemed, sqlx::Error> {
+    sqlx::query("LOCK TABLE operator_codes IN EXCLUSIVE MODE")
+        .execute(&mut *conn)
+        .await?;
+    if any_operator(&mut *conn).await? {
+        return Ok(Redeemed::OperatorExists);
+    }
+    let live = "used_at IS NULL AND expires_at > now() AND wrong_guesses < $1";
+    let hit: Option<i64> = sqlx::query_scalar(&format!(
+        "SELECT id FROM operator_codes WHERE {live} AND code_hash = $2"
+    ))
+    .bind(max_wrong)
+    .bind(code_hash)
+    .fetch_optional(&mut *conn)
+    .await?;
+    let Some(id) = hit else {
+        sqlx::query(&format!(
+            "UPDATE operator_codes SET wrong_guesses = wrong_guesses + 1 WHERE {live}"
+        ))
+        .bind(max_wrong)
+        .execute(&mut *conn)
+        .await?;
+        let open: bool = sqlx::query_scalar(&format!(
+            "SELECT EXISTS (SELECT 1 FROM operator_codes WHERE {live})"
+        ))
+        .bind(max_wrong)
+        .fetch_one(&mut *conn)
+        .await?;
+        return Ok(if !open && locked_codes(&mut *conn, max_wrong).await? {
+            Redeemed::Locked
+        } else {
+            Redeemed::NoSuchCode
+        });
+    };
+    sqlx::query("UPDATE operator_codes SET used_at = now(), used_by = $2 WHERE id = $1")
+        .bind(id)
+        .bind(user_id)
+        .execute(&mut *conn)
+        .await?;
+    sqlx::query("UPDATE users SET is_admin = TRUE WHERE id = $1")
+        .bind(user_id)
+        .execute(&mut *conn)
+        .await?;
+    Ok(Redeemed::Operator)
+}
+
+/// Whether an unused, unexpired code exists that wrong guesses have locked.
+async fn locked_codes(conn: &mut sqlx::PgConnection, max_wrong: i32) -> Result<bool, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM operator_codes
+                        WHERE used_at IS NULL AND expires_at > now() AND wrong_guesses >= $1)",
+    )
+    .bind(max_wrong)
+    .fetch_one(conn)
     .await
 }

@@ -118,20 +118,28 @@ const COLUMNS: &str =
                       '{}'::jsonb)
       FROM split_phases p WHERE p.challenge_id = challenges.id) AS split_phases";
 
+/// Creates a challenge; `creator` (if any) becomes its first organizer in the same statement.
 pub async fn create(
     db: impl PgExecutor<'_>,
     slug: &ChallengeSlug,
     title: &Title,
     description: &str,
+    creator: Option<i64>,
 ) -> Result<Challenge, sqlx::Error> {
     sqlx::query_as(&format!(
-        "INSERT INTO challenges (slug, title, title_skeleton, description) VALUES ($1, $2, $3, $4)
-         RETURNING {COLUMNS}"
+        "WITH created AS (
+           INSERT INTO challenges (slug, title, title_skeleton, description) VALUES ($1, $2, $3, $4)
+           RETURNING *),
+         organizer AS (
+           INSERT INTO challenge_organizers (challenge_id, user_id, added_by)
+           SELECT id, $5, $5 FROM created WHERE $5 IS NOT NULL)
+         SELECT {COLUMNS} FROM created AS challenges"
     ))
     .bind(slug.as_str())
     .bind(title.as_str())
     .bind(title.skeleton())
     .bind(description)
+    .bind(creator)
     .fetch_one(db)
     .await
 }
@@ -298,4 +306,160 @@ pub async fn set_ranking_metric(
         .execute(db)
         .await
         .map(|_| ())
+}
+
+/// Holds the challenge's row until the transaction ends: imports of references (which take it
+/// too, `splits::create_version`) and deletions of its splits wait for each other.
+pub async fn lock(conn: &mut sqlx::PgConnection, id: i64) -> Result<bool, sqlx::Error> {
+    sqlx::query_scalar::<_, i64>("SELECT id FROM challenges WHERE id = $1 FOR UPDATE")
+        .bind(id)
+        .fetch_optional(conn)
+        .await
+        .map(|row| row.is_some())
+}
+
+/// The challenge's teams, their members (counted once per team) and their API tokens not
+/// revoked: what deleting the challenge takes with it besides its splits.
+#[derive(Debug, Clone, Copy, Default, sqlx::FromRow)]
+pub struct TeamCounts {
+    pub teams: i64,
+    pub members: i64,
+    pub tokens: i64,
+}
+
+pub async fn team_counts(db: impl PgExecutor<'_>, id: i64) -> Result<TeamCounts, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT (SELECT COUNT(*) FROM teams WHERE challenge_id = $1) AS teams,
+                (SELECT COUNT(*) FROM team_members m JOIN teams t ON t.id = m.team_id
+                 WHERE t.challenge_id = $1) AS members,
+                (SELECT COUNT(*) FROM api_tokens a JOIN teams t ON t.id = a.team_id
+                 WHERE t.challenge_id = $1 AND a.revoked_at IS NULL) AS tokens",
+    )
+    .bind(id)
+    .fetch_one(db)
+    .await
+}
+
+/// Deletes the challenge and everything of it: splits and their references, teams, tokens,
+/// submissions and their scores, jobs (the schema cascades). False if it was gone already.
+pub async fn delete(db: impl PgExecutor<'_>, id: i64) -> Result<bool, sqlx::Error> {
+    sqlx::query("DELETE FROM challenges WHERE id = $1")
+        .bind(id)
+        .execute(db)
+        .await
+        .map(|r| r.rows_affected() == 1)
+}
+
+/// Whether user `user_id` organizes challenge `id` (a site operator organizes every challenge
+/// without a row: ask `actions::organizes`).
+pub async fn organizes(
+    db: impl PgExecutor<'_>,
+    id: i64,
+    user_id: i64,
+) -> Result<bool, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM challenge_organizers WHERE challenge_id = $1 AND user_id = $2)",
+    )
+    .bind(id)
+    .bind(user_id)
+    .fetch_one(db)
+    .await
+}
+
+/// The challenges user `user_id` organizes by a row of its own, newest first.
+pub async fn organized_by(
+    db: impl PgExecutor<'_>,
+    user_id: i64,
+) -> Result<Vec<Challenge>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "SELECT {COLUMNS} FROM challenges
+         WHERE id IN (SELECT challenge_id FROM challenge_organizers WHERE user_id = $1)
+         ORDER BY created_at DESC, id DESC"
+    ))
+    .bind(user_id)
+    .fetch_all(db)
+    .await
+}
+
+/// An organizer of a challenge, as its organizer page lists them.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct OrganizerLine {
+    pub user_id: i64,
+    pub email: String,
+    pub added_by: Option<String>,
+    pub added_at: DateTime<Utc>,
+}
+
+pub async fn organizers(
+    db: impl PgExecutor<'_>,
+    id: i64,
+) -> Result<Vec<OrganizerLine>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT o.user_id, u.email, b.email AS added_by, o.added_at
+         FROM challenge_organizers o JOIN users u ON u.id = o.user_id
+         LEFT JOIN users b ON b.id = o.added_by
+         WHERE o.challenge_id = $1 ORDER BY o.added_at, u.email",
+    )
+    .bind(id)
+    .fetch_all(db)
+    .await
+}
+
+/// Makes user `user_id` an organizer of challenge `id`; false if they were one already.
+pub async fn add_organizer(
+    db: impl PgExecutor<'_>,
+    id: i64,
+    user_id: i64,
+    added_by: Option<i64>,
+) -> Result<bool, sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO challenge_organizers (challenge_id, user_id, added_by) VALUES ($1, $2, $3)
+         ON CONFLICT DO NOTHING",
+    )
+    .bind(id)
+    .bind(user_id)
+    .bind(added_by)
+    .execute(db)
+    .await
+    .map(|r| r.rows_affected() == 1)
+}
+
+/// What removing an organizer did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Removal {
+    Removed,
+    /// They were not an organizer of the challenge.
+    NotOrganizer,
+    /// They are its last: a challenge keeps one.
+    Last,
+}
+
+/// Removes user `user_id` from the organizers of challenge `id`, unless they are the last. The
+/// challenge's row is held meanwhile, so that two organizers removing each other cannot leave none.
+pub async fn remove_organizer(
+    conn: &mut sqlx::PgConnection,
+    id: i64,
+    user_id: i64,
+) -> Result<Removal, sqlx::Error> {
+    lock(&mut *conn, id).await?;
+    let (listed, count): (bool, i64) = sqlx::query_as(
+        "SELECT COALESCE(BOOL_OR(user_id = $2), FALSE), COUNT(*) FROM challenge_organizers
+         WHERE challenge_id = $1",
+    )
+    .bind(id)
+    .bind(user_id)
+    .fetch_one(&mut *conn)
+    .await?;
+    if !listed {
+        return Ok(Removal::NotOrganizer);
+    }
+    if count <= 1 {
+        return Ok(Removal::Last);
+    }
+    sqlx::query("DELETE FROM challenge_organizers WHERE challenge_id = $1 AND user_id = $2")
+        .bind(id)
+        .bind(user_id)
+        .execute(&mut *conn)
+        .await?;
+    Ok(Removal::Removed)
 }

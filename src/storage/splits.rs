@@ -388,3 +388,135 @@ pub async fn parse_failures(
     .fetch_one(db)
     .await
 }
+
+/// Version `version` of split `name`, current or not.
+pub async fn version(
+    db: impl PgExecutor<'_>,
+    challenge_id: i64,
+    name: &str,
+    version: i32,
+) -> Result<Option<Split>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "SELECT {COLUMNS} FROM splits WHERE challenge_id = $1 AND name = $2 AND version = $3"
+    ))
+    .bind(challenge_id)
+    .bind(name)
+    .bind(version)
+    .fetch_optional(db)
+    .await
+}
+
+/// Every version of a challenge's splits, by name then version.
+pub async fn all_versions(
+    db: impl PgExecutor<'_>,
+    challenge_id: i64,
+) -> Result<Vec<Split>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "SELECT {COLUMNS} FROM splits WHERE challenge_id = $1 ORDER BY name, version"
+    ))
+    .bind(challenge_id)
+    .fetch_all(db)
+    .await
+}
+
+/// What the split versions `ids` hold: what deleting them takes with them.
+#[derive(Debug, Clone, Default, sqlx::FromRow)]
+pub struct Contents {
+    pub images: i64,
+    pub captions: i64,
+    /// Submissions of every kind, organizers' deletions aside.
+    pub submissions: i64,
+    /// Of them, the teams' own uploads.
+    pub team_submissions: i64,
+    /// Teams with a scored submission here: their leaderboard entries go.
+    pub teams_with_entries: i64,
+    /// Baseline and Human rows.
+    pub organizer_rows: i64,
+    /// Submissions an organizer deleted before (kept for the record until now).
+    pub deleted_submissions: i64,
+    /// Jobs waiting or running: they are dropped (a worker that holds one finds it gone).
+    pub pending_jobs: i64,
+    pub judgment_sets: i64,
+}
+
+pub async fn contents(db: impl PgExecutor<'_>, ids: &[i64]) -> Result<Contents, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT
+           (SELECT COALESCE(SUM(image_count), 0)::BIGINT FROM splits WHERE id = ANY($1)) AS images,
+           (SELECT COALESCE(SUM(jsonb_array_length(captions)), 0)::BIGINT FROM reference_images
+            WHERE split_id = ANY($1) AND jsonb_typeof(captions) = 'array') AS captions,
+           COUNT(*) FILTER (WHERE s.deleted_at IS NULL) AS submissions,
+           COUNT(*) FILTER (WHERE s.deleted_at IS NULL AND s.kind = 'team') AS team_submissions,
+           COUNT(DISTINCT s.team_id) FILTER (WHERE s.deleted_at IS NULL AND s.status = 'scored')
+             AS teams_with_entries,
+           COUNT(*) FILTER (WHERE s.deleted_at IS NULL AND s.kind <> 'team') AS organizer_rows,
+           COUNT(*) FILTER (WHERE s.deleted_at IS NOT NULL) AS deleted_submissions,
+           (SELECT COUNT(*) FROM jobs j JOIN submissions x ON x.id = j.submission_id
+            WHERE x.split_id = ANY($1) AND j.state IN ('queued', 'running')) AS pending_jobs,
+           (SELECT COUNT(*) FROM judgment_sets WHERE split_id = ANY($1)) AS judgment_sets
+         FROM submissions s WHERE s.split_id = ANY($1)",
+    )
+    .bind(ids)
+    .fetch_one(db)
+    .await
+}
+
+/// Locks the jobs of the submissions to the split versions `ids`, in the order a worker's
+/// results' transaction takes them (the job row first): a deletion then waits for a worker that
+/// is committing, and the worker that comes after finds its job gone (`queue::complete`).
+pub async fn lock_jobs(tx: &mut Transaction<'_, Postgres>, ids: &[i64]) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "SELECT j.id FROM jobs j JOIN submissions s ON s.id = j.submission_id
+         WHERE s.split_id = ANY($1) ORDER BY j.id FOR UPDATE OF j",
+    )
+    .bind(ids)
+    .execute(&mut **tx)
+    .await
+    .map(|_| ())
+}
+
+/// Deletes split version `split` and everything it holds (references, submissions, scores,
+/// jobs, judgments: the schema cascades). If it was the current version, the latest remaining
+/// version of the name becomes current again; if none remains, the name's upload window goes
+/// too. Returns the version now current, if any.
+pub async fn delete_version(
+    tx: &mut Transaction<'_, Postgres>,
+    split: &Split,
+) -> Result<Option<i32>, sqlx::Error> {
+    let was_current: Option<bool> =
+        sqlx::query_scalar("DELETE FROM splits WHERE id = $1 RETURNING is_current")
+            .bind(split.id)
+            .fetch_optional(&mut **tx)
+            .await?;
+    let current = if was_current == Some(true) {
+        sqlx::query_scalar(
+            "UPDATE splits SET is_current = TRUE
+             WHERE id = (SELECT id FROM splits WHERE challenge_id = $1 AND name = $2
+                         ORDER BY version DESC LIMIT 1)
+             RETURNING version",
+        )
+        .bind(split.challenge_id)
+        .bind(&split.name)
+        .fetch_optional(&mut **tx)
+        .await?
+    } else {
+        current(&mut **tx, split.challenge_id, &split.name)
+            .await?
+            .map(|s| s.version)
+    };
+    let remaining: bool = sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM splits WHERE challenge_id = $1 AND name = $2)",
+    )
+    .bind(split.challenge_id)
+    .bind(&split.name)
+    .fetch_one(&mut **tx)
+    .await?;
+    if !remaining {
+        sqlx::query("DELETE FROM split_phases WHERE challenge_id = $1 AND split_name = $2")
+            .bind(split.challenge_id)
+            .bind(&split.name)
+            .execute(&mut **tx)
+            .await?;
+    }
+    Ok(current)
+}

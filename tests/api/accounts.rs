@@ -135,6 +135,11 @@ async fn forms_without_the_csrf_token_are_refused() {
 async fn every_form_post_needs_the_browsers_csrf_token() {
     let app = spawn_app_with(0, |_| {}).await;
     app.challenge_with_split("cs", "val", false).await;
+    let (_, token) = app.team("cs", "Owls").await;
+    let submission = app
+        .submit("cs", &token, "val", crate::helpers::demo_results(true))
+        .await;
+    let delete_submission = format!("/admin/submissions/{submission}/delete");
     app.log_in_as_organizer().await;
     let forged = "0".repeat(64);
     let urlencoded = [
@@ -150,7 +155,12 @@ async fn every_form_post_needs_the_browsers_csrf_token() {
         "/admin/c/cs/splits/val/visibility",
         "/admin/c/cs/splits/val/human",
         "/admin/c/cs/splits/val/rescore",
-        "/admin/submissions/1/delete",
+        "/admin/c/cs/splits/val/versions/1/delete",
+        "/admin/c/cs/delete",
+        "/admin/c/cs/organizers",
+        "/admin/c/cs/organizers/remove",
+        "/operator",
+        &delete_submission,
     ];
     for path in urlencoded {
         let r = app
@@ -201,7 +211,14 @@ async fn every_form_post_needs_the_browsers_csrf_token() {
     .fetch_one(&app.pool)
     .await
     .expect("counts");
-    assert_eq!(counts, (1, 1, 0, 0), "nothing was created");
+    // The organizer, the challenge, and the team and submission made above: nothing more.
+    assert_eq!(counts, (1, 1, 1, 1), "nothing was created");
+    let deleted: Option<chrono::DateTime<chrono::Utc>> =
+        sqlx::query_scalar("SELECT deleted_at FROM submissions")
+            .fetch_one(&app.pool)
+            .await
+            .expect("submission");
+    assert!(deleted.is_none(), "nothing was deleted");
     let still_in = app.client.get(app.url("/admin")).send().await.expect("GET");
     assert_eq!(still_in.status(), 200, "the forged logout did not log out");
 }

@@ -583,6 +583,52 @@ async fn the_story_of_a_team_and_an_organizer() {
         .wait_for_page("saved", |_, s| s.contains("title and description saved"))
         .await;
     driver.screenshot("admin").await;
+
+    // At 1,366 px, each checkbox and radio button shares a line with its words, the box first.
+    driver.viewport(1366, 768, false).await;
+    let lines = driver
+        .eval(
+            "const out = [];
+             for (const input of document.querySelectorAll('label input[type=checkbox], label input[type=radio]')) {
+               const text = input.nextSibling;
+               const range = document.createRange();
+               range.selectNodeContents(text);
+               const words = range.getClientRects()[0];
+               const box = input.getBoundingClientRect();
+               out.push({name: input.name, value: input.value,
+                         shared: box.top < words.bottom && words.top < box.bottom,
+                         before: box.right <= words.left});
+             }
+             return out;",
+        )
+        .await;
+    let lines = lines.as_array().expect("a list");
+    assert!(
+        lines.len() >= 7,
+        "the import's checkboxes and the entries' radios: {lines:?}"
+    );
+    for l in lines {
+        assert!(l["shared"] == true && l["before"] == true, "{l}");
+    }
+    // On a phone the splits' Actions are on the screen, and the page does not scroll sideways.
+    driver.viewport(390, 844, true).await;
+    driver.go(&format!("{base}/admin/c/story")).await;
+    let phone = driver
+        .eval(
+            "const cell = document.querySelector('table.splits td.actions').getBoundingClientRect();
+             return {left: cell.left, right: cell.right, width: window.innerWidth,
+                     page: document.documentElement.scrollWidth};",
+        )
+        .await;
+    assert_eq!(phone["width"].as_f64(), Some(390.0), "{phone}");
+    let right = phone["right"].as_f64().expect("right");
+    assert!(
+        phone["left"].as_f64().expect("left") >= 0.0 && right <= 390.0,
+        "{phone}"
+    );
+    assert!(phone["page"].as_f64().expect("page") <= 390.0, "{phone}");
+    driver.window_viewport().await;
+
     let href = driver.element("#export-submissions").await;
     assert!(!href.is_empty());
     let csv = reqwest::Client::new()

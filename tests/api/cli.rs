@@ -277,15 +277,38 @@ fn free_port() -> u16 {
 }
 
 #[tokio::test]
-async fn serve_says_how_to_make_the_first_organizer_and_warns_of_plain_http_on_the_network() {
+async fn serve_prints_a_one_time_code_for_the_first_operator_and_warns_of_plain_http_on_the_network(
+) {
     let (_, url) = fresh_database().await;
     let url = url.expose_secret().to_string();
     // First start, on every interface: the hint, the warning, and a log without colour codes.
     let (out, err) = serve_once(&url, &format!("0.0.0.0:{}", free_port())).await;
     assert!(
-        out.contains("no organizer account yet") && out.contains("spiceboard admin create --email"),
+        out.contains("no site operator yet") && out.contains("spiceboard admin create --email"),
         "{out}"
     );
+    // The one-time code, on a line of its own, and the page that takes it; only its hash stored.
+    let code = out
+        .lines()
+        .skip_while(|l| !l.ends_with("one-time code"))
+        .nth(1)
+        .expect("the code's line")
+        .trim()
+        .to_string();
+    assert!(
+        out.contains(&format!("\n  {code}\nat http://0.0.0.0:")),
+        "{out}"
+    );
+    assert!(out.contains("/operator within 60 minutes"), "{out}");
+    let pool = sqlx::PgPool::connect(&url).await.expect("connect");
+    let stored: i64 =
+        sqlx::query_scalar("SELECT COUNT(*) FROM operator_codes WHERE code_hash = $1")
+            .bind(spiceboard::auth::token_hash(&code.replace('-', "")))
+            .fetch_one(&pool)
+            .await
+            .expect("codes");
+    assert_eq!(stored, 1, "{code}");
+    pool.close().await;
     assert!(
         err.contains("WARN") && err.contains("serving plain http on 0.0.0.0:"),
         "{err}"
@@ -306,7 +329,7 @@ async fn serve_says_how_to_make_the_first_organizer_and_warns_of_plain_http_on_t
     create_organizer(&url);
     let (out, err) = serve_once(&url, &format!("127.0.0.1:{}", free_port())).await;
     assert!(out.contains("spiceboard is running at"), "{out}");
-    assert!(!out.contains("no organizer account yet"), "{out}");
+    assert!(!out.contains("no site operator yet"), "{out}");
     assert!(!err.contains("plain http"), "{err}");
 }
 
@@ -511,5 +534,56 @@ async fn an_organizer_sets_the_phase_from_the_command_line() {
     let (ok, _, err) = split_phase(&["--follow-challenge"]);
     assert!(!ok, "--follow-challenge needs --split");
     assert!(err.contains("--split"), "{err}");
+    pool.close().await;
+}
+
+#[tokio::test]
+async fn organizers_are_added_and_challenges_deleted_from_the_command_line() {
+    let (_, url) = fresh_database().await;
+    let url = url.expose_secret().to_string();
+    let (ok, _, err) = spiceboard(
+        &url,
+        &["challenge", "create", "--slug", "gone", "--title", "Gone"],
+    );
+    assert!(ok, "{err}");
+    let pool = sqlx::PgPool::connect(&url).await.expect("connect");
+    spiceboard::storage::accounts::create_user(&pool, "ann@example.org", "not-a-hash", false)
+        .await
+        .expect("ann");
+    let (ok, out, err) = spiceboard(
+        &url,
+        &[
+            "challenge",
+            "add-organizer",
+            "--slug",
+            "gone",
+            "--email",
+            "Ann@example.org",
+        ],
+    );
+    assert!(ok, "{err}");
+    assert_eq!(out.trim(), "ann@example.org now organizes gone");
+    let organizers: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM challenge_organizers")
+        .fetch_one(&pool)
+        .await
+        .expect("count");
+    assert_eq!(organizers, 1);
+
+    // Without --yes it says what goes and deletes nothing.
+    let (ok, _, err) = spiceboard(&url, &["challenge", "delete", "--slug", "gone"]);
+    assert!(!ok);
+    assert!(
+        err.contains("challenge gone holds 0 split versions, 0 submissions, 0 teams")
+            && err.contains("nothing deleted; add --yes"),
+        "{err}"
+    );
+    let (ok, out, err) = spiceboard(&url, &["challenge", "delete", "--slug", "gone", "--yes"]);
+    assert!(ok, "{err}");
+    assert_eq!(out.trim(), "challenge gone deleted");
+    let left: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM challenges")
+        .fetch_one(&pool)
+        .await
+        .expect("count");
+    assert_eq!(left, 0);
     pool.close().await;
 }

@@ -108,6 +108,7 @@ async fn the_server_and_spice_eval_score_every_coco_image_alike() {
         &spiceboard::domain::ChallengeSlug::parse("coco").expect("slug"),
         &spiceboard::domain::Title::parse("COCO").expect("title"),
         "",
+        None,
     )
     .await
     .expect("challenge");

@@ -290,6 +290,7 @@ impl TestApp {
             &ChallengeSlug::parse(slug).expect("slug"),
             &Title::parse(&format!("Test challenge {slug}")).expect("title"),
             "",
+            None,
         )
         .await
         .expect("create challenge");

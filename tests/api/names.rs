@@ -89,11 +89,11 @@ async fn a_challenge_title_that_reads_as_another_challenges_is_refused() {
     for (i, (first, second)) in ALIKE.into_iter().enumerate() {
         let slug = |n| ChallengeSlug::parse(&format!("t{i}-{n}")).expect("slug");
         let first = Title::parse(first).expect("title");
-        actions::create_challenge(&app.pool, &slug(1), &first, "")
+        actions::create_challenge(&app.pool, &slug(1), &first, "", None)
             .await
             .expect("the first title is free");
         let second = Title::parse(second).expect("title");
-        match actions::create_challenge(&app.pool, &slug(2), &second, "").await {
+        match actions::create_challenge(&app.pool, &slug(2), &second, "", None).await {
             Err(ActionError::TitleExists(existing)) => assert_eq!(existing, first.as_str()),
             other => panic!("{second:?} beside {first:?}: {:?}", other.map(|c| c.title)),
         }

@@ -122,8 +122,20 @@ async fn an_organizer_runs_a_challenge_from_the_browser() {
             .expect("hidden");
     assert!(!hidden, "revealed");
 
+    // Baselines have a section of their own, with the split chosen there (not a form in each
+    // split's row of the table).
+    let page = organizer_view(&app, "/admin/c/web").await;
+    let table = &page[page.find("<table class=\"splits\">").expect("the splits")..];
+    let table = &table[..table.find("</table>").expect("its end")];
+    assert!(!table.contains("baseline"), "{table}");
+    assert!(
+        page.contains("action=\"/admin/c/web/baselines\"")
+            && page.contains("<option value=\"test\">test</option>"),
+        "{page}"
+    );
     let form = reqwest::multipart::Form::new()
         .text("csrf", csrf.clone())
+        .text("split", "test")
         .text("label", "Vague baseline")
         .part(
             "file",
@@ -131,7 +143,7 @@ async fn an_organizer_runs_a_challenge_from_the_browser() {
         );
     let r = app
         .client
-        .post(app.url("/admin/c/web/splits/test/baselines"))
+        .post(app.url("/admin/c/web/baselines"))
         .multipart(form)
         .send()
         .await

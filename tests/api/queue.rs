@@ -261,6 +261,7 @@ async fn a_worker_process_killed_mid_job_is_replaced_without_duplicate_rows() {
         &spiceboard::domain::ChallengeSlug::parse("kill").expect("slug"),
         &spiceboard::domain::Title::parse("Kill").expect("title"),
         "",
+        None,
     )
     .await
     .expect("challenge");

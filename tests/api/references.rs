@@ -79,6 +79,7 @@ async fn bad_reference_files_are_refused_with_the_place() {
         &ChallengeSlug::parse("bad-refs").expect("slug"),
         &Title::parse("t").expect("title"),
         "",
+        None,
     )
     .await
     .expect("challenge");

@@ -51,6 +51,7 @@ async fn a_negative_fn_and_a_recall_above_one_are_scored_and_stored() {
         &ChallengeSlug::parse("bath").expect("slug"),
         &Title::parse("Bathrooms").expect("title"),
         "",
+        None,
     )
     .await
     .expect("challenge");
@@ -123,6 +124,7 @@ async fn a_deleted_submission_takes_its_per_image_scores_with_it() {
             &ChallengeSlug::parse(slug).expect("slug"),
             &Title::parse(&format!("Bathrooms {slug}")).expect("title"),
             "",
+            None,
         )
         .await
         .expect("challenge");

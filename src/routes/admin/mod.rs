@@ -1,7 +1,9 @@
-//! The organizer area: create a challenge, import references, set limits and the leaderboard entry
-//! policy, hide or reveal a split,
-//! add baselines and the Human row, re-score, soft-delete submissions, export CSV. Each action is
-//! one call into `crate::actions`, which the CLI shares.
+//! The organizer area: create a challenge (site operators), import references, set limits and the
+//! leaderboard entry policy, hide or reveal a split, add baselines and the Human row, re-score,
+//! soft-delete submissions, delete a split version or the challenge, add and remove organizers,
+//! export CSV. Each action is one call into `crate::actions`, which the CLI shares. Who may act
+//! on which challenge is settled by the extractors of `super::forms` (`ChallengeOrganizer` and
+//! its kin) before a handler runs.
 
 use actix_web::http::header::{LOCATION, SET_COOKIE};
 use actix_web::{web, HttpRequest, HttpResponse};
@@ -9,10 +11,12 @@ use askama::Template;
 use serde::Deserialize;
 use sqlx::PgPool;
 
-use super::forms::{Organizer, Posted, Sender, Upload};
+use super::forms::{
+    Admitted, ChallengeOrganizer, Operator, Organizer, Posted, SubmissionOrganizer, Upload,
+};
 use super::{multipart, Layout, PageError};
 use crate::actions::{self, Uploader, Viewer};
-use crate::auth::{CookiePolicy, MaybeUser};
+use crate::auth::CookiePolicy;
 use crate::domain::leaderboard::{EntryPolicy, SortKey};
 use crate::domain::phase::{self, Phase};
 use crate::domain::{ChallengeSlug, SplitName, SubmissionKind, Title};
@@ -22,11 +26,6 @@ use crate::storage::accounts::User;
 use crate::storage::challenges::{self, Challenge};
 use crate::storage::splits::{self, Split};
 use crate::storage::submissions;
-
-/// The organizer looking at a page of this area.
-fn organizer(user: MaybeUser) -> Result<User, PageError> {
-    Organizer::admit(user.0).map(|Organizer(u)| u)
-}
 
 /// The organizer's forms: files up to the server's own request limit.
 fn server_limits(config: &AppConfig) -> multipart::Limits {
@@ -50,6 +49,28 @@ fn notice_cookie(slug: &str, value: String) -> actix_web::cookie::Cookie<'static
         .finish()
 }
 
+/// The cookie that carries what a form did to the organizer area's index (a deleted challenge).
+const INDEX_NOTICE_COOKIE: &str = "admin_notice";
+
+fn index_notice_cookie(value: String) -> actix_web::cookie::Cookie<'static> {
+    actix_web::cookie::Cookie::build(INDEX_NOTICE_COOKIE, value)
+        .path("/admin")
+        .http_only(true)
+        .same_site(actix_web::cookie::SameSite::Strict)
+        .max_age(actix_web::cookie::time::Duration::minutes(5))
+        .finish()
+}
+
+/// Back to the organizer area's index, which shows `msg` once (as [`back`] does).
+fn back_to_index(req: &HttpRequest, msg: &str) -> HttpResponse {
+    let mut cookie = index_notice_cookie(msg.chars().take(500).collect());
+    cookie.set_secure(CookiePolicy::of(req).secure);
+    HttpResponse::SeeOther()
+        .insert_header((LOCATION, "/admin"))
+        .insert_header((SET_COOKIE, cookie.encoded().to_string()))
+        .finish()
+}
+
 /// Back to the challenge's organizer page, which shows `msg` once. The message travels in a
 /// short-lived cookie that only this site sets (SameSite=Strict, HttpOnly), not in the address:
 /// a link of anyone's making cannot put words on an organizer's page. It is written
@@ -67,7 +88,12 @@ fn back(req: &HttpRequest, slug: &str, msg: &str) -> HttpResponse {
 #[template(path = "admin.html")]
 struct AdminIndex {
     layout: Layout,
+    /// The challenges the user organizes (all of them for an operator).
     challenges: Vec<Challenge>,
+    /// A site operator: creates challenges and makes password links.
+    operator: bool,
+    /// What the last form did (shown once).
+    message: Option<String>,
     /// Why the new-challenge form failed, and the form as typed.
     error: Option<String>,
     typed: NewChallenge,
@@ -78,10 +104,32 @@ struct AdminIndex {
 pub async fn index(
     req: HttpRequest,
     pool: web::Data<PgPool>,
-    user: MaybeUser,
+    Admitted(Organizer(user)): Admitted<Organizer>,
 ) -> Result<HttpResponse, PageError> {
-    let user = organizer(user)?;
-    render_index(&req, &pool, &user, None, NewChallenge::default(), None).await
+    let notice = req
+        .cookie(INDEX_NOTICE_COOKIE)
+        .map(|c| c.value().to_string());
+    let index = Index {
+        message: notice.clone(),
+        ..Index::default()
+    };
+    let mut page = render_index(&req, &pool, &user, index).await?;
+    if notice.is_some() {
+        // Shown once.
+        page.add_removal_cookie(&index_notice_cookie(String::new()))
+            .map_err(|e| PageError::Internal(e.into()))?;
+    }
+    Ok(page)
+}
+
+/// What the index shows besides the challenges: a notice, a failed new-challenge form, a
+/// password link.
+#[derive(Default)]
+struct Index {
+    message: Option<String>,
+    error: Option<String>,
+    typed: NewChallenge,
+    password_link: Option<Result<(String, String), String>>,
 }
 
 #[derive(Deserialize)]
@@ -94,9 +142,9 @@ pub async fn password_link(
     req: HttpRequest,
     pool: web::Data<PgPool>,
     Posted {
-        by: Organizer(user),
+        by: Operator(user),
         form,
-    }: Posted<Organizer, PasswordLinkForm>,
+    }: Posted<Operator, PasswordLinkForm>,
 ) -> Result<HttpResponse, PageError> {
     let by = format!("organizer {}", user.id);
     let link = match actions::password_link(&pool, &form.email, &by).await {
@@ -107,15 +155,11 @@ pub async fn password_link(
         Err(e @ actions::ActionError::NoAccount(_)) => Err(e.to_string()),
         Err(e) => return Err(e.into()),
     };
-    let page = render_index(
-        &req,
-        &pool,
-        &user,
-        None,
-        NewChallenge::default(),
-        Some(link),
-    )
-    .await?;
+    let index = Index {
+        password_link: Some(link),
+        ..Index::default()
+    };
+    let page = render_index(&req, &pool, &user, index).await?;
     Ok(super::view::private(page))
 }
 
@@ -123,9 +167,12 @@ async fn render_index(
     req: &HttpRequest,
     pool: &PgPool,
     user: &User,
-    error: Option<String>,
-    typed: NewChallenge,
-    password_link: Option<Result<(String, String), String>>,
+    Index {
+        message,
+        error,
+        typed,
+        password_link,
+    }: Index,
 ) -> Result<HttpResponse, PageError> {
     let status = if error.is_some() || matches!(password_link, Some(Err(_))) {
         actix_web::http::StatusCode::BAD_REQUEST
@@ -134,7 +181,9 @@ async fn render_index(
     };
     let page = AdminIndex {
         layout: Layout::new(req, Some(user)),
-        challenges: challenges::list(pool).await?,
+        challenges: actions::organized_challenges(pool, user).await?,
+        operator: user.is_admin,
+        message,
         error,
         typed,
         password_link,
@@ -156,9 +205,9 @@ pub async fn create_challenge(
     req: HttpRequest,
     pool: web::Data<PgPool>,
     Posted {
-        by: Organizer(user),
+        by: Operator(user),
         form,
-    }: Posted<Organizer, NewChallenge>,
+    }: Posted<Operator, NewChallenge>,
 ) -> Result<HttpResponse, PageError> {
     let parsed = ChallengeSlug::parse(&form.slug)
         .map_err(|e| e.to_string())
@@ -169,7 +218,8 @@ pub async fn create_challenge(
         });
     let created = match parsed {
         Ok((slug, title)) => {
-            actions::create_challenge(&pool, &slug, &title, form.description.trim()).await
+            actions::create_challenge(&pool, &slug, &title, form.description.trim(), Some(&user))
+                .await
         }
         Err(e) => Err(actions::ActionError::Invalid(e)),
     };
@@ -183,7 +233,14 @@ pub async fn create_challenge(
             e @ (actions::ActionError::Invalid(_)
             | actions::ActionError::ChallengeExists(_)
             | actions::ActionError::TitleExists(_)),
-        ) => render_index(&req, &pool, &user, Some(e.to_string()), form, None).await,
+        ) => {
+            let index = Index {
+                error: Some(e.to_string()),
+                typed: form,
+                ..Index::default()
+            };
+            render_index(&req, &pool, &user, index).await
+        }
         Err(e) => Err(e.into()),
     }
 }
@@ -209,6 +266,11 @@ struct AdminChallenge {
     layout: Layout,
     challenge: Challenge,
     splits: Vec<SplitRow>,
+    /// Versions of the splits that are not current (kept with their submissions; deletable).
+    earlier_versions: Vec<Split>,
+    /// The challenge's own organizers, and who is looking.
+    organizers: Vec<challenges::OrganizerLine>,
+    user_id: i64,
     submissions: Vec<submissions::OrganizerLine>,
     message: Option<String>,
     /// The title and description as the edit form shows them, and its error.
@@ -235,10 +297,9 @@ struct AdminChallenge {
 pub async fn challenge(
     req: HttpRequest,
     pool: web::Data<PgPool>,
-    user: MaybeUser,
+    Admitted(ChallengeOrganizer { user, .. }): Admitted<ChallengeOrganizer>,
     slug: web::Path<String>,
 ) -> Result<HttpResponse, PageError> {
-    let user = organizer(user)?;
     let notice = req.cookie(NOTICE_COOKIE).map(|c| c.value().to_string());
     let mut page = render_challenge(&req, &pool, &user, &slug, notice.clone(), None).await?;
     if notice.is_some() {
@@ -298,9 +359,16 @@ async fn render_challenge(
         limits_error: None,
         phase_error: None,
         submissions: submissions::organizer_lines(pool, challenge.id, Some(100)).await?,
+        organizers: challenges::organizers(pool, challenge.id).await?,
+        user_id: user.id,
         title: challenge.title.clone(),
         description: challenge.description.clone(),
         details_error: None,
+        earlier_versions: splits::all_versions(pool, challenge.id)
+            .await?
+            .into_iter()
+            .filter(|v| !rows.iter().any(|r| r.split.id == v.id))
+            .collect(),
         ranking: SortKey::ALL
             .into_iter()
             .map(|k| RankingChoice {
@@ -352,11 +420,12 @@ pub async fn import_references(
     pool: web::Data<PgPool>,
     engine: web::Data<SharedEngine>,
     config: web::Data<AppConfig>,
-    slug: web::Path<String>,
-    Upload { body, .. }: Upload<Organizer>,
+    Upload {
+        by: ChallengeOrganizer { challenge, .. },
+        body,
+    }: Upload<ChallengeOrganizer>,
 ) -> Result<HttpResponse, PageError> {
     let form = body.read(server_limits(&config), Ok(())).await?;
-    let challenge = actions::challenge(&pool, &slug).await?;
     actions::check_disk(config.settings.disk_floor().as_ref())?;
     let split =
         SplitName::parse(form.field("split")).map_err(|e| PageError::BadRequest(e.to_string()))?;
@@ -416,11 +485,10 @@ pub async fn set_details(
     pool: web::Data<PgPool>,
     slug: web::Path<String>,
     Posted {
-        by: Organizer(user),
+        by: ChallengeOrganizer { user, challenge },
         form,
-    }: Posted<Organizer, DetailsForm>,
+    }: Posted<ChallengeOrganizer, DetailsForm>,
 ) -> Result<HttpResponse, PageError> {
-    let challenge = actions::challenge(&pool, &slug).await?;
     match actions::set_details(&pool, &challenge, &form.title, &form.description).await {
         Ok(()) => Ok(back(&req, &challenge.slug, "title and description saved")),
         Err(e @ (actions::ActionError::Invalid(_) | actions::ActionError::TitleExists(_))) => {
@@ -459,11 +527,10 @@ pub async fn set_limits(
     pool: web::Data<PgPool>,
     slug: web::Path<String>,
     Posted {
-        by: Organizer(user),
+        by: ChallengeOrganizer { user, challenge },
         form,
-    }: Posted<Organizer, LimitsForm>,
+    }: Posted<ChallengeOrganizer, LimitsForm>,
 ) -> Result<HttpResponse, PageError> {
-    let challenge = actions::challenge(&pool, &slug).await?;
     match save_limits(&pool, &challenge, &form).await {
         Ok(()) => Ok(back(&req, &challenge.slug, "limits saved")),
         Err(PageError::BadRequest(e)) => {
@@ -515,16 +582,15 @@ pub async fn import_judgments(
     pool: web::Data<PgPool>,
     engine: web::Data<SharedEngine>,
     config: web::Data<AppConfig>,
-    slug: web::Path<String>,
     Upload {
-        by: Organizer(user),
+        by: ChallengeOrganizer { user, challenge },
         body,
-    }: Upload<Organizer>,
+    }: Upload<ChallengeOrganizer>,
 ) -> Result<HttpResponse, PageError> {
     let limits = server_limits(&config);
     let max_bytes = limits.file;
     let form = body.read(limits, Ok(())).await?;
-    let (challenge, split) = split_of(&pool, &slug, form.field("split")).await?;
+    let split = actions::split(&pool, &challenge, form.field("split")).await?;
     if form.file_too_large.is_some() {
         return Err(PageError::BadRequest(
             "the judgments file is larger than the server accepts".into(),
@@ -560,10 +626,11 @@ pub struct RankingMetricForm {
 pub async fn set_ranking_metric(
     req: HttpRequest,
     pool: web::Data<PgPool>,
-    slug: web::Path<String>,
-    Posted { form, .. }: Posted<Organizer, RankingMetricForm>,
+    Posted {
+        by: ChallengeOrganizer { challenge, .. },
+        form,
+    }: Posted<ChallengeOrganizer, RankingMetricForm>,
 ) -> Result<HttpResponse, PageError> {
-    let challenge = actions::challenge(&pool, &slug).await?;
     let key = actions::set_ranking_metric(&pool, &challenge, &form.metric).await?;
     Ok(back(
         &req,
@@ -581,10 +648,11 @@ pub struct EntryPolicyForm {
 pub async fn set_entry_policy(
     req: HttpRequest,
     pool: web::Data<PgPool>,
-    slug: web::Path<String>,
-    Posted { form, .. }: Posted<Organizer, EntryPolicyForm>,
+    Posted {
+        by: ChallengeOrganizer { challenge, .. },
+        form,
+    }: Posted<ChallengeOrganizer, EntryPolicyForm>,
 ) -> Result<HttpResponse, PageError> {
-    let challenge = actions::challenge(&pool, &slug).await?;
     let policy = EntryPolicy::parse(&form.policy).ok_or_else(|| {
         PageError::BadRequest(format!(
             "unknown entry policy {:?}; valid: best, latest, chosen",
@@ -613,11 +681,10 @@ pub async fn set_phase(
     pool: web::Data<PgPool>,
     slug: web::Path<String>,
     Posted {
-        by: Organizer(user),
+        by: ChallengeOrganizer { user, challenge },
         form,
-    }: Posted<Organizer, PhaseForm>,
+    }: Posted<ChallengeOrganizer, PhaseForm>,
 ) -> Result<HttpResponse, PageError> {
-    let challenge = actions::challenge(&pool, &slug).await?;
     let phase = match Phase::parse(&form.opens_at, &form.closes_at) {
         Ok(p) => p,
         Err(e) => {
@@ -648,11 +715,10 @@ pub async fn set_split_phase(
     pool: web::Data<PgPool>,
     slug: web::Path<String>,
     Posted {
-        by: Organizer(user),
+        by: ChallengeOrganizer { user, challenge },
         form,
-    }: Posted<Organizer, SplitPhaseForm>,
+    }: Posted<ChallengeOrganizer, SplitPhaseForm>,
 ) -> Result<HttpResponse, PageError> {
-    let challenge = actions::challenge(&pool, &slug).await?;
     let phase = match (
         form.follow.as_str(),
         Phase::parse(&form.opens_at, &form.closes_at),
@@ -673,19 +739,16 @@ pub struct VisibilityForm {
     hidden: String,
 }
 
-async fn split_of(pool: &PgPool, slug: &str, split: &str) -> Result<(Challenge, Split), PageError> {
-    let challenge = actions::challenge(pool, slug).await?;
-    let split = actions::split(pool, &challenge, split).await?;
-    Ok((challenge, split))
-}
-
 pub async fn set_visibility(
     req: HttpRequest,
     pool: web::Data<PgPool>,
     path: web::Path<(String, String)>,
-    Posted { form, .. }: Posted<Organizer, VisibilityForm>,
+    Posted {
+        by: ChallengeOrganizer { challenge, .. },
+        form,
+    }: Posted<ChallengeOrganizer, VisibilityForm>,
 ) -> Result<HttpResponse, PageError> {
-    let (challenge, split) = split_of(&pool, &path.0, &path.1).await?;
+    let split = actions::split(&pool, &challenge, &path.1).await?;
     let hidden = form.hidden == "true";
     splits::set_hidden(pool.get_ref(), split.id, hidden).await?;
     Ok(back(
@@ -699,18 +762,23 @@ pub async fn set_visibility(
     ))
 }
 
+/// A baseline row: the split is the path's (`/splits/{split}/baselines`) or the form's `split`
+/// (`/baselines`, the organizer page's own section).
 pub async fn add_baseline(
     req: HttpRequest,
     pool: web::Data<PgPool>,
     config: web::Data<AppConfig>,
-    path: web::Path<(String, String)>,
     Upload {
-        by: Organizer(user),
+        by: ChallengeOrganizer { user, challenge },
         body,
-    }: Upload<Organizer>,
+    }: Upload<ChallengeOrganizer>,
 ) -> Result<HttpResponse, PageError> {
     let form = body.read(server_limits(&config), Ok(())).await?;
-    let (challenge, split) = split_of(&pool, &path.0, &path.1).await?;
+    let name = match req.match_info().get("split") {
+        Some(name) => name.to_string(),
+        None => form.field("split").to_string(),
+    };
+    let split = actions::split(&pool, &challenge, &name).await?;
     let label = crate::domain::TeamName::parse(form.field("label"))
         .map_err(|e| PageError::BadRequest(format!("baseline label: {e}")))?;
     let description = form.field("description").to_string();
@@ -749,9 +817,12 @@ pub async fn compute_human(
     pool: web::Data<PgPool>,
     config: web::Data<AppConfig>,
     path: web::Path<(String, String)>,
-    _: Posted<Organizer>,
+    Posted {
+        by: ChallengeOrganizer { challenge, .. },
+        ..
+    }: Posted<ChallengeOrganizer>,
 ) -> Result<HttpResponse, PageError> {
-    let (challenge, split) = split_of(&pool, &path.0, &path.1).await?;
+    let split = actions::split(&pool, &challenge, &path.1).await?;
     let s = actions::compute_human(&pool, &split, config.settings.worker.max_attempts).await?;
     Ok(back(
         &req,
@@ -766,9 +837,12 @@ pub async fn rescore(
     engine: web::Data<SharedEngine>,
     config: web::Data<AppConfig>,
     path: web::Path<(String, String)>,
-    _: Posted<Organizer>,
+    Posted {
+        by: ChallengeOrganizer { challenge, .. },
+        ..
+    }: Posted<ChallengeOrganizer>,
 ) -> Result<HttpResponse, PageError> {
-    let (challenge, split) = split_of(&pool, &path.0, &path.1).await?;
+    let split = actions::split(&pool, &challenge, &path.1).await?;
     let n = actions::rescore(&pool, &split, config.settings.worker.max_attempts).await?;
     Ok(back(
         &req,
@@ -794,19 +868,12 @@ struct ConfirmDelete {
 pub async fn confirm_delete(
     req: HttpRequest,
     pool: web::Data<PgPool>,
-    user: MaybeUser,
-    id: web::Path<i64>,
+    Admitted(SubmissionOrganizer {
+        user,
+        challenge,
+        submission: s,
+    }): Admitted<SubmissionOrganizer>,
 ) -> Result<HttpResponse, PageError> {
-    let user = organizer(user)?;
-    let s = submissions::by_id(pool.get_ref(), *id)
-        .await?
-        .ok_or(PageError::NotFound)?;
-    let split = splits::by_id(pool.get_ref(), s.split_id)
-        .await?
-        .ok_or(PageError::NotFound)?;
-    let challenge = challenges::by_id(pool.get_ref(), split.challenge_id)
-        .await?
-        .ok_or(PageError::NotFound)?;
     let line = submissions::organizer_line(pool.get_ref(), s.id)
         .await?
         .ok_or(PageError::NotFound)?;
@@ -824,11 +891,8 @@ pub async fn confirm_delete(
 /// who sent it, its description, status and scores, and whether it is its team's entry.
 pub async fn export_submissions(
     pool: web::Data<PgPool>,
-    user: MaybeUser,
-    slug: web::Path<String>,
+    Admitted(ChallengeOrganizer { challenge, .. }): Admitted<ChallengeOrganizer>,
 ) -> Result<HttpResponse, PageError> {
-    let _ = organizer(user)?;
-    let challenge = actions::challenge(&pool, &slug).await?;
     let lines = submissions::organizer_lines(pool.get_ref(), challenge.id, None).await?;
     let entries = crate::storage::leaderboard::entries_of_challenge(pool.get_ref(), challenge.id)
         .await?
@@ -851,18 +915,16 @@ pub async fn export_submissions(
 pub async fn delete_submission(
     req: HttpRequest,
     pool: web::Data<PgPool>,
-    id: web::Path<i64>,
-    _: Posted<Organizer>,
+    Posted {
+        by:
+            SubmissionOrganizer {
+                challenge,
+                submission: s,
+                ..
+            },
+        ..
+    }: Posted<SubmissionOrganizer>,
 ) -> Result<HttpResponse, PageError> {
-    let s = submissions::by_id(pool.get_ref(), *id)
-        .await?
-        .ok_or(PageError::NotFound)?;
-    let split = splits::by_id(pool.get_ref(), s.split_id)
-        .await?
-        .ok_or(PageError::NotFound)?;
-    let challenge = challenges::by_id(pool.get_ref(), split.challenge_id)
-        .await?
-        .ok_or(PageError::NotFound)?;
     submissions::soft_delete(pool.get_ref(), s.id).await?;
     Ok(back(
         &req,
@@ -871,8 +933,11 @@ pub async fn delete_submission(
     ))
 }
 
+/// The export's query. Nothing in it is required to be there: a query that cannot be read would
+/// be refused before the organizer check, telling a stranger something about the route.
 #[derive(Deserialize)]
 pub struct ExportQuery {
+    #[serde(default)]
     split: String,
     sort: Option<String>,
 }
@@ -880,12 +945,10 @@ pub struct ExportQuery {
 /// The organizer's export: every entry, hidden split or not.
 pub async fn export_csv(
     pool: web::Data<PgPool>,
-    user: MaybeUser,
-    slug: web::Path<String>,
+    Admitted(ChallengeOrganizer { challenge, .. }): Admitted<ChallengeOrganizer>,
     q: web::Query<ExportQuery>,
 ) -> Result<HttpResponse, PageError> {
-    let _ = organizer(user)?;
-    let (challenge, split) = split_of(&pool, &slug, &q.split).await?;
+    let split = actions::split(&pool, &challenge, &q.split).await?;
     let rows = actions::leaderboard(
         &pool,
         &split,
@@ -908,4 +971,177 @@ pub async fn export_csv(
             ),
         ))
         .body(body))
+}
+
+#[derive(Template)]
+#[template(path = "admin_delete_split.html")]
+struct ConfirmSplitDelete {
+    layout: Layout,
+    challenge: Challenge,
+    d: actions::SplitDeletion,
+}
+
+/// Asks before deleting a split version: what goes with it, and what the leaderboard shows after.
+pub async fn confirm_delete_split(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    Admitted(ChallengeOrganizer { user, challenge }): Admitted<ChallengeOrganizer>,
+    path: web::Path<(String, String, i32)>,
+) -> Result<HttpResponse, PageError> {
+    let (_, name, version) = path.into_inner();
+    let d = actions::split_deletion(&pool, &challenge, &name, version).await?;
+    let page = ConfirmSplitDelete {
+        layout: Layout::new(&req, Some(&user)),
+        challenge,
+        d,
+    };
+    Ok(HttpResponse::Ok()
+        .content_type("text/html; charset=utf-8")
+        .body(page.render()?))
+}
+
+pub async fn delete_split(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    path: web::Path<(String, String, i32)>,
+    Posted {
+        by: ChallengeOrganizer { challenge, .. },
+        ..
+    }: Posted<ChallengeOrganizer>,
+) -> Result<HttpResponse, PageError> {
+    let (_, name, version) = path.into_inner();
+    let current = actions::delete_split_version(&pool, &challenge, &name, version).await?;
+    let after = match current {
+        Some(v) => format!("; the leaderboard of {name} shows version {v}"),
+        None => format!("; split {name} has no version left"),
+    };
+    Ok(back(
+        &req,
+        &challenge.slug,
+        &format!("version {version} of split {name} deleted{after}"),
+    ))
+}
+
+#[derive(Template)]
+#[template(path = "admin_delete_challenge.html")]
+struct ConfirmChallengeDelete {
+    layout: Layout,
+    challenge: Challenge,
+    d: actions::ChallengeDeletion,
+    error: Option<String>,
+}
+
+async fn render_challenge_delete(
+    req: &HttpRequest,
+    pool: &PgPool,
+    user: &User,
+    challenge: Challenge,
+    error: Option<String>,
+) -> Result<HttpResponse, PageError> {
+    let d = actions::challenge_deletion(pool, &challenge).await?;
+    let status = if error.is_some() {
+        actix_web::http::StatusCode::BAD_REQUEST
+    } else {
+        actix_web::http::StatusCode::OK
+    };
+    let page = ConfirmChallengeDelete {
+        layout: Layout::new(req, Some(user)),
+        challenge,
+        d,
+        error,
+    };
+    Ok(HttpResponse::build(status)
+        .content_type("text/html; charset=utf-8")
+        .body(page.render()?))
+}
+
+/// Asks before deleting a whole challenge: what goes with it; the slug must be typed.
+pub async fn confirm_delete_challenge(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    Admitted(ChallengeOrganizer { user, challenge }): Admitted<ChallengeOrganizer>,
+) -> Result<HttpResponse, PageError> {
+    render_challenge_delete(&req, &pool, &user, challenge, None).await
+}
+
+#[derive(Deserialize)]
+pub struct DeleteChallengeForm {
+    #[serde(default)]
+    confirm: String,
+}
+
+pub async fn delete_challenge(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    Posted {
+        by: ChallengeOrganizer { user, challenge },
+        form,
+    }: Posted<ChallengeOrganizer, DeleteChallengeForm>,
+) -> Result<HttpResponse, PageError> {
+    match actions::delete_challenge(&pool, &challenge, &form.confirm).await {
+        Ok(()) => Ok(back_to_index(
+            &req,
+            &format!("challenge {} ({}) deleted", challenge.title, challenge.slug),
+        )),
+        Err(actions::ActionError::Invalid(e)) => {
+            render_challenge_delete(&req, &pool, &user, challenge, Some(e)).await
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+#[derive(Deserialize)]
+pub struct AddOrganizerForm {
+    email: String,
+}
+
+/// Makes another existing account an organizer of the challenge.
+pub async fn add_organizer(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    Posted {
+        by: ChallengeOrganizer { user, challenge },
+        form,
+    }: Posted<ChallengeOrganizer, AddOrganizerForm>,
+) -> Result<HttpResponse, PageError> {
+    let msg = match actions::add_organizer(&pool, &challenge, &form.email, Some(&user)).await {
+        Ok((added, true)) => format!("{} now organizes this challenge", added.email),
+        Ok((added, false)) => format!("{} organizes this challenge already", added.email),
+        Err(e @ actions::ActionError::NoAccount(_)) => {
+            format!("{e}; they sign up first, then you add them")
+        }
+        Err(e) => return Err(e.into()),
+    };
+    Ok(back(&req, &challenge.slug, &msg))
+}
+
+#[derive(Deserialize)]
+pub struct RemoveOrganizerForm {
+    user_id: i64,
+}
+
+/// Removes an organizer of the challenge (themselves included), never the last one.
+pub async fn remove_organizer(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    Posted {
+        by: ChallengeOrganizer { user, challenge },
+        form,
+    }: Posted<ChallengeOrganizer, RemoveOrganizerForm>,
+) -> Result<HttpResponse, PageError> {
+    match actions::remove_organizer(&pool, &challenge, form.user_id).await {
+        Ok(email) if form.user_id == user.id && !user.is_admin => Ok(back_to_index(
+            &req,
+            &format!("you ({email}) no longer organize {}", challenge.title),
+        )),
+        Ok(email) => Ok(back(
+            &req,
+            &challenge.slug,
+            &format!("{email} no longer organizes this challenge"),
+        )),
+        Err(e @ (actions::ActionError::LastOrganizer(_) | actions::ActionError::Invalid(_))) => {
+            Ok(back(&req, &challenge.slug, &e.to_string()))
+        }
+        Err(e) => Err(e.into()),
+    }
 }

@@ -16,7 +16,7 @@ use crate::charts;
 use crate::domain::leaderboard::{RankedEntry, SortKey};
 use crate::domain::{CaptionMode, SubmissionKind, TeamName};
 use crate::storage::accounts::{self, TokenInfo};
-use crate::storage::challenges::Challenge;
+use crate::storage::challenges::{self, Challenge};
 use crate::storage::judgments::{JudgedCaption, JudgedEntry, ScoreMap};
 use crate::storage::leaderboard::Entry;
 use crate::storage::splits::{self, Split};
@@ -32,7 +32,7 @@ pub async fn viewer(
     };
     let team = accounts::team_of_user(pool, challenge.id, user.id).await?;
     Ok(Viewer {
-        organizer: user.is_admin,
+        organizer: user.is_admin || challenges::organizes(pool, challenge.id, user.id).await?,
         team_id: team.map(|t| t.id),
     })
 }

@@ -394,9 +394,9 @@ async fn submission_page(
         on_leaderboard,
         can_choose,
         own_team,
+        organizer,
     } = actions::view_submission(pool, id, user).await?;
-    let can_download =
-        (own_team || user.is_some_and(|u| u.is_admin)) && submission.sha256.is_some();
+    let can_download = (own_team || organizer) && submission.sha256.is_some();
     let status = actions::submission_status(pool, &submission).await?;
     let aggregates = scores::aggregates(pool, submission.id).await?;
     let categories = cat_rows(&aggregates);
@@ -437,7 +437,6 @@ async fn submission_page(
             .unwrap_or_default(),
         None => submission.label.clone().unwrap_or_default(),
     };
-    let organizer = user.is_some_and(|u| u.is_admin);
     // The Human row to compare with: not the Human row's own page, and only where the
     // leaderboard shows it to this reader.
     let human = match submission.kind {
