@@ -1262,3 +1262,191 @@ async fn the_charts_render_as_svg_with_accessible_titles() {
         )
         .await;
 }
+
+/// A team's tools on a submission's page, in the browser (issue 34, item 4): the method form
+/// (name, paper and code links) saves what was typed and shows it, a refused link comes back with
+/// its error and what was typed; and the cancel link of a queued submission asks first, then
+/// cancels it. No worker runs, so the submission waits in the queue throughout. With
+/// `SPICEBOARD_SCREENSHOTS=DIR` it saves the method form and the cancel confirmation.
+#[tokio::test]
+async fn a_team_names_its_method_and_cancels_a_queued_submission_in_the_browser() {
+    let app = spawn_app_with(0, |_| {}).await;
+    app.challenge_with_split("tools", "val", false).await;
+    let (team_id, token) = app.team("tools", "Night Owls").await;
+    ann_joins(&app, team_id).await;
+    let id = app.submit("tools", &token, "val", demo_results(true)).await;
+    let stored = |id: i64| {
+        let pool = app.pool.clone();
+        async move {
+            sqlx::query_as::<_, (String, Option<String>, Option<String>, Option<String>)>(
+                "SELECT status, method_name, paper_url, code_url FROM submissions WHERE id = $1",
+            )
+            .bind(id)
+            .fetch_one(&pool)
+            .await
+            .expect("submission")
+        }
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let base = app.address.replace("127.0.0.1", "localhost");
+    let driver = Driver::start(&dir.path().join("profile")).await;
+    driver.go(&format!("{base}/login?next=/s/{id}")).await;
+    driver
+        .send_credentials("ann@example.org", "a long password")
+        .await;
+    let page = driver
+        .wait_for_page("the queued submission's page", |_, s| {
+            s.contains("id=\"method-form\"")
+        })
+        .await;
+    assert!(
+        page.contains("<strong id=\"status-text\">queued</strong>")
+            && page.contains("id=\"cancel-link\"")
+            && !page.contains("id=\"method-shown\""),
+        "{page}"
+    );
+
+    // The method, typed into the form (folded away until its summary is clicked).
+    driver.click("#method summary").await;
+    driver
+        .type_into("#method_name", "Show, Attend & Tell <reproduction>")
+        .await;
+    driver
+        .type_into("#paper_url", "https://arxiv.org/abs/1502.03044")
+        .await;
+    driver
+        .type_into("#code_url", "https://github.com/kelvinxu/arctic-captions")
+        .await;
+    driver.click("#save-method").await;
+    let page = driver
+        .wait_for_page("the page with the method", |_, s| {
+            s.contains("id=\"method-shown\"")
+        })
+        .await;
+    assert_eq!(
+        stored(id).await,
+        (
+            "queued".to_string(),
+            Some("Show, Attend & Tell <reproduction>".to_string()),
+            Some("https://arxiv.org/abs/1502.03044".to_string()),
+            Some("https://github.com/kelvinxu/arctic-captions".to_string()),
+        )
+    );
+    assert_eq!(
+        driver.text("#method-name").await,
+        "Show, Attend & Tell <reproduction>"
+    );
+    assert!(
+        page.contains("href=\"https://arxiv.org/abs/1502.03044\"")
+            && page.contains("href=\"https://github.com/kelvinxu/arctic-captions\""),
+        "{page}"
+    );
+
+    // A link the server refuses: the form comes back open, with its error and what was typed.
+    driver.click("#method summary").await;
+    driver.clear("#paper_url").await;
+    driver
+        .type_into("#paper_url", "ftp://example.org/paper.pdf")
+        .await;
+    driver.clear("#method_name").await;
+    driver.type_into("#method_name", "Renamed").await;
+    driver.click("#save-method").await;
+    driver
+        .wait_for_page("the refused change", |_, s| {
+            s.contains("id=\"method-error\"")
+        })
+        .await;
+    assert!(
+        driver
+            .text("#method-error")
+            .await
+            .contains("paper link: must be a web address starting with http:// or https://"),
+        "{}",
+        driver.source().await
+    );
+    let open = driver
+        .eval(
+            "return {open: document.getElementById('method').open,
+                     name: document.getElementById('method_name').value,
+                     paper: document.getElementById('paper_url').value};",
+        )
+        .await;
+    assert_eq!(
+        open,
+        json!({"open": true, "name": "Renamed", "paper": "ftp://example.org/paper.pdf"})
+    );
+    assert_eq!(
+        stored(id).await.1.as_deref(),
+        Some("Show, Attend & Tell <reproduction>"),
+        "nothing written"
+    );
+    // The form and the cancel link are on a phone's screen, and the page does not scroll sideways.
+    driver.viewport(390, 844, true).await;
+    let phone = driver
+        .eval(
+            "const r = (id) => document.getElementById(id).getBoundingClientRect();
+             return {page: document.scrollingElement.scrollWidth,
+                     right: Math.max(r('method-form').right, r('cancel-link').right),
+                     left: Math.min(r('method-form').left, r('cancel-link').left)};",
+        )
+        .await;
+    assert!(
+        phone["page"].as_f64() <= Some(390.0)
+            && phone["right"].as_f64() <= Some(390.0)
+            && phone["left"].as_f64() >= Some(0.0),
+        "{phone}"
+    );
+    driver.window_viewport().await;
+    driver.screenshot("method").await;
+
+    // Cancelling: the link asks first and says what it means; keeping it changes nothing.
+    driver.go(&format!("{base}/s/{id}")).await;
+    driver.click("#cancel-link").await;
+    let confirm = driver
+        .wait_for_page("the cancel confirmation", |_, s| {
+            s.contains("id=\"confirm-cancel\"")
+        })
+        .await;
+    assert!(
+        confirm.contains(&format!("<h1>Cancel submission {id}?</h1>"))
+            && confirm.contains("it does not count against your team's quota"),
+        "{confirm}"
+    );
+    driver.screenshot("cancel").await;
+    driver.click("#keep").await;
+    driver
+        .wait_for_page("the page again", |_, s| s.contains("id=\"cancel-link\""))
+        .await;
+    assert_eq!(stored(id).await.0, "queued");
+    driver.click("#cancel-link").await;
+    driver
+        .wait_for_page("the cancel confirmation", |_, s| {
+            s.contains("id=\"confirm-cancel\"")
+        })
+        .await;
+    driver.click("#confirm-cancel").await;
+    let page = driver
+        .wait_for_page("the cancelled submission", |_, s| {
+            s.contains("id=\"cancelled\"")
+        })
+        .await;
+    assert!(
+        page.contains("<strong id=\"status-text\">cancelled</strong>")
+            && !page.contains("id=\"cancel-link\""),
+        "{page}"
+    );
+    assert_eq!(stored(id).await.0, "cancelled");
+    let job: String = sqlx::query_scalar("SELECT state FROM jobs WHERE submission_id = $1")
+        .bind(id)
+        .fetch_one(&app.pool)
+        .await
+        .expect("job");
+    assert_eq!(job, "cancelled");
+    driver
+        .call(
+            "DELETE",
+            &format!("/session/{}", driver.session),
+            Value::Null,
+        )
+        .await;
+}
