@@ -607,6 +607,11 @@ async fn the_story_of_a_team_and_an_organizer() {
         lines.len() >= 7,
         "the import's checkboxes and the entries' radios: {lines:?}"
     );
+    // Every checkbox and radio button of the page is one of them: none outside its label.
+    let all = driver
+        .eval("return document.querySelectorAll('input[type=checkbox], input[type=radio]').length;")
+        .await;
+    assert_eq!(all.as_u64(), Some(lines.len() as u64), "{lines:?}");
     for l in lines {
         assert!(l["shared"] == true && l["before"] == true, "{l}");
     }
