@@ -4,7 +4,9 @@
 
 use std::future::Future;
 
-use crate::helpers::{demo_results, run_jobs, spawn_app_with, TestApp};
+use crate::helpers::{
+    demo_results, run_jobs, spawn_app_with, until_a_statement_waits_for_a_lock, TestApp,
+};
 
 /// Takes submission `id`, scored, back to the moment before the worker's last transaction: the
 /// job running, no scores yet (its scores kept aside in `kept_scores`).
@@ -39,7 +41,7 @@ async fn finish_during<T: Send + 'static>(
         .await
         .expect("lock");
     let reading = tokio::spawn(read);
-    waits_for_the_scores(app).await;
+    until_a_statement_waits_for_a_lock(app, "aggregate_scores", "the read").await;
     for statement in [
         "INSERT INTO aggregate_scores SELECT * FROM kept_scores WHERE submission_id = $1",
         "UPDATE submissions SET status = 'scored', error = NULL, scored_at = now() WHERE id = $1",
@@ -54,32 +56,6 @@ async fn finish_during<T: Send + 'static>(
     }
     worker.commit().await.expect("commit");
     reading.await.expect("the read")
-}
-
-/// Waits (bounded) until a statement reading `aggregate_scores` waits for a lock.
-async fn waits_for_the_scores(app: &TestApp) {
-    for _ in 0..400 {
-        let waiting: i64 = sqlx::query_scalar(
-            "SELECT COUNT(*) FROM pg_stat_activity
-             WHERE datname = current_database() AND wait_event_type = 'Lock'
-               AND query LIKE '%aggregate_scores%'",
-        )
-        .fetch_one(&app.pool)
-        .await
-        .expect("pg_stat_activity");
-        if waiting >= 1 {
-            return;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    let waiting: Vec<String> = sqlx::query_scalar(
-        "SELECT query FROM pg_stat_activity
-         WHERE datname = current_database() AND wait_event_type = 'Lock'",
-    )
-    .fetch_all(&app.pool)
-    .await
-    .expect("pg_stat_activity");
-    panic!("nothing waited for the scores; waiting: {waiting:?}");
 }
 
 async fn page(owl: reqwest::Client, url: String) -> String {
