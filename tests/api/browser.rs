@@ -151,6 +151,13 @@ impl Driver {
         .await;
     }
 
+    /// Clicks the first element `css` selects and waits (bounded) for a page whose source
+    /// contains `marker` (`what` names it in the failure); that page's source.
+    async fn click_until(&self, css: &str, what: &str, marker: &str) -> String {
+        self.click(css).await;
+        self.wait_for_page(what, |_, s| s.contains(marker)).await
+    }
+
     /// Fills the sign-up or login form on the current page and sends it.
     async fn send_credentials(&self, email: &str, password: &str) {
         self.type_into("#email", email).await;
@@ -450,11 +457,12 @@ async fn the_story_of_a_team_and_an_organizer() {
         })
         .await;
     driver.type_into("#team-name", "Night Owls").await;
-    driver.click("#create-team").await;
     driver
-        .wait_for_page("the team's invite link", |_, s| {
-            s.contains("id=\"invite-link\"")
-        })
+        .click_until(
+            "#create-team",
+            "the team's invite link",
+            "id=\"invite-link\"",
+        )
         .await;
     let invite = driver.text("#invite-link").await;
     assert!(invite.contains("/c/story/join/"), "{invite}");
@@ -472,9 +480,8 @@ async fn the_story_of_a_team_and_an_organizer() {
         })
         .await;
     driver.go(&invite.replace("127.0.0.1", "localhost")).await;
-    driver.click("#join").await;
     let page = driver
-        .wait_for_page("the team page", |_, s| s.contains("id=\"members\""))
+        .click_until("#join", "the team page", "id=\"members\"")
         .await;
     assert!(page.contains("ann@example.org") && page.contains("bob@example.org"));
 
@@ -482,9 +489,8 @@ async fn the_story_of_a_team_and_an_organizer() {
     driver.go(&format!("{base}/c/story/submit")).await;
     driver.type_into("#file", &bad).await;
     driver.type_into("#description", "first try").await;
-    driver.click("#upload").await;
     driver
-        .wait_for_page("the upload error", |_, s| s.contains("id=\"upload-error\""))
+        .click_until("#upload", "the upload error", "id=\"upload-error\"")
         .await;
     let error = driver.text("#upload-error").await;
     for part in [
@@ -550,9 +556,8 @@ async fn the_story_of_a_team_and_an_organizer() {
 
     // The per-image page, and on to the next image.
     driver.go(&format!("{base}/s/{}", ids[0])).await;
-    driver.click("#images a").await;
     driver
-        .wait_for_page("an image page", |_, s| s.contains("Candidate tuples"))
+        .click_until("#images a", "an image page", "Candidate tuples")
         .await;
     driver.screenshot("image").await;
     let first = driver.current_url().await;
@@ -578,9 +583,8 @@ async fn the_story_of_a_team_and_an_organizer() {
         .await;
     driver.clear("#title").await;
     driver.type_into("#title", "Night captions").await;
-    driver.click("#save-details").await;
     driver
-        .wait_for_page("saved", |_, s| s.contains("title and description saved"))
+        .click_until("#save-details", "saved", "title and description saved")
         .await;
     driver.screenshot("admin").await;
 
@@ -724,9 +728,8 @@ async fn a_forgotten_password_is_set_again_with_a_link_and_changed_on_the_accoun
 
     driver.go(&format!("{base}/password/{secret}")).await;
     driver.type_into("#password", "a remembered password").await;
-    driver.click("#submit").await;
     driver
-        .wait_for_page("the password set", |_, s| s.contains("id=\"password-set\""))
+        .click_until("#submit", "the password set", "id=\"password-set\"")
         .await;
     driver.go(&format!("{base}/login?next=/account")).await;
     driver
@@ -739,11 +742,8 @@ async fn a_forgotten_password_is_set_again_with_a_link_and_changed_on_the_accoun
         .await;
     driver.type_into("#current", "a remembered password").await;
     driver.type_into("#password", "a third password").await;
-    driver.click("#submit").await;
     let page = driver
-        .wait_for_page("the password changed", |_, s| {
-            s.contains("id=\"password-changed\"")
-        })
+        .click_until("#submit", "the password changed", "id=\"password-changed\"")
         .await;
     assert!(
         page.contains("href=\"/account\">dee@example.org</a>"),
@@ -1322,11 +1322,12 @@ async fn a_team_names_its_method_and_cancels_a_queued_submission_in_the_browser(
     driver
         .type_into("#code_url", "https://github.com/kelvinxu/arctic-captions")
         .await;
-    driver.click("#save-method").await;
     let page = driver
-        .wait_for_page("the page with the method", |_, s| {
-            s.contains("id=\"method-shown\"")
-        })
+        .click_until(
+            "#save-method",
+            "the page with the method",
+            "id=\"method-shown\"",
+        )
         .await;
     assert_eq!(
         stored(id).await,
@@ -1355,11 +1356,8 @@ async fn a_team_names_its_method_and_cancels_a_queued_submission_in_the_browser(
         .await;
     driver.clear("#method_name").await;
     driver.type_into("#method_name", "Renamed").await;
-    driver.click("#save-method").await;
     driver
-        .wait_for_page("the refused change", |_, s| {
-            s.contains("id=\"method-error\"")
-        })
+        .click_until("#save-method", "the refused change", "id=\"method-error\"")
         .await;
     assert!(
         driver
@@ -1406,11 +1404,12 @@ async fn a_team_names_its_method_and_cancels_a_queued_submission_in_the_browser(
 
     // Cancelling: the link asks first and says what it means; keeping it changes nothing.
     driver.go(&format!("{base}/s/{id}")).await;
-    driver.click("#cancel-link").await;
     let confirm = driver
-        .wait_for_page("the cancel confirmation", |_, s| {
-            s.contains("id=\"confirm-cancel\"")
-        })
+        .click_until(
+            "#cancel-link",
+            "the cancel confirmation",
+            "id=\"confirm-cancel\"",
+        )
         .await;
     assert!(
         confirm.contains(&format!("<h1>Cancel submission {id}?</h1>"))
@@ -1418,22 +1417,23 @@ async fn a_team_names_its_method_and_cancels_a_queued_submission_in_the_browser(
         "{confirm}"
     );
     driver.screenshot("cancel").await;
-    driver.click("#keep").await;
     driver
-        .wait_for_page("the page again", |_, s| s.contains("id=\"cancel-link\""))
+        .click_until("#keep", "the page again", "id=\"cancel-link\"")
         .await;
     assert_eq!(stored(id).await.0, "queued");
-    driver.click("#cancel-link").await;
     driver
-        .wait_for_page("the cancel confirmation", |_, s| {
-            s.contains("id=\"confirm-cancel\"")
-        })
+        .click_until(
+            "#cancel-link",
+            "the cancel confirmation",
+            "id=\"confirm-cancel\"",
+        )
         .await;
-    driver.click("#confirm-cancel").await;
     let page = driver
-        .wait_for_page("the cancelled submission", |_, s| {
-            s.contains("id=\"cancelled\"")
-        })
+        .click_until(
+            "#confirm-cancel",
+            "the cancelled submission",
+            "id=\"cancelled\"",
+        )
         .await;
     assert!(
         page.contains("<strong id=\"status-text\">cancelled</strong>")
