@@ -158,6 +158,12 @@ impl Driver {
         self.wait_for_page(what, |_, s| s.contains(marker)).await
     }
 
+    /// Ends the WebDriver session (the browser closes; chromedriver goes when dropped).
+    async fn quit(&self) {
+        self.call("DELETE", &format!("/session/{}", self.session), Value::Null)
+            .await;
+    }
+
     /// Fills the sign-up or login form on the current page and sends it.
     async fn send_credentials(&self, email: &str, password: &str) {
         self.type_into("#email", email).await;
@@ -407,13 +413,7 @@ async fn a_team_member_logs_in_uploads_through_the_form_and_sees_the_row() {
         stored, "from the browser",
         "the upload went through the real form"
     );
-    driver
-        .call(
-            "DELETE",
-            &format!("/session/{}", driver.session),
-            Value::Null,
-        )
-        .await;
+    driver.quit().await;
 }
 
 /// The story of issue 12, end to end: a person signs up and creates a team, a teammate joins
@@ -654,13 +654,7 @@ async fn the_story_of_a_team_and_an_organizer() {
     );
     driver.go(&format!("{base}/c/story")).await;
     assert!(driver.source().await.contains("<h1>Night captions</h1>"));
-    driver
-        .call(
-            "DELETE",
-            &format!("/session/{}", driver.session),
-            Value::Null,
-        )
-        .await;
+    driver.quit().await;
 }
 
 /// The countdown reloads the page when the phase changes. A browser whose clock runs ahead of the
@@ -758,13 +752,7 @@ async fn a_forgotten_password_is_set_again_with_a_link_and_changed_on_the_accoun
     )
     .await;
     assert!(user.is_ok(), "the password the page set logs in");
-    driver
-        .call(
-            "DELETE",
-            &format!("/session/{}", driver.session),
-            Value::Null,
-        )
-        .await;
+    driver.quit().await;
 }
 
 /// A leaderboard of 20 teams whose entries were scored by the engine (so every column, the
@@ -1051,13 +1039,7 @@ async fn the_leaderboard_fits_a_laptop_and_keeps_the_entry_in_view_on_a_phone() 
             "the entry column left the screen: {phone}"
         );
     }
-    driver
-        .call(
-            "DELETE",
-            &format!("/session/{}", driver.session),
-            Value::Null,
-        )
-        .await;
+    driver.quit().await;
 }
 
 /// The charts of the page in the browser (src/charts.rs), at the viewport's current width: each
@@ -1259,13 +1241,7 @@ async fn the_charts_render_as_svg_with_accessible_titles() {
         .eval("document.getElementById('caption-level').scrollIntoView(); return null;")
         .await;
     driver.screenshot("agreement").await;
-    driver
-        .call(
-            "DELETE",
-            &format!("/session/{}", driver.session),
-            Value::Null,
-        )
-        .await;
+    driver.quit().await;
 }
 
 /// A team's tools on a submission's page, in the browser (issue 34, item 4): the method form
@@ -1447,11 +1423,5 @@ async fn a_team_names_its_method_and_cancels_a_queued_submission_in_the_browser(
         .await
         .expect("job");
     assert_eq!(job, "cancelled");
-    driver
-        .call(
-            "DELETE",
-            &format!("/session/{}", driver.session),
-            Value::Null,
-        )
-        .await;
+    driver.quit().await;
 }
