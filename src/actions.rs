@@ -1105,10 +1105,18 @@ fn progress_line(job: &queue::Job, now: chrono::DateTime<chrono::Utc>) -> Option
 }
 
 pub async fn submission_status(pool: &PgPool, s: &Submission) -> Result<StatusInfo, ActionError> {
-    let job = queue::latest_of_submission(pool, s.id).await?;
+    status_of(&mut *pool.acquire().await?, s).await
+}
+
+/// `submission_status` through one connection (a snapshot's, in `submission_snapshot`).
+async fn status_of(
+    conn: &mut sqlx::PgConnection,
+    s: &Submission,
+) -> Result<StatusInfo, ActionError> {
+    let job = queue::latest_of_submission(&mut *conn, s.id).await?;
     let (queue_position, attempts, job_error) = match &job {
         Some(j) if j.state == JobState::Queued => (
-            Some(queue::position(pool, j.id).await?),
+            Some(queue::position(&mut *conn, j.id).await?),
             j.attempts,
             j.last_error.clone(),
         ),
@@ -1132,6 +1140,74 @@ pub async fn submission_status(pool: &PgPool, s: &Submission) -> Result<StatusIn
         progress: job
             .as_ref()
             .and_then(|j| progress_line(j, chrono::Utc::now())),
+    })
+}
+
+/// A submission's state and its scores as of one moment: what its page and the API's status
+/// show together. The worker writes the scores, the submission's status and its job's state in
+/// one transaction; read in several statements, a page could show the status from before that
+/// transaction beside the scores from after it ("running" with scores). So everything here is
+/// read in one read-only transaction at REPEATABLE READ: one snapshot of the database.
+pub struct SubmissionSnapshot {
+    pub submission: Submission,
+    pub status: StatusInfo,
+    pub aggregates: Vec<scores::CategoryScore>,
+    pub classic: Option<serde_json::Value>,
+    /// The page of per-image results asked for, if any.
+    pub images: Option<ImagePage>,
+}
+
+/// One page of a submission's per-image SPICE, worst first.
+pub struct ImagePage {
+    /// How many images the submission has results for.
+    pub total: i64,
+    /// The page shown (the one asked for, within 1..=pages) and how many there are.
+    pub page: i64,
+    pub pages: i64,
+    pub rows: Vec<scores::ImageRow>,
+}
+
+/// Reads submission `id` (whose reader was already checked, e.g. by `view_submission`) as of one
+/// moment, with page `images.0` of its per-image results at `images.1` a page when asked for.
+pub async fn submission_snapshot(
+    pool: &PgPool,
+    id: i64,
+    images: Option<(Option<i64>, i64)>,
+) -> Result<SubmissionSnapshot, ActionError> {
+    let mut tx = pool.begin().await?;
+    // Before the transaction's first read, which takes the snapshot.
+    sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        .execute(&mut *tx)
+        .await?;
+    let submission = submissions::by_id(&mut *tx, id)
+        .await?
+        .ok_or(ActionError::NoSubmission(id))?;
+    let status = status_of(&mut tx, &submission).await?;
+    let aggregates = scores::aggregates(&mut *tx, id).await?;
+    let classic = scores::classic(&mut *tx, id).await?;
+    let images = match images {
+        Some((page, per_page)) => {
+            let total = scores::image_count(&mut *tx, id).await?;
+            let pages = ((total + per_page - 1) / per_page).max(1);
+            let page = page.unwrap_or(1).clamp(1, pages);
+            let rows =
+                scores::images_worst_first(&mut *tx, id, per_page, (page - 1) * per_page).await?;
+            Some(ImagePage {
+                total,
+                page,
+                pages,
+                rows,
+            })
+        }
+        None => None,
+    };
+    tx.commit().await?;
+    Ok(SubmissionSnapshot {
+        submission,
+        status,
+        aggregates,
+        classic,
+        images,
     })
 }
 

@@ -151,6 +151,19 @@ impl Driver {
         .await;
     }
 
+    /// Clicks the first element `css` selects and waits (bounded) for a page whose source
+    /// contains `marker` (`what` names it in the failure); that page's source.
+    async fn click_until(&self, css: &str, what: &str, marker: &str) -> String {
+        self.click(css).await;
+        self.wait_for_page(what, |_, s| s.contains(marker)).await
+    }
+
+    /// Ends the WebDriver session (the browser closes; chromedriver goes when dropped).
+    async fn quit(&self) {
+        self.call("DELETE", &format!("/session/{}", self.session), Value::Null)
+            .await;
+    }
+
     /// Fills the sign-up or login form on the current page and sends it.
     async fn send_credentials(&self, email: &str, password: &str) {
         self.type_into("#email", email).await;
@@ -400,13 +413,7 @@ async fn a_team_member_logs_in_uploads_through_the_form_and_sees_the_row() {
         stored, "from the browser",
         "the upload went through the real form"
     );
-    driver
-        .call(
-            "DELETE",
-            &format!("/session/{}", driver.session),
-            Value::Null,
-        )
-        .await;
+    driver.quit().await;
 }
 
 /// The story of issue 12, end to end: a person signs up and creates a team, a teammate joins
@@ -450,11 +457,12 @@ async fn the_story_of_a_team_and_an_organizer() {
         })
         .await;
     driver.type_into("#team-name", "Night Owls").await;
-    driver.click("#create-team").await;
     driver
-        .wait_for_page("the team's invite link", |_, s| {
-            s.contains("id=\"invite-link\"")
-        })
+        .click_until(
+            "#create-team",
+            "the team's invite link",
+            "id=\"invite-link\"",
+        )
         .await;
     let invite = driver.text("#invite-link").await;
     assert!(invite.contains("/c/story/join/"), "{invite}");
@@ -472,9 +480,8 @@ async fn the_story_of_a_team_and_an_organizer() {
         })
         .await;
     driver.go(&invite.replace("127.0.0.1", "localhost")).await;
-    driver.click("#join").await;
     let page = driver
-        .wait_for_page("the team page", |_, s| s.contains("id=\"members\""))
+        .click_until("#join", "the team page", "id=\"members\"")
         .await;
     assert!(page.contains("ann@example.org") && page.contains("bob@example.org"));
 
@@ -482,9 +489,8 @@ async fn the_story_of_a_team_and_an_organizer() {
     driver.go(&format!("{base}/c/story/submit")).await;
     driver.type_into("#file", &bad).await;
     driver.type_into("#description", "first try").await;
-    driver.click("#upload").await;
     driver
-        .wait_for_page("the upload error", |_, s| s.contains("id=\"upload-error\""))
+        .click_until("#upload", "the upload error", "id=\"upload-error\"")
         .await;
     let error = driver.text("#upload-error").await;
     for part in [
@@ -550,9 +556,8 @@ async fn the_story_of_a_team_and_an_organizer() {
 
     // The per-image page, and on to the next image.
     driver.go(&format!("{base}/s/{}", ids[0])).await;
-    driver.click("#images a").await;
     driver
-        .wait_for_page("an image page", |_, s| s.contains("Candidate tuples"))
+        .click_until("#images a", "an image page", "Candidate tuples")
         .await;
     driver.screenshot("image").await;
     let first = driver.current_url().await;
@@ -578,9 +583,8 @@ async fn the_story_of_a_team_and_an_organizer() {
         .await;
     driver.clear("#title").await;
     driver.type_into("#title", "Night captions").await;
-    driver.click("#save-details").await;
     driver
-        .wait_for_page("saved", |_, s| s.contains("title and description saved"))
+        .click_until("#save-details", "saved", "title and description saved")
         .await;
     driver.screenshot("admin").await;
 
@@ -607,6 +611,11 @@ async fn the_story_of_a_team_and_an_organizer() {
         lines.len() >= 7,
         "the import's checkboxes and the entries' radios: {lines:?}"
     );
+    // Every checkbox and radio button of the page is one of them: none outside its label.
+    let all = driver
+        .eval("return document.querySelectorAll('input[type=checkbox], input[type=radio]').length;")
+        .await;
+    assert_eq!(all.as_u64(), Some(lines.len() as u64), "{lines:?}");
     for l in lines {
         assert!(l["shared"] == true && l["before"] == true, "{l}");
     }
@@ -645,13 +654,7 @@ async fn the_story_of_a_team_and_an_organizer() {
     );
     driver.go(&format!("{base}/c/story")).await;
     assert!(driver.source().await.contains("<h1>Night captions</h1>"));
-    driver
-        .call(
-            "DELETE",
-            &format!("/session/{}", driver.session),
-            Value::Null,
-        )
-        .await;
+    driver.quit().await;
 }
 
 /// The countdown reloads the page when the phase changes. A browser whose clock runs ahead of the
@@ -719,9 +722,8 @@ async fn a_forgotten_password_is_set_again_with_a_link_and_changed_on_the_accoun
 
     driver.go(&format!("{base}/password/{secret}")).await;
     driver.type_into("#password", "a remembered password").await;
-    driver.click("#submit").await;
     driver
-        .wait_for_page("the password set", |_, s| s.contains("id=\"password-set\""))
+        .click_until("#submit", "the password set", "id=\"password-set\"")
         .await;
     driver.go(&format!("{base}/login?next=/account")).await;
     driver
@@ -734,11 +736,8 @@ async fn a_forgotten_password_is_set_again_with_a_link_and_changed_on_the_accoun
         .await;
     driver.type_into("#current", "a remembered password").await;
     driver.type_into("#password", "a third password").await;
-    driver.click("#submit").await;
     let page = driver
-        .wait_for_page("the password changed", |_, s| {
-            s.contains("id=\"password-changed\"")
-        })
+        .click_until("#submit", "the password changed", "id=\"password-changed\"")
         .await;
     assert!(
         page.contains("href=\"/account\">dee@example.org</a>"),
@@ -753,13 +752,7 @@ async fn a_forgotten_password_is_set_again_with_a_link_and_changed_on_the_accoun
     )
     .await;
     assert!(user.is_ok(), "the password the page set logs in");
-    driver
-        .call(
-            "DELETE",
-            &format!("/session/{}", driver.session),
-            Value::Null,
-        )
-        .await;
+    driver.quit().await;
 }
 
 /// A leaderboard of 20 teams whose entries were scored by the engine (so every column, the
@@ -1046,13 +1039,7 @@ async fn the_leaderboard_fits_a_laptop_and_keeps_the_entry_in_view_on_a_phone() 
             "the entry column left the screen: {phone}"
         );
     }
-    driver
-        .call(
-            "DELETE",
-            &format!("/session/{}", driver.session),
-            Value::Null,
-        )
-        .await;
+    driver.quit().await;
 }
 
 /// The charts of the page in the browser (src/charts.rs), at the viewport's current width: each
@@ -1254,11 +1241,187 @@ async fn the_charts_render_as_svg_with_accessible_titles() {
         .eval("document.getElementById('caption-level').scrollIntoView(); return null;")
         .await;
     driver.screenshot("agreement").await;
+    driver.quit().await;
+}
+
+/// A team's tools on a submission's page, in the browser (issue 34, item 4): the method form
+/// (name, paper and code links) saves what was typed and shows it, a refused link comes back with
+/// its error and what was typed; and the cancel link of a queued submission asks first, then
+/// cancels it. No worker runs, so the submission waits in the queue throughout. With
+/// `SPICEBOARD_SCREENSHOTS=DIR` it saves the method form and the cancel confirmation.
+#[tokio::test]
+async fn a_team_names_its_method_and_cancels_a_queued_submission_in_the_browser() {
+    let app = spawn_app_with(0, |_| {}).await;
+    app.challenge_with_split("tools", "val", false).await;
+    let (team_id, token) = app.team("tools", "Night Owls").await;
+    ann_joins(&app, team_id).await;
+    let id = app.submit("tools", &token, "val", demo_results(true)).await;
+    let stored = |id: i64| {
+        let pool = app.pool.clone();
+        async move {
+            sqlx::query_as::<_, (String, Option<String>, Option<String>, Option<String>)>(
+                "SELECT status, method_name, paper_url, code_url FROM submissions WHERE id = $1",
+            )
+            .bind(id)
+            .fetch_one(&pool)
+            .await
+            .expect("submission")
+        }
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let base = app.address.replace("127.0.0.1", "localhost");
+    let driver = Driver::start(&dir.path().join("profile")).await;
+    driver.go(&format!("{base}/login?next=/s/{id}")).await;
     driver
-        .call(
-            "DELETE",
-            &format!("/session/{}", driver.session),
-            Value::Null,
+        .send_credentials("ann@example.org", "a long password")
+        .await;
+    let page = driver
+        .wait_for_page("the queued submission's page", |_, s| {
+            s.contains("id=\"method-form\"")
+        })
+        .await;
+    assert!(
+        page.contains("<strong id=\"status-text\">queued</strong>")
+            && page.contains("id=\"cancel-link\"")
+            && !page.contains("id=\"method-shown\""),
+        "{page}"
+    );
+
+    // The method, typed into the form (folded away until its summary is clicked).
+    driver.click("#method summary").await;
+    driver
+        .type_into("#method_name", "Show, Attend & Tell <reproduction>")
+        .await;
+    driver
+        .type_into("#paper_url", "https://arxiv.org/abs/1502.03044")
+        .await;
+    driver
+        .type_into("#code_url", "https://github.com/kelvinxu/arctic-captions")
+        .await;
+    let page = driver
+        .click_until(
+            "#save-method",
+            "the page with the method",
+            "id=\"method-shown\"",
         )
         .await;
+    assert_eq!(
+        stored(id).await,
+        (
+            "queued".to_string(),
+            Some("Show, Attend & Tell <reproduction>".to_string()),
+            Some("https://arxiv.org/abs/1502.03044".to_string()),
+            Some("https://github.com/kelvinxu/arctic-captions".to_string()),
+        )
+    );
+    assert_eq!(
+        driver.text("#method-name").await,
+        "Show, Attend & Tell <reproduction>"
+    );
+    assert!(
+        page.contains("href=\"https://arxiv.org/abs/1502.03044\"")
+            && page.contains("href=\"https://github.com/kelvinxu/arctic-captions\""),
+        "{page}"
+    );
+
+    // A link the server refuses: the form comes back open, with its error and what was typed.
+    driver.click("#method summary").await;
+    driver.clear("#paper_url").await;
+    driver
+        .type_into("#paper_url", "ftp://example.org/paper.pdf")
+        .await;
+    driver.clear("#method_name").await;
+    driver.type_into("#method_name", "Renamed").await;
+    driver
+        .click_until("#save-method", "the refused change", "id=\"method-error\"")
+        .await;
+    assert!(
+        driver
+            .text("#method-error")
+            .await
+            .contains("paper link: must be a web address starting with http:// or https://"),
+        "{}",
+        driver.source().await
+    );
+    let open = driver
+        .eval(
+            "return {open: document.getElementById('method').open,
+                     name: document.getElementById('method_name').value,
+                     paper: document.getElementById('paper_url').value};",
+        )
+        .await;
+    assert_eq!(
+        open,
+        json!({"open": true, "name": "Renamed", "paper": "ftp://example.org/paper.pdf"})
+    );
+    assert_eq!(
+        stored(id).await.1.as_deref(),
+        Some("Show, Attend & Tell <reproduction>"),
+        "nothing written"
+    );
+    // The form and the cancel link are on a phone's screen, and the page does not scroll sideways.
+    driver.viewport(390, 844, true).await;
+    let phone = driver
+        .eval(
+            "const r = (id) => document.getElementById(id).getBoundingClientRect();
+             return {page: document.scrollingElement.scrollWidth,
+                     right: Math.max(r('method-form').right, r('cancel-link').right),
+                     left: Math.min(r('method-form').left, r('cancel-link').left)};",
+        )
+        .await;
+    assert!(
+        phone["page"].as_f64() <= Some(390.0)
+            && phone["right"].as_f64() <= Some(390.0)
+            && phone["left"].as_f64() >= Some(0.0),
+        "{phone}"
+    );
+    driver.window_viewport().await;
+    driver.screenshot("method").await;
+
+    // Cancelling: the link asks first and says what it means; keeping it changes nothing.
+    driver.go(&format!("{base}/s/{id}")).await;
+    let confirm = driver
+        .click_until(
+            "#cancel-link",
+            "the cancel confirmation",
+            "id=\"confirm-cancel\"",
+        )
+        .await;
+    assert!(
+        confirm.contains(&format!("<h1>Cancel submission {id}?</h1>"))
+            && confirm.contains("it does not count against your team's quota"),
+        "{confirm}"
+    );
+    driver.screenshot("cancel").await;
+    driver
+        .click_until("#keep", "the page again", "id=\"cancel-link\"")
+        .await;
+    assert_eq!(stored(id).await.0, "queued");
+    driver
+        .click_until(
+            "#cancel-link",
+            "the cancel confirmation",
+            "id=\"confirm-cancel\"",
+        )
+        .await;
+    let page = driver
+        .click_until(
+            "#confirm-cancel",
+            "the cancelled submission",
+            "id=\"cancelled\"",
+        )
+        .await;
+    assert!(
+        page.contains("<strong id=\"status-text\">cancelled</strong>")
+            && !page.contains("id=\"cancel-link\""),
+        "{page}"
+    );
+    assert_eq!(stored(id).await.0, "cancelled");
+    let job: String = sqlx::query_scalar("SELECT state FROM jobs WHERE submission_id = $1")
+        .bind(id)
+        .fetch_one(&app.pool)
+        .await
+        .expect("job");
+    assert_eq!(job, "cancelled");
+    driver.quit().await;
 }

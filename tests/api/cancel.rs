@@ -3,7 +3,10 @@
 //! history and the API say "cancelled"; a worker claiming the job at the same moment and the
 //! cancel never both win; and nobody else cancels a team's submission.
 
-use crate::helpers::{client, demo_results, fake_aggregates, fresh, spawn_app_with, TestApp};
+use crate::helpers::{
+    client, demo_results, fake_aggregates, fresh, spawn_app_with,
+    until_a_statement_waits_for_a_lock, TestApp,
+};
 use spiceboard::storage::{challenges, queue, submissions};
 
 /// `POST /api/submissions/{id}/cancel` as the holder of `token` (if any): status and body.
@@ -45,25 +48,6 @@ async fn states(app: &TestApp, id: i64) -> (String, Vec<String>) {
 async fn text(browser: &reqwest::Client, url: String) -> (u16, String) {
     let r = browser.get(url).send().await.expect("GET");
     (r.status().as_u16(), r.text().await.expect("body"))
-}
-
-/// Waits (bounded) until a statement of the cancel (`queue::cancel_queued`) waits for a lock.
-async fn cancel_waits_for_a_lock(app: &TestApp) {
-    for _ in 0..300 {
-        let waiting: i64 = sqlx::query_scalar(
-            "SELECT COUNT(*) FROM pg_stat_activity
-             WHERE datname = current_database() AND wait_event_type = 'Lock'
-               AND query LIKE '%cancelled_jobs%'",
-        )
-        .fetch_one(&app.pool)
-        .await
-        .expect("pg_stat_activity");
-        if waiting == 1 {
-            return;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    panic!("the cancel never waited for the lock");
 }
 
 /// Lifts the challenge's upload limits (tests that upload more than a day's quota).
@@ -425,7 +409,8 @@ async fn a_worker_claiming_the_job_and_a_cancel_never_both_win() {
             r.status().as_u16()
         })
     };
-    cancel_waits_for_a_lock(&app).await;
+    // A statement of the cancel (`queue::cancel_queued`).
+    until_a_statement_waits_for_a_lock(&app, "cancelled_jobs", "the cancel").await;
     assert!(!cancel.is_finished(), "the cancel waits for the claim");
     // The rest of the claim, as `queue::claim` writes it.
     sqlx::query(
@@ -471,7 +456,8 @@ async fn a_worker_claiming_the_job_and_a_cancel_never_both_win() {
                 .as_u16()
         })
     };
-    cancel_waits_for_a_lock(&app).await;
+    // A statement of the cancel (`queue::cancel_queued`).
+    until_a_statement_waits_for_a_lock(&app, "cancelled_jobs", "the cancel").await;
     assert!(!cancel.is_finished(), "the cancel holds the job and waits");
     assert!(
         queue::claim(&app.pool, "worker-2", 30)

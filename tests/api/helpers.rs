@@ -220,6 +220,28 @@ pub async fn run_jobs(app: &TestApp, engine: &SharedEngine, limit: usize) -> usi
     n
 }
 
+/// Waits (bounded: 20 s) until a statement whose text contains `text` waits for a lock in the
+/// test's database (a race held at a chosen point by a transaction of the test's); `what` names
+/// it in the failure, which lists the statements that do wait.
+pub async fn until_a_statement_waits_for_a_lock(app: &TestApp, text: &str, what: &str) {
+    let waiting = || {
+        sqlx::query_scalar::<_, String>(
+            "SELECT query FROM pg_stat_activity
+             WHERE datname = current_database() AND wait_event_type = 'Lock'",
+        )
+        .fetch_all(&app.pool)
+    };
+    for _ in 0..400 {
+        let queries = waiting().await.expect("pg_stat_activity");
+        if queries.iter().any(|q| q.contains(text)) {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let queries = waiting().await.expect("pg_stat_activity");
+    panic!("{what} never waited for the lock; waiting: {queries:?}");
+}
+
 /// Text as askama escapes it into HTML.
 pub fn escaped(s: &str) -> String {
     s.replace('&', "&#38;")

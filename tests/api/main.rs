@@ -31,6 +31,7 @@ mod queue;
 mod references;
 mod scores;
 mod security;
+mod snapshot;
 mod teams;
 mod uncertainty;
 mod uploads;

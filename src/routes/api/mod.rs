@@ -20,7 +20,7 @@ use crate::actions::{self, ActionError, Uploader};
 use crate::auth::{self, MaybeUser};
 use crate::domain::{SubmissionMethod, UploadError};
 use crate::startup::AppConfig;
-use crate::storage::{accounts, scores, splits};
+use crate::storage::{accounts, splits};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
@@ -248,11 +248,18 @@ pub async fn status(
     if user.0.is_none() && bearer.is_none() {
         return Err(ApiError::Unauthorized);
     }
-    let (s, split, challenge) =
+    let (_, split, challenge) =
         actions::visible_submission(&pool, *id, user.0.as_ref(), bearer.map(|t| t.team.id)).await?;
-    let info = actions::submission_status(&pool, &s).await?;
+    // The status and the scores as of one moment (never "running" with scores).
+    let actions::SubmissionSnapshot {
+        submission: s,
+        status: info,
+        aggregates,
+        classic,
+        images: _,
+    } = actions::submission_snapshot(&pool, *id, None).await?;
     let mut scores_json = serde_json::Map::new();
-    for c in scores::aggregates(pool.get_ref(), s.id).await? {
+    for c in aggregates {
         scores_json.insert(
             c.category.clone(),
             serde_json::json!({"precision": c.precision, "recall": c.recall, "f": c.f, "tp": c.tp, "fp": c.fp, "fn": c.fn_, "images": c.images}),
@@ -277,7 +284,7 @@ pub async fn status(
         "created_at": s.created_at,
         "scored_at": s.scored_at,
         "scores": scores_json,
-        "classic": scores::classic(pool.get_ref(), s.id).await?,
+        "classic": classic,
     })))
 }
 

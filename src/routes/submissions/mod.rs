@@ -387,7 +387,7 @@ async fn submission_page(
     method_form: Option<MethodForm>,
 ) -> Result<HttpResponse, PageError> {
     let actions::SubmissionView {
-        submission,
+        submission: _,
         split,
         challenge,
         per_image,
@@ -396,11 +396,19 @@ async fn submission_page(
         own_team,
         organizer,
     } = actions::view_submission(pool, id, user).await?;
+    // The state, the scores and the images as of one moment (never "running" beside scores).
+    let actions::SubmissionSnapshot {
+        submission,
+        status,
+        aggregates,
+        classic,
+        images,
+    } = actions::submission_snapshot(pool, id, per_image.then_some((page, PER_PAGE))).await?;
+    // Chosen above from the submission as read before the snapshot: scored by now, or not.
+    let can_choose = can_choose && submission.status.is_scored();
     let can_download = (own_team || organizer) && submission.sha256.is_some();
-    let status = actions::submission_status(pool, &submission).await?;
-    let aggregates = scores::aggregates(pool, submission.id).await?;
     let categories = cat_rows(&aggregates);
-    let classic = match scores::classic(pool, submission.id).await? {
+    let classic = match classic {
         // Named as the leaderboard names them; a metric not computed (METEOR without its data) is
         // left out rather than shown as "–".
         Some(serde_json::Value::Object(m)) => m
@@ -412,23 +420,21 @@ async fn submission_page(
             .collect(),
         _ => Vec::new(),
     };
-    let (image_total, pages, page, images) = if per_image {
-        let image_total = scores::image_count(pool, submission.id).await?;
-        let pages = ((image_total + PER_PAGE - 1) / PER_PAGE).max(1);
-        let page = page.unwrap_or(1).clamp(1, pages);
-        let images =
-            scores::images_worst_first(pool, submission.id, PER_PAGE, (page - 1) * PER_PAGE)
-                .await?
+    let (image_total, pages, page, images) = match images {
+        Some(p) => (
+            p.total,
+            p.pages,
+            p.page,
+            p.rows
                 .into_iter()
                 .map(|r| ImageLine {
                     image_id: r.image_id,
                     caption: r.caption,
                     spice: score(Some(r.spice_f)),
                 })
-                .collect();
-        (image_total, pages, page, images)
-    } else {
-        (0, 1, 1, Vec::new())
+                .collect(),
+        ),
+        None => (0, 1, 1, Vec::new()),
     };
     let title = match submission.team_id {
         Some(t) => accounts::team_by_id(pool, t)
