@@ -408,7 +408,8 @@ fn replace_refused(split: &SplitName, current: &splits::Split, submissions: i64)
         "split {} already has references (version {}; submissions on it: {submissions}): \
          importing again makes version {}, and the submissions stay with version {} and leave \
          the leaderboard unless they are re-scored against the new references (same images \
-         only); confirm that you want to replace it",
+         only); to replace it, import again with `--replace` (command line) or with \"replace \
+         them with a new version\" ticked (organizer page)",
         split.as_str(),
         current.version,
         current.version + 1,

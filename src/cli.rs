@@ -324,10 +324,21 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         )?),
         _ => None,
     };
+    // `serve` takes its address first: one in use is said before the database is started.
+    let listener = match &cli.command {
+        Command::Serve { bind, .. } => {
+            if let Some(addr) = bind {
+                settings.application.host = addr.ip().to_string();
+                settings.application.port = addr.port();
+            }
+            Some(bind_address(&settings)?)
+        }
+        _ => None,
+    };
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
     runtime.block_on(async move {
         let db = open_database(&settings).await?;
-        let result = dispatch(cli.command, &settings, &db).await;
+        let result = dispatch(cli.command, &settings, &db, listener).await;
         db.close().await;
         result
     })
@@ -346,21 +357,33 @@ async fn read_file(path: &PathBuf) -> anyhow::Result<Vec<u8>> {
         .with_context(|| format!("reading {}", path.display()))
 }
 
-async fn dispatch(command: Command, settings: &Settings, db: &Database) -> anyhow::Result<()> {
+/// The socket `serve` listens on, or why not in plain words (an address in use names the usual
+/// ways out).
+fn bind_address(settings: &Settings) -> anyhow::Result<std::net::TcpListener> {
+    let (host, port) = (&settings.application.host, settings.application.port);
+    std::net::TcpListener::bind((host.as_str(), port)).map_err(|e| match e.kind() {
+        std::io::ErrorKind::AddrInUse => anyhow::anyhow!(
+            "{host}:{port} is already in use (another spiceboard, or another program): stop it, \
+             or serve elsewhere with `serve --bind {host}:PORT` or `application.port`"
+        ),
+        _ => anyhow::Error::new(e).context(format!("binding {host}:{port}")),
+    })
+}
+
+async fn dispatch(
+    command: Command,
+    settings: &Settings,
+    db: &Database,
+    listener: Option<std::net::TcpListener>,
+) -> anyhow::Result<()> {
     let pool = &db.pool;
     let attempts = settings.worker.max_attempts;
     match command {
         Command::Serve {
-            bind,
-            workers,
-            no_seed,
+            workers, no_seed, ..
         } => {
-            let mut settings = settings.clone();
-            if let Some(addr) = bind {
-                settings.application.host = addr.ip().to_string();
-                settings.application.port = addr.port();
-            }
-            let engine = engine(&settings)?;
+            let listener = listener.context("serve binds its address first")?;
+            let engine = engine(settings)?;
             if settings.application.seed_demo
                 && !no_seed
                 && challenges::list(pool).await?.is_empty()
@@ -371,14 +394,15 @@ async fn dispatch(command: Command, settings: &Settings, db: &Database) -> anyho
                 println!("seeded the demo challenge \"demo\"");
             }
             let workers = workers.unwrap_or(settings.worker.concurrency);
-            let app = Application::build(settings.clone(), pool.clone(), engine, workers)
-                .await
-                .with_context(|| {
-                    format!(
-                        "binding {}:{}",
-                        settings.application.host, settings.application.port
-                    )
-                })?;
+            let app =
+                Application::build_on(listener, settings.clone(), pool.clone(), engine, workers)
+                    .await
+                    .with_context(|| {
+                        format!(
+                            "starting the server on {}:{}",
+                            settings.application.host, settings.application.port
+                        )
+                    })?;
             let base = format!("http://{}:{}", settings.application.host, app.port());
             println!("spiceboard is running at {base}/ (Ctrl-C stops it)");
             if let Some(code) = actions::operator_code(pool).await? {

@@ -58,13 +58,25 @@ impl Application {
         engine: SharedEngine,
         workers: usize,
     ) -> std::io::Result<Application> {
-        let csrf_key = crate::storage::accounts::csrf_key(&pool)
-            .await
-            .map_err(std::io::Error::other)?;
         let listener = TcpListener::bind((
             settings.application.host.as_str(),
             settings.application.port,
         ))?;
+        Application::build_on(listener, settings, pool, engine, workers).await
+    }
+
+    /// [`Application::build`] on a socket already bound (`serve` binds its address before it
+    /// starts the database, so that an address in use is said at once).
+    pub async fn build_on(
+        listener: TcpListener,
+        settings: Settings,
+        pool: PgPool,
+        engine: SharedEngine,
+        workers: usize,
+    ) -> std::io::Result<Application> {
+        let csrf_key = crate::storage::accounts::csrf_key(&pool)
+            .await
+            .map_err(std::io::Error::other)?;
         let local = listener.local_addr()?;
         let port = local.port();
         if !local.ip().is_loopback() && !settings.application.behind_proxy {

@@ -90,11 +90,24 @@ pub fn score(x: Option<f64>) -> String {
     }
 }
 
-/// A difference as the compare page shows it: "+0.012" above 0, "-0.012" below, "0.000", "–".
+/// A difference as the compare page shows it: "+0.012" above 0, "−0.012" below (a minus sign,
+/// as in "A − B", not a hyphen), "0.000" for what rounds to zero, "–" when undefined.
 pub fn signed(x: Option<f64>) -> String {
+    let text = score(x);
     match x {
-        Some(v) if v > 0.0 => format!("+{}", score(Some(v))),
-        _ => score(x),
+        _ if text == "0.000" || text == "-0.000" => "0.000".to_string(),
+        Some(v) if v > 0.0 => format!("+{text}"),
+        Some(_) => text.replacen('-', "\u{2212}", 1),
+        None => text,
+    }
+}
+
+/// A p-value as the compare page shows it: three decimals, "< 0.001" below that (a bootstrap
+/// p-value is never exactly 0), "–" when undefined.
+pub fn p_value(p: Option<f64>) -> String {
+    match p {
+        Some(p) if p.is_finite() && p < 0.001 => "< 0.001".to_string(),
+        _ => score(p),
     }
 }
 
@@ -105,7 +118,20 @@ pub fn size_text(bytes: i64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::size_text;
+    use super::{p_value, signed, size_text};
+
+    #[test]
+    fn differences_read_with_a_minus_sign_and_p_values_below_a_thousandth_as_such() {
+        assert_eq!(signed(Some(0.0123)), "+0.012");
+        assert_eq!(signed(Some(-0.0123)), "\u{2212}0.012");
+        assert_eq!(signed(Some(-0.0004)), "0.000");
+        assert_eq!(signed(Some(0.0)), "0.000");
+        assert_eq!(signed(None), "–");
+        assert_eq!(p_value(Some(0.0)), "< 0.001");
+        assert_eq!(p_value(Some(0.0004)), "< 0.001");
+        assert_eq!(p_value(Some(0.0312)), "0.031");
+        assert_eq!(p_value(None), "–");
+    }
 
     #[test]
     fn sizes_read_in_the_unit_that_fits() {

@@ -489,7 +489,8 @@ async fn an_organizer_sets_the_phase_from_the_command_line() {
     let (ok, _, err) = import(&[]);
     assert!(!ok);
     assert!(
-        err.contains("split test already has references (version 1; submissions on it: 0)"),
+        err.contains("split test already has references (version 1; submissions on it: 0)")
+            && err.contains("import again with `--replace`"),
         "{err}"
     );
     let (ok, _, err) = import(&["--rescore"]);

@@ -1278,6 +1278,33 @@ async fn healthy(address: &str) -> bool {
     false
 }
 
+/// `serve` on an address in use said so only after it had started (and here, made) its private
+/// database cluster; now it says so first, in plain words with the way out, and touches no
+/// database.
+#[test]
+fn serve_on_an_address_in_use_says_so_before_it_starts_a_database() {
+    let dir = std::env::temp_dir().join(format!(
+        "spiceboard-busy-{}",
+        &spiceboard::auth::new_token()[..8]
+    ));
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let bind = taken.local_addr().expect("address").to_string();
+    let out = embedded(&dir, &["serve", "--no-seed", "--bind", &bind])
+        .wait_with_output()
+        .expect("serve");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("{bind} is already in use")) && err.contains("serve --bind"),
+        "{err}"
+    );
+    assert!(
+        !dir.join("pgdata").exists(),
+        "no database cluster made for a server that cannot listen"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[tokio::test]
 async fn the_embedded_cluster_is_stopped_by_its_last_user_and_served_once() {
     use std::io::BufRead;

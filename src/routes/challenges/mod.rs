@@ -8,7 +8,7 @@ use sqlx::PgPool;
 
 use super::forms::{Member, Posted};
 use super::home::html;
-use super::view::{absolute, private, score, signed};
+use super::view::{absolute, p_value, private, score, signed};
 use super::{Layout, PageError};
 use crate::actions::{self, Viewer};
 use crate::auth::{self, MaybeUser};
@@ -863,7 +863,7 @@ pub async fn compare(
                 Some((lo, hi)) => format!("{} – {}", signed(Some(lo)), signed(Some(hi))),
                 None => score(None),
             },
-            p: d.p.map_or_else(|| score(None), |p| format!("{p:.3}")),
+            p: p_value(d.p),
             significant: d.p.is_some_and(|p| p < crate::domain::uncertainty::ALPHA),
         })
         .collect();
