@@ -13,14 +13,20 @@ async fn person(app: &TestApp, email: &str) -> reqwest::Client {
 }
 
 /// Enters `code` on the operator page as `browser`: the status and the page.
-async fn enter(app: &TestApp, browser: &reqwest::Client, code: &str) -> (u16, String) {
-    let csrf = app.csrf_of(browser, "/operator").await;
-    let r = browser
+/// Posts `code` to /operator as `browser` (its CSRF token read from the home page, which is there
+/// whether or not /operator is).
+async fn post_code(app: &TestApp, browser: &reqwest::Client, code: &str) -> reqwest::Response {
+    let csrf = app.csrf_of(browser, "/").await;
+    browser
         .post(app.url("/operator"))
         .form(&[("csrf", csrf.as_str()), ("code", code)])
         .send()
         .await
-        .expect("POST /operator");
+        .expect("POST /operator")
+}
+
+async fn enter(app: &TestApp, browser: &reqwest::Client, code: &str) -> (u16, String) {
+    let r = post_code(app, browser, code).await;
     (r.status().as_u16(), r.text().await.expect("body"))
 }
 
@@ -67,13 +73,7 @@ async fn the_code_makes_one_operator_once() {
 
     // Typed in lower case with spaces, it works.
     let typed = code.to_lowercase().replace('-', " ");
-    let csrf = app.csrf_of(&alice, "/operator").await;
-    let r = alice
-        .post(app.url("/operator"))
-        .form(&[("csrf", csrf.as_str()), ("code", typed.as_str())])
-        .send()
-        .await
-        .expect("POST");
+    let r = post_code(&app, &alice, &typed).await;
     assert_eq!(r.status(), 303);
     assert_eq!(r.headers()["location"], "/admin");
     assert!(is_operator(&app, "alice@example.org").await);
@@ -84,14 +84,7 @@ async fn the_code_makes_one_operator_once() {
     let bob = person(&app, "bob@example.org").await;
     let r = bob.get(app.url("/operator")).send().await.expect("GET");
     assert_eq!(r.status(), 404);
-    let csrf = app.csrf_of(&bob, "/").await;
-    let r = bob
-        .post(app.url("/operator"))
-        .form(&[("csrf", csrf.as_str()), ("code", code.as_str())])
-        .send()
-        .await
-        .expect("POST");
-    assert_eq!(r.status(), 404);
+    assert_eq!(enter(&app, &bob, &code).await.0, 404);
     assert!(!is_operator(&app, "bob@example.org").await);
     // And no new code is made.
     assert_eq!(actions::operator_code(&app.pool).await.expect("code"), None);
@@ -161,13 +154,6 @@ async fn no_code_once_an_operator_exists() {
     assert_eq!(r.status(), 404);
     // A code made before the operator works no more.
     let alice = person(&app, "alice@example.org").await;
-    let csrf = app.csrf_of(&alice, "/").await;
-    let r = alice
-        .post(app.url("/operator"))
-        .form(&[("csrf", csrf.as_str()), ("code", code.as_str())])
-        .send()
-        .await
-        .expect("POST");
-    assert_eq!(r.status(), 404);
+    assert_eq!(enter(&app, &alice, &code).await.0, 404);
     assert!(!is_operator(&app, "alice@example.org").await);
 }
