@@ -288,7 +288,8 @@ fn tick_label(v: f64, step: f64, plus: bool) -> String {
     if plus && v > 0.0 {
         format!("+{text}")
     } else {
-        text
+        // A minus sign, as the pages write differences ("A − B", "−0.012").
+        text.replacen('-', "\u{2212}", 1)
     }
 }
 
@@ -1314,7 +1315,7 @@ mod tests {
         assert_eq!(n.iter().sum::<usize>(), 6, "{n:?}");
         let text = desc(&c);
         assert!(
-            text.starts_with("Histogram of SPICE per image, A (Owls) minus B (Foxes), over 6 images: A higher on 3, B higher on 1, equal on 2; median difference +0.005, from -0.100 to +0.300."),
+            text.starts_with("Histogram of SPICE per image, A (Owls) minus B (Foxes), over 6 images: A higher on 3, B higher on 1, equal on 2; median difference +0.005, from \u{2212}0.100 to +0.300."),
             "{text}"
         );
         assert!(text.contains("Bars are 0.05 wide"), "{text}");
@@ -1326,7 +1327,7 @@ mod tests {
         assert!(n.contains(&3), "{n:?}");
         assert_eq!(c.as_str().matches("class=\"bar same\"").count(), 1);
         assert_eq!(c.as_str().matches("class=\"bar b\"").count(), 1);
-        assert!(c.as_str().contains(">+0.2</text>") && c.as_str().contains(">-0.2</text>"));
+        assert!(c.as_str().contains(">+0.2</text>") && c.as_str().contains(">\u{2212}0.2</text>"));
 
         let equal = histogram("h", "A", "B", &[0.0, 0.0]);
         assert_eq!(marks(&equal, "rect"), vec![2]);
@@ -1357,7 +1358,7 @@ mod tests {
             "{lo} {hi} {ticks:?}"
         );
         assert_eq!(tick_label(0.2, 0.1, true), "+0.2");
-        assert_eq!(tick_label(-0.2, 0.1, true), "-0.2");
+        assert_eq!(tick_label(-0.2, 0.1, true), "\u{2212}0.2");
         assert_eq!(tick_label(1e-17, 0.1, true), "0.0");
         assert_eq!(tick_label(0.25, 0.05, false), "0.25");
         assert_eq!(rating(4.0), "4");

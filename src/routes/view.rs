@@ -82,23 +82,29 @@ impl Layout {
     }
 }
 
-/// A score as the tables show it: three decimals, "–" when undefined.
+/// A score as the tables show it: three decimals, a minus sign (not a hyphen) below zero (a
+/// correlation can be), "0.000" for what rounds to zero, "–" when undefined.
 pub fn score(x: Option<f64>) -> String {
     match x {
-        Some(v) if v.is_finite() => format!("{v:.3}"),
+        Some(v) if v.is_finite() => {
+            let text = format!("{v:.3}");
+            match text.strip_prefix('-') {
+                Some("0.000") => "0.000".to_string(),
+                Some(magnitude) => format!("\u{2212}{magnitude}"),
+                None => text,
+            }
+        }
         _ => "–".to_string(),
     }
 }
 
 /// A difference as the compare page shows it: "+0.012" above 0, "−0.012" below (a minus sign,
-/// as in "A − B", not a hyphen), "0.000" for what rounds to zero, "–" when undefined.
+/// as in "A − B"), "0.000" for what rounds to zero, "–" when undefined.
 pub fn signed(x: Option<f64>) -> String {
     let text = score(x);
     match x {
-        _ if text == "0.000" || text == "-0.000" => "0.000".to_string(),
-        Some(v) if v > 0.0 => format!("+{text}"),
-        Some(_) => text.replacen('-', "\u{2212}", 1),
-        None => text,
+        Some(v) if v > 0.0 && text != "0.000" => format!("+{text}"),
+        _ => text,
     }
 }
 
@@ -127,6 +133,9 @@ mod tests {
         assert_eq!(signed(Some(-0.0004)), "0.000");
         assert_eq!(signed(Some(0.0)), "0.000");
         assert_eq!(signed(None), "–");
+        assert_eq!(super::score(Some(-0.2234)), "\u{2212}0.223");
+        assert_eq!(super::score(Some(-0.0001)), "0.000");
+        assert_eq!(signed(Some(0.0004)), "0.000");
         assert_eq!(p_value(Some(0.0)), "< 0.001");
         assert_eq!(p_value(Some(0.0004)), "< 0.001");
         assert_eq!(p_value(Some(0.0312)), "0.031");

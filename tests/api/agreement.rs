@@ -313,7 +313,7 @@ async fn judged_entries_are_plotted_by_name() {
     assert!(!svg.contains("Delta"), "{svg}");
     let desc = chart_desc(svg);
     assert!(
-        desc.starts_with("3 judged entries: SPICE from 0.100 to 0.300 (across), human rating from 1 to 3.5 (up). Pearson r -"),
+        desc.starts_with("3 judged entries: SPICE from 0.100 to 0.300 (across), human rating from 1 to 3.5 (up). Pearson r \u{2212}"),
         "{desc}"
     );
 }
