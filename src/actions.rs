@@ -1877,11 +1877,6 @@ impl UploadTurn {
         self.memory.merge(more);
         Ok(())
     }
-
-    /// What this upload holds of the memory budget, in bytes.
-    pub fn share_bytes(&self) -> u64 {
-        self.memory.num_permits() as u64 * 1024
-    }
 }
 
 impl TeamUploads {

@@ -3,7 +3,8 @@
 //! holding a job of a deleted submission that drops its work instead of failing.
 
 use crate::helpers::{
-    client, demo_references, demo_results, fake_aggregates, fresh, spawn_app_with, TestApp,
+    client, demo_references, demo_results, fake_aggregates, fresh, leaderboard_csv_ids,
+    spawn_app_with, TestApp,
 };
 use spiceboard::actions;
 use spiceboard::domain::SplitName;
@@ -58,14 +59,14 @@ async fn page(browser: &reqwest::Client, url: String) -> (u16, String) {
 
 /// Posts `fields` to `path` as the app's client, with its CSRF token unless `csrf` is false.
 async fn post(app: &TestApp, path: &str, fields: &[(&str, &str)], csrf: bool) -> reqwest::Response {
-    let token = app.csrf("/admin").await;
-    let mut form: Vec<(&str, &str)> = fields.to_vec();
     if csrf {
-        form.push(("csrf", token.as_str()));
+        return app.post_admin_form(path, fields).await;
     }
+    // The browser has its token (and cookie); the form just does not carry it.
+    app.csrf("/admin").await;
     app.client
         .post(app.url(path))
-        .form(&form)
+        .form(fields)
         .send()
         .await
         .expect("POST")
@@ -82,14 +83,7 @@ async fn board(app: &TestApp) -> Option<Vec<i64>> {
         return None;
     }
     assert_eq!(r.status(), 200);
-    let body = r.text().await.expect("csv");
-    let mut ids: Vec<i64> = body
-        .lines()
-        .skip(1)
-        .filter_map(|l| l.split(',').nth(3)?.parse().ok())
-        .collect();
-    ids.sort_unstable();
-    Some(ids)
+    Some(leaderboard_csv_ids(&r.text().await.expect("csv")))
 }
 
 async fn count(app: &TestApp, sql: &str) -> i64 {

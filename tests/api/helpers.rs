@@ -408,6 +408,19 @@ impl TestApp {
         assert_eq!(status, "scored", "job failed: {error:?}");
     }
 
+    /// Posts `fields` and this client's CSRF token (read from /admin) to `path`: an organizer's form.
+    pub async fn post_admin_form(&self, path: &str, fields: &[(&str, &str)]) -> reqwest::Response {
+        let csrf = self.csrf("/admin").await;
+        let mut form: Vec<(&str, &str)> = fields.to_vec();
+        form.push(("csrf", csrf.as_str()));
+        self.client
+            .post(self.url(path))
+            .form(&form)
+            .send()
+            .await
+            .expect("POST")
+    }
+
     /// The CSRF token embedded in a page's forms (fetching it sets the cookie).
     pub async fn csrf(&self, path: &str) -> String {
         self.csrf_of(&self.client, path).await
@@ -661,4 +674,15 @@ pub fn assert_accessible_chart(svg: &str, id: &str, title: &str) {
         svg.contains("viewBox=\"0 0 420 ") && svg.contains("width=\"100%\""),
         "{svg}"
     );
+}
+
+/// The submission ids in a leaderboard CSV (its fourth column), sorted.
+pub fn leaderboard_csv_ids(csv: &str) -> Vec<i64> {
+    let mut ids: Vec<i64> = csv
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split(',').nth(3)?.parse().ok())
+        .collect();
+    ids.sort_unstable();
+    ids
 }

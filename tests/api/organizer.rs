@@ -3,15 +3,7 @@
 use crate::helpers::{demo_references, demo_results, fake_aggregates, spawn_app_with, TestApp};
 
 async fn post_form(app: &TestApp, path: &str, fields: &[(&str, &str)]) -> reqwest::Response {
-    let csrf = app.csrf("/admin").await;
-    let mut form: Vec<(&str, &str)> = fields.to_vec();
-    form.push(("csrf", csrf.as_str()));
-    app.client
-        .post(app.url(path))
-        .form(&form)
-        .send()
-        .await
-        .expect("POST")
+    app.post_admin_form(path, fields).await
 }
 
 /// The organizer's view of the page at `path`.

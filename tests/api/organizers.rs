@@ -2,7 +2,7 @@
 //! organize and no other, on every route of the organizer area; organizers add others by e-mail
 //! and remove them, never the last; the site operator stays above all.
 
-use crate::helpers::{client, demo_results, TestApp};
+use crate::helpers::{client, demo_results, leaderboard_csv_ids, TestApp};
 use spiceboard::actions;
 
 /// Every path of the organizer area the router declares (`src/routes/mod.rs`), as written there.
@@ -304,13 +304,7 @@ async fn board_ids(app: &TestApp, browser: &reqwest::Client, slug: &str) -> Vec<
     )
     .await;
     assert_eq!(status, 200, "{body}");
-    let mut ids: Vec<i64> = body
-        .lines()
-        .skip(1)
-        .filter_map(|l| l.split(',').nth(3)?.parse().ok())
-        .collect();
-    ids.sort_unstable();
-    ids
+    leaderboard_csv_ids(&body)
 }
 
 #[tokio::test]
