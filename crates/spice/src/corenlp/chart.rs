@@ -11,7 +11,21 @@
 //! boundary are filled only for the whole sentence; unary closure is applied to each cell once,
 //! states in index order, each reading the cell as earlier states left it; a sentence with no
 //! parse is parsed again with every tag allowed at score −1000 (CoreNLP's recovery).
+//!
+//! What is left out, and why the tree stays the same ([`Chart::with_bounds`]): CoreNLP fills
+//! every cell. Here a sentence is first parsed with only each word's two likeliest taggings; that
+//! chart holds a subset of the whole chart's derivations with the same arithmetic, so its best
+//! score `s` is the score of a parse of the whole chart, which scores at least `s`. The whole
+//! chart is then filled leaving out each item whose inside score plus its outside bound
+//! ([`super::bound`]: no parse containing it scores more) is below `s` less a slack. An item of
+//! the best parse, or of any parse the read-back could take instead (each of its nodes within a
+//! relative 1e-5 of its cell's best, so the whole within the slack of the best), is never left
+//! out; every max over what is kept that reaches such an item is the same max, in the same order,
+//! as in the whole chart (what is left out could not have won it), so the read-back sees the
+//! same bits on its path and returns the same tree. Leaving items out only lowers cells, so a
+//! cell the read-back tries and rejects stays rejected.
 
+use super::bound::Bounds;
 use super::grammar::Grammar;
 use super::lexicon::{Lexicon, Word};
 use super::tree::Tree;
@@ -41,6 +55,35 @@ pub struct Chart<'a> {
     /// Number of positions, the boundary included.
     length: usize,
     flood: bool,
+    /// Each position's taggings and their scores, as the first pass tries them (state, score).
+    lexical: Vec<Vec<(u32, f32)>>,
+    /// Pruning, when the grammar's bounds cover the sentence.
+    prune: Option<Prune<'a>>,
+}
+
+/// What the chart leaves out: items whose inside score, plus the best outside score any parse
+/// could give them, falls below `threshold`.
+struct Prune<'a> {
+    bounds: &'a Bounds,
+    /// `before[k]`: the best lexical scores of the words before position `k`, summed; `after[k]`
+    /// those of the words from `k` on.
+    before: Vec<f32>,
+    after: Vec<f32>,
+    /// The first pass's taggings: each word's likeliest few.
+    likeliest: Vec<Vec<(u32, f32)>>,
+    /// The score of a parse the first pass found, less the slack (−∞ before it ran, or when it
+    /// found none: then nothing is left out).
+    threshold: f32,
+}
+
+/// How much work a parse took: the charts filled (the first pass included), the items stored
+/// in the first pass and in all, and the best parse's score.
+#[derive(Debug, Clone, Copy)]
+pub struct Work {
+    pub fills: usize,
+    pub first_items: usize,
+    pub items: usize,
+    pub score: f32,
 }
 
 /// The chart's storage, kept per thread and reused from sentence to sentence (only what a
@@ -75,6 +118,8 @@ struct Buffers {
     /// The cell being filled, by state (−∞ between cells), and its finite states as bits.
     cell: Vec<f32>,
     finite: Vec<u64>,
+    /// Items stored since the count was last reset.
+    items: usize,
 }
 
 /// Where one state is finite along one side of the chart: the other ends of those cells as bits,
@@ -189,6 +234,22 @@ impl<'a> Chart<'a> {
             .collect();
         ws.push(lexicon.word_at(BOUNDARY_WORD, words.len()));
         let length = ws.len();
+        let lexical = ws
+            .iter()
+            .enumerate()
+            .map(|(start, word)| {
+                let is_boundary = start + 1 == length;
+                lexicon
+                    .scored_taggings(word, start)
+                    .into_iter()
+                    // The boundary token carries its tag, so only that tag is tried for it.
+                    .filter(|&(tag, s)| {
+                        s > NEG && (!is_boundary || Some(tag as u32) == symbols.boundary_tag)
+                    })
+                    .map(|(tag, s)| (symbols.state_of_tag[tag as usize], s))
+                    .collect()
+            })
+            .collect();
         Some(Chart {
             grammar,
             lexicon,
@@ -196,14 +257,96 @@ impl<'a> Chart<'a> {
             words: ws,
             length,
             flood: false,
+            lexical,
+            prune: None,
         })
     }
 
+    /// Parses in two passes, each exactly as CoreNLP would but the second leaving out what
+    /// cannot matter: first the chart with only each word's `likeliest` taggings (by lexical
+    /// score and the tag's prior), whose best parse, if it finds one, is a parse of the whole
+    /// chart too; then the whole chart, leaving out every item that, by `bounds`, no parse
+    /// within the slack of that score contains. Every item of the best parse, and of every parse
+    /// [`Chart::extract`] could take instead, is kept with the score it has in the whole chart,
+    /// so the tree is the same. Sentences longer than the bounds cover, or with a word without
+    /// taggings of its own, are parsed as before.
+    pub fn with_bounds(mut self, bounds: &'a Bounds, likeliest: usize) -> Chart<'a> {
+        if self.length > bounds.positions() || self.lexical.iter().any(Vec::is_empty) {
+            return self;
+        }
+        let best: Vec<f32> = self
+            .lexical
+            .iter()
+            .map(|t| t.iter().map(|&(_, s)| s).fold(NEG, f32::max))
+            .collect();
+        let mut before = vec![0f32; self.length + 1];
+        for (k, &s) in best.iter().enumerate() {
+            before[k + 1] = before[k] + s;
+        }
+        let mut after = vec![0f32; self.length + 1];
+        for (k, &s) in best.iter().enumerate().rev() {
+            after[k] = after[k + 1] + s;
+        }
+        let likeliest = self
+            .lexical
+            .iter()
+            .map(|t| {
+                let mut t = t.clone();
+                t.sort_by(|a, b| {
+                    let key = |&(st, s): &(u32, f32)| s + bounds.prior(st as usize);
+                    key(b).total_cmp(&key(a))
+                });
+                t.truncate(likeliest.max(1));
+                t
+            })
+            .collect();
+        self.prune = Some(Prune {
+            bounds,
+            before,
+            after,
+            likeliest,
+            threshold: NEG,
+        });
+        self
+    }
+
     /// Parses; `None` when even the recovery parse finds nothing.
-    pub fn parse(mut self) -> Option<Tree> {
+    pub fn parse(self) -> Option<Tree> {
+        self.parse_counted().0
+    }
+
+    /// [`Chart::parse`], and how much work it took.
+    pub fn parse_counted(mut self) -> (Option<Tree>, Work) {
         BUFFERS.with(|b| {
             let mut b = b.borrow_mut();
+            b.items = 0;
+            let mut fills = 1;
+            let mut first_items = 0;
+            if let Some(mut p) = self.prune.take() {
+                // The first pass: the likeliest taggings only, no recovery parse, nothing left
+                // out. Its cells hold no more than the whole chart's, so its best parse scores
+                // no more than the whole chart's.
+                std::mem::swap(&mut self.lexical, &mut p.likeliest);
+                self.fill(&mut b);
+                let found = self.goal_score(&b);
+                first_items = b.items;
+                b.clear(self.grammar.right_children);
+                std::mem::swap(&mut self.lexical, &mut p.likeliest);
+                fills += 1;
+                if found > NEG {
+                    p.threshold = found - slack(found, self.length);
+                    self.prune = Some(p);
+                }
+            }
             self.fill(&mut b);
+            let threshold = self.prune.as_ref().map_or(NEG, |p| p.threshold);
+            if threshold > NEG && self.goal_score(&b) < threshold {
+                // Cannot happen (the first pass's parse is in the chart): the whole chart.
+                b.clear(self.grammar.right_children);
+                self.prune = None;
+                fills += 1;
+                self.fill(&mut b);
+            }
             if self.goal_score(&b) == NEG {
                 b.clear(self.grammar.right_children);
                 self.flood = true;
@@ -214,8 +357,14 @@ impl<'a> Chart<'a> {
             } else {
                 self.extract(&b, self.symbols.goal, 0, self.length)
             };
+            let work = Work {
+                fills,
+                first_items,
+                items: b.items,
+                score: self.goal_score(&b),
+            };
             b.clear(self.grammar.right_children);
-            tree
+            (tree, work)
         })
     }
 
@@ -254,16 +403,9 @@ impl<'a> Chart<'a> {
         let cell = &mut b.cell;
         let mut assigned = false;
         if !self.flood || is_boundary {
-            for (tag, s) in lex.scored_taggings(word, start) {
-                // The boundary token carries its tag, so only that tag is tried for it.
-                if is_boundary && Some(tag as u32) != sym.boundary_tag {
-                    continue;
-                }
-                let state = sym.state_of_tag[tag as usize] as usize;
-                if s > NEG {
-                    assigned = true;
-                    cell[state] = s;
-                }
+            for &(state, s) in &self.lexical[start] {
+                assigned = true;
+                cell[state as usize] = s;
             }
         }
         if !assigned {
@@ -381,8 +523,17 @@ impl<'a> Chart<'a> {
             right_seen,
             cell,
             finite,
+            items,
             ..
         } = b;
+        // With pruning, a state is kept when `score + row[state] >= floor`.
+        let pruning = self.prune.as_ref().map(|p| {
+            let right = self.length - end;
+            (
+                p.bounds.row(start, right),
+                p.threshold - p.before[start] - p.after[end],
+            )
+        });
         // Bits set while walking are seen when the walk reaches them.
         for w in 0..words {
             let mut from = 0u32;
@@ -399,6 +550,13 @@ impl<'a> Chart<'a> {
                 from = bit + 1;
                 let state = w * 64 + bit as usize;
                 let i_score = cell[state];
+                if let Some((row, floor)) = pruning {
+                    if i_score + row[state] < floor {
+                        cell[state] = NEG;
+                        finite[w] &= !(1 << bit);
+                        continue;
+                    }
+                }
                 let g = self.grammar;
                 let rules = g.closed_start[state] as usize..g.closed_start[state + 1] as usize;
                 for &(parent, p_score) in &g.closed[rules] {
@@ -419,6 +577,12 @@ impl<'a> Chart<'a> {
                 let s = w * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
                 let score = std::mem::replace(&mut cell[s], NEG);
+                if let Some((row, floor)) = pruning {
+                    if score + row[s] < floor {
+                        continue;
+                    }
+                }
+                *items += 1;
                 let i = start * n + s;
                 if left_at[i] == 0 {
                     left[start].push(Span {
@@ -484,6 +648,13 @@ impl<'a> Chart<'a> {
         }
         None
     }
+}
+
+/// How far below the best parse a parse read back by [`Chart::extract`] can score: each node it
+/// takes may fall short of its cell's best by `matches`' relative 1e-5, over at most about four
+/// nodes a position; one more nat for the rounding of the bounds.
+fn slack(score: f32, length: usize) -> f32 {
+    1.0 + 1e-4 * score.abs() * length as f32
 }
 
 /// `ExhaustivePCFGParser.matches`: equal within a relative 1e-5.

@@ -99,6 +99,14 @@ impl Lexicon {
         })
     }
 
+    /// log P(tag) in the training counts, by tag index (−∞ for a tag never seen).
+    pub fn tag_log_priors(&self) -> Vec<f32> {
+        self.seen_of_tag
+            .iter()
+            .map(|&c| (c / self.total_seen).ln() as f32)
+            .collect()
+    }
+
     pub fn word(&self, text: &str) -> Word {
         Word {
             index: self.word_index.get(text).copied(),

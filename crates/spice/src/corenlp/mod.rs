@@ -25,6 +25,7 @@
 //! the file the user points at, and the converter's patterns are written in our own notation.
 
 pub mod americanize;
+pub mod bound;
 pub mod chart;
 pub mod coordination;
 pub mod grammar;
@@ -54,7 +55,16 @@ pub struct PcfgParser {
     symbols: chart::Symbols,
     americanize: bool,
     fingerprint: String,
+    bounds: std::sync::OnceLock<bound::Bounds>,
 }
+
+/// Sentences up to this many positions (words and the boundary) are parsed in two passes with
+/// the grammar's outside bounds ([`chart::Chart::with_bounds`]); longer ones, rare in captions,
+/// with the whole chart at once. The bounds' table grows with the cube of it.
+const BOUNDED_POSITIONS: usize = 24;
+
+/// The taggings of each word the chart's first pass tries.
+const LIKELIEST_TAGS: usize = 2;
 
 impl PcfgParser {
     /// [`PcfgParser::load`] once per process and path: the parser lives as long as the process.
@@ -130,6 +140,7 @@ impl PcfgParser {
             },
             americanize: m.americanize,
             fingerprint: m.fingerprint,
+            bounds: std::sync::OnceLock::new(),
         })
     }
 
@@ -137,6 +148,37 @@ impl PcfgParser {
     /// files are not the same scores.
     pub fn fingerprint(&self) -> &str {
         &self.fingerprint
+    }
+
+    /// The grammar's outside bounds ([`bound::Bounds`]), computed on first use.
+    fn bounds(&self) -> &bound::Bounds {
+        self.bounds.get_or_init(|| {
+            let priors = self.lexicon.tag_log_priors();
+            let tags: Vec<(u32, f32)> = self
+                .symbols
+                .state_of_tag
+                .iter()
+                .enumerate()
+                .map(|(t, &s)| (s, priors.get(t).copied().unwrap_or(f32::NEG_INFINITY)))
+                .collect();
+            bound::Bounds::new(&self.grammar, self.symbols.goal, &tags, BOUNDED_POSITIONS)
+        })
+    }
+
+    /// The chart of `words` (as the chart takes them: americanized) with its work counted:
+    /// `exhaustive` leaves nothing out.
+    #[doc(hidden)]
+    pub fn parse_measured(
+        &self,
+        words: &[&str],
+        exhaustive: bool,
+    ) -> Option<(Option<Tree>, chart::Work)> {
+        let words: Vec<String> = words.iter().map(|w| (*w).to_string()).collect();
+        let mut chart = chart::Chart::new(&self.grammar, &self.lexicon, &self.symbols, &words)?;
+        if !exhaustive {
+            chart = chart.with_bounds(self.bounds(), LIKELIEST_TAGS);
+        }
+        Some(chart.parse_counted())
     }
 
     /// The tree `ParserAnnotator` keeps for a tokenized sentence (tokens as CoreNLP's tokenizer
@@ -154,7 +196,7 @@ impl PcfgParser {
             .collect();
         let original: Vec<String> = words.iter().map(|w| (*w).to_string()).collect();
         match chart::Chart::new(&self.grammar, &self.lexicon, &self.symbols, &shown)
-            .and_then(chart::Chart::parse)
+            .and_then(|c| c.with_bounds(self.bounds(), LIKELIEST_TAGS).parse())
         {
             Some(binary) => {
                 let mut t = binary.debinarize().strip_subcategories();
