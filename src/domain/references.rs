@@ -68,13 +68,26 @@ fn image_id(v: &serde_json::Value, where_: &str) -> Result<i64, ReferenceError> 
     id.ok_or_else(|| ReferenceError::BadEntry(format!("{where_}: image_id {v} is not an integer")))
 }
 
+/// The longest reference caption an import takes, in characters: twenty times COCO's longest
+/// (250). Scoring a candidate against a reference costs time growing with the product of their
+/// lengths (METEOR's alignment, ROUGE-L's longest common subsequence): two captions of 227,000
+/// characters took 37 s (found by the fuzz target `engine`), and a split's references are scored
+/// against every submission.
+pub const MAX_REFERENCE_CHARS: usize = 5_000;
+
 /// A reference caption: a string without NUL, which PostgreSQL cannot store (the import failed
-/// on insert; found by the fuzz target `references`).
+/// on insert; found by the fuzz target `references`), and at most [`MAX_REFERENCE_CHARS`] long.
 fn caption(v: serde_json::Value, where_: &str) -> Result<String, ReferenceError> {
     match v {
         serde_json::Value::String(s) if s.contains('\0') => Err(ReferenceError::BadEntry(format!(
             "{where_}: the caption holds U+0000 (NUL), which cannot be stored"
         ))),
+        serde_json::Value::String(s) if s.chars().count() > MAX_REFERENCE_CHARS => {
+            Err(ReferenceError::BadEntry(format!(
+                "{where_}: the caption is {} characters long, more than the {MAX_REFERENCE_CHARS} a reference may have",
+                s.chars().count()
+            )))
+        }
         serde_json::Value::String(s) => Ok(s),
         other => Err(ReferenceError::BadEntry(format!(
             "{where_}: caption {other} is not a string"
@@ -228,5 +241,17 @@ mod tests {
         );
         assert!(msg(br#"[{"image_id": 1, "refs": ["a", "\u0000"]}]"#)
             .contains("item 1: the caption holds U+0000"));
+        let long = format!(
+            r#"{{"annotations": [{{"image_id": 1, "caption": "a"}}, {{"image_id": 1, "caption": "{}"}}]}}"#,
+            "é".repeat(MAX_REFERENCE_CHARS + 1)
+        );
+        assert!(msg(long.as_bytes()).contains(
+            "annotations[1]: the caption is 5001 characters long, more than the 5000 a reference may have"
+        ));
+        let longest = long.replace(
+            &"é".repeat(MAX_REFERENCE_CHARS + 1),
+            &"é".repeat(MAX_REFERENCE_CHARS),
+        );
+        assert!(ReferenceSet::parse(longest.as_bytes()).is_ok());
     }
 }

@@ -84,10 +84,19 @@ async fn bad_reference_files_are_refused_with_the_place() {
     .await
     .expect("challenge");
     let name = SplitName::parse("val").expect("name");
+    // A reference of 227,000 characters took 37 s to score against a candidate as long.
+    let long = format!(
+        "[{{\"image_id\": 1, \"refs\": [\"a dog\", \"{}\"]}}]",
+        "a dog runs ".repeat(20_000)
+    );
     for (file, expected) in [
         (
             &b"{\"annotations\": [{\"image_id\": 1, \"caption\": null}]}"[..],
             "annotations[0]: caption null is not a string",
+        ),
+        (
+            long.as_bytes(),
+            "item 1: the caption is 220000 characters long, more than the 5000 a reference may have",
         ),
         (
             &b"[{\"image_id\": 1, \"refs\": []}]"[..],

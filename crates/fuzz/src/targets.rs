@@ -275,6 +275,10 @@ fn references(g: &mut Gen, input: &mut Vec<u8>) -> Result<(), String> {
                     require(!c.contains('\0'), || {
                         format!("image {}: accepted a caption holding NUL", img.image_id)
                     })?;
+                    require(
+                        c.chars().count() <= spiceboard::domain::references::MAX_REFERENCE_CHARS,
+                        || format!("image {}: accepted a caption too long", img.image_id),
+                    )?;
                 }
             }
             Ok(())
@@ -630,14 +634,32 @@ pub struct EngineCase {
     pub mode: CaptionMode,
 }
 
+/// The longest candidate caption the server takes: its default `limits.max_caption_chars`.
+const CANDIDATE_CHARS: usize = 1_000;
+
+/// `s` cut to its first `n` characters.
+fn at_most(mut s: String, n: usize) -> String {
+    if let Some((at, _)) = s.char_indices().nth(n) {
+        s.truncate(at);
+    }
+    s
+}
+
 impl EngineCase {
+    /// References and a candidate as the server can be given them: captions longer than it
+    /// takes (a reference of [`spiceboard::domain::references::MAX_REFERENCE_CHARS`], a
+    /// candidate of [`CANDIDATE_CHARS`]) cut to that length, so the longest ones are tried.
     pub fn new(g: &mut Gen) -> EngineCase {
-        let references: Vec<String> = (0..1 + g.below(2)).map(|_| caption(g)).collect();
+        use spiceboard::domain::references::MAX_REFERENCE_CHARS;
+        let mut references: Vec<String> = (0..1 + g.below(2))
+            .map(|_| at_most(caption(g), MAX_REFERENCE_CHARS))
+            .collect();
         let same = g.one_in(4);
         let candidate = if same {
+            references[0] = at_most(std::mem::take(&mut references[0]), CANDIDATE_CHARS);
             references[0].clone()
         } else {
-            caption(g)
+            at_most(caption(g), CANDIDATE_CHARS)
         };
         let mode = if g.one_in(2) {
             CaptionMode::Coco
