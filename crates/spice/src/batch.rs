@@ -369,12 +369,28 @@ pub fn evaluate_streamed(
     items: &[BatchItem],
     with_tuples: bool,
     chunk: usize,
-    mut each: impl FnMut(&ItemResult) -> io::Result<()>,
+    each: impl FnMut(&ItemResult) -> io::Result<()>,
 ) -> Result<BatchResult, StreamError> {
     let proposals_of = |c: &str| engine.caption_proposals(c);
+    evaluate_streamed_with(engine, items, with_tuples, chunk, &proposals_of, each)
+}
+
+/// [`evaluate_streamed`] with each caption's proposals from `proposals_of` (a
+/// [`crate::cache::ParseCache`], say).
+pub fn evaluate_streamed_with<F>(
+    engine: &Engine,
+    items: &[BatchItem],
+    with_tuples: bool,
+    chunk: usize,
+    proposals_of: &F,
+    mut each: impl FnMut(&ItemResult) -> io::Result<()>,
+) -> Result<BatchResult, StreamError>
+where
+    F: Fn(&str) -> Result<Vec<Proposal>, EngineError> + Sync,
+{
     let mut kept = Vec::with_capacity(items.len());
     for part in items.chunks(chunk.max(1)) {
-        for mut r in score_items(engine, part, with_tuples, &proposals_of)? {
+        for mut r in score_items(engine, part, with_tuples, proposals_of)? {
             each(&r).map_err(StreamError::Write)?;
             r.scores.candidate_tuples = Vec::new();
             r.scores.reference_tuples = Vec::new();

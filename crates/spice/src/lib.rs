@@ -25,6 +25,7 @@
 //! [`Engine`] is the entry point for callers that want scores from captions or graphs.
 
 pub mod batch;
+pub mod cache;
 pub mod cleanup;
 pub mod cocoeval;
 pub mod corenlp;

@@ -3,6 +3,7 @@
 //! Exit codes: 0 ok, 1 bad input (the message names the item and the field), 2 bad usage.
 
 use std::io::{BufWriter, Read, Write};
+use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -70,7 +71,8 @@ struct ScoreArgs {
     /// Say what was read and what was ignored (fields of the input items other than the jar's).
     #[arg(long)]
     verbose: bool,
-    /// Accepted for compatibility with the jar; parsing is fast enough that no cache is kept.
+    /// Keep each caption's proposals in DIR, as the jar's parse cache does: a later run parses
+    /// only the captions it has not seen (one file per parser and build of spice).
     #[arg(long, value_name = "DIR")]
     cache: Option<String>,
     /// Parse with CoreNLP 3.6.0's own PCFG and converter, as the official SPICE does, from the
@@ -595,10 +597,34 @@ fn score(a: ScoreArgs) -> Result<(), Failure> {
         )),
         None => None,
     };
+    let cache = match &a.cache {
+        Some(dir) => {
+            let c = spice::cache::ParseCache::open(Path::new(dir), &engine)
+                .map_err(|e| Failure::input(format!("-cache {dir}: {e}")))?;
+            if a.verbose {
+                eprintln!(
+                    "cache: {} captions known in {}",
+                    c.known(),
+                    c.path().display()
+                );
+            }
+            Some(c)
+        }
+        None => None,
+    };
+    let proposals_of = |c: &str| match &cache {
+        Some(cache) => cache.proposals(&engine, c),
+        None => engine.caption_proposals(c),
+    };
     let scored = pool.install(|| {
-        batch::evaluate_streamed(&engine, &items, a.detailed, batch::STREAM_CHUNK, |r| {
-            writer.as_mut().map_or(Ok(()), |w| w.write(r))
-        })
+        batch::evaluate_streamed_with(
+            &engine,
+            &items,
+            a.detailed,
+            batch::STREAM_CHUNK,
+            &proposals_of,
+            |r| writer.as_mut().map_or(Ok(()), |w| w.write(r)),
+        )
     });
     let finished = scored.and_then(|result| match writer {
         Some(w) => w
@@ -621,6 +647,17 @@ fn score(a: ScoreArgs) -> Result<(), Failure> {
             });
         }
     };
+    if let Some(cache) = &cache {
+        // The scores stand whether or not the cache could be written: say so, and go on.
+        match cache.save() {
+            Ok(added) if a.verbose => eprintln!(
+                "cache: {added} captions parsed and added to {}",
+                cache.path().display()
+            ),
+            Ok(_) => {}
+            Err(e) => eprintln!("-cache: cannot write {}: {e}", cache.path().display()),
+        }
+    }
     if !a.silent {
         print!("{}", batch::summary(&result, a.subset));
     }

@@ -299,3 +299,64 @@ fn tuples_captions_prints_one_line_of_proposals_per_caption() {
         stderr(&missing)
     );
 }
+
+/// `-cache DIR`, which pycocoevalcap always passes: the first run parses every distinct caption
+/// and keeps its proposals; the next run on the same captions parses none and writes the same
+/// scores; what it reads is the file's (an entry changed by hand changes that image's score); a
+/// torn last line is skipped.
+#[test]
+fn cache_keeps_each_captions_proposals_for_the_next_run() {
+    let d = TestDir::new();
+    let input = d.file(
+        "in.json",
+        json!([
+            {"image_id": 1, "test": "a dog runs on the grass",
+             "refs": ["a dog running on grass", "a brown dog in a field"]},
+            {"image_id": 2, "test": "a red bus", "refs": ["a red bus on a street"]},
+        ])
+        .to_string(),
+    );
+    let cache = d.path("cache");
+    let run = |out: &str| {
+        let o = spice(&[&input, "-out", out, "-cache", &cache, "-silent", "-verbose"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let scores: Value =
+            serde_json::from_str(&std::fs::read_to_string(out).expect("written")).expect("JSON");
+        (stderr(&o), scores)
+    };
+    let (said, first) = run(&d.path("1.json"));
+    assert!(said.contains("cache: 0 captions known"), "{said}");
+    assert!(
+        said.contains("cache: 5 captions parsed and added"),
+        "{said}"
+    );
+    let (said, second) = run(&d.path("2.json"));
+    assert!(said.contains("cache: 5 captions known"), "{said}");
+    assert!(said.contains("cache: 0 captions parsed"), "{said}");
+    assert_eq!(first, second);
+
+    let file = std::fs::read_dir(d.join("cache"))
+        .expect("the cache directory")
+        .map(|e| e.expect("entry").path())
+        .find(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .expect("a cache file");
+    let text = std::fs::read_to_string(&file).expect("cache file");
+    assert_eq!(text.lines().filter(|l| !l.is_empty()).count(), 5, "{text}");
+    let changed: String = text
+        .lines()
+        .map(|l| {
+            if l.starts_with("[\"a red bus\",") {
+                "[\"a red bus\",[[\"cat\"]]]".to_string()
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(&file, format!("{changed}\n[\"a dog ru")).expect("rewrite");
+    let (said, third) = run(&d.path("3.json"));
+    assert!(said.contains("cache: 5 captions known"), "{said}");
+    assert_eq!(third[0]["scores"], first[0]["scores"]);
+    assert_ne!(third[1]["scores"], first[1]["scores"]);
+    assert_eq!(third[1]["scores"]["All"]["tp"], 0, "{}", third[1]);
+}
