@@ -1,7 +1,10 @@
 //! `fuzz`: runs fuzz targets and prints how many inputs each survived.
 //!
 //! ```text
-//! fuzz [--seed S] [--save DIR] TARGET|all N     N inputs of each target, a table of the figures
+//! fuzz [--seed S] [--save DIR] [--from I] TARGET|all N
+//!                                               N inputs of each target (from input I, default
+//!                                               0: a long run goes on where the last stopped),
+//!                                               a table of the figures
 //! fuzz list                                     the targets
 //! fuzz --from I --count C [--save DIR] TARGET   inputs I.. again (one process, no supervision)
 //! ```
@@ -93,7 +96,7 @@ fn main() {
             Some(t) => child(t, &a, from, count),
             None => usage(),
         },
-        ([name, n], None, None) => {
+        ([name, n], from, None) => {
             let Some(n) = n.replace('_', "").parse().ok() else {
                 std::process::exit(usage());
             };
@@ -105,7 +108,7 @@ fn main() {
                     None => std::process::exit(usage()),
                 }
             };
-            supervise(&chosen, &a, n)
+            supervise(&chosen, &a, from.unwrap_or(0), n)
         }
         _ => usage(),
     };
@@ -114,7 +117,7 @@ fn main() {
 
 fn usage() -> i32 {
     eprintln!(
-        "usage: fuzz [--seed S] [--save DIR] TARGET|all N\n       fuzz list\n       \
+        "usage: fuzz [--seed S] [--save DIR] [--from I] TARGET|all N\n       fuzz list\n       \
          fuzz --from I --count C [--save DIR] [--trace] TARGET"
     );
     2
@@ -262,7 +265,8 @@ fn run_child(t: &Target, a: &Args, from: u64, count: u64, trace: bool) -> Report
 }
 
 /// Runs `n` inputs of each target in children of `CHUNK` inputs, and prints the table.
-fn supervise(chosen: &[&Target], a: &Args, n: u64) -> i32 {
+/// Inputs `from..from + n` of each chosen target, in child processes; a table of the figures.
+fn supervise(chosen: &[&Target], a: &Args, from: u64, n: u64) -> i32 {
     println!(
         "{:<18} {:>12} {:>10} {:>9} {:>11} {:>11}",
         "target", "inputs", "inputs/s", "failures", "slowest ms", "peak MiB"
@@ -272,9 +276,10 @@ fn supervise(chosen: &[&Target], a: &Args, n: u64) -> i32 {
         let (mut done, mut nanos) = (0u64, 0u128);
         let (mut slowest, mut peak) = ((0u128, 0u64), (0u128, 0u64));
         let mut failures: Vec<(u64, String)> = Vec::new();
-        let mut at = 0u64;
-        while at < n {
-            let count = CHUNK.min(n - at);
+        let mut at = from;
+        let end = from.saturating_add(n);
+        while at < end {
+            let count = CHUNK.min(end - at);
             let r = run_child(t, a, at, count, false);
             if r.done {
                 (done, nanos) = (done + r.inputs, nanos + r.nanos);
