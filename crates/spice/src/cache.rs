@@ -25,7 +25,10 @@ impl ParseCache {
     /// The cache in `dir` (made if missing) for `engine`'s parser as this executable runs it.
     pub fn open(dir: &Path, engine: &Engine) -> io::Result<ParseCache> {
         std::fs::create_dir_all(dir)?;
-        let exe = std::fs::read(std::env::current_exe()?)?;
+        // The running image (Linux's /proc/self/exe), not whatever file is at its path now: a
+        // `spice` rebuilt while this one runs must not file this one's proposals under its name.
+        let exe =
+            std::fs::read("/proc/self/exe").or_else(|_| std::fs::read(std::env::current_exe()?))?;
         let front = engine.options().front_end;
         let mut id = crc32fast::Hasher::new();
         id.update(&exe);

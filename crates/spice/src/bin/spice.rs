@@ -582,21 +582,6 @@ fn score(a: ScoreArgs) -> Result<(), Failure> {
         .num_threads(a.threads.unwrap_or(0))
         .build()
         .map_err(|e| Failure::input(format!("cannot start threads: {e}")))?;
-    // Each image's JSON is written as soon as its chunk is scored (batch::evaluate_streamed), so
-    // memory does not grow with the output; an output file cut short by a failure is removed.
-    let cannot_write =
-        |out: &str, e: std::io::Error| Failure::input(format!("{out}: cannot write: {e}"));
-    let mut writer = match &a.out {
-        Some(out) => Some(batch::OutputWriter::new(
-            BufWriter::new(std::fs::File::create(out).map_err(|e| cannot_write(out, e))?),
-            OutputOptions {
-                subset: a.subset,
-                detailed: a.detailed,
-                front_end: Some(engine.options().front_end.name()),
-            },
-        )),
-        None => None,
-    };
     let cache = match &a.cache {
         Some(dir) => {
             let c = spice::cache::ParseCache::open(Path::new(dir), &engine)
@@ -610,6 +595,21 @@ fn score(a: ScoreArgs) -> Result<(), Failure> {
             }
             Some(c)
         }
+        None => None,
+    };
+    // Each image's JSON is written as soon as its chunk is scored (batch::evaluate_streamed), so
+    // memory does not grow with the output; an output file cut short by a failure is removed.
+    let cannot_write =
+        |out: &str, e: std::io::Error| Failure::input(format!("{out}: cannot write: {e}"));
+    let mut writer = match &a.out {
+        Some(out) => Some(batch::OutputWriter::new(
+            BufWriter::new(std::fs::File::create(out).map_err(|e| cannot_write(out, e))?),
+            OutputOptions {
+                subset: a.subset,
+                detailed: a.detailed,
+                front_end: Some(engine.options().front_end.name()),
+            },
+        )),
         None => None,
     };
     let proposals_of = |c: &str| match &cache {

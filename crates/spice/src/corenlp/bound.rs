@@ -17,6 +17,10 @@ use super::grammar::Grammar;
 
 const NEG: f32 = f32::NEG_INFINITY;
 
+/// Passes of the closed unary rules over a cell of the tables, at most: they stop when nothing
+/// rises (two or three, as the closure is transitive up to rounding).
+const MAX_CLOSURE_PASSES: usize = 16;
+
 /// The most positions a table may cover (its size and cost grow with the square and the cube).
 pub const MAX_BOUNDED: usize = 64;
 
@@ -75,9 +79,10 @@ impl Bounds {
                     cell[r.parent as usize] = best;
                 }
             }
-            // Closed unaries twice: a chain of closed rules never beats its closed score by more
-            // than rounding, and the chart may walk such chains.
-            for _ in 0..2 {
+            // Closed unaries until nothing rises: the chart may walk chains of closed rules, which
+            // beat their closed score by rounding at most, but by that they may.
+            for _ in 0..MAX_CLOSURE_PASSES {
+                let mut rose = false;
                 for c in 0..n {
                     let v = inside[w][c];
                     if v == NEG {
@@ -85,8 +90,14 @@ impl Bounds {
                     }
                     for &(p, s) in closed(c) {
                         let p = p as usize;
-                        inside[w][p] = inside[w][p].max(v + s);
+                        if v + s > inside[w][p] {
+                            inside[w][p] = v + s;
+                            rose = true;
+                        }
                     }
+                }
+                if !rose {
+                    break;
                 }
             }
         }
@@ -132,16 +143,23 @@ impl Bounds {
                     }
                 }
             }
-            for _ in 0..2 {
+            for _ in 0..MAX_CLOSURE_PASSES {
+                let mut rose = false;
                 for c in 0..n {
                     for &(p, s) in closed(c) {
                         for left in 0..=d {
                             let at = pair(left, d - left);
                             let o = by_state[p as usize * pairs + at] + s;
                             let here = &mut by_state[c * pairs + at];
-                            *here = here.max(o);
+                            if o > *here {
+                                *here = o;
+                                rose = true;
+                            }
                         }
                     }
+                }
+                if !rose {
+                    break;
                 }
             }
         }

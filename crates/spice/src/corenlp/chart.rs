@@ -23,7 +23,10 @@
 //! out; every max over what is kept that reaches such an item is the same max, in the same order,
 //! as in the whole chart (what is left out could not have won it), so the read-back sees the
 //! same bits on its path and returns the same tree. Leaving items out only lowers cells, so a
-//! cell the read-back tries and rejects stays rejected.
+//! cell the read-back tries and rejects stays rejected. The slack makes this so in practice; each
+//! tree is also proved so ([`certified`]): every node the read-back takes, with the tree around it,
+//! scores above the threshold by more than the read-back's tolerance, or the sentence is parsed
+//! again with the whole chart.
 
 use super::bound::Bounds;
 use super::grammar::Grammar;
@@ -352,11 +355,17 @@ impl<'a> Chart<'a> {
                 self.flood = true;
                 self.fill(&mut b);
             }
-            let tree = if self.goal_score(&b) == NEG {
-                None
-            } else {
-                self.extract(&b, self.symbols.goal, 0, self.length)
-            };
+            let mut sure = true;
+            let mut tree = self.read_back(&b, &mut sure);
+            if self.prune.is_some() && (tree.is_none() || !sure) {
+                // Not proved to be the whole chart's tree (never seen on the shared sets): the
+                // whole chart.
+                b.clear(self.grammar.right_children);
+                self.prune = None;
+                fills += 1;
+                self.fill(&mut b);
+                tree = self.read_back(&b, &mut sure);
+            }
             let work = Work {
                 fills,
                 first_items,
@@ -366,6 +375,14 @@ impl<'a> Chart<'a> {
             b.clear(self.grammar.right_children);
             (tree, work)
         })
+    }
+
+    fn read_back(&self, b: &Buffers, sure: &mut bool) -> Option<Tree> {
+        if self.goal_score(b) == NEG {
+            None
+        } else {
+            self.extract(b, self.symbols.goal, 0, self.length, 0.0, sure)
+        }
     }
 
     fn goal_score(&self, b: &Buffers) -> f32 {
@@ -613,8 +630,22 @@ impl<'a> Chart<'a> {
         }
     }
 
-    fn extract(&self, b: &Buffers, goal: u32, start: usize, end: usize) -> Option<Tree> {
+    /// The tree under `goal` over `start..end`, read back as CoreNLP does. With pruning, each
+    /// node taken is also checked against the threshold ([`Chart::certified`]): `outside` is the
+    /// score of the read-back's tree around it, and `sure` is cleared when a node fails.
+    fn extract(
+        &self,
+        b: &Buffers,
+        goal: u32,
+        start: usize,
+        end: usize,
+        outside: f64,
+        sure: &mut bool,
+    ) -> Option<Tree> {
         let best = f64::from(b.score(start, end, goal as usize));
+        if let Some(p) = &self.prune {
+            *sure &= certified(best, outside, f64::from(p.threshold));
+        }
         let label = &self.symbols.states[goal as usize];
         if end - start == 1 {
             if let Some(tag) = self.symbols.tag_of_state[goal as usize] {
@@ -627,14 +658,17 @@ impl<'a> Chart<'a> {
         for split in start + 1..end {
             for &ri in &self.grammar.binary_by_parent[goal as usize] {
                 let r = &self.grammar.binary[ri as usize];
-                let score = f64::from(
-                    r.score
-                        + b.score(start, split, r.left as usize)
-                        + b.score(split, end, r.right as usize),
+                let (left, right) = (
+                    b.score(start, split, r.left as usize),
+                    b.score(split, end, r.right as usize),
                 );
+                let score = f64::from(r.score + left + right);
                 if matches(score, best) {
-                    let l = self.extract(b, r.left, start, split)?;
-                    let rt = self.extract(b, r.right, split, end)?;
+                    let around = outside + f64::from(r.score);
+                    let l =
+                        self.extract(b, r.left, start, split, around + f64::from(right), sure)?;
+                    let rt =
+                        self.extract(b, r.right, split, end, around + f64::from(left), sure)?;
                     return Some(Tree::node(label, vec![l, rt]));
                 }
             }
@@ -642,12 +676,24 @@ impl<'a> Chart<'a> {
         for r in &self.grammar.unary_by_parent[goal as usize] {
             let score = f64::from(r.score + b.score(start, end, r.child as usize));
             if r.child != r.parent && matches(score, best) {
-                let child = self.extract(b, r.child, start, end)?;
+                let child =
+                    self.extract(b, r.child, start, end, outside + f64::from(r.score), sure)?;
                 return Some(Tree::node(label, vec![child]));
             }
         }
         None
     }
+}
+
+/// Whether a node the read-back takes, scoring `best` in its cell with `outside` the score of the
+/// tree read back around it, proves that nothing left out below `threshold` could have changed
+/// the choice there: a way of building the node that the whole chart has and the pruned one
+/// lacks (or scores lower) would match only if the node's parse scored under the threshold plus
+/// `matches`' tolerance, since what was left out scores under the threshold with any outside.
+/// Each node on the path passing proves the tree is the whole chart's; the slack makes it the
+/// rule, and a failure sends the sentence to the whole chart.
+fn certified(best: f64, outside: f64, threshold: f64) -> bool {
+    best + outside >= threshold + 2.1e-5 * best.abs() + 1e-2
 }
 
 /// How far below the best parse a parse read back by [`Chart::extract`] can score: each node it
