@@ -16,7 +16,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 pub use gen::Gen;
 
@@ -43,8 +43,25 @@ static PEAK: AtomicUsize = AtomicUsize::new(0);
 static BASE: AtomicUsize = AtomicUsize::new(0);
 
 thread_local! {
-    /// When the parser started.
-    static START: std::cell::Cell<Option<Instant>> = const { std::cell::Cell::new(None) };
+    /// When the parser started, in the process's CPU time.
+    static START: std::cell::Cell<Option<Duration>> = const { std::cell::Cell::new(None) };
+}
+
+/// The CPU time the process has used (all its threads): what an input costs, whatever else the
+/// machine runs (wall time failed inputs of a few milliseconds on a loaded machine, where a
+/// low-priority run waited 500 ms for a core).
+fn cpu_time() -> Duration {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid timespec for the call to write; the clock id is a constant Linux has.
+    let ok = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) } == 0;
+    if ok {
+        Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+    } else {
+        Duration::ZERO
+    }
 }
 
 /// Whether [`parsing_starts`] keeps a copy of each input (to save one that hangs or aborts).
@@ -73,7 +90,7 @@ pub fn parsing_starts(input: &[u8]) {
     let live = LIVE.load(Ordering::Relaxed);
     BASE.store(live, Ordering::Relaxed);
     PEAK.store(live, Ordering::Relaxed);
-    START.with(|s| s.set(Some(Instant::now())));
+    START.with(|s| s.set(Some(cpu_time())));
 }
 
 unsafe impl GlobalAlloc for Counting {
@@ -124,6 +141,7 @@ pub fn quiet_panics() {
 /// What one input did.
 pub struct Outcome {
     pub input: Vec<u8>,
+    /// The CPU time the input took (the process's, all threads).
     pub elapsed: Duration,
     /// The most bytes the parser allocated at once beyond what was live when it started.
     pub peak_bytes: usize,
@@ -145,7 +163,7 @@ pub fn run_one(target: &Target, seed: u64, index: u64, checks: &Checks) -> Outco
     let result = std::panic::catch_unwind(AssertUnwindSafe(|| (target.case)(&mut g, &mut input)));
     let elapsed = START
         .with(|s| s.get())
-        .map_or(Duration::ZERO, |s| s.elapsed());
+        .map_or(Duration::ZERO, |s| cpu_time().saturating_sub(s));
     let peak_bytes = PEAK
         .load(Ordering::Relaxed)
         .saturating_sub(BASE.load(Ordering::Relaxed));
