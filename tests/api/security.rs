@@ -1097,9 +1097,17 @@ async fn a_revoked_api_token_stops_working() {
 async fn below_the_free_space_floor_uploads_wait_and_resume_when_space_is_back() {
     let dir = tempfile::tempdir().expect("temp dir");
     let free = spiceboard::disk::free_bytes(dir.path()).expect("statvfs");
-    // The floor sits 3 GiB below what is free now (room for what other tests and processes write
-    // meanwhile); a 4 GiB file then takes the disk below it.
-    let floor = free.saturating_sub(3 << 30);
+    // The floor sits a margin below what is free now (room for what other tests and processes
+    // write meanwhile: a quarter of the free space, at most 3 GiB); a file of twice the margin then
+    // takes the disk below it. On a nearly full disk (CI builds beside this test) the file still
+    // fits, since it takes half of what is free at most.
+    let margin = (free / 4).min(3 << 30);
+    assert!(
+        margin >= 64 << 20,
+        "only {free} bytes free under {}: too little for this test to fill",
+        dir.path().display()
+    );
+    let floor = free - margin;
     let path = dir.path().to_path_buf();
     let app = spawn_app_with(0, move |s| {
         s.limits.disk_path = Some(path);
@@ -1111,8 +1119,12 @@ async fn below_the_free_space_floor_uploads_wait_and_resume_when_space_is_back()
     let filler = dir.path().join("filler");
     let f = std::fs::File::create(&filler).expect("filler");
     // SAFETY: a valid descriptor; posix_fallocate reserves real blocks, as a full disk has.
-    let rc = unsafe { libc::posix_fallocate(std::os::fd::AsRawFd::as_raw_fd(&f), 0, 4 << 30) };
-    assert_eq!(rc, 0, "posix_fallocate");
+    let filler_len = i64::try_from(2 * margin).expect("at most 6 GiB");
+    let rc = unsafe { libc::posix_fallocate(std::os::fd::AsRawFd::as_raw_fd(&f), 0, filler_len) };
+    assert_eq!(
+        rc, 0,
+        "posix_fallocate of {filler_len} bytes ({free} were free)"
+    );
     let (status, e) = api_error(&app, "disk", &token, demo_results(true)).await;
     assert_eq!(status, 503);
     assert!(e.contains("short of disk space"), "{e}");
