@@ -1487,10 +1487,11 @@ impl<'a> Lexer<'a> {
         best
     }
 
-    /// THING3 = [alnum]+ (-[alpha]+){0,2} (\\?/ [alnum]+ (-[alpha]+){0,2}){1,2}
+    /// THING3 = [A-Za-z0-9]+ (-[A-Za-z]+){0,2} (\\?/ [A-Za-z0-9]+ (-[A-Za-z]+){0,2}){1,2}
     fn thing3(&self, i: usize) -> Option<usize> {
-        let alnum = |c: char| in_bmp(c) && (c.is_alphanumeric() && !is_letter_number(c));
-        let alpha = |c: char| in_bmp(c) && c.is_alphabetic() && !is_letter_number(c);
+        // ASCII only: `[A-Za-z0-9]` and `[A-Za-z]` in PTBLexer.flex.
+        let alnum = |c: char| c.is_ascii_alphanumeric();
+        let alpha = |c: char| c.is_ascii_alphabetic();
         if !self.is(i, alnum) {
             return None;
         }
@@ -2263,6 +2264,25 @@ mod tests {
             "wait ... what ?! no !! ok . . x ... y"
         );
         assert_eq!(words("bikes., sink.;"), "bikes. , sink. ;");
+    }
+
+    #[test]
+    fn thing3_joins_ascii_letters_and_digits_only() {
+        // `[A-Za-z0-9]+` around the slash: other letters and digits, fractions and superscripts
+        // do not join (PTBTokenizer 3.4.1, and 3.6.0's PTBLexer.flex has the same THING3).
+        assert_eq!(words("a/b x9/y-z éa/b aªb/c"), "a/b x9/y-z éa / b aªb / c");
+        assert_eq!(
+            words("x²/y ½/b a½/b ①/b"),
+            "x ² / y 1/2 / b a 1/2 / b ① / b"
+        );
+        assert_eq!(
+            words("\u{4E00}\u{4E8C}/\u{4E09}"),
+            "\u{4E00}\u{4E8C} / \u{4E09}"
+        );
+        let run = "\u{BD}".repeat(1100);
+        let mut expected = vec!["1/2"; 1100];
+        expected.extend(["/", "b"]);
+        assert_eq!(words(&format!("{run}/b")), expected.join(" "));
     }
 
     #[test]
