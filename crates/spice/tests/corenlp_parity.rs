@@ -86,7 +86,7 @@ fn pruning_by_the_outside_bounds_keeps_the_best_parse() {
         let shared = official::read(&file, Some(100)).expect("shared analyses");
         sentences.extend(shared.into_iter().map(|s| s.words));
     }
-    let (mut whole, mut pruned, mut two_pass, mut skipped) = (0, 0, 0, 0);
+    let (mut whole, mut pruned, mut two_pass) = (0, 0, 0);
     for words in &sentences {
         let w: Vec<&str> = words.iter().map(String::as_str).collect();
         let Some((tree, all)) = p.parse_measured(&w, true) else {
@@ -103,8 +103,6 @@ fn pruning_by_the_outside_bounds_keeps_the_best_parse() {
         );
         whole += all.items;
         pruned += bounded.items;
-        skipped += bounded.skipped;
-        assert_eq!(all.skipped, 0, "the whole chart skips nothing");
         two_pass += usize::from(bounded.fills == 2);
     }
     assert!(
@@ -115,11 +113,6 @@ fn pruning_by_the_outside_bounds_keeps_the_best_parse() {
     assert!(
         pruned * 3 < whole * 2,
         "{pruned} items stored with the bounds, {whole} without"
-    );
-    assert!(
-        skipped > sentences.len() * 1000,
-        "{skipped} left children skipped in {} sentences",
-        sentences.len()
     );
 }
 

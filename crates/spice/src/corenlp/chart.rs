@@ -87,13 +87,12 @@ struct Prune<'a> {
 }
 
 /// How much work a parse took: the charts filled (the first pass included), the items stored
-/// in the first pass and in all, the left children skipped, and the best parse's score.
+/// in the first pass and in all, and the best parse's score.
 #[derive(Debug, Clone, Copy)]
 pub struct Work {
     pub fills: usize,
     pub first_items: usize,
     pub items: usize,
-    pub skipped: usize,
     pub score: f32,
 }
 
@@ -129,9 +128,8 @@ struct Buffers {
     /// The cell being filled, by state (−∞ between cells), and its finite states as bits.
     cell: Vec<f32>,
     finite: Vec<u64>,
-    /// Items stored, and left children skipped, since the counts were last reset.
+    /// Items stored since the count was last reset.
     items: usize,
-    skipped: usize,
     /// The best inside score stored in each cell, by `start * MAX_POSITIONS + end` (−∞: none
     /// yet), for skipping left children no right sibling can lift above the threshold.
     cell_max: Vec<f32>,
@@ -337,7 +335,6 @@ impl<'a> Chart<'a> {
         BUFFERS.with(|b| {
             let mut b = b.borrow_mut();
             b.items = 0;
-            b.skipped = 0;
             let mut fills = 1;
             let mut first_items = 0;
             if let Some(mut p) = self.prune.take() {
@@ -385,7 +382,6 @@ impl<'a> Chart<'a> {
                 fills,
                 first_items,
                 items: b.items,
-                skipped: b.skipped,
                 score: self.goal_score(&b),
             };
             b.clear(self.grammar.right_children);
@@ -485,7 +481,6 @@ impl<'a> Chart<'a> {
             cell,
             finite,
             cell_max,
-            skipped,
             ..
         } = b;
         // A left child is skipped when `inside + best right cell + as_left[state] < floor`.
@@ -518,7 +513,6 @@ impl<'a> Chart<'a> {
                         .max(left_row[split - start - 1] + cell_max[split * MAX_POSITIONS + end]);
                 }
                 if best + as_left[l] < floor {
-                    *skipped += 1;
                     continue;
                 }
             }
