@@ -36,10 +36,6 @@ pub struct Bounds {
     outside: Vec<f32>,
     /// The goal's best inside score over `w` words with zero-scored tags, by `w`.
     inside_goal: Vec<f32>,
-    /// `as_left[pair(left, right) * states + state]`: the best a state can add as the left child
-    /// of a binary rule whose parent has `left` words before it and `right` after it (the rule's
-    /// score plus the parent's outside score), its sibling's inside score left out.
-    as_left: Vec<f32>,
 }
 
 /// Index of the pair `(left, right)`: pairs come by their sum, then by `left`.
@@ -173,16 +169,7 @@ impl Bounds {
                 outside[at * n + s] = v;
             }
         }
-        let mut as_left = vec![NEG; pairs * n];
-        for r in &grammar.binary {
-            let parent = &by_state[r.parent as usize * pairs..][..pairs];
-            for (at, &o) in parent.iter().enumerate() {
-                let v = &mut as_left[at * n + r.left as usize];
-                *v = v.max(r.score + o);
-            }
-        }
         Bounds {
-            as_left,
             prior,
             states: n,
             positions,
@@ -210,12 +197,6 @@ impl Bounds {
     /// The best score of a parse of `w` positions, lexical scores left out.
     pub fn inside_goal(&self, w: usize) -> f32 {
         self.inside_goal[w]
-    }
-
-    /// [`Bounds::as_left`]'s row for a parent with `left` words before it and `right` after it.
-    pub fn as_left_row(&self, left: usize, right: usize) -> &[f32] {
-        let at = pair(left, right) * self.states;
-        &self.as_left[at..at + self.states]
     }
 
     /// The outside bounds of one span's states, as one row.

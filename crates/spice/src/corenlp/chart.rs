@@ -27,13 +27,6 @@
 //! tree is also proved so ([`certified`]): every node the read-back takes, with the tree around it,
 //! scores above the threshold by more than the read-back's tolerance, or the sentence is parsed
 //! again with the whole chart.
-//!
-//! The second pass also skips work that could only make items it leaves out: a left child over
-//! `start..split` is not combined into the cell `start..end` when its inside score, plus the
-//! best inside score in the cell `split..end`, plus the most any of its rules could add as the
-//! left child of a parent over `start..end` ([`Bounds::as_left_row`]: the rule's score and the
-//! parent's outside bound), falls below the threshold: every parent it could build there would be
-//! left out when the cell is stored.
 
 use super::bound::Bounds;
 use super::grammar::Grammar;
@@ -130,9 +123,6 @@ struct Buffers {
     finite: Vec<u64>,
     /// Items stored since the count was last reset.
     items: usize,
-    /// The best inside score stored in each cell, by `start * MAX_POSITIONS + end` (−∞: none
-    /// yet), for skipping left children no right sibling can lift above the threshold.
-    cell_max: Vec<f32>,
 }
 
 /// Where one state is finite along one side of the chart: the other ends of those cells as bits,
@@ -188,8 +178,6 @@ impl Buffers {
         }
         self.by_start.clear();
         self.by_end.clear();
-        self.cell_max.clear();
-        self.cell_max.resize((positions + 1) * MAX_POSITIONS, NEG);
         self.in_use = true;
     }
 
@@ -480,16 +468,8 @@ impl<'a> Chart<'a> {
             candidates,
             cell,
             finite,
-            cell_max,
             ..
         } = b;
-        // A left child is skipped when `inside + best right cell + as_left[state] < floor`.
-        let skip = self.prune.as_ref().filter(|p| p.threshold > NEG).map(|p| {
-            (
-                p.bounds.as_left_row(start, self.length - end),
-                p.threshold - p.before[start] - p.after[end],
-            )
-        });
         let between: u128 = ((1u128 << end) - 1) & !((1u128 << (start + 1)) - 1);
         let nr = g.right_children;
         let right_seen = &right_seen[end * nr..(end + 1) * nr];
@@ -503,19 +483,6 @@ impl<'a> Chart<'a> {
             let l = lsp.state as usize;
             // This row's index i holds the cell ending at start + 1 + i.
             let left_row = &by_start[lsp.row as usize..];
-            if let Some((as_left, floor)) = skip {
-                let mut best = NEG;
-                let mut m = lm;
-                while m != 0 {
-                    let split = m.trailing_zeros() as usize;
-                    m &= m - 1;
-                    best = best
-                        .max(left_row[split - start - 1] + cell_max[split * MAX_POSITIONS + end]);
-                }
-                if best + as_left[l] < floor {
-                    continue;
-                }
-            }
             let first = g.by_left_start[l] as usize;
             let rights = &g.by_left_right[first..g.by_left_start[l + 1] as usize];
             // The rules whose right child is finite in some cell ending here, picked without
@@ -574,7 +541,6 @@ impl<'a> Chart<'a> {
             cell,
             finite,
             items,
-            cell_max,
             ..
         } = b;
         // With pruning, a state is kept when `score + row[state] >= floor`.
@@ -634,8 +600,6 @@ impl<'a> Chart<'a> {
                     }
                 }
                 *items += 1;
-                let cm = &mut cell_max[start * MAX_POSITIONS + end];
-                *cm = cm.max(score);
                 let i = start * n + s;
                 if left_at[i] == 0 {
                     left[start].push(Span {
