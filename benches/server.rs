@@ -341,6 +341,7 @@ async fn coco_scale(
 
     let limits = SubmitLimits {
         max_caption_chars: settings.limits.max_caption_chars,
+        parse_words_per_image: 24,
         max_attempts: 3,
         disk_floor: None,
     };
@@ -917,6 +918,7 @@ async fn large_leaderboard(
     };
     let limits = SubmitLimits {
         max_caption_chars: 1000,
+        parse_words_per_image: 24,
         max_attempts: 3,
         disk_floor: None,
     };

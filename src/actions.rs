@@ -11,7 +11,7 @@ use crate::auth;
 use crate::domain::leaderboard::{rank_by_front_end, EntryPolicy, RankedEntry, SortKey};
 use crate::domain::phase::Phase;
 use crate::domain::references::ReferenceError;
-use crate::domain::results_file::Bounds;
+use crate::domain::results_file::{Bounds, ParseBudget};
 use crate::domain::{
     CaptionMode, ChallengeSlug, Description, Email, JobState, Password, ReferenceSet, ResultsFile,
     SplitName, SubmissionKind, SubmissionMethod, SubmissionStatus, TeamName, Title, UploadError,
@@ -807,6 +807,8 @@ pub enum Uploader<'a> {
 #[derive(Debug, Clone)]
 pub struct SubmitLimits {
     pub max_caption_chars: usize,
+    /// The parsing an upload's captions may take ([`crate::domain::results_file::ParseBudget`]).
+    pub parse_words_per_image: usize,
     pub max_attempts: i32,
     /// Uploads are refused below this much free disk.
     pub disk_floor: Option<crate::disk::DiskFloor>,
@@ -816,6 +818,7 @@ impl SubmitLimits {
     pub fn from_settings(s: &crate::configuration::Settings) -> SubmitLimits {
         SubmitLimits {
             max_caption_chars: s.limits.max_caption_chars,
+            parse_words_per_image: s.limits.parse_words_per_image,
             max_attempts: s.worker.max_attempts,
             disk_floor: s.disk_floor(),
         }
@@ -857,6 +860,7 @@ async fn validate(
     ids: HashSet<i64>,
     max_bytes: u64,
     max_caption_chars: usize,
+    parse_words_per_image: usize,
 ) -> Result<(Vec<u8>, Option<String>), ActionError> {
     off_the_async_threads("validation", move || {
         let bounds = Bounds {
@@ -865,6 +869,9 @@ async fn validate(
             max_bytes,
             max_caption_chars,
             refuse_empty_captions: true,
+            parse_budget: Some(ParseBudget {
+                words_per_image: parse_words_per_image,
+            }),
         };
         ResultsFile::parse(&bytes, bounds).map(|file| {
             let ignored = file.ignored();
@@ -896,6 +903,7 @@ pub async fn submit(
 ) -> Result<Submission, ActionError> {
     let SubmitLimits {
         max_caption_chars,
+        parse_words_per_image,
         max_attempts,
         disk_floor,
     } = limits;
@@ -914,6 +922,7 @@ pub async fn submit(
         ids,
         challenge.file_limit(),
         max_caption_chars,
+        parse_words_per_image,
     )
     .await?;
     let sha = hex::encode(Sha256::digest(&bytes));

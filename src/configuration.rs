@@ -83,6 +83,9 @@ pub struct WorkerSettings {
 pub struct LimitSettings {
     /// Longest candidate caption accepted, in characters.
     pub max_caption_chars: usize,
+    /// The parsing an upload's captions may take: that of a caption of this many tokens for each
+    /// image (`ParseBudget`; the exact front end's chart grows with the cube of a sentence).
+    pub parse_words_per_image: usize,
     /// Hard cap on any request body, whatever a challenge allows.
     pub max_request_bytes: usize,
     /// Uploads are refused while less than this is free on the database's disk.
@@ -144,6 +147,7 @@ impl Settings {
             .set_default("worker.transient_backoff_max_seconds", 300)?
             .set_default("worker.transient_retries", 12)?
             .set_default("limits.max_caption_chars", 1000)?
+            .set_default("limits.parse_words_per_image", 24)?
             .set_default("limits.max_request_bytes", 256 * 1024 * 1024)?
             .set_default("limits.min_free_disk_bytes", 1024 * 1024 * 1024)?
             .set_default("limits.comparisons_at_once", 1)?
@@ -207,6 +211,7 @@ impl Settings {
             },
             limits: LimitSettings {
                 max_caption_chars: 1000,
+                parse_words_per_image: 24,
                 max_request_bytes: 256 * 1024 * 1024,
                 min_free_disk_bytes: 1024 * 1024 * 1024,
                 disk_path: None,

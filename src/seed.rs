@@ -244,6 +244,7 @@ pub async fn seed_demo(
     let split = actions::split(pool, &challenge, "val").await?;
     let limits = actions::SubmitLimits {
         max_caption_chars: 1000,
+        parse_words_per_image: 24,
         max_attempts,
         disk_floor: None,
     };

@@ -73,6 +73,9 @@ fn entries_holding_millions_of_values_are_refused_without_building_them() {
         max_bytes: 64 << 20,
         max_caption_chars: 500,
         refuse_empty_captions: true,
+        parse_budget: Some(spiceboard::domain::results_file::ParseBudget {
+            words_per_image: 24,
+        }),
     };
     let before = LIVE.load(Relaxed);
     PEAK.store(before, Relaxed);

@@ -4,11 +4,13 @@
 //! refuses what the server refuses and says it alike (entries numbered from 1, other keys
 //! ignored and listed, a byte-order mark or an empty file named in plain words). What the server
 //! adds: the file's size limit, integer ids (it stores them as such), a caption length bound, no
-//! control characters (PostgreSQL cannot store NUL), no empty captions, and every image of the
-//! split covered. A rejection reports every kind of problem the file has at once, each with its
+//! control characters (PostgreSQL cannot store NUL), no empty captions, every image of the
+//! split covered, and a bound on the parsing the captions would take ([`ParseBudget`]). A rejection reports every kind of problem the file has at once, each with its
 //! count and first offenders, so that the team fixes its file in one go.
 
 use std::collections::HashSet;
+
+use rayon::prelude::*;
 
 use spice::cocoeval::results::{self, Images, Rules};
 use spice::cocoeval::ImageId;
@@ -36,6 +38,8 @@ pub enum UploadError {
     TooLarge { size: u64, limit: u64 },
     #[error(transparent)]
     File(#[from] ResultFileError),
+    #[error("{0}")]
+    TooMuchParsing(String),
 }
 
 /// A size and a limit as people read them (`12.5 MB`), with the bytes when the two would
@@ -61,6 +65,72 @@ pub struct Bounds<'a> {
     pub max_caption_chars: usize,
     /// Refuse empty captions: new uploads do; files stored before this rule are still scored.
     pub refuse_empty_captions: bool,
+    /// The parsing the file's captions may take (`None`: no bound, for files already stored).
+    pub parse_budget: Option<ParseBudget>,
+}
+
+/// How much parsing an upload may ask of the workers. The exact front end's chart (CoreNLP's
+/// PCFG) costs about the cube of a sentence's length: a COCO caption of 11 tokens takes about 8 ms
+/// of a core, one sentence of 126 tokens 6.5 s, and a 1,000-character caption can hold three of
+/// those. Each distinct caption counts as one sentence of its tokens plus one (an upper bound on
+/// its sentences' cubes, in either caption form): `(tokens + 1)³`. The file may use `(words + 1)³`
+/// an image, for at least [`ParseBudget::MIN_IMAGES`] images: a COCO submission uses about a
+/// seventh of it, a file of long captions at worst about a minute of a core per 1,000 images.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ParseBudget {
+    pub words_per_image: usize,
+}
+
+impl ParseBudget {
+    /// The budget of a file is counted for at least this many images, so that a few long
+    /// captions in a small split are not refused.
+    pub const MIN_IMAGES: usize = 1_000;
+
+    /// The work of a caption: `(tokens + 1)³`.
+    pub fn caption_work(caption: &str) -> u64 {
+        let n = spice::tokenize::tokenize(caption).len() as u64 + 1;
+        n * n * n
+    }
+
+    /// Refuses `candidates` when their distinct captions' work passes the budget, naming the
+    /// captions that cost the most.
+    fn check(self, candidates: &[Candidate]) -> Result<(), UploadError> {
+        let per_image = (self.words_per_image as u64 + 1).pow(3);
+        let budget = per_image.saturating_mul(candidates.len().max(Self::MIN_IMAGES) as u64);
+        let mut seen = HashSet::new();
+        let distinct: Vec<&Candidate> = candidates
+            .iter()
+            .filter(|c| seen.insert(c.caption.as_str()))
+            .collect();
+        // Tokenizing takes about 16 µs a caption: 0.6 s of a core for a 40,000-image file.
+        let mut costs: Vec<(u64, i64)> = distinct
+            .par_iter()
+            .map(|c| (Self::caption_work(&c.caption), c.image_id))
+            .collect();
+        let work = costs.iter().fold(0u64, |a, &(w, _)| a.saturating_add(w));
+        if work <= budget {
+            return Ok(());
+        }
+        costs.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        let costliest: Vec<String> = costs
+            .iter()
+            .take(5)
+            .map(|&(w, id)| {
+                let tokens = (w as f64).cbrt().round() as u64 - 1;
+                format!("image {id} ({tokens} tokens)")
+            })
+            .collect();
+        Err(UploadError::TooMuchParsing(format!(
+            "parsing these captions would take too long: a caption of n tokens costs (n + 1)³, \
+             and the {} distinct captions add up to {work}, more than the {budget} this file may \
+             use ({per_image} an image, a caption of {} tokens for each, counted for at least \
+             {} images); the costliest: {}",
+            costs.len(),
+            self.words_per_image,
+            Self::MIN_IMAGES,
+            costliest.join(", ")
+        )))
+    }
 }
 
 impl ResultsFile {
@@ -105,6 +175,9 @@ impl ResultsFile {
             })
             .collect();
         candidates.sort_by_key(|c| c.image_id);
+        if let Some(budget) = bounds.parse_budget {
+            budget.check(&candidates)?;
+        }
         Ok(ResultsFile {
             candidates,
             ignored: file.ignored,
@@ -136,6 +209,7 @@ mod tests {
             max_bytes: 10_000,
             max_caption_chars: 50,
             refuse_empty_captions: true,
+            parse_budget: None,
         }
     }
 
@@ -174,6 +248,45 @@ mod tests {
             .ignored()
             .to_string()
             .ends_with(": \"score\" (entry 1)"));
+    }
+
+    #[test]
+    fn the_parsing_the_captions_would_take_is_bounded_counting_each_caption_once() {
+        let split = ids(&[1, 2, 3]);
+        let b = Bounds {
+            max_bytes: 100_000,
+            max_caption_chars: 1_000,
+            parse_budget: Some(ParseBudget {
+                words_per_image: 24,
+            }),
+            ..bounds(&split)
+        };
+        // 15,625,000 for the file (25³ for each of at least 1,000 images); 201³ = 8,120,601.
+        let long = "a ".repeat(200);
+        let file = |captions: [&str; 3]| {
+            let entries: Vec<String> = captions
+                .iter()
+                .enumerate()
+                .map(|(i, c)| format!(r#"{{"image_id": {}, "caption": "{c}"}}"#, i + 1))
+                .collect();
+            format!("[{}]", entries.join(","))
+        };
+        assert_eq!(
+            rejection(&file([&long, &long, &long]), b),
+            "",
+            "parsed once"
+        );
+        let other = format!("b {long}");
+        let e = rejection(&file([&long, "a dog", &other]), b);
+        assert_eq!(
+            e,
+            "parsing these captions would take too long: a caption of n tokens costs (n + 1)³, \
+             and the 3 distinct captions add up to 16363036, more than the 15625000 this file \
+             may use (15625 an image, a caption of 24 tokens for each, counted for at least 1000 \
+             images); the costliest: image 3 (201 tokens), image 1 (200 tokens), image 2 (2 \
+             tokens)"
+        );
+        assert_eq!(ParseBudget::caption_work("a dog ."), 64);
     }
 
     #[test]

@@ -316,6 +316,7 @@ async fn run(
                 max_caption_chars: usize::MAX,
                 // Files stored before empty captions were refused are still scored.
                 refuse_empty_captions: false,
+                parse_budget: None,
             };
             let candidates = ResultsFile::parse(&raw, bounds)
                 .map_err(|e| {

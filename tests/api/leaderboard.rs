@@ -422,6 +422,7 @@ async fn baseline_and_human_rows_are_marked() {
         demo_results(false),
         actions::SubmitLimits {
             max_caption_chars: 1000,
+            parse_words_per_image: 24,
             max_attempts: 3,
             disk_floor: None,
         },

@@ -155,6 +155,27 @@ async fn bad_files_are_rejected_naming_the_first_offenders_and_not_counted() {
         "{e}"
     );
 
+    // Twenty distinct sentences of 130 tokens, each within the caption length: three hours of a
+    // core for a 5,000-image file of them with CoreNLP's chart.
+    let costly: Vec<String> = (1..=20)
+        .map(|i| format!("{i} {}", "a ".repeat(129)))
+        .collect();
+    let pairs: Vec<(i64, &str)> = costly
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (i as i64 + 1, c.as_str()))
+        .collect();
+    let (s, e) = rejected(&app, &token, entries(&pairs)).await;
+    assert_eq!(s, 400);
+    assert!(
+        e.starts_with("parsing these captions would take too long"),
+        "{e}"
+    );
+    assert!(
+        e.contains("the 20 distinct captions add up to 44961820, more than the 15625000 this file may use (15625 an image, a caption of 24 tokens for each, counted for at least 1000 images); the costliest: image 1 (130 tokens), image 2 (130 tokens)"),
+        "{e}"
+    );
+
     let stored: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM submissions")
         .fetch_one(&app.pool)
         .await

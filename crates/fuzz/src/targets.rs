@@ -18,8 +18,8 @@ use std::time::Duration;
 
 use spiceboard::domain::judgments::{JudgmentBounds, JudgmentsError, JudgmentsFile};
 use spiceboard::domain::references::ReferenceError;
-use spiceboard::domain::results_file::Bounds;
 use spiceboard::domain::results_file::ResultFileError;
+use spiceboard::domain::results_file::{Bounds, ParseBudget};
 use spiceboard::domain::{
     Candidate, CaptionMode, ReferenceImage, ReferenceSet, ResultsFile, UploadError,
 };
@@ -153,6 +153,11 @@ fn file_ids(g: &mut Gen) -> Vec<i64> {
     }
 }
 
+/// The server's default parse budget (`limits.parse_words_per_image`).
+const PARSE_BUDGET: ParseBudget = ParseBudget {
+    words_per_image: 24,
+};
+
 fn results_file(g: &mut Gen, input: &mut Vec<u8>) -> Result<(), String> {
     let ids = file_ids(g);
     let mut j = Json::new(g);
@@ -183,12 +188,20 @@ fn results_file(g: &mut Gen, input: &mut Vec<u8>) -> Result<(), String> {
         max_bytes: 1 << 20,
         max_caption_chars,
         refuse_empty_captions: true,
+        parse_budget: Some(PARSE_BUDGET),
     };
     match ResultsFile::parse(input, bounds) {
         Ok(file) => {
             let c = file.candidates();
             let got: Vec<i64> = c.iter().map(|c| c.image_id).collect();
             require(got == SPLIT, || format!("accepted with images {got:?}"))?;
+            let distinct: HashSet<&str> = c.iter().map(|c| c.caption.as_str()).collect();
+            let work: u64 = distinct.iter().map(|c| ParseBudget::caption_work(c)).sum();
+            let budget = (PARSE_BUDGET.words_per_image as u64 + 1).pow(3)
+                * ParseBudget::MIN_IMAGES.max(c.len()) as u64;
+            require(work <= budget, || {
+                format!("accepted captions whose parsing work {work} passes {budget}")
+            })?;
             for c in c {
                 require(
                     c.caption.chars().count() <= max_caption_chars
@@ -212,6 +225,9 @@ fn results_file(g: &mut Gen, input: &mut Vec<u8>) -> Result<(), String> {
             }
             Ok(())
         }
+        Err(UploadError::TooMuchParsing(m)) => require(m.contains("the costliest: image "), || {
+            format!("a parse budget refusal without its captions: {m}")
+        }),
         Err(UploadError::File(_) | UploadError::TooLarge { .. }) => Ok(()),
     }
 }
