@@ -5,8 +5,9 @@
 //! ignored and listed, a byte-order mark or an empty file named in plain words). What the server
 //! adds: the file's size limit, integer ids (it stores them as such), a caption length bound, no
 //! control characters (PostgreSQL cannot store NUL), no empty captions, every image of the
-//! split covered, and a bound on the parsing the captions would take ([`ParseBudget`]). A rejection reports every kind of problem the file has at once, each with its
-//! count and first offenders, so that the team fixes its file in one go.
+//! split covered, and a bound on the parsing the captions would take ([`ParseBudget`]). A
+//! rejection reports every kind of problem the file has at once, each with its count and first
+//! offenders, so that the team fixes its file in one go.
 
 use std::collections::HashSet;
 
