@@ -197,8 +197,7 @@ fn results_file(g: &mut Gen, input: &mut Vec<u8>) -> Result<(), String> {
             require(got == SPLIT, || format!("accepted with images {got:?}"))?;
             let distinct: HashSet<&str> = c.iter().map(|c| c.caption.as_str()).collect();
             let work: u64 = distinct.iter().map(|c| ParseBudget::caption_work(c)).sum();
-            let budget = (PARSE_BUDGET.words_per_image as u64 + 1).pow(3)
-                * ParseBudget::MIN_IMAGES.max(c.len()) as u64;
+            let budget = PARSE_BUDGET.limit(c.len());
             require(work <= budget, || {
                 format!("accepted captions whose parsing work {work} passes {budget}")
             })?;
