@@ -116,6 +116,82 @@ fn pruning_by_the_outside_bounds_keeps_the_best_parse() {
     );
 }
 
+/// After its first 500 short sentences the parser fits potentials on their taggings that move
+/// score between the grammar's table and the words' lexical scores (`bound::fit_potentials`). On
+/// the sentences after those: the bound on the whole parse still holds for every sentence, it is
+/// tighter than without potentials, and the chart stores fewer items, with the same trees and
+/// best scores as the whole chart.
+#[test]
+fn potentials_fitted_on_the_first_sentences_tighten_the_bounds_and_keep_the_best_parse() {
+    let Some(dir) = common::corenlp_dir() else {
+        return;
+    };
+    let file = dir.join("official").join("train2014-raw.jsonl.gz");
+    let shared = official::read(&file, None).expect("shared analyses");
+    let (first, rest) = shared.split_at(1500);
+    let fitted = parser(&dir);
+    for s in first {
+        fitted.parse(&s.words.iter().map(String::as_str).collect::<Vec<_>>());
+    }
+    assert!(
+        fitted.potentials_fitted(),
+        "no potentials after 1,500 sentences"
+    );
+    let plain = parser(&dir);
+    let (mut looser, mut tighter, mut counted) = (0f64, 0f64, 0);
+    let (mut with, mut without) = (0, 0);
+    for s in rest.iter().take(150) {
+        let w: Vec<&str> = s.words.iter().map(String::as_str).collect();
+        let (tree, all) = fitted.parse_measured(&w, true).expect("a chart");
+        let (bounded_tree, bounded) = fitted.parse_measured(&w, false).expect("a chart");
+        let (_, unfitted) = plain.parse_measured(&w, false).expect("a chart");
+        let sentence = s.words.join(" ");
+        assert_eq!(
+            bounded_tree.map(|t| t.penn()),
+            tree.map(|t| t.penn()),
+            "{sentence}"
+        );
+        assert_eq!(bounded.score.to_bits(), all.score.to_bits(), "{sentence}");
+        assert_eq!(bounded.fills, 2, "parsed again in full: {sentence}");
+        with += bounded.items;
+        without += unfitted.items;
+        let (Some(tight), Some(loose)) =
+            (fitted.whole_parse_bound(&w), plain.whole_parse_bound(&w))
+        else {
+            continue;
+        };
+        assert!(
+            tight >= all.score && loose >= all.score,
+            "bounds {tight} (fitted) and {loose} below the best parse {} of {sentence}",
+            all.score
+        );
+        tighter += f64::from(tight - all.score);
+        looser += f64::from(loose - all.score);
+        counted += 1;
+    }
+    eprintln!(
+        "bound above the best parse: {:.1} nats with potentials, {:.1} without; items {with} \
+         against {without}",
+        tighter / counted as f64,
+        looser / counted as f64
+    );
+    assert!(
+        !plain.potentials_fitted(),
+        "150 sentences fitted potentials"
+    );
+    assert!(counted > 100, "only {counted} sentences within the bounds");
+    assert!(
+        tighter < looser * 0.8,
+        "bound above the best parse: {:.1} nats on average with potentials, {:.1} without",
+        tighter / counted as f64,
+        looser / counted as f64
+    );
+    assert!(
+        with * 10 < without * 9,
+        "{with} items stored with potentials, {without} without"
+    );
+}
+
 /// Sentences the shared sets do not cover: capitals, digits, dashes, British spellings, brackets,
 /// quotes, odd Unicode, a long sentence, one with no parse but by recovery.
 const HARD: &[&str] = &[

@@ -10,6 +10,15 @@
 //! score of each state over `w` words with free tags, then the best outside score top-down from
 //! the goal, each pair `(left, right)` after the pairs with fewer words.
 //!
+//! The table and the words' best lexical scores are maximised apart, so a tag that scores well for
+//! a word but that the grammar seldom uses well (`DT^LST` for "a") loosens the bound. Potentials
+//! on the tags move score between the two without changing any parse's score: with `ψ(t)` added
+//! to every lexical score of tag `t` and taken off each leaf `t` of the table, a parse scores the
+//! same (each leaf is a tag it gives a word), so the bound holds for every `ψ`, and a good `ψ`
+//! tightens it. [`fit_potentials`] finds one on sentences the parser has seen: a subgradient
+//! descent on the mean bound of their whole parse (a convex function of `ψ`), in the spirit of
+//! dual decomposition. The potentials change which items the chart leaves out, never a tree.
+//!
 //! CoreNLP's parser is exhaustive; pruning with these bounds is used by [`super::chart`] only in
 //! a way that cannot change the tree it returns (see there).
 
@@ -34,8 +43,10 @@ pub struct Bounds {
     positions: usize,
     /// `outside[pair(left, right) * states + state]`, for `left + right < positions`.
     outside: Vec<f32>,
-    /// The goal's best inside score over `w` words with zero-scored tags, by `w`.
+    /// The goal's best inside score over `w` words, each tag leaf scoring `-potential`, by `w`.
     inside_goal: Vec<f32>,
+    /// By state: the potential `ψ` of a tag (0 for other states).
+    potential: Vec<f32>,
 }
 
 /// Index of the pair `(left, right)`: pairs come by their sum, then by `left`.
@@ -47,8 +58,15 @@ fn pair(left: usize, right: usize) -> usize {
 impl Bounds {
     /// The bounds of `grammar` for up to `positions` positions, `goal` its start symbol and
     /// `tags` the states that are tags, each with its log prior in the training counts (which
-    /// only orders a word's taggings for the chart's first pass).
-    pub fn new(grammar: &Grammar, goal: u32, tags: &[(u32, f32)], positions: usize) -> Bounds {
+    /// only orders a word's taggings for the chart's first pass); `potential` is `ψ` by state
+    /// (all 0, or from [`fit_potentials`]).
+    pub fn new(
+        grammar: &Grammar,
+        goal: u32,
+        tags: &[(u32, f32)],
+        positions: usize,
+        potential: Vec<f32>,
+    ) -> Bounds {
         assert!(
             positions <= MAX_BOUNDED,
             "bounds for at most {MAX_BOUNDED} positions"
@@ -61,46 +79,8 @@ impl Bounds {
         let closed = |c: usize| {
             &grammar.closed[grammar.closed_start[c] as usize..grammar.closed_start[c + 1] as usize]
         };
-        // Best inside score over w words with free, zero-scored tags: inside[w][state].
-        let mut inside = vec![vec![NEG; n]; positions + 1];
-        for &(t, _) in tags {
-            inside[1][t as usize] = 0.0;
-        }
-        for w in 1..=positions {
-            if w >= 2 {
-                let (done, rest) = inside.split_at_mut(w);
-                let cell = &mut rest[0];
-                for r in &grammar.binary {
-                    let (l, rt) = (r.left as usize, r.right as usize);
-                    let mut best = cell[r.parent as usize];
-                    for wl in 1..w {
-                        best = best.max(r.score + done[wl][l] + done[w - wl][rt]);
-                    }
-                    cell[r.parent as usize] = best;
-                }
-            }
-            // Closed unaries until nothing rises: the chart may walk chains of closed rules, which
-            // beat their closed score by rounding at most, but by that they may.
-            for _ in 0..MAX_CLOSURE_PASSES {
-                let mut rose = false;
-                for c in 0..n {
-                    let v = inside[w][c];
-                    if v == NEG {
-                        continue;
-                    }
-                    for &(p, s) in closed(c) {
-                        let p = p as usize;
-                        if v + s > inside[w][p] {
-                            inside[w][p] = v + s;
-                            rose = true;
-                        }
-                    }
-                }
-                if !rose {
-                    break;
-                }
-            }
-        }
+        let tag_states: Vec<u32> = tags.iter().map(|&(t, _)| t).collect();
+        let inside = inside_table(grammar, &tag_states, &potential, positions);
         // Computed by state, each state's pairs together (the rules read a few states' rows
         // over many pairs), then laid out by pair for the chart, which reads one span's states.
         let pairs = pair(0, positions);
@@ -175,6 +155,7 @@ impl Bounds {
             positions,
             outside,
             inside_goal: inside.iter().map(|c| c[goal as usize]).collect(),
+            potential,
         }
     }
 
@@ -187,6 +168,25 @@ impl Bounds {
     /// and `right` after it (−∞: no parse has it there).
     pub fn outside(&self, state: usize, left: usize, right: usize) -> f32 {
         self.outside[pair(left, right) * self.states + state]
+    }
+
+    /// A word's best lexical score among its `taggings` (state, score), each with its tag's
+    /// potential added: what the bounds count for a word outside an item.
+    pub fn best_lexical(&self, taggings: &[(u32, f32)]) -> f32 {
+        taggings
+            .iter()
+            .map(|&(st, s)| s + self.potential[st as usize])
+            .fold(NEG, f32::max)
+    }
+
+    /// The bounds' limit on the score of any parse of a sentence with these taggings (the
+    /// boundary word's last); `None` past the table's length.
+    pub fn whole_parse(&self, taggings: &[Vec<(u32, f32)>]) -> Option<f32> {
+        let w = taggings.len();
+        (w <= self.positions).then(|| {
+            let words: f32 = taggings.iter().map(|t| self.best_lexical(t)).sum();
+            self.inside_goal[w] + words
+        })
     }
 
     /// log P(tag) of `state` (a tag) in the training counts.
@@ -212,5 +212,200 @@ impl std::fmt::Debug for Bounds {
             .field("states", &self.states)
             .field("positions", &self.positions)
             .finish_non_exhaustive()
+    }
+}
+
+/// The best inside score of each state over `w` words, by `w` up to `positions`: tags as leaves
+/// scoring `-potential[tag]`, binary rules over every split, then closed unary rules until
+/// nothing rises (the chart may walk chains of closed rules, which beat their closed score by
+/// rounding at most, but by that they may).
+fn inside_table(
+    grammar: &Grammar,
+    tags: &[u32],
+    potential: &[f32],
+    positions: usize,
+) -> Vec<Vec<f32>> {
+    let n = grammar.num_states;
+    let mut inside = vec![vec![NEG; n]; positions + 1];
+    if positions == 0 {
+        return inside;
+    }
+    for &t in tags {
+        inside[1][t as usize] = -potential[t as usize];
+    }
+    for w in 1..=positions {
+        if w >= 2 {
+            let (done, rest) = inside.split_at_mut(w);
+            let cell = &mut rest[0];
+            for r in &grammar.binary {
+                let (l, rt) = (r.left as usize, r.right as usize);
+                let mut best = cell[r.parent as usize];
+                for wl in 1..w {
+                    best = best.max(r.score + done[wl][l] + done[w - wl][rt]);
+                }
+                cell[r.parent as usize] = best;
+            }
+        }
+        for _ in 0..MAX_CLOSURE_PASSES {
+            let mut rose = false;
+            for c in 0..n {
+                let v = inside[w][c];
+                if v == NEG {
+                    continue;
+                }
+                let rules = grammar.closed_start[c] as usize..grammar.closed_start[c + 1] as usize;
+                for &(p, s) in &grammar.closed[rules] {
+                    let p = p as usize;
+                    if v + s > inside[w][p] {
+                        inside[w][p] = v + s;
+                        rose = true;
+                    }
+                }
+            }
+            if !rose {
+                break;
+            }
+        }
+    }
+    inside
+}
+
+/// A sentence as [`fit_potentials`] reads it: each position's taggings (tag state, lexical
+/// score), the boundary word's last.
+pub type Taggings = Vec<Vec<(u32, f32)>>;
+
+/// Potentials `ψ` (by state) that tighten the bounds on sentences like `sample`'s: `iterations`
+/// steps of subgradient descent on the mean over the sample of its whole-parse bound,
+/// `inside_goal(n) + Σ_words max_t (lexical(word, t) + ψ(t))`, from `ψ = 0`; the best `ψ` seen
+/// is returned. The subgradient for `ψ(t)`: how many words take `t` as their best tagging, less
+/// how many leaves `t` the table's best parse of each length has. Any `ψ` gives true bounds; this
+/// one only makes them tighter on such sentences.
+pub fn fit_potentials(
+    grammar: &Grammar,
+    goal: u32,
+    tags: &[u32],
+    sample: &[Taggings],
+    iterations: usize,
+) -> Vec<f32> {
+    let n = grammar.num_states;
+    let mut potential = vec![0f32; n];
+    let longest = sample.iter().map(Vec::len).max().unwrap_or(0);
+    if longest == 0 || longest > MAX_BOUNDED {
+        return potential;
+    }
+    let mut is_tag = vec![false; n];
+    for &t in tags {
+        is_tag[t as usize] = true;
+    }
+    let mut closed_by_parent: Vec<Vec<(u32, f32)>> = vec![Vec::new(); n];
+    for c in 0..n {
+        let rules = grammar.closed_start[c] as usize..grammar.closed_start[c + 1] as usize;
+        for &(p, s) in &grammar.closed[rules] {
+            closed_by_parent[p as usize].push((c as u32, s));
+        }
+    }
+    let mut of_length = vec![0usize; longest + 1];
+    for s in sample {
+        of_length[s.len()] += 1;
+    }
+    let size = sample.len() as f64;
+    let (mut best, mut best_potential) = (f64::INFINITY, potential.clone());
+    for step in 0..iterations {
+        let inside = inside_table(grammar, tags, &potential, longest);
+        let tree = BestTree {
+            grammar,
+            closed_by_parent: &closed_by_parent,
+            inside: &inside,
+            is_tag: &is_tag,
+            potential: &potential,
+        };
+        let mut gradient = vec![0f64; n];
+        let mut objective = 0f64;
+        for (w, &count) in of_length.iter().enumerate() {
+            if count == 0 {
+                continue;
+            }
+            objective += count as f64 * f64::from(inside[w][goal as usize]);
+            let mut leaves = vec![0u32; n];
+            if !tree.leaves(goal as usize, w, &mut leaves, 0) {
+                return best_potential;
+            }
+            for (g, &l) in gradient.iter_mut().zip(&leaves) {
+                *g -= count as f64 * f64::from(l);
+            }
+        }
+        for sentence in sample {
+            for position in sentence {
+                let (mut top, mut tag) = (NEG, None);
+                for &(t, score) in position {
+                    let v = score + potential[t as usize];
+                    if v > top {
+                        (top, tag) = (v, Some(t as usize));
+                    }
+                }
+                objective += f64::from(top);
+                if let Some(t) = tag {
+                    gradient[t] += 1.0;
+                }
+            }
+        }
+        objective /= size;
+        if !objective.is_finite() {
+            return best_potential;
+        }
+        if objective < best {
+            (best, best_potential) = (objective, potential.clone());
+        }
+        let norm = gradient.iter().map(|g| g * g).sum::<f64>().sqrt();
+        if norm == 0.0 {
+            break;
+        }
+        // A step of 2 / sqrt(step + 1) nats along the normalised subgradient.
+        let length = 2.0 / ((step + 1) as f64).sqrt() / norm;
+        for (p, g) in potential.iter_mut().zip(&gradient) {
+            *p -= (length * g) as f32;
+        }
+    }
+    best_potential
+}
+
+/// The best parse behind an inside table, read back for its leaves.
+struct BestTree<'a> {
+    grammar: &'a Grammar,
+    closed_by_parent: &'a [Vec<(u32, f32)>],
+    inside: &'a [Vec<f32>],
+    is_tag: &'a [bool],
+    potential: &'a [f32],
+}
+
+impl BestTree<'_> {
+    /// Counts into `leaves` the tag leaves of a best parse of `state` over `w` words; false when
+    /// none is found (cannot happen for a finite score, but the walk is bounded all the same).
+    fn leaves(&self, state: usize, w: usize, leaves: &mut [u32], depth: usize) -> bool {
+        let target = self.inside[w][state];
+        if depth > 4 * MAX_BOUNDED || target == NEG {
+            return false;
+        }
+        if w == 1 && self.is_tag[state] && -self.potential[state] == target {
+            leaves[state] += 1;
+            return true;
+        }
+        let g = self.grammar;
+        for &ri in &g.binary_by_parent[state] {
+            let r = &g.binary[ri as usize];
+            let (l, rt) = (r.left as usize, r.right as usize);
+            for wl in 1..w {
+                if r.score + self.inside[wl][l] + self.inside[w - wl][rt] == target {
+                    return self.leaves(l, wl, leaves, depth + 1)
+                        && self.leaves(rt, w - wl, leaves, depth + 1);
+                }
+            }
+        }
+        for &(c, s) in &self.closed_by_parent[state] {
+            if c as usize != state && self.inside[w][c as usize] + s == target {
+                return self.leaves(c as usize, w, leaves, depth + 1);
+            }
+        }
+        false
     }
 }

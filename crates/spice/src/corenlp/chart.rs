@@ -68,8 +68,8 @@ pub struct Chart<'a> {
 /// could give them, falls below `threshold`.
 struct Prune<'a> {
     bounds: &'a Bounds,
-    /// `before[k]`: the best lexical scores of the words before position `k`, summed; `after[k]`
-    /// those of the words from `k` on.
+    /// `before[k]`: the best lexical scores of the words before position `k` (each with its
+    /// tag's potential), summed; `after[k]` those of the words from `k` on.
     before: Vec<f32>,
     after: Vec<f32>,
     /// The first pass's taggings: each word's likeliest few.
@@ -280,7 +280,7 @@ impl<'a> Chart<'a> {
         let best: Vec<f32> = self
             .lexical
             .iter()
-            .map(|t| t.iter().map(|&(_, s)| s).fold(NEG, f32::max))
+            .map(|t| bounds.best_lexical(t))
             .collect();
         let mut before = vec![0f32; self.length + 1];
         for (k, &s) in best.iter().enumerate() {
@@ -311,6 +311,11 @@ impl<'a> Chart<'a> {
             threshold: NEG,
         });
         self
+    }
+
+    /// Each position's taggings and their scores (state, score), the boundary word's last.
+    pub fn taggings(&self) -> &[Vec<(u32, f32)>] {
+        &self.lexical
     }
 
     /// Parses; `None` when even the recovery parse finds nothing.

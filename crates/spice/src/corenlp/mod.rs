@@ -55,8 +55,44 @@ pub struct PcfgParser {
     symbols: chart::Symbols,
     americanize: bool,
     fingerprint: String,
+    /// The grammar's outside bounds, without potentials (until `fitted` is ready).
     bounds: std::sync::OnceLock<bound::Bounds>,
+    /// The bounds with potentials fitted on the first sentences parsed ([`Sample`]).
+    fitted: std::sync::OnceLock<bound::Bounds>,
+    sample: Sample,
 }
+
+/// The first sentences the parser is given, up to [`FIT_SENTENCES`] of at most
+/// [`FIT_POSITIONS`] positions, kept (as their taggings) to fit the bounds' potentials on
+/// ([`bound::fit_potentials`]): sentences like the ones being parsed get tighter bounds. Which
+/// sentences they are changes how much the chart leaves out, never a tree.
+#[derive(Default)]
+struct Sample {
+    sentences: std::sync::Mutex<Vec<bound::Taggings>>,
+    taken: std::sync::atomic::AtomicBool,
+}
+
+impl Clone for Sample {
+    /// A clone samples afresh.
+    fn clone(&self) -> Sample {
+        Sample::default()
+    }
+}
+
+impl std::fmt::Debug for Sample {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sample").finish_non_exhaustive()
+    }
+}
+
+/// Sentences sampled before the potentials are fitted, and the most positions they may have
+/// (longer ones cost the fit more and tighten the bounds no more, measured).
+const FIT_SENTENCES: usize = 500;
+const FIT_POSITIONS: usize = 17;
+
+/// Subgradient steps of the fit (about 1.1 s on one thread, beside the parsing, and 0.6 s more
+/// for the bounds' table).
+const FIT_STEPS: usize = 100;
 
 /// Sentences up to this many positions (words and the boundary) are parsed in two passes with
 /// the grammar's outside bounds ([`chart::Chart::with_bounds`]); longer ones, rare in captions,
@@ -141,6 +177,8 @@ impl PcfgParser {
             americanize: m.americanize,
             fingerprint: m.fingerprint,
             bounds: std::sync::OnceLock::new(),
+            fitted: std::sync::OnceLock::new(),
+            sample: Sample::default(),
         })
     }
 
@@ -150,19 +188,67 @@ impl PcfgParser {
         &self.fingerprint
     }
 
-    /// The grammar's outside bounds ([`bound::Bounds`]), computed on first use.
+    /// The grammar's outside bounds ([`bound::Bounds`]) for the chart: with the fitted
+    /// potentials once they are ready, before that without (computed on first use).
     fn bounds(&self) -> &bound::Bounds {
-        self.bounds.get_or_init(|| {
-            let priors = self.lexicon.tag_log_priors();
-            let tags: Vec<(u32, f32)> = self
-                .symbols
-                .state_of_tag
-                .iter()
-                .enumerate()
-                .map(|(t, &s)| (s, priors.get(t).copied().unwrap_or(f32::NEG_INFINITY)))
-                .collect();
-            bound::Bounds::new(&self.grammar, self.symbols.goal, &tags, BOUNDED_POSITIONS)
-        })
+        if let Some(b) = self.fitted.get() {
+            return b;
+        }
+        self.bounds
+            .get_or_init(|| self.make_bounds(vec![0.0; self.grammar.num_states]))
+    }
+
+    fn make_bounds(&self, potential: Vec<f32>) -> bound::Bounds {
+        let priors = self.lexicon.tag_log_priors();
+        let tags: Vec<(u32, f32)> = self
+            .symbols
+            .state_of_tag
+            .iter()
+            .enumerate()
+            .map(|(t, &s)| (s, priors.get(t).copied().unwrap_or(f32::NEG_INFINITY)))
+            .collect();
+        let goal = self.symbols.goal;
+        bound::Bounds::new(&self.grammar, goal, &tags, BOUNDED_POSITIONS, potential)
+    }
+
+    /// Keeps a sentence's taggings for the sample ([`Sample`]); the call that completes it fits
+    /// the potentials and builds the bounds that use them.
+    fn observe(&self, taggings: &[Vec<(u32, f32)>]) {
+        use std::sync::atomic::Ordering;
+        let sample = &self.sample;
+        if sample.taken.load(Ordering::Relaxed)
+            || taggings.len() > FIT_POSITIONS
+            || taggings.iter().any(Vec::is_empty)
+        {
+            return;
+        }
+        let sentences = {
+            let mut kept = sample.sentences.lock().unwrap_or_else(|e| e.into_inner());
+            if sample.taken.load(Ordering::Relaxed) {
+                return;
+            }
+            kept.push(taggings.to_vec());
+            if kept.len() < FIT_SENTENCES {
+                return;
+            }
+            sample.taken.store(true, Ordering::Relaxed);
+            std::mem::take(&mut *kept)
+        };
+        let potential = bound::fit_potentials(
+            &self.grammar,
+            self.symbols.goal,
+            &self.symbols.state_of_tag,
+            &sentences,
+            FIT_STEPS,
+        );
+        let _ = self.fitted.set(self.make_bounds(potential));
+    }
+
+    /// A chart for `words` (as the chart takes them), bounded; its taggings go to the sample.
+    fn bounded_chart(&self, words: &[String]) -> Option<chart::Chart<'_>> {
+        let chart = chart::Chart::new(&self.grammar, &self.lexicon, &self.symbols, words)?;
+        self.observe(chart.taggings());
+        Some(chart.with_bounds(self.bounds(), LIKELIEST_TAGS))
     }
 
     /// The chart of `words` (as the chart takes them: americanized) with its work counted:
@@ -174,11 +260,27 @@ impl PcfgParser {
         exhaustive: bool,
     ) -> Option<(Option<Tree>, chart::Work)> {
         let words: Vec<String> = words.iter().map(|w| (*w).to_string()).collect();
-        let mut chart = chart::Chart::new(&self.grammar, &self.lexicon, &self.symbols, &words)?;
-        if !exhaustive {
-            chart = chart.with_bounds(self.bounds(), LIKELIEST_TAGS);
-        }
+        let chart = if exhaustive {
+            chart::Chart::new(&self.grammar, &self.lexicon, &self.symbols, &words)?
+        } else {
+            self.bounded_chart(&words)?
+        };
         Some(chart.parse_counted())
+    }
+
+    /// Whether the bounds' potentials have been fitted yet ([`Sample`]).
+    #[doc(hidden)]
+    pub fn potentials_fitted(&self) -> bool {
+        self.fitted.get().is_some()
+    }
+
+    /// The chart's bounds' limit on the score of any parse of `words` (as the chart takes
+    /// them), `None` for a sentence they do not cover ([`bound::Bounds::whole_parse`]).
+    #[doc(hidden)]
+    pub fn whole_parse_bound(&self, words: &[&str]) -> Option<f32> {
+        let words: Vec<String> = words.iter().map(|w| (*w).to_string()).collect();
+        let chart = chart::Chart::new(&self.grammar, &self.lexicon, &self.symbols, &words)?;
+        self.bounds().whole_parse(chart.taggings())
     }
 
     /// The tree `ParserAnnotator` keeps for a tokenized sentence (tokens as CoreNLP's tokenizer
@@ -195,9 +297,7 @@ impl PcfgParser {
             })
             .collect();
         let original: Vec<String> = words.iter().map(|w| (*w).to_string()).collect();
-        match chart::Chart::new(&self.grammar, &self.lexicon, &self.symbols, &shown)
-            .and_then(|c| c.with_bounds(self.bounds(), LIKELIEST_TAGS).parse())
-        {
+        match self.bounded_chart(&shown).and_then(chart::Chart::parse) {
             Some(binary) => {
                 let mut t = binary.debinarize().strip_subcategories();
                 t.set_words(&original);
