@@ -409,3 +409,61 @@ impl BestTree<'_> {
         false
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::corenlp::model::BinaryRule;
+
+    /// `S -> A B` is the only rule, and each word scores better as `A`: without potentials the
+    /// bound counts both words at `A`, which no parse can give them; fitted potentials bring it
+    /// down to the best parse, and every item's bound stays above it.
+    #[test]
+    fn fitted_potentials_tighten_the_bounds_and_keep_them_above_the_best_parse() {
+        let (s, a, b) = (0u32, 1u32, 2u32);
+        let rule = BinaryRule {
+            parent: s,
+            left: a,
+            right: b,
+            score: -0.5,
+        };
+        let grammar = Grammar::new(3, vec![rule], &[]);
+        let word = vec![(a, -1.0f32), (b, -3.0)];
+        let sentence: Taggings = vec![word.clone(), word];
+        let best_parse = -0.5 - 1.0 - 3.0;
+        let tags = [(a, 0.0), (b, 0.0)];
+        let plain = Bounds::new(&grammar, s, &tags, 2, vec![0.0; 3]);
+        let sample = std::slice::from_ref(&sentence);
+        let potential = fit_potentials(&grammar, s, &[a, b], sample, 200);
+        assert!(
+            potential[a as usize] < potential[b as usize],
+            "{potential:?}"
+        );
+        let fitted = Bounds::new(&grammar, s, &tags, 2, potential);
+        let loose = plain.whole_parse(&sentence).expect("two positions");
+        let tight = fitted.whole_parse(&sentence).expect("two positions");
+        assert_eq!(loose, -2.5);
+        assert!(
+            tight >= best_parse && tight < best_parse + 0.5,
+            "{tight} with potentials, {loose} without, best parse {best_parse}"
+        );
+        // Each tag of each word, with the bound on what any parse can put around it.
+        for bounds in [&plain, &fitted] {
+            for (position, other) in [(0, 1), (1, 0)] {
+                for &(tag, score) in &sentence[position] {
+                    let (left, right) = (position, 1 - position);
+                    let around = bounds.outside(tag as usize, left, right)
+                        + bounds.best_lexical(&sentence[other]);
+                    if around > NEG {
+                        assert!(score + around >= best_parse, "{tag} at {position}");
+                    }
+                }
+            }
+        }
+        assert_eq!(
+            fitted.outside(a as usize, 1, 0),
+            NEG,
+            "A never has a word on its left"
+        );
+    }
+}
