@@ -4,11 +4,12 @@
 //! This is A* parsing's "SX" estimate (Klein and Manning, 2003) with the words put back: for a
 //! state spanning a sentence's words `start..end`, every parse that contains it scores at most its
 //! inside score, plus the best score any outside structure over `start` words on its left and
-//! `length - end` on its right can reach with every lexical score 0 ([`Bounds::outside`], a table
-//! of the grammar alone), plus each outside word's best lexical score ([`WordBounds`], per
-//! sentence). The table is computed once per grammar in max-plus arithmetic: the best inside
-//! score of each state over `w` words with free tags, then the best outside score top-down from
-//! the goal, each pair `(left, right)` after the pairs with fewer words.
+//! `length - end` on its right can reach with lexical scores left out ([`Bounds::outside`], a
+//! table of the grammar alone; each tag leaf scores `-ψ`, below), plus each outside word's best
+//! lexical score (plus `ψ`; [`Bounds::best_lexical`], per sentence). The table is computed once
+//! per grammar and `ψ` in max-plus arithmetic: the best inside score of each state over `w` words
+//! with free tags, then the best outside score top-down from the goal, each pair `(left, right)`
+//! after the pairs with fewer words.
 //!
 //! The table and the words' best lexical scores are maximised apart, so a tag that scores well for
 //! a word but that the grammar seldom uses well (`DT^LST` for "a") loosens the bound. Potentials
@@ -164,8 +165,9 @@ impl Bounds {
         self.positions
     }
 
-    /// The best outside score, lexical scores left out, of `state` with `left` words before it
-    /// and `right` after it (−∞: no parse has it there).
+    /// The best outside score of `state` with `left` words before it and `right` after it,
+    /// lexical scores left out and each tag leaf scoring `-ψ` (−∞: no parse has it there); add
+    /// the outside words' [`Bounds::best_lexical`] for a bound.
     pub fn outside(&self, state: usize, left: usize, right: usize) -> f32 {
         self.outside[pair(left, right) * self.states + state]
     }
@@ -194,7 +196,8 @@ impl Bounds {
         self.prior[state]
     }
 
-    /// The best score of a parse of `w` positions, lexical scores left out.
+    /// The best score of a parse of `w` positions, lexical scores left out and each tag leaf
+    /// scoring `-ψ`.
     pub fn inside_goal(&self, w: usize) -> f32 {
         self.inside_goal[w]
     }
@@ -308,9 +311,9 @@ pub fn fit_potentials(
     for s in sample {
         of_length[s.len()] += 1;
     }
-    let size = sample.len() as f64;
     let (mut best, mut best_potential) = (f64::INFINITY, potential.clone());
-    for step in 0..iterations {
+    // One more step than updates: the last potentials are weighed too.
+    for step in 0..=iterations {
         let inside = inside_table(grammar, tags, &potential, longest);
         let tree = BestTree {
             grammar,
@@ -321,20 +324,23 @@ pub fn fit_potentials(
         };
         let mut gradient = vec![0f64; n];
         let mut objective = 0f64;
+        // Lengths the grammar cannot parse, or whose best parse is not read back (never seen),
+        // are left out of this step; so are their sentences.
+        let mut counted = vec![false; longest + 1];
+        let mut size = 0f64;
         for (w, &count) in of_length.iter().enumerate() {
-            if count == 0 {
+            let mut leaves = vec![0u32; n];
+            if count == 0 || !tree.leaves(goal as usize, w, &mut leaves, &mut Vec::new(), 0) {
                 continue;
             }
+            counted[w] = true;
+            size += count as f64;
             objective += count as f64 * f64::from(inside[w][goal as usize]);
-            let mut leaves = vec![0u32; n];
-            if !tree.leaves(goal as usize, w, &mut leaves, 0) {
-                return best_potential;
-            }
             for (g, &l) in gradient.iter_mut().zip(&leaves) {
                 *g -= count as f64 * f64::from(l);
             }
         }
-        for sentence in sample {
+        for sentence in sample.iter().filter(|s| counted[s.len()]) {
             for position in sentence {
                 let (mut top, mut tag) = (NEG, None);
                 for &(t, score) in position {
@@ -349,12 +355,18 @@ pub fn fit_potentials(
                 }
             }
         }
+        if size == 0.0 {
+            break;
+        }
         objective /= size;
         if !objective.is_finite() {
-            return best_potential;
+            break;
         }
         if objective < best {
             (best, best_potential) = (objective, potential.clone());
+        }
+        if step == iterations {
+            break;
         }
         let norm = gradient.iter().map(|g| g * g).sum::<f64>().sqrt();
         if norm == 0.0 {
@@ -380,8 +392,17 @@ struct BestTree<'a> {
 
 impl BestTree<'_> {
     /// Counts into `leaves` the tag leaves of a best parse of `state` over `w` words; false when
-    /// none is found (cannot happen for a finite score, but the walk is bounded all the same).
-    fn leaves(&self, state: usize, w: usize, leaves: &mut [u32], depth: usize) -> bool {
+    /// none is found (a −∞ score; or the closure not settled, never seen). `unary` holds the
+    /// states already passed through by unary rules over these words, so that a cycle of equal
+    /// scores is not walked round.
+    fn leaves(
+        &self,
+        state: usize,
+        w: usize,
+        leaves: &mut [u32],
+        unary: &mut Vec<usize>,
+        depth: usize,
+    ) -> bool {
         let target = self.inside[w][state];
         if depth > 4 * MAX_BOUNDED || target == NEG {
             return false;
@@ -396,14 +417,16 @@ impl BestTree<'_> {
             let (l, rt) = (r.left as usize, r.right as usize);
             for wl in 1..w {
                 if r.score + self.inside[wl][l] + self.inside[w - wl][rt] == target {
-                    return self.leaves(l, wl, leaves, depth + 1)
-                        && self.leaves(rt, w - wl, leaves, depth + 1);
+                    return self.leaves(l, wl, leaves, &mut Vec::new(), depth + 1)
+                        && self.leaves(rt, w - wl, leaves, &mut Vec::new(), depth + 1);
                 }
             }
         }
+        unary.push(state);
         for &(c, s) in &self.closed_by_parent[state] {
-            if c as usize != state && self.inside[w][c as usize] + s == target {
-                return self.leaves(c as usize, w, leaves, depth + 1);
+            let c = c as usize;
+            if !unary.contains(&c) && self.inside[w][c] + s == target {
+                return self.leaves(c, w, leaves, unary, depth + 1);
             }
         }
         false
@@ -464,6 +487,41 @@ mod tests {
             fitted.outside(a as usize, 1, 0),
             NEG,
             "A never has a word on its left"
+        );
+    }
+
+    /// The best parse read back through unary rules that form a cycle of equal scores (`C` over
+    /// `D` over `C`, both over the tag `A`, numbered so that the cycle is met first): the fit
+    /// still reads every length's best parse and tightens the bound as without the cycle; a
+    /// length no parse covers (three words) is left out of it.
+    #[test]
+    fn the_fit_reads_back_through_unary_cycles_and_skips_lengths_without_a_parse() {
+        use crate::corenlp::model::UnaryRule;
+        let (s, c, d, b, a) = (0u32, 1u32, 2u32, 3u32, 4u32);
+        let rule = BinaryRule {
+            parent: s,
+            left: c,
+            right: b,
+            score: -0.5,
+        };
+        let unary = |parent, child| UnaryRule {
+            parent,
+            child,
+            score: 0.0,
+        };
+        let grammar = Grammar::new(5, vec![rule], &[unary(c, d), unary(d, c), unary(d, a)]);
+        let word = vec![(a, -1.0f32), (b, -3.0)];
+        let pair: Taggings = vec![word.clone(), word.clone()];
+        let three: Taggings = vec![word.clone(), word.clone(), word];
+        let best_parse = -0.5 - 1.0 - 3.0;
+        let tags = [(a, 0.0), (b, 0.0)];
+        let sample = [pair.clone(), three];
+        let potential = fit_potentials(&grammar, s, &[a, b], &sample, 200);
+        let fitted = Bounds::new(&grammar, s, &tags, 3, potential);
+        let tight = fitted.whole_parse(&pair).expect("two positions");
+        assert!(
+            tight >= best_parse && tight < best_parse + 0.5,
+            "{tight} with potentials, best parse {best_parse}"
         );
     }
 }

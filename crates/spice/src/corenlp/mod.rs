@@ -90,8 +90,8 @@ impl std::fmt::Debug for Sample {
 const FIT_SENTENCES: usize = 500;
 const FIT_POSITIONS: usize = 17;
 
-/// Subgradient steps of the fit (about 1.1 s on one thread, beside the parsing, and 0.6 s more
-/// for the bounds' table).
+/// Subgradient steps of the fit. It runs once, in the parse call that completes the sample
+/// (about 1.1 s, and 0.6 s more for the bounds' table); other threads go on parsing meanwhile.
 const FIT_STEPS: usize = 100;
 
 /// Sentences up to this many positions (words and the boundary) are parsed in two passes with
