@@ -48,7 +48,7 @@ pub use model::ModelError;
 pub use tree::Tree;
 
 /// CoreNLP's English PCFG, ready to parse.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct PcfgParser {
     grammar: grammar::Grammar,
     lexicon: lexicon::Lexicon,
@@ -70,13 +70,6 @@ pub struct PcfgParser {
 struct Sample {
     sentences: std::sync::Mutex<Vec<bound::Taggings>>,
     taken: std::sync::atomic::AtomicBool,
-}
-
-impl Clone for Sample {
-    /// A clone samples afresh.
-    fn clone(&self) -> Sample {
-        Sample::default()
-    }
 }
 
 impl std::fmt::Debug for Sample {
