@@ -35,6 +35,7 @@ use secrecy::ExposeSecret;
 use spiceboard::actions::{self, SubmitLimits};
 use spiceboard::cluster::{self, Cluster, ClusterOptions};
 use spiceboard::configuration::Settings;
+use spiceboard::domain::results_file::ParseBudget;
 use spiceboard::domain::{ChallengeSlug, SplitName, TeamName, Title};
 use spiceboard::scoring::{self, SharedEngine};
 use spiceboard::startup::{self, Application};
@@ -341,7 +342,7 @@ async fn coco_scale(
 
     let limits = SubmitLimits {
         max_caption_chars: settings.limits.max_caption_chars,
-        parse_words_per_image: 24,
+        parse_words_per_image: ParseBudget::DEFAULT_WORDS_PER_IMAGE,
         max_attempts: 3,
         disk_floor: None,
     };
@@ -918,7 +919,7 @@ async fn large_leaderboard(
     };
     let limits = SubmitLimits {
         max_caption_chars: 1000,
-        parse_words_per_image: 24,
+        parse_words_per_image: ParseBudget::DEFAULT_WORDS_PER_IMAGE,
         max_attempts: 3,
         disk_floor: None,
     };

@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 use secrecy::SecretString;
 use serde::Deserialize;
 
+use crate::domain::results_file::ParseBudget;
+
 #[derive(Debug, Clone, Deserialize)]
 pub struct Settings {
     pub application: ApplicationSettings,
@@ -147,7 +149,10 @@ impl Settings {
             .set_default("worker.transient_backoff_max_seconds", 300)?
             .set_default("worker.transient_retries", 12)?
             .set_default("limits.max_caption_chars", 1000)?
-            .set_default("limits.parse_words_per_image", 24)?
+            .set_default(
+                "limits.parse_words_per_image",
+                ParseBudget::DEFAULT_WORDS_PER_IMAGE as u64,
+            )?
             .set_default("limits.max_request_bytes", 256 * 1024 * 1024)?
             .set_default("limits.min_free_disk_bytes", 1024 * 1024 * 1024)?
             .set_default("limits.comparisons_at_once", 1)?
@@ -211,7 +216,7 @@ impl Settings {
             },
             limits: LimitSettings {
                 max_caption_chars: 1000,
-                parse_words_per_image: 24,
+                parse_words_per_image: ParseBudget::DEFAULT_WORDS_PER_IMAGE,
                 max_request_bytes: 256 * 1024 * 1024,
                 min_free_disk_bytes: 1024 * 1024 * 1024,
                 disk_path: None,

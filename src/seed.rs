@@ -244,7 +244,7 @@ pub async fn seed_demo(
     let split = actions::split(pool, &challenge, "val").await?;
     let limits = actions::SubmitLimits {
         max_caption_chars: 1000,
-        parse_words_per_image: 24,
+        parse_words_per_image: crate::domain::results_file::ParseBudget::DEFAULT_WORDS_PER_IMAGE,
         max_attempts,
         disk_floor: None,
     };

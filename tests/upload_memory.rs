@@ -74,7 +74,7 @@ fn entries_holding_millions_of_values_are_refused_without_building_them() {
         max_caption_chars: 500,
         refuse_empty_captions: true,
         parse_budget: Some(spiceboard::domain::results_file::ParseBudget {
-            words_per_image: 24,
+            words_per_image: spiceboard::domain::results_file::ParseBudget::DEFAULT_WORDS_PER_IMAGE,
         }),
     };
     let before = LIVE.load(Relaxed);

@@ -81,6 +81,9 @@ pub struct ParseBudget {
 }
 
 impl ParseBudget {
+    /// The server's default (`limits.parse_words_per_image`).
+    pub const DEFAULT_WORDS_PER_IMAGE: usize = 24;
+
     /// The budget of a file is counted for at least this many images, so that a few long
     /// captions in a small split are not refused.
     pub const MIN_IMAGES: usize = 1_000;

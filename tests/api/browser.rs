@@ -820,7 +820,8 @@ async fn twenty_entries() -> (crate::helpers::TestApp, tempfile::TempDir, Driver
         demo_results(false),
         spiceboard::actions::SubmitLimits {
             max_caption_chars: 1000,
-            parse_words_per_image: 24,
+            parse_words_per_image:
+                spiceboard::domain::results_file::ParseBudget::DEFAULT_WORDS_PER_IMAGE,
             max_attempts: 3,
             disk_floor: None,
         },
@@ -1144,7 +1145,8 @@ async fn the_charts_render_as_svg_with_accessible_titles() {
         fresh(demo_results(false)),
         spiceboard::actions::SubmitLimits {
             max_caption_chars: 1000,
-            parse_words_per_image: 24,
+            parse_words_per_image:
+                spiceboard::domain::results_file::ParseBudget::DEFAULT_WORDS_PER_IMAGE,
             max_attempts: 3,
             disk_floor: None,
         },

@@ -49,7 +49,8 @@ async fn reference_row(app: &TestApp, slug: &str, human: bool, f: [Option<f64>; 
             demo_results(false),
             actions::SubmitLimits {
                 max_caption_chars: 1000,
-                parse_words_per_image: 24,
+                parse_words_per_image:
+                    spiceboard::domain::results_file::ParseBudget::DEFAULT_WORDS_PER_IMAGE,
                 max_attempts: 3,
                 disk_floor: None,
             },

@@ -422,7 +422,8 @@ async fn baseline_and_human_rows_are_marked() {
         demo_results(false),
         actions::SubmitLimits {
             max_caption_chars: 1000,
-            parse_words_per_image: 24,
+            parse_words_per_image:
+                spiceboard::domain::results_file::ParseBudget::DEFAULT_WORDS_PER_IMAGE,
             max_attempts: 3,
             disk_floor: None,
         },

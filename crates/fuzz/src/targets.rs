@@ -155,7 +155,7 @@ fn file_ids(g: &mut Gen) -> Vec<i64> {
 
 /// The server's default parse budget (`limits.parse_words_per_image`).
 const PARSE_BUDGET: ParseBudget = ParseBudget {
-    words_per_image: 24,
+    words_per_image: ParseBudget::DEFAULT_WORDS_PER_IMAGE,
 };
 
 fn results_file(g: &mut Gen, input: &mut Vec<u8>) -> Result<(), String> {
