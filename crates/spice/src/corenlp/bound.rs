@@ -77,9 +77,6 @@ impl Bounds {
         for &(t, p) in tags {
             prior[t as usize] = p;
         }
-        let closed = |c: usize| {
-            &grammar.closed[grammar.closed_start[c] as usize..grammar.closed_start[c + 1] as usize]
-        };
         let tag_states: Vec<u32> = tags.iter().map(|&(t, _)| t).collect();
         let inside = inside_table(grammar, &tag_states, &potential, positions);
         // Computed by state, each state's pairs together (the rules read a few states' rows
@@ -127,7 +124,7 @@ impl Bounds {
             for _ in 0..MAX_CLOSURE_PASSES {
                 let mut rose = false;
                 for c in 0..n {
-                    for &(p, s) in closed(c) {
+                    for &(p, s) in grammar.closed_with_child(c) {
                         for left in 0..=d {
                             let at = pair(left, d - left);
                             let o = by_state[p as usize * pairs + at] + s;
@@ -256,8 +253,7 @@ fn inside_table(
                 if v == NEG {
                     continue;
                 }
-                let rules = grammar.closed_start[c] as usize..grammar.closed_start[c + 1] as usize;
-                for &(p, s) in &grammar.closed[rules] {
+                for &(p, s) in grammar.closed_with_child(c) {
                     let p = p as usize;
                     if v + s > inside[w][p] {
                         inside[w][p] = v + s;
@@ -302,8 +298,7 @@ pub fn fit_potentials(
     }
     let mut closed_by_parent: Vec<Vec<(u32, f32)>> = vec![Vec::new(); n];
     for c in 0..n {
-        let rules = grammar.closed_start[c] as usize..grammar.closed_start[c + 1] as usize;
-        for &(p, s) in &grammar.closed[rules] {
+        for &(p, s) in grammar.closed_with_child(c) {
             closed_by_parent[p as usize].push((c as u32, s));
         }
     }

@@ -580,8 +580,7 @@ impl<'a> Chart<'a> {
                     }
                 }
                 let g = self.grammar;
-                let rules = g.closed_start[state] as usize..g.closed_start[state + 1] as usize;
-                for &(parent, p_score) in &g.closed[rules] {
+                for &(parent, p_score) in g.closed_with_child(state) {
                     let tot = i_score + p_score;
                     let p = parent as usize;
                     if tot > cell[p] {

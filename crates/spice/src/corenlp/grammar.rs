@@ -96,6 +96,11 @@ impl Grammar {
             right_children,
         }
     }
+
+    /// The closed unary rules with child `c`, (parent, score).
+    pub fn closed_with_child(&self, c: usize) -> &[(u32, f32)] {
+        &self.closed[self.closed_start[c] as usize..self.closed_start[c + 1] as usize]
+    }
 }
 
 /// `UnaryGrammar`'s `init`, `addRule` for each rule, then `purgeRules`.
