@@ -102,6 +102,9 @@ struct Buffers {
     in_use: bool,
     /// For each start, the states finite in some cell starting there, in the order they came.
     left: Vec<Vec<Span>>,
+    /// For each start, the places in `left[start]` of the states that are the left child of
+    /// some binary rule: the ones a cell's binary rules start from.
+    left_children: Vec<Vec<u32>>,
     /// For each (start, state), 1 + its place in `left[start]` (0: none yet).
     left_at: Vec<u32>,
     /// Left rows: a span's scores by end (the cell ending at `start + 1 + i` at `i`).
@@ -118,6 +121,11 @@ struct Buffers {
     right_seen: Vec<u8>,
     /// Room for one left child's rules, the ones whose right child is finite somewhere.
     candidates: Vec<u32>,
+    /// Each cell's states that are right children, (slot, score) in slot order: the cell
+    /// `(start, end)`'s are `cell_items[a..b]` for `(a, b) = cell_range[start * stride + end]`.
+    cell_items: Vec<(u32, f32)>,
+    cell_range: Vec<(u32, u32)>,
+    stride: usize,
     /// The cell being filled, by state (−∞ between cells), and its finite states as bits.
     cell: Vec<f32>,
     finite: Vec<u64>,
@@ -167,6 +175,7 @@ impl Buffers {
         }
         if self.left.len() < positions + 1 {
             self.left.resize(positions + 1, Vec::new());
+            self.left_children.resize(positions + 1, Vec::new());
             self.right_states.resize(positions + 1, Vec::new());
         }
         let words = n.div_ceil(64);
@@ -178,6 +187,10 @@ impl Buffers {
         }
         self.by_start.clear();
         self.by_end.clear();
+        self.stride = positions + 1;
+        self.cell_range.clear();
+        self.cell_range.resize(self.stride * self.stride, (0, 0));
+        self.cell_items.clear();
         self.in_use = true;
     }
 
@@ -189,6 +202,9 @@ impl Buffers {
                 self.left_at[start * n + sp.state as usize] = 0;
             }
             spans.clear();
+        }
+        for places in &mut self.left_children {
+            places.clear();
         }
         for (end, states) in self.right_states.iter_mut().enumerate() {
             for &s in states.iter() {
@@ -460,11 +476,15 @@ impl<'a> Chart<'a> {
     /// children are finite, the best of each parent kept. Which order the candidates come in does
     /// not change a maximum, so they are taken by left child: for each state finite in a cell
     /// starting here, its rules whose right child is finite in some cell ending here, over the
-    /// split points where both are (a bit mask each), reading the two children's rows.
+    /// split points where both are (a bit mask each), reading the two children's rows. A left
+    /// child with many rules (`Grammar::rules_with_right`), when its right cells hold less than
+    /// half as many states as it has rules, goes the other way: each of those states looks up
+    /// its rules.
     fn binary_cell(&self, b: &mut Buffers, start: usize, end: usize) {
         let g = self.grammar;
         let Buffers {
             left,
+            left_children,
             by_start,
             right_starts,
             right_row,
@@ -473,6 +493,9 @@ impl<'a> Chart<'a> {
             candidates,
             cell,
             finite,
+            cell_items,
+            cell_range,
+            stride,
             ..
         } = b;
         let between: u128 = ((1u128 << end) - 1) & !((1u128 << (start + 1)) - 1);
@@ -480,7 +503,9 @@ impl<'a> Chart<'a> {
         let right_seen = &right_seen[end * nr..(end + 1) * nr];
         let right_starts = &right_starts[end * nr..(end + 1) * nr];
         let right_row = &right_row[end * nr..(end + 1) * nr];
-        for lsp in &left[start] {
+        let spans = &left[start];
+        for &k in &left_children[start] {
+            let lsp = &spans[k as usize];
             let lm = lsp.ends & between;
             if lm == 0 {
                 continue;
@@ -490,6 +515,45 @@ impl<'a> Chart<'a> {
             let left_row = &by_start[lsp.row as usize..];
             let first = g.by_left_start[l] as usize;
             let rights = &g.by_left_right[first..g.by_left_start[l + 1] as usize];
+            // A left child with many rules looks up the right children the right cells hold,
+            // when they are fewer than its rules.
+            if let Some(index) = g.rules_with_right(l) {
+                let mut held = 0;
+                let mut m = lm;
+                while m != 0 {
+                    let split = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    let (a, z) = cell_range[split * *stride + end];
+                    held += (z - a) as usize;
+                }
+                if 2 * held < rights.len() {
+                    let mut m = lm;
+                    while m != 0 {
+                        let split = m.trailing_zeros() as usize;
+                        m &= m - 1;
+                        let left_score = left_row[split - start - 1];
+                        let (a, z) = cell_range[split * *stride + end];
+                        for &(rc, right_score) in &cell_items[a as usize..z as usize] {
+                            let at = index[rc as usize] as usize;
+                            if at == 0 {
+                                continue;
+                            }
+                            for (i, &r) in rights.iter().enumerate().skip(at - 1) {
+                                if r != rc {
+                                    break;
+                                }
+                                let p = g.by_left_parent[first + i] as usize;
+                                let tot = g.by_left_score[first + i] + left_score + right_score;
+                                if tot > cell[p] {
+                                    cell[p] = tot;
+                                    finite[p / 64] |= 1 << (p % 64);
+                                }
+                            }
+                        }
+                    }
+                    continue;
+                }
+            }
             // The rules whose right child is finite in some cell ending here, picked without
             // branching (about half are).
             if candidates.len() < rights.len() {
@@ -536,6 +600,7 @@ impl<'a> Chart<'a> {
         let words = n.div_ceil(64);
         let Buffers {
             left,
+            left_children,
             left_at,
             by_start,
             right_starts,
@@ -546,6 +611,9 @@ impl<'a> Chart<'a> {
             cell,
             finite,
             items,
+            cell_items,
+            cell_range,
+            stride,
             ..
         } = b;
         // With pruning, a state is kept when `score + row[state] >= floor`.
@@ -592,6 +660,7 @@ impl<'a> Chart<'a> {
         }
         let left_len = self.length - start;
         let nr = self.grammar.right_children;
+        let first_item = cell_items.len() as u32;
         for (w, word) in finite.iter_mut().enumerate() {
             let mut bits = std::mem::take(word);
             while bits != 0 {
@@ -612,6 +681,9 @@ impl<'a> Chart<'a> {
                         row: by_start.len() as u32,
                     });
                     left_at[i] = left[start].len() as u32;
+                    if self.grammar.by_left_start[s + 1] > self.grammar.by_left_start[s] {
+                        left_children[start].push(left_at[i] - 1);
+                    }
                     by_start.resize(by_start.len() + left_len, NEG);
                 }
                 let lsp = &mut left[start][left_at[i] as usize - 1];
@@ -621,6 +693,7 @@ impl<'a> Chart<'a> {
                 if slot == u32::MAX {
                     continue;
                 }
+                cell_items.push((slot, score));
                 let j = end * nr + slot as usize;
                 right_seen[j] = 1;
                 if right_starts[j] == 0 {
@@ -632,6 +705,7 @@ impl<'a> Chart<'a> {
                 by_end[right_row[j] as usize + start] = score;
             }
         }
+        cell_range[start * *stride + end] = (first_item, cell_items.len() as u32);
     }
 
     /// The tree under `goal` over `start..end`, read back as CoreNLP does. With pruning, each

@@ -35,7 +35,18 @@ pub struct Grammar {
     /// (`u32::MAX` for the others): the chart indexes only those by their end.
     pub right_slot: Vec<u32>,
     pub right_children: usize,
+    /// For a left child with many rules (at least [`INDEXED_RULES`]), where its rules with each
+    /// right child begin, so that the chart can look up the right children it has at hand instead
+    /// of scanning them all: `by_left_indexed[l]` is the table's place (`u32::MAX`: not indexed),
+    /// and `right_index[place * right_children + slot]` is 1 + the offset of the first rule of `l`
+    /// with that right child from `by_left_start[l]` (0: none).
+    pub by_left_indexed: Vec<u32>,
+    pub right_index: Vec<u16>,
 }
+
+/// Left children with at least this many binary rules get a lookup table by right child
+/// ([`Grammar::rules_with_right`]).
+pub const INDEXED_RULES: usize = 64;
 
 impl Grammar {
     pub fn new(num_states: usize, binary: Vec<BinaryRule>, unary: &[UnaryRule]) -> Grammar {
@@ -71,6 +82,20 @@ impl Grammar {
             }
             by_left_start.push(by_left_right.len() as u32);
         }
+        let mut by_left_indexed = vec![u32::MAX; num_states];
+        let mut right_index = Vec::new();
+        for l in 0..num_states {
+            let (first, last) = (by_left_start[l] as usize, by_left_start[l + 1] as usize);
+            if last - first < INDEXED_RULES || last - first >= usize::from(u16::MAX) {
+                continue;
+            }
+            by_left_indexed[l] = (right_index.len() / right_children) as u32;
+            let table = right_index.len();
+            right_index.resize(table + right_children, 0u16);
+            for i in (first..last).rev() {
+                right_index[table + by_left_right[i] as usize] = (i - first + 1) as u16;
+            }
+        }
         let mut closed_start = vec![0u32];
         let mut closed = Vec::new();
         for rules in close_unaries(num_states, unary) {
@@ -94,7 +119,19 @@ impl Grammar {
             closed,
             right_slot,
             right_children,
+            by_left_indexed,
+            right_index,
         }
+    }
+
+    /// For a left child with a lookup table ([`INDEXED_RULES`]), the table: by right child's
+    /// slot, 1 + the offset of its first rule with that right child (0: none).
+    pub fn rules_with_right(&self, left: usize) -> Option<&[u16]> {
+        let place = self.by_left_indexed[left];
+        (place != u32::MAX).then(|| {
+            let at = place as usize * self.right_children;
+            &self.right_index[at..at + self.right_children]
+        })
     }
 
     /// The closed unary rules with child `c`, (parent, score).
