@@ -148,6 +148,11 @@ pub const MAX_POSITIONS: usize = 128;
 /// The boundary word CoreNLP appends to every sentence.
 pub const BOUNDARY_WORD: &str = ".$.";
 
+/// Sentences up to this many positions keep each cell's right children in a list, for left
+/// children with many rules to look up ([`Chart::binary_cell`]); longer ones, rare in captions
+/// and parsed with the whole chart, would need hundreds of MB for it.
+const LOOKUP_POSITIONS: usize = 64;
+
 /// Above this many bytes, a thread's chart storage is given back after the sentence.
 const KEEP_BYTES: usize = 256 << 20;
 
@@ -215,7 +220,8 @@ impl Buffers {
         self.in_use = false;
         let bytes = 4 * (self.by_start.capacity() + self.by_end.capacity())
             + 4 * self.left_at.capacity()
-            + 20 * self.right_starts.capacity();
+            + 20 * self.right_starts.capacity()
+            + 8 * (self.cell_items.capacity() + self.cell_range.capacity());
         if bytes > KEEP_BYTES {
             *self = Buffers::default();
         }
@@ -517,7 +523,10 @@ impl<'a> Chart<'a> {
             let rights = &g.by_left_right[first..g.by_left_start[l + 1] as usize];
             // A left child with many rules looks up the right children the right cells hold,
             // when they are fewer than its rules.
-            if let Some(index) = g.rules_with_right(l) {
+            if let Some(index) = g
+                .rules_with_right(l)
+                .filter(|_| self.length <= LOOKUP_POSITIONS)
+            {
                 let mut held = 0;
                 let mut m = lm;
                 while m != 0 {
@@ -693,7 +702,9 @@ impl<'a> Chart<'a> {
                 if slot == u32::MAX {
                     continue;
                 }
-                cell_items.push((slot, score));
+                if self.length <= LOOKUP_POSITIONS {
+                    cell_items.push((slot, score));
+                }
                 let j = end * nr + slot as usize;
                 right_seen[j] = 1;
                 if right_starts[j] == 0 {
