@@ -522,7 +522,7 @@ impl<'a> Chart<'a> {
             let first = g.by_left_start[l] as usize;
             let rights = &g.by_left_right[first..g.by_left_start[l + 1] as usize];
             // A left child with many rules looks up the right children the right cells hold,
-            // when they are fewer than its rules.
+            // when they are fewer than half its rules.
             if let Some(index) = g
                 .rules_with_right(l)
                 .filter(|_| self.length <= LOOKUP_POSITIONS)
