@@ -35,7 +35,8 @@ pub struct Grammar {
     /// (`u32::MAX` for the others): the chart indexes only those by their end.
     pub right_slot: Vec<u32>,
     pub right_children: usize,
-    /// For a left child with many rules (at least [`INDEXED_RULES`]), where its rules with each
+    /// For a left child with many rules (at least [`INDEXED_RULES`], and fewer than `u16::MAX`
+    /// so that an offset fits the table), where its rules with each
     /// right child begin, so that the chart can look up the right children it has at hand instead
     /// of scanning them all: `by_left_indexed[l]` is the table's place (`u32::MAX`: not indexed),
     /// and `right_index[place * right_children + slot]` is 1 + the offset of the first rule of `l`
