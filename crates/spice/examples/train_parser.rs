@@ -4,6 +4,8 @@
 //! ```text
 //! cargo run --release --example train_parser -- train [--data DIR] [--train A.conllu,B.conllu]
 //!     [--dev A.conllu,B.conllu] [--out crates/spice/models] [--tagger-epochs N] [--parser-epochs N]
+//! cargo run --release --example train_parser -- tagger|parser [same options as train]: one of
+//!     the two models alone (two processes can train them side by side)
 //! cargo run --release --example train_parser -- eval [--data DIR] [--dev ...] [--models DIR]
 //! cargo run --release --example train_parser -- shrink --models DIR --out DIR
 //!     [--parser-max-features N] [--tagger-max-features N]
@@ -37,6 +39,8 @@ struct Args {
     parser_min_count: u32,
     parser_max_features: usize,
     tagger_max_features: usize,
+    tagger_patterns: bool,
+    tagger_jackknife: usize,
     models: Option<PathBuf>,
     limit: usize,
     confusions: usize,
@@ -69,6 +73,8 @@ fn parse_args() -> Result<Args, String> {
         parser_min_count: parse::TrainOptions::default().min_count,
         parser_max_features: parse::TrainOptions::default().max_features,
         tagger_max_features: tag::TrainOptions::default().max_features,
+        tagger_patterns: tag::TrainOptions::default().patterns,
+        tagger_jackknife: 0,
         models: None,
         limit: usize::MAX,
         confusions: 0,
@@ -92,6 +98,14 @@ fn parse_args() -> Result<Args, String> {
             "--parser-min-count" => a.parser_min_count = num(val()?)? as u32,
             "--parser-max-features" => a.parser_max_features = num(val()?)?,
             "--tagger-max-features" => a.tagger_max_features = num(val()?)?,
+            "--tagger-patterns" => {
+                a.tagger_patterns = match val()?.as_str() {
+                    "on" => true,
+                    "off" => false,
+                    v => return Err(format!("--tagger-patterns: on or off, not {v}")),
+                }
+            }
+            "--tagger-jackknife" => a.tagger_jackknife = num(val()?)?,
             "--limit" => a.limit = num(val()?)?,
             "--confusions" => a.confusions = num(val()?)?,
             _ => return Err(format!("unknown option {flag}")),
@@ -198,7 +212,7 @@ fn interleave(sets: &[(String, Vec<TreeSentence>)]) -> Vec<TreeSentence> {
 fn run() -> Result<(), String> {
     let a = parse_args()?;
     match a.cmd.as_str() {
-        "train" => train(&a),
+        "train" | "parser" => train(&a),
         "tagger" => train_tagger(&a),
         "eval" => {
             let dir = a.models.clone().unwrap_or_else(|| a.out.clone());
@@ -264,18 +278,30 @@ fn train(a: &Args) -> Result<(), String> {
     let topts = tag::TrainOptions {
         epochs: a.tagger_epochs,
         max_features: a.tagger_max_features,
+        patterns: a.tagger_patterns,
+        jackknife: a.tagger_jackknife,
         ..tag::TrainOptions::default()
     };
-    let tbytes = tag::train(&tagged, &topts, &mut log)?;
     std::fs::create_dir_all(&a.out).map_err(|e| format!("{}: {e}", a.out.display()))?;
-    let tpath = a.out.join("tagger.bin");
-    std::fs::write(&tpath, &tbytes).map_err(|e| format!("{}: {e}", tpath.display()))?;
-    log(format!(
-        "wrote {} ({} bytes)",
-        tpath.display(),
-        tbytes.len()
-    ));
-    let tagger = Tagger::from_bytes(&tbytes, "new tagger").map_err(|e| e.to_string())?;
+    let tagger = if a.cmd == "parser" {
+        // The parser alone (beside `tagger` in another process): evaluated with the tagger of
+        // --models DIR, or the embedded one.
+        match &a.models {
+            Some(dir) => Tagger::load(&dir.join("tagger.bin")),
+            None => Tagger::embedded().cloned(),
+        }
+        .map_err(|e| e.to_string())?
+    } else {
+        let tbytes = tag::train(&tagged, &topts, &mut log)?;
+        let tpath = a.out.join("tagger.bin");
+        std::fs::write(&tpath, &tbytes).map_err(|e| format!("{}: {e}", tpath.display()))?;
+        log(format!(
+            "wrote {} ({} bytes)",
+            tpath.display(),
+            tbytes.len()
+        ));
+        Tagger::from_bytes(&tbytes, "new tagger").map_err(|e| e.to_string())?
+    };
 
     let psents: Vec<TreeSentence> = match a.parser_tags.as_str() {
         "gold" => sents,
@@ -346,6 +372,8 @@ fn train_tagger(a: &Args) -> Result<(), String> {
     let topts = tag::TrainOptions {
         epochs: a.tagger_epochs,
         max_features: a.tagger_max_features,
+        patterns: a.tagger_patterns,
+        jackknife: a.tagger_jackknife,
         ..tag::TrainOptions::default()
     };
     let mut log = |m: String| eprintln!("[{:>6.1}s] {m}", t0.elapsed().as_secs_f64());

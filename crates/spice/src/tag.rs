@@ -12,7 +12,10 @@
 //! the PCFG's best parse of the whole sentence: so the tagger also sees whether the sentence ends
 //! in a full stop and which kinds of verb it has tagged on the left (`Facts`), and it tags twice,
 //! the second pass reading the first pass's tags on the right and its finite verbs elsewhere in
-//! the sentence (one weight table, the second pass's features in a space of their own). The model
+//! the sentence (one weight table, the second pass's features in a space of their own), and the
+//! shape of the whole sentence as the first pass tagged it (`Patterns`: captions repeat their
+//! shapes, and the PCFG tags a shape's positions alike). Trained with `jackknife`, the second pass
+//! learns from first-pass tags as wrong as they are at run time (stacking). The model
 //! is trained by `scripts/train-parser` (the `train_parser` example) on the exact pipeline's
 //! analyses and embedded in the binary; see `perceptron` for the file format.
 
@@ -50,10 +53,12 @@ pub struct Tagger {
     classes: Vec<&'static str>,
     /// Exact word hash -> class, for frequent unambiguous words.
     dict: IdMap<u8>,
-    /// [`verb_kind`] of each class.
-    kinds: Vec<u64>,
+    /// What each class tells the features.
+    info: ClassInfo,
     /// Tags in two passes (the second reads the first's classes on its right).
     two_pass: bool,
+    /// The second pass also reads the first pass's whole-sentence [`Patterns`].
+    patterns: bool,
 }
 
 // Feature templates. Numbers are part of the model: never renumber, only add.
@@ -107,6 +112,12 @@ const T_VERBS_ALL_SUF3: u32 = 46;
 const T_VERBS_ALL_LOWER: u32 = 47;
 const T_R1_R2_SUF3: u32 = 48;
 const T_P1_R1_LOWER: u32 = 49;
+const T_PAT_FULL: u32 = 50;
+const T_PAT_FULL_LOWER: u32 = 51;
+const T_PAT_LEX: u32 = 52;
+const T_PAT_CHUNK: u32 = 53;
+const T_PAT_RIGHT: u32 = 54;
+const T_PAT_LEFT: u32 = 55;
 
 /// Second-pass features are the first pass's templates and more, all moved by this salt into a
 /// space of their own (one weight table holds both passes).
@@ -120,6 +131,7 @@ fn second_pass_features(
     p1: u64,
     first: &[usize],
     kinds: &[u64],
+    pat: Option<&Patterns>,
     out: &mut Vec<u64>,
 ) {
     let right = |j: usize| first.get(j).map_or(PAD_END, |&c| c as u64 + 1);
@@ -153,8 +165,129 @@ fn second_pass_features(
         feat(T_R1_R2_SUF3, r1, r2, w.suf3),
         feat(T_P1_R1_LOWER, p1, r1, w.lower),
     ]);
+    if let Some(p) = pat {
+        let at = i as u64;
+        out.extend_from_slice(&[
+            feat(T_PAT_FULL, p.full, at, 0),
+            feat(T_PAT_FULL_LOWER, p.full, at, w.lower),
+            feat(T_PAT_LEX, p.lexical, at, 0),
+            feat(T_PAT_CHUNK, p.chunk, p.chunk_at[i], w.suf3),
+            feat(T_PAT_RIGHT, p.right[i + 1], w.lower, 0),
+            feat(T_PAT_LEFT, p.left[i], w.lower, 0),
+        ]);
+    }
     for f in out.iter_mut() {
         *f = perceptron::combine(*f, PASS2_SALT);
+    }
+}
+
+/// How a class enters the second pass's sentence patterns: by its word (function words and
+/// punctuation), as one noun-phrase symbol for a run of nominal classes, or as itself.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Role {
+    Word,
+    Nominal,
+    Itself,
+}
+
+/// Whether runs of this class are one symbol of a chunk pattern.
+pub(crate) fn nominal(tag: &str) -> bool {
+    role(tag) == Role::Nominal
+}
+
+fn role(tag: &str) -> Role {
+    match tag {
+        "NN" | "NNS" | "NNP" | "NNPS" | "CD" | "JJ" | "JJR" | "JJS" | "DT" | "PDT" | "PRP$"
+        | "POS" | "PRP" => Role::Nominal,
+        "IN" | "TO" | "CC" | "RP" | "WDT" | "WP" | "WP$" | "WRB" | "EX" | "MD" | "," | "."
+        | ":" => Role::Word,
+        _ => Role::Itself,
+    }
+}
+
+/// Whether a class enters the lexical pattern by its word.
+pub(crate) fn closed(tag: &str) -> bool {
+    role(tag) == Role::Word || matches!(tag, "DT" | "PDT" | "PRP" | "PRP$" | "POS")
+}
+
+/// What a class tells the tagger: its verb kind, its role in patterns, whether it is closed.
+#[derive(Clone, Debug)]
+struct ClassInfo {
+    kinds: Vec<u64>,
+    roles: Vec<Role>,
+    closed: Vec<bool>,
+}
+
+impl ClassInfo {
+    fn new(classes: &[&str]) -> ClassInfo {
+        ClassInfo {
+            kinds: classes.iter().map(|c| verb_kind(c)).collect(),
+            roles: classes.iter().map(|c| role(c)).collect(),
+            closed: classes.iter().map(|c| closed(c)).collect(),
+        }
+    }
+}
+
+/// The whole sentence as the first pass tagged it, hashed at three grains, for the second pass:
+/// the PCFG's tags follow from its best parse of the whole caption, and captions repeat their
+/// shapes, so a shape seen in training says how the PCFG tags each of its positions.
+struct Patterns {
+    /// Every class.
+    full: u64,
+    /// Classes, with function words and determiners by their word.
+    lexical: u64,
+    /// The lexical pattern with each run of nominal classes one symbol.
+    chunk: u64,
+    /// Each token's index among the chunk pattern's symbols.
+    chunk_at: Vec<u64>,
+    /// `left[i]`: the lexical pattern of tokens `..i`; `right[i]`: of tokens `i..`.
+    left: Vec<u64>,
+    right: Vec<u64>,
+}
+
+const PAT_SEED: u64 = 0x5041_5454_4552_4E5F; // "PATTERN_"
+
+impl Patterns {
+    fn new(toks: &[TokenHashes], first: &[usize], info: &ClassInfo) -> Patterns {
+        let n = first.len();
+        let lex = |j: usize| -> u64 {
+            let c = first[j];
+            if info.closed.get(c).copied().unwrap_or(false) {
+                perceptron::combine(1, toks[j].lower)
+            } else {
+                c as u64 + 2
+            }
+        };
+        let mut full = PAT_SEED;
+        let mut chunk = PAT_SEED;
+        let mut chunk_at = Vec::with_capacity(n);
+        let mut left = Vec::with_capacity(n + 1);
+        left.push(PAT_SEED);
+        let (mut symbols, mut in_np) = (0u64, false);
+        for (j, &c) in first.iter().enumerate() {
+            full = perceptron::combine(full, c as u64 + 2);
+            let l = lex(j);
+            left.push(perceptron::combine(left[j], l));
+            let nominal = info.roles.get(c) == Some(&Role::Nominal);
+            if !(nominal && in_np) {
+                symbols += 1;
+                chunk = perceptron::combine(chunk, if nominal { 1 } else { l });
+            }
+            in_np = nominal;
+            chunk_at.push(symbols);
+        }
+        let mut right = vec![PAT_SEED; n + 1];
+        for j in (0..n).rev() {
+            right[j] = perceptron::combine(right[j + 1], lex(j));
+        }
+        Patterns {
+            full,
+            lexical: left[n],
+            chunk,
+            chunk_at,
+            left,
+            right,
+        }
     }
 }
 
@@ -370,12 +503,17 @@ impl Tokens {
 fn greedy(
     sentence: &Tokens,
     dict: &IdMap<u8>,
-    kinds: &[u64],
+    info: &ClassInfo,
     first: Option<&[usize]>,
+    patterns: bool,
     mut choose: impl FnMut(usize, &[u64]) -> usize,
 ) -> Vec<usize> {
     let toks = &sentence.toks;
-    let mut feats = Vec::with_capacity(40);
+    let kinds = &info.kinds;
+    let pat = first
+        .filter(|_| patterns)
+        .map(|first| Patterns::new(toks, first, info));
+    let mut feats = Vec::with_capacity(60);
     let mut out: Vec<usize> = Vec::with_capacity(toks.len());
     let mut facts = Facts {
         end: sentence.end,
@@ -390,7 +528,7 @@ fn greedy(
             let p2 = tag_value(i.checked_sub(2).map(|j| out[j]));
             features(toks, i, p1, p2, facts, &mut feats);
             if let Some(first) = first {
-                second_pass_features(toks, i, p1, first, kinds, &mut feats);
+                second_pass_features(toks, i, p1, first, kinds, pat.as_ref(), &mut feats);
             }
             choose(i, &feats)
         };
@@ -443,7 +581,12 @@ impl Tagger {
             let class = r.len("tag dictionary class", classes.len().saturating_sub(1))?;
             dict.insert(hash_str(&word), class as u8);
         }
-        let two_pass = !r.at_end() && r.len("tagger passes", 2)? == 2;
+        // 1 (or absent): one pass; 2: two passes; 3: two passes, the second with patterns.
+        let passes = if r.at_end() {
+            1
+        } else {
+            r.len("tagger passes", 3)?
+        };
         if !r.at_end() {
             return Err(ModelError::Corrupt {
                 what: what.into(),
@@ -452,8 +595,9 @@ impl Tagger {
         }
         Ok(Tagger {
             weights: std::sync::Arc::new(m.weights),
-            kinds: classes.iter().map(|c| verb_kind(c)).collect(),
-            two_pass,
+            info: ClassInfo::new(&classes),
+            two_pass: passes >= 2,
+            patterns: passes == 3,
             classes,
             dict,
         })
@@ -495,8 +639,9 @@ impl Tagger {
         greedy(
             &sentence,
             &self.dict,
-            &self.kinds,
+            &self.info,
             first.as_deref(),
+            self.patterns,
             |_, feats| {
                 scores.iter_mut().for_each(|s| *s = 0);
                 self.weights.score(feats, &mut scores);
@@ -514,8 +659,9 @@ impl Tagger {
         Some(greedy(
             sentence,
             &self.dict,
-            &self.kinds,
+            &self.info,
             None,
+            false,
             |_, feats| {
                 scores.iter_mut().for_each(|s| *s = 0);
                 self.weights.score(feats, scores);
@@ -561,12 +707,19 @@ pub struct TrainOptions {
     pub max_features: usize,
     /// 1 or 2: a second greedy pass that also reads the first pass's classes on the right.
     pub passes: usize,
+    /// The second pass also reads the first pass's whole-sentence patterns.
+    pub patterns: bool,
+    /// With 2 or more (and two passes), the second pass learns from first-pass tags given by
+    /// one-pass taggers trained on the other folds (stacking), as wrong as at run time.
+    pub jackknife: usize,
 }
 
 impl Default for TrainOptions {
     fn default() -> Self {
         TrainOptions {
             passes: 2,
+            patterns: true,
+            jackknife: 0,
             epochs: 5,
             seed: 1,
             dict_min_count: 20,
@@ -615,7 +768,7 @@ pub fn train(
         .map(|(t, _)| *t)
         .collect();
     let class_of = |t: &str| classes.iter().position(|c| *c == t).unwrap_or(0);
-    let kinds: Vec<u64> = classes.iter().map(|c| verb_kind(c)).collect();
+    let info = ClassInfo::new(&classes);
     let gold: Vec<Vec<usize>> = sents
         .iter()
         .map(|(_, tags)| tags.iter().map(|t| class_of(t)).collect())
@@ -651,6 +804,11 @@ pub fn train(
         dict.len()
     ));
 
+    let stacked = if opts.jackknife >= 2 && opts.passes >= 2 {
+        Some(jackknifed_first_pass(sents, opts, &class_of, log)?)
+    } else {
+        None
+    };
     let mut order: Vec<usize> = (0..sents.len()).collect();
     let mut rng = perceptron::mix64(opts.seed);
     let mut model = Trainer::new(classes.len());
@@ -663,23 +821,33 @@ pub fn train(
             let mut first: Option<Vec<usize>> = None;
             let sentence = Tokens::new(&sents[k].0);
             for pass in 0..opts.passes.clamp(1, 2) {
-                let chosen = greedy(&sentence, &dict, &kinds, first.as_deref(), |i, feats| {
-                    let g = gold[k][i];
-                    scores.iter_mut().for_each(|s| *s = 0.0);
-                    model.score(feats, &mut scores);
-                    let guess = argmax(&scores);
-                    if epoch == 0 {
-                        model.observe(feats);
-                    }
-                    model.tick();
-                    model.update(feats, g, guess);
-                    if pass + 1 == opts.passes.clamp(1, 2) {
-                        right += (guess == g) as usize;
-                        total += 1;
-                    }
-                    guess
+                let chosen = greedy(
+                    &sentence,
+                    &dict,
+                    &info,
+                    first.as_deref(),
+                    opts.patterns,
+                    |i, feats| {
+                        let g = gold[k][i];
+                        scores.iter_mut().for_each(|s| *s = 0.0);
+                        model.score(feats, &mut scores);
+                        let guess = argmax(&scores);
+                        if epoch == 0 {
+                            model.observe(feats);
+                        }
+                        model.tick();
+                        model.update(feats, g, guess);
+                        if pass + 1 == opts.passes.clamp(1, 2) {
+                            right += (guess == g) as usize;
+                            total += 1;
+                        }
+                        guess
+                    },
+                );
+                first = Some(match &stacked {
+                    Some(st) => st[k].clone(),
+                    None => chosen,
                 });
-                first = Some(chosen);
             }
         }
         if epoch == 0 && opts.min_count > 1 {
@@ -701,10 +869,43 @@ pub fn train(
     }
     if opts.passes >= 2 {
         // Absent in a one-pass model (files written before the second pass read as one pass).
-        put_varint(&mut extra, 2);
+        put_varint(&mut extra, if opts.patterns { 3 } else { 2 });
     }
     let names: Vec<String> = classes.iter().map(|c| c.to_string()).collect();
     Ok(perceptron::write_model("tagger", &names, &extra, &rows))
+}
+
+/// Each sentence's classes as a one-pass tagger trained without its fold tags it (folds by
+/// sentence index modulo the fold count).
+fn jackknifed_first_pass(
+    sents: &[TaggedSentence],
+    opts: &TrainOptions,
+    class_of: &dyn Fn(&str) -> usize,
+    log: &mut dyn FnMut(String),
+) -> Result<Vec<Vec<usize>>, String> {
+    let k = opts.jackknife;
+    let one = TrainOptions {
+        passes: 1,
+        patterns: false,
+        jackknife: 0,
+        ..opts.clone()
+    };
+    let mut out = vec![Vec::new(); sents.len()];
+    for fold in 0..k {
+        let rest: Vec<TaggedSentence> = sents
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| i % k != fold)
+            .map(|(_, s)| s.clone())
+            .collect();
+        let bytes = train(&rest, &one, &mut |m| log(format!("fold {fold}: {m}")))?;
+        let tagger = Tagger::from_bytes(&bytes, "fold tagger").map_err(|e| e.to_string())?;
+        for (i, (words, _)) in sents.iter().enumerate().filter(|(i, _)| i % k == fold) {
+            let w: Vec<&str> = words.iter().map(String::as_str).collect();
+            out[i] = tagger.tag(&w).into_iter().map(class_of).collect();
+        }
+    }
+    Ok(out)
 }
 
 fn argmax_usize(xs: &[usize]) -> usize {
@@ -762,6 +963,77 @@ mod tests {
             ["DT", "NN", "VBG", "IN", "DT", "NN"]
         );
         assert!(t.tag(&[]).is_empty());
+    }
+
+    #[test]
+    fn the_model_file_says_whether_the_second_pass_reads_patterns() {
+        let data: Vec<TaggedSentence> = [
+            "a/DT dog/NN sitting/VBG on/IN a/DT couch/NN",
+            "a/DT cat/NN sitting/VBG on/IN a/DT chair/NN",
+            "the/DT man/NN rides/VBZ a/DT horse/NN ./.",
+            "a/DT woman/NN holding/VBG an/DT umbrella/NN",
+        ]
+        .iter()
+        .map(|s| sent(s))
+        .collect();
+        for (patterns, jackknife) in [(false, 0), (true, 0), (true, 2)] {
+            let opts = TrainOptions {
+                epochs: 4,
+                dict_min_count: 3,
+                patterns,
+                jackknife,
+                ..TrainOptions::default()
+            };
+            let bytes = train(&data, &opts, &mut |_| {}).expect("training");
+            let t = Tagger::from_bytes(&bytes, "toy").expect("load");
+            assert!(t.two_pass);
+            assert_eq!(t.patterns, patterns);
+            assert_eq!(
+                t.tag(&["a", "dog", "sitting", "on", "a", "chair"]),
+                ["DT", "NN", "VBG", "IN", "DT", "NN"]
+            );
+        }
+    }
+
+    #[test]
+    fn patterns_hash_shapes_not_content_words() {
+        let classes = ["DT", "JJ", "NN", "VBG", "IN"];
+        let info = ClassInfo::new(&classes);
+        let hashed = |words: &[&str]| -> Vec<TokenHashes> {
+            let mut buf = String::new();
+            let n = words.len();
+            (0..n)
+                .map(|i| TokenHashes::new(words[i], i == 0, &mut buf))
+                .collect()
+        };
+        // a big dog sitting on a couch: DT JJ NN VBG IN DT NN
+        let first = [0, 1, 2, 3, 4, 0, 2];
+        let a = Patterns::new(
+            &hashed(&["a", "big", "dog", "sitting", "on", "a", "couch"]),
+            &first,
+            &info,
+        );
+        let b = Patterns::new(
+            &hashed(&["a", "small", "cat", "sitting", "on", "a", "chair"]),
+            &first,
+            &info,
+        );
+        let c = Patterns::new(
+            &hashed(&["a", "big", "dog", "sitting", "in", "a", "couch"]),
+            &first,
+            &info,
+        );
+        // Content words do not enter any pattern; a function word enters all but the full one.
+        assert_eq!((a.full, a.lexical, a.chunk), (b.full, b.lexical, b.chunk));
+        assert_eq!(a.full, c.full);
+        assert_ne!(a.lexical, c.lexical);
+        assert_ne!(a.chunk, c.chunk);
+        // Runs of nominal classes are one chunk symbol: [a big dog] sitting on [a couch].
+        assert_eq!(a.chunk_at, [1, 1, 1, 2, 3, 4, 4]);
+        assert_eq!(a.left[7], a.lexical);
+        assert_eq!(a.left[4], c.left[4]);
+        assert_ne!(a.left[5], c.left[5]);
+        assert_eq!(a.right[5], c.right[5]);
     }
 
     #[test]
