@@ -14,9 +14,8 @@
 //! The trees it learns are those of CoreNLP's unlexicalized PCFG, which sees the whole sentence
 //! before it commits to any constituent: so some features read the sentence as a whole (what
 //! kinds of verb and function word come after the buffer's front and before it, whether there is a
-//! finite verb and a full stop, the first tag, how many gerunds and finite verbs, and the whole
-//! sequence of tags and function words with the stack's and the buffer's positions in it, which
-//! lets the parser recall how the PCFG parses a shape of caption it has seen; see `Sentence`).
+//! finite verb and a full stop, the first tag, how many gerunds and finite verbs; see
+//! `Sentence`).
 //!
 //! Single root: the artificial root 0 sits at the bottom of the stack, and the only transition
 //! that may attach a token to it is the very last one (stack `[0, x]`, buffer empty).
@@ -451,9 +450,6 @@ mod t {
     pub const SHAPE_S0T_B0T: u32 = 150;
     pub const SHAPE_S1T_S0T: u32 = 151;
     pub const BEHIND_S0T_B0T: u32 = 152;
-    pub const PAT_S0_B0: u32 = 153;
-    pub const PAT_S1_S0: u32 = 154;
-    pub const CHUNK_S0T_B0T: u32 = 155;
 }
 
 const V_NONE: u64 = 0x6E6F_6E65; // no token at this position
@@ -475,12 +471,6 @@ struct Sentence {
     behind: Vec<u64>,
     /// The whole sentence: its first tag, how many gerunds and finite verbs it has.
     shape: u64,
-    /// The whole sentence's tags, function words and determiners by their word: captions repeat
-    /// their shapes, and the PCFG's tree is nearly a function of this sequence.
-    pattern: u64,
-    /// The pattern with each run of nominal tags one symbol, and each position's symbol index.
-    chunk: u64,
-    chunk_at: Vec<u64>,
 }
 
 /// 1 preposition or "to", 2 conjunction, 4 comma, 8 wh-word, 16 determiner, 0 other.
@@ -505,9 +495,6 @@ impl Sentence {
             more: Vec::new(),
             behind: Vec::new(),
             shape: 0,
-            pattern: 0,
-            chunk: 0,
-            chunk_at: Vec::new(),
         };
         sn.reset(words, tags);
         sn
@@ -558,26 +545,6 @@ impl Sentence {
             hash_str(tag(0)),
             1 + count("VBG") + 3 * finite + 9 * u64::from(full_stop),
         );
-        const SEED: u64 = 0x5041_5454_4552_4E5F; // "PATTERN_"
-        (self.pattern, self.chunk) = (SEED, SEED);
-        self.chunk_at.clear();
-        self.chunk_at.push(0);
-        let (mut symbols, mut in_np) = (0u64, false);
-        for i in 0..words.len() {
-            let symbol = if crate::tag::closed(tag(i)) {
-                perceptron::combine(1, self.w[i + 1])
-            } else {
-                self.t[i + 1]
-            };
-            self.pattern = perceptron::combine(self.pattern, symbol);
-            let nominal = crate::tag::nominal(tag(i));
-            if !(nominal && in_np) {
-                symbols += 1;
-                self.chunk = perceptron::combine(self.chunk, if nominal { 1 } else { symbol });
-            }
-            in_np = nominal;
-            self.chunk_at.push(symbols);
-        }
     }
 }
 
@@ -614,7 +581,6 @@ fn features(st: &State, sn: &Sentence, out: &mut Vec<u64>) {
         }
     };
     let set = |v: &Vec<u64>, i: u32| if i == NONE { V_NONE } else { v[i as usize] };
-    let pos = |i: u32| if i == NONE { V_NONE } else { i as u64 };
 
     let (s0, s1, s2, b0, b1, b2) = (st.s(0), st.s(1), st.s(2), st.bq(0), st.bq(1), st.bq(2));
     let (s0w, s0t, s1w, s1t, s2w, s2t) = (w(s0), tg(s0), w(s1), tg(s1), w(s2), tg(s2));
@@ -812,14 +778,6 @@ fn features(st: &State, sn: &Sentence, out: &mut Vec<u64>) {
         feat(SHAPE_S0T_B0T, sn.shape, s0t, b0t),
         feat(SHAPE_S1T_S0T, sn.shape, s1t, s0t),
         feat(BEHIND_S0T_B0T, behind, s0t, b0t),
-        feat(PAT_S0_B0, sn.pattern, pos(s0), pos(b0)),
-        feat(PAT_S1_S0, sn.pattern, pos(s1), pos(s0)),
-        feat(
-            CHUNK_S0T_B0T,
-            perceptron::combine(sn.chunk, set(&sn.chunk_at, s0)),
-            set(&sn.chunk_at, b0),
-            perceptron::combine(s0t, b0t),
-        ),
     ]);
 }
 

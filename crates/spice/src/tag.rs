@@ -190,11 +190,6 @@ enum Role {
     Itself,
 }
 
-/// Whether runs of this class are one symbol of a chunk pattern.
-pub(crate) fn nominal(tag: &str) -> bool {
-    role(tag) == Role::Nominal
-}
-
 fn role(tag: &str) -> Role {
     match tag {
         "NN" | "NNS" | "NNP" | "NNPS" | "CD" | "JJ" | "JJR" | "JJS" | "DT" | "PDT" | "PRP$"
@@ -206,7 +201,7 @@ fn role(tag: &str) -> Role {
 }
 
 /// Whether a class enters the lexical pattern by its word.
-pub(crate) fn closed(tag: &str) -> bool {
+fn closed(tag: &str) -> bool {
     role(tag) == Role::Word || matches!(tag, "DT" | "PDT" | "PRP" | "PRP$" | "POS")
 }
 
