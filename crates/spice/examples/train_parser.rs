@@ -275,13 +275,7 @@ fn train(a: &Args) -> Result<(), String> {
         .iter()
         .map(|s| (s.words.clone(), s.tags.clone()))
         .collect();
-    let topts = tag::TrainOptions {
-        epochs: a.tagger_epochs,
-        max_features: a.tagger_max_features,
-        patterns: a.tagger_patterns,
-        jackknife: a.tagger_jackknife,
-        ..tag::TrainOptions::default()
-    };
+    let topts = tagger_options(a);
     std::fs::create_dir_all(&a.out).map_err(|e| format!("{}: {e}", a.out.display()))?;
     let tagger = if a.cmd == "parser" {
         // The parser alone (beside `tagger` in another process): evaluated with the tagger of
@@ -293,13 +287,7 @@ fn train(a: &Args) -> Result<(), String> {
         .map_err(|e| e.to_string())?
     } else {
         let tbytes = tag::train(&tagged, &topts, &mut log)?;
-        let tpath = a.out.join("tagger.bin");
-        std::fs::write(&tpath, &tbytes).map_err(|e| format!("{}: {e}", tpath.display()))?;
-        log(format!(
-            "wrote {} ({} bytes)",
-            tpath.display(),
-            tbytes.len()
-        ));
+        write_model(&a.out, "tagger.bin", &tbytes, &mut log)?;
         Tagger::from_bytes(&tbytes, "new tagger").map_err(|e| e.to_string())?
     };
 
@@ -348,13 +336,7 @@ fn train(a: &Args) -> Result<(), String> {
         ..parse::TrainOptions::default()
     };
     let pbytes = parse::train(&psents, &popts, &mut log)?;
-    let ppath = a.out.join("parser.bin");
-    std::fs::write(&ppath, &pbytes).map_err(|e| format!("{}: {e}", ppath.display()))?;
-    log(format!(
-        "wrote {} ({} bytes)",
-        ppath.display(),
-        pbytes.len()
-    ));
+    write_model(&a.out, "parser.bin", &pbytes, &mut log)?;
     let parser = Parser::from_bytes(&pbytes, "new parser").map_err(|e| e.to_string())?;
     log(format!(
         "training done in {:.1}s",
@@ -363,24 +345,41 @@ fn train(a: &Args) -> Result<(), String> {
     evaluate(a, &tagger, &parser)
 }
 
+/// The tagger's training options the command line asks for.
+fn tagger_options(a: &Args) -> tag::TrainOptions {
+    tag::TrainOptions {
+        epochs: a.tagger_epochs,
+        max_features: a.tagger_max_features,
+        patterns: a.tagger_patterns,
+        jackknife: a.tagger_jackknife,
+        ..tag::TrainOptions::default()
+    }
+}
+
+/// Writes a model file into `dir` and logs it.
+fn write_model(
+    dir: &Path,
+    file: &str,
+    bytes: &[u8],
+    log: &mut dyn FnMut(String),
+) -> Result<(), String> {
+    let path = dir.join(file);
+    std::fs::write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    log(format!("wrote {} ({} bytes)", path.display(), bytes.len()));
+    Ok(())
+}
+
 /// Trains the tagger alone (`--out DIR/tagger.bin`) and prints its held-out accuracy: tagger
 /// experiments in a minute, without the parser's half hour.
 fn train_tagger(a: &Args) -> Result<(), String> {
     let t0 = Instant::now();
     let sents = interleave(&read_all(&a.data, &a.train, a.limit)?);
     let tagged: Vec<tag::TaggedSentence> = sents.into_iter().map(|s| (s.words, s.tags)).collect();
-    let topts = tag::TrainOptions {
-        epochs: a.tagger_epochs,
-        max_features: a.tagger_max_features,
-        patterns: a.tagger_patterns,
-        jackknife: a.tagger_jackknife,
-        ..tag::TrainOptions::default()
-    };
+    let topts = tagger_options(a);
     let mut log = |m: String| eprintln!("[{:>6.1}s] {m}", t0.elapsed().as_secs_f64());
     let bytes = tag::train(&tagged, &topts, &mut log)?;
     std::fs::create_dir_all(&a.out).map_err(|e| format!("{}: {e}", a.out.display()))?;
-    let path = a.out.join("tagger.bin");
-    std::fs::write(&path, &bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    write_model(&a.out, "tagger.bin", &bytes, &mut log)?;
     let tagger = Tagger::from_bytes(&bytes, "new tagger").map_err(|e| e.to_string())?;
     for (name, sents) in read_all(&a.data, &a.dev, a.limit)? {
         let (mut toks, mut right, mut whole, mut printed) = (0, 0, 0, 0);
