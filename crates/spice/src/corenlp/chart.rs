@@ -277,7 +277,8 @@ impl<'a> Chart<'a> {
                 let is_boundary = start + 1 == length;
                 lexicon
                     .scored_taggings(word, start)
-                    .into_iter()
+                    .iter()
+                    .copied()
                     // The boundary token carries its tag, so only that tag is tried for it.
                     .filter(|&(tag, s)| {
                         s > NEG && (!is_boundary || Some(tag as u32) == symbols.boundary_tag)
@@ -753,13 +754,15 @@ impl<'a> Chart<'a> {
                     cell_items.push((slot, score));
                 }
                 let j = end * nr + slot as usize;
-                right_seen[j] = 1;
-                if right_starts[j] == 0 {
+                if right_seen[j] == 0 {
+                    right_seen[j] = 1;
                     right_states[end].push(slot);
                     right_row[j] = by_end.len() as u32;
                     by_end.resize(by_end.len() + end, NEG);
+                    right_starts[j] = 1u128 << start;
+                } else {
+                    right_starts[j] |= 1u128 << start;
                 }
-                right_starts[j] |= 1u128 << start;
                 by_end[right_row[j] as usize + start] = score;
             }
         }

@@ -7,6 +7,7 @@
 //! dash, digits, last letter). Arithmetic in doubles in CoreNLP's order, the result cast to a float.
 
 use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
 
 use super::model::{Counts, LexiconData, ModelError};
 
@@ -29,7 +30,30 @@ pub struct Lexicon {
     unseen_of_tag: Vec<f64>,
     total_seen: f64,
     total_unseen: f64,
+    /// Each word's scored taggings, as [`Lexicon::scored_taggings`] computes them once.
+    scored: ScoredCache,
 }
+
+/// Scored taggings by word and signature (which is all a score depends on besides the tag),
+/// shared by the threads, up to [`CACHED_TAGGINGS`] taggings in all. A copy starts empty.
+#[derive(Debug, Default)]
+struct ScoredCache {
+    words: RwLock<HashMap<(String, i32), Scored>>,
+    taggings: std::sync::atomic::AtomicUsize,
+}
+
+/// A word's taggings with their scores, (tag, score).
+type Scored = Arc<[(i32, f32)]>;
+
+impl Clone for ScoredCache {
+    fn clone(&self) -> ScoredCache {
+        ScoredCache::default()
+    }
+}
+
+/// How many taggings [`ScoredCache`] keeps (8 bytes each): a caption corpus's vocabulary holds
+/// far fewer; a stream of new words stops being remembered past it, and is scored each time.
+const CACHED_TAGGINGS: usize = 1 << 22;
 
 /// A word as the parser looks it up: its index (or none) and its text; with its position, the
 /// index of its unknown-word signature there.
@@ -96,6 +120,7 @@ impl Lexicon {
             tags_of_word,
             all_tags,
             unknown_word,
+            scored: ScoredCache::default(),
         })
     }
 
@@ -123,8 +148,32 @@ impl Lexicon {
         w
     }
 
-    /// The taggings the chart tries for a word ([`Lexicon::taggings`]) with their scores.
-    pub fn scored_taggings(&self, w: &Word, loc: usize) -> Vec<(i32, f32)> {
+    /// The taggings the chart tries for a word ([`Lexicon::taggings`]) with their scores:
+    /// computed once for each word and signature ([`ScoredCache`]).
+    pub fn scored_taggings(&self, w: &Word, loc: usize) -> Arc<[(i32, f32)]> {
+        let key = match w.signature {
+            Some((at, sig)) if at == loc => (w.text.clone(), sig),
+            _ => return self.score_taggings(w, loc).into(),
+        };
+        let cache = &self.scored;
+        if let Some(hit) = cache.words.read().ok().and_then(|m| m.get(&key).cloned()) {
+            return hit;
+        }
+        let scored: Arc<[(i32, f32)]> = self.score_taggings(w, loc).into();
+        let kept = cache.taggings.load(std::sync::atomic::Ordering::Relaxed);
+        if kept + scored.len() <= CACHED_TAGGINGS {
+            if let Ok(mut m) = cache.words.write() {
+                if m.insert(key, scored.clone()).is_none() {
+                    cache
+                        .taggings
+                        .fetch_add(scored.len(), std::sync::atomic::Ordering::Relaxed);
+                }
+            }
+        }
+        scored
+    }
+
+    fn score_taggings(&self, w: &Word, loc: usize) -> Vec<(i32, f32)> {
         match self.flexi_scored(w, loc) {
             Some(scored) => scored,
             None => self
