@@ -10,6 +10,9 @@ use std::time::Instant;
 use clap::{Args, Parser, Subcommand};
 
 use spice::batch::{self, OutputOptions};
+
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use spice::{DepGraph, Engine, EngineOptions};
 
 const ABOUT: &str =
