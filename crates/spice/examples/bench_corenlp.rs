@@ -14,6 +14,11 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+/// The `spice` command's allocator, so that the pipeline runs as it does there.
+#[cfg(feature = "cli")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     if let Err(e) = run() {
         eprintln!("bench_corenlp: {e}");
