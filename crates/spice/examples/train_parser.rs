@@ -196,7 +196,7 @@ fn read_all(
 
 /// Interleaves the files sentence by sentence (raw, coco, lemma, raw, coco, ...): a fixed order
 /// that mixes the forms before the seeded shuffle.
-fn interleave<T: Clone>(sets: &[(String, Vec<T>)]) -> Vec<T> {
+fn interleave(sets: &[(String, Vec<TreeSentence>)]) -> Vec<TreeSentence> {
     let max = sets.iter().map(|s| s.1.len()).max().unwrap_or(0);
     let mut out = Vec::new();
     for i in 0..max {
@@ -207,45 +207,6 @@ fn interleave<T: Clone>(sets: &[(String, Vec<T>)]) -> Vec<T> {
         }
     }
     out
-}
-
-/// Each training sentence's caption (`# caption_id`), in the order [`interleave`] gives the
-/// sentences: the tagger's stacking folds keep a caption's forms (as written, pycocoevalcap's,
-/// lemmatized) together, so that no fold's tagger has seen another form of a sentence it tags.
-fn caption_ids(dir: &Path, names: &[String], limit: usize) -> Result<Vec<u64>, String> {
-    let sets = names
-        .iter()
-        .map(|n| {
-            let path = dir.join(n);
-            let text =
-                std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-            let (mut ids, mut id, mut words) = (Vec::new(), None, false);
-            // Sentences as `read_conllu` takes them: blocks with at least one word line.
-            for line in text.lines().chain(std::iter::once("")) {
-                let line = line.trim_end_matches('\r');
-                if line.is_empty() {
-                    if words {
-                        let id = id.ok_or_else(|| {
-                            format!("{}: a sentence without a caption_id", path.display())
-                        })?;
-                        ids.push(id);
-                    }
-                    words = false;
-                } else if let Some(v) = line.strip_prefix("# caption_id = ") {
-                    id = Some(
-                        v.trim()
-                            .parse::<u64>()
-                            .map_err(|e| format!("{}: caption_id {v}: {e}", path.display()))?,
-                    );
-                } else if !line.starts_with('#') {
-                    words = true;
-                }
-            }
-            ids.truncate(limit);
-            Ok((n.clone(), ids))
-        })
-        .collect::<Result<Vec<_>, String>>()?;
-    Ok(interleave(&sets))
 }
 
 fn run() -> Result<(), String> {
@@ -320,7 +281,7 @@ fn train(a: &Args) -> Result<(), String> {
                 .collect()
         })
     };
-    let topts = tagger_options(a, sents.len())?;
+    let topts = tagger_options(a);
     std::fs::create_dir_all(&a.out).map_err(|e| format!("{}: {e}", a.out.display()))?;
     let tagger = if a.cmd == "parser" {
         // The parser alone (beside `tagger` in another process): evaluated with the tagger of
@@ -362,15 +323,7 @@ fn train(a: &Args) -> Result<(), String> {
                     .filter(|(_, &g)| g != f)
                     .map(|(s, _)| s.clone())
                     .collect();
-                // The fold tagger's own stacking folds: those of the sentences it learns from.
-                let opts = tag::TrainOptions {
-                    folds: (topts.folds.iter().zip(&fold))
-                        .filter(|(_, &g)| g != f)
-                        .map(|(&c, _)| c)
-                        .collect(),
-                    ..topts.clone()
-                };
-                let b = tag::train(&rest, &opts, &mut |m| log(format!("fold {f}: {m}")))?;
+                let b = tag::train(&rest, &topts, &mut |m| log(format!("fold {f}: {m}")))?;
                 fold_taggers
                     .push(Tagger::from_bytes(&b, "fold tagger").map_err(|e| e.to_string())?);
             }
@@ -398,31 +351,15 @@ fn train(a: &Args) -> Result<(), String> {
     evaluate(a, &tagger, &parser)
 }
 
-/// The tagger's training options the command line asks for, for `sentences` training sentences
-/// (checked against their caption ids).
-fn tagger_options(a: &Args, sentences: usize) -> Result<tag::TrainOptions, String> {
-    let folds = if a.tagger_jackknife >= 2 {
-        let ids = caption_ids(&a.data, &a.train, a.limit)?;
-        if ids.len() != sentences {
-            return Err(format!(
-                "{} caption ids for {sentences} training sentences",
-                ids.len()
-            ));
-        }
-        ids.iter()
-            .map(|&id| (id % a.tagger_jackknife as u64) as u32)
-            .collect()
-    } else {
-        Vec::new()
-    };
-    Ok(tag::TrainOptions {
+/// The tagger's training options the command line asks for.
+fn tagger_options(a: &Args) -> tag::TrainOptions {
+    tag::TrainOptions {
         epochs: a.tagger_epochs,
         max_features: a.tagger_max_features,
         patterns: a.tagger_patterns,
         jackknife: a.tagger_jackknife,
-        folds,
         ..tag::TrainOptions::default()
-    })
+    }
 }
 
 /// Writes a model file into `dir` and logs it.
@@ -443,8 +380,8 @@ fn write_model(
 fn train_tagger(a: &Args) -> Result<(), String> {
     let t0 = Instant::now();
     let sents = interleave(&read_all(&a.data, &a.train, a.limit)?);
-    let topts = tagger_options(a, sents.len())?;
     let tagged: Vec<tag::TaggedSentence> = sents.into_iter().map(|s| (s.words, s.tags)).collect();
+    let topts = tagger_options(a);
     let mut log = |m: String| eprintln!("[{:>6.1}s] {m}", t0.elapsed().as_secs_f64());
     let bytes = tag::train(&tagged, &topts, &mut log)?;
     std::fs::create_dir_all(&a.out).map_err(|e| format!("{}: {e}", a.out.display()))?;

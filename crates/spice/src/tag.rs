@@ -707,9 +707,6 @@ pub struct TrainOptions {
     /// With 2 or more (and two passes), the second pass learns from first-pass tags given by
     /// one-pass taggers trained on the other folds (stacking), as wrong as at run time.
     pub jackknife: usize,
-    /// Each sentence's fold for stacking (taken modulo `jackknife`), so that sentences that are
-    /// forms of one caption share one; empty: the sentence's index.
-    pub folds: Vec<u32>,
 }
 
 impl Default for TrainOptions {
@@ -718,7 +715,6 @@ impl Default for TrainOptions {
             passes: 2,
             patterns: true,
             jackknife: 0,
-            folds: Vec::new(),
             epochs: 5,
             seed: 1,
             dict_min_count: 20,
@@ -874,8 +870,8 @@ pub fn train(
     Ok(perceptron::write_model("tagger", &names, &extra, &rows))
 }
 
-/// Each sentence's classes as a one-pass tagger trained without its fold tags it (folds as
-/// `opts.folds` gives them, or by sentence index, modulo the fold count).
+/// Each sentence's classes as a one-pass tagger trained without its fold tags it (folds by
+/// sentence index modulo the fold count).
 fn jackknifed_first_pass(
     sents: &[TaggedSentence],
     opts: &TrainOptions,
@@ -883,19 +879,10 @@ fn jackknifed_first_pass(
     log: &mut dyn FnMut(String),
 ) -> Result<Vec<Vec<usize>>, String> {
     let k = opts.jackknife;
-    if !opts.folds.is_empty() && opts.folds.len() != sents.len() {
-        return Err(format!(
-            "{} stacking folds for {} sentences",
-            opts.folds.len(),
-            sents.len()
-        ));
-    }
-    let fold_of = |i: usize| opts.folds.get(i).map_or(i, |&f| f as usize) % k;
     let one = TrainOptions {
         passes: 1,
         patterns: false,
         jackknife: 0,
-        folds: Vec::new(),
         ..opts.clone()
     };
     let mut out = vec![Vec::new(); sents.len()];
@@ -903,16 +890,12 @@ fn jackknifed_first_pass(
         let rest: Vec<TaggedSentence> = sents
             .iter()
             .enumerate()
-            .filter(|&(i, _)| fold_of(i) != fold)
+            .filter(|(i, _)| i % k != fold)
             .map(|(_, s)| s.clone())
             .collect();
         let bytes = train(&rest, &one, &mut |m| log(format!("fold {fold}: {m}")))?;
         let tagger = Tagger::from_bytes(&bytes, "fold tagger").map_err(|e| e.to_string())?;
-        for (i, (words, _)) in sents
-            .iter()
-            .enumerate()
-            .filter(|&(i, _)| fold_of(i) == fold)
-        {
+        for (i, (words, _)) in sents.iter().enumerate().filter(|(i, _)| i % k == fold) {
             let w: Vec<&str> = words.iter().map(String::as_str).collect();
             out[i] = tagger.tag(&w).into_iter().map(class_of).collect();
         }
@@ -1005,32 +988,6 @@ mod tests {
                 ["DT", "NN", "VBG", "IN", "DT", "NN"]
             );
         }
-    }
-
-    #[test]
-    fn stacking_folds_are_given_for_every_sentence_or_not_at_all() {
-        let data: Vec<TaggedSentence> = [
-            "a/DT dog/NN sitting/VBG on/IN a/DT couch/NN",
-            "a/DT dog/NN sitting/VBG on/IN a/DT couch/NN ./.",
-            "the/DT man/NN rides/VBZ a/DT horse/NN ./.",
-            "the/DT man/NN rides/VBZ a/DT horse/NN",
-        ]
-        .iter()
-        .map(|s| sent(s))
-        .collect();
-        let opts = |folds: Vec<u32>| TrainOptions {
-            epochs: 4,
-            dict_min_count: 3,
-            jackknife: 2,
-            folds,
-            ..TrainOptions::default()
-        };
-        let err = train(&data, &opts(vec![0, 1]), &mut |_| {}).expect_err("two folds for four");
-        assert!(err.contains("2 stacking folds for 4 sentences"), "{err}");
-        // Each caption's two forms in one fold: every fold tagger has seen only the other caption.
-        let bytes = train(&data, &opts(vec![0, 0, 1, 1]), &mut |_| {}).expect("training");
-        let t = Tagger::from_bytes(&bytes, "toy").expect("load");
-        assert_eq!(t.tag(&["a", "dog", "rides", "a", "horse"]).len(), 5);
     }
 
     #[test]
