@@ -12,6 +12,11 @@ use rayon::prelude::*;
 use serde_json::{json, Value};
 use spice::{Engine, EngineOptions, Proposal, SceneGraph};
 
+/// The `spice` command's allocator, so that the engine runs as it does there.
+#[cfg(feature = "cli")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> Result<(), String> {
     let data = std::env::var("SPICEBOARD_DATA")
         .map_err(|_| "set SPICEBOARD_DATA (scripts/fetch-data)".to_string())?;

@@ -11,6 +11,11 @@ use rayon::prelude::*;
 use spice::parse::Parser;
 use spice::tag::Tagger;
 
+/// The `spice` command's allocator, so that the engine runs as it does there.
+#[cfg(feature = "cli")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     if let Err(e) = run() {
         eprintln!("bench_parser: {e}");
