@@ -35,11 +35,12 @@ pub struct Lexicon {
 }
 
 /// Scored taggings by word and signature (which is all a score depends on besides the tag),
-/// shared by the threads, up to [`CACHED_TAGGINGS`] taggings in all. A copy starts empty.
+/// shared by the threads, up to [`CACHED_BYTES`] of words and taggings in all. A copy starts
+/// empty.
 #[derive(Debug, Default)]
 struct ScoredCache {
     words: RwLock<HashMap<(String, i32), Scored>>,
-    taggings: std::sync::atomic::AtomicUsize,
+    bytes: std::sync::atomic::AtomicUsize,
 }
 
 /// A word's taggings with their scores, (tag, score).
@@ -51,9 +52,10 @@ impl Clone for ScoredCache {
     }
 }
 
-/// How many taggings [`ScoredCache`] keeps (8 bytes each): a caption corpus's vocabulary holds
-/// far fewer; a stream of new words stops being remembered past it, and is scored each time.
-const CACHED_TAGGINGS: usize = 1 << 22;
+/// How much [`ScoredCache`] keeps: its words' bytes and 8 bytes a tagging. A caption corpus's
+/// vocabulary needs far less (an unknown word has a few dozen taggings); past it, a stream of
+/// new or overlong words is scored each time and not remembered.
+const CACHED_BYTES: usize = 32 << 20;
 
 /// A word as the parser looks it up: its index (or none) and its text; with its position, the
 /// index of its unknown-word signature there.
@@ -160,13 +162,14 @@ impl Lexicon {
             return hit;
         }
         let scored: Arc<[(i32, f32)]> = self.score_taggings(w, loc).into();
-        let kept = cache.taggings.load(std::sync::atomic::Ordering::Relaxed);
-        if kept + scored.len() <= CACHED_TAGGINGS {
+        let size = key.0.len() + 8 * scored.len();
+        let kept = cache.bytes.load(std::sync::atomic::Ordering::Relaxed);
+        if kept + size <= CACHED_BYTES {
             if let Ok(mut m) = cache.words.write() {
                 if m.insert(key, scored.clone()).is_none() {
                     cache
-                        .taggings
-                        .fetch_add(scored.len(), std::sync::atomic::Ordering::Relaxed);
+                        .bytes
+                        .fetch_add(size, std::sync::atomic::Ordering::Relaxed);
                 }
             }
         }
