@@ -159,9 +159,9 @@ pub const BOUNDARY_WORD: &str = ".$.";
 const LOOKUP_POSITIONS: usize = 64;
 
 /// The states each cell keeps in the first pass's beam ([`Chart::with_bounds`]): on 1,004
-/// COCO sentences, 30 found a parse for all but 2, within 2.7 nats of the best for 194 of them
-/// and the best itself for the rest (20: 22 without a parse; 50: more time for no fewer items in
-/// the second pass).
+/// COCO sentences, 30 found a parse for all but 2, the best itself for all but 194 (short of it
+/// by 2.7 nats on average on those); 20 left 22 without a parse, 50 took more time for no fewer
+/// items in the second pass.
 const BEAM: usize = 30;
 
 /// Above this many bytes, a thread's chart storage is given back after the sentence.
@@ -366,14 +366,14 @@ impl<'a> Chart<'a> {
             b.items = 0;
             let mut fills = 1;
             let mut first_items = 0;
-            if let Some(mut p) = self.prune.take() {
-                // The first pass: a beam, no recovery parse. Its cells hold no more than the
+            if self.prune.is_some() {
+                // The first pass: a beam ranked by the bounds (their threshold still unset, so
+                // nothing else is left out), no recovery parse. Its cells hold no more than the
                 // whole chart's, so its best parse scores no more than the whole chart's.
                 self.beam = BEAM;
-                self.prune = Some(p);
                 self.fill(&mut b);
-                p = self.prune.take().expect("set above");
                 self.beam = 0;
+                let mut p = self.prune.take().expect("checked above");
                 let mut found = self.goal_score(&b);
                 if found == NEG {
                     // The likeliest taggings only, nothing left out.
