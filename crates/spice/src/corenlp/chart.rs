@@ -446,7 +446,11 @@ impl<'a> Chart<'a> {
             self.grammar.right_children,
             self.length,
         );
+        let floors = self.beam == 0 && self.prune.as_ref().is_some_and(|p| p.threshold > NEG);
         for start in 0..self.length {
+            if floors {
+                self.open_cell(b, start, start + 1);
+            }
             self.lexical_cell(b, start);
             self.unaries_and_store(b, start, start + 1);
         }
@@ -457,9 +461,29 @@ impl<'a> Chart<'a> {
                 self.length - diff
             };
             for start in 0..starts {
+                if floors {
+                    self.open_cell(b, start, start + diff);
+                }
                 self.binary_cell(b, start, start + diff);
                 self.unaries_and_store(b, start, start + diff);
             }
+        }
+        if floors {
+            b.cell.fill(NEG);
+        }
+    }
+
+    /// With a threshold, a cell starts with each state at the least inside score that can keep
+    /// it (the threshold less its outside bound) instead of −∞, so that the rules and the unary
+    /// closure raise, and mark finite, only the states that will be kept: what falls below is
+    /// never stored, and never passes its score on through the closure (as when it was left out
+    /// after the fact).
+    fn open_cell(&self, b: &mut Buffers, start: usize, end: usize) {
+        let p = self.prune.as_ref().expect("floors come with pruning");
+        let row = p.bounds.row(start, self.length - end);
+        let floor = p.threshold - p.before[start] - p.after[end];
+        for (c, &r) in b.cell.iter_mut().zip(row) {
+            *c = floor - r;
         }
     }
 
@@ -468,36 +492,35 @@ impl<'a> Chart<'a> {
         let word = &self.words[start];
         let lex = self.lexicon;
         let sym = self.symbols;
-        let cell = &mut b.cell;
+        // A cell opened with floors ([`Chart::open_cell`]) keeps only taggings above them;
+        // otherwise it starts at −∞ and keeps every finite one.
+        let set = |b: &mut Buffers, state: usize, s: f32| {
+            if s > b.cell[state] {
+                b.cell[state] = s;
+                b.finite[state / 64] |= 1 << (state % 64);
+            }
+        };
         let mut assigned = false;
         if !self.flood || is_boundary {
             for &(state, s) in &self.lexical[start] {
                 assigned = true;
-                cell[state as usize] = s;
+                set(b, state as usize, s);
             }
         }
         if !assigned {
-            for (score, tag) in cell.iter_mut().zip(&sym.tag_of_state) {
+            for (state, tag) in sym.tag_of_state.iter().enumerate() {
                 let Some(tag) = *tag else { continue };
-                if *score != NEG || (is_boundary && Some(tag) != sym.boundary_tag) {
+                if is_boundary && Some(tag) != sym.boundary_tag {
                     continue;
                 }
-                let s = lex.score(word, tag as i32, start);
-                if s > NEG {
-                    *score = s;
-                }
+                set(b, state, lex.score(word, tag as i32, start));
             }
         }
         if self.flood && !is_boundary {
-            for (score, tag) in cell.iter_mut().zip(&sym.tag_of_state) {
-                if tag.is_some() && *score == NEG {
-                    *score = -1000.0;
+            for (state, tag) in sym.tag_of_state.iter().enumerate() {
+                if tag.is_some() && b.cell[state] == NEG {
+                    set(b, state, -1000.0);
                 }
-            }
-        }
-        for (s, &v) in cell.iter().enumerate() {
-            if v > NEG {
-                b.finite[s / 64] |= 1 << (s % 64);
             }
         }
     }
@@ -650,15 +673,14 @@ impl<'a> Chart<'a> {
             stride,
             ..
         } = b;
-        // With pruning, a state is kept when `score + row[state] >= floor`. In the beam, the
-        // floor is the cell's `beam`-th best `score + row[state]`, once its closure is done.
-        let pruning = self.prune.as_ref().map(|p| {
-            let right = self.length - end;
-            (
-                p.bounds.row(start, right),
-                p.threshold - p.before[start] - p.after[end],
-            )
-        });
+        // In the beam, a state is kept when `score + row[state]` is among the cell's `beam`
+        // best, once its closure is done. With a threshold, the cell was opened with floors
+        // ([`Chart::open_cell`]): only what is kept is finite.
+        let beam_row = self
+            .prune
+            .as_ref()
+            .filter(|_| self.beam > 0)
+            .map(|p| p.bounds.row(start, self.length - end));
         // Bits set while walking are seen when the walk reaches them.
         for w in 0..words {
             let mut from = 0u32;
@@ -675,13 +697,6 @@ impl<'a> Chart<'a> {
                 from = bit + 1;
                 let state = w * 64 + bit as usize;
                 let i_score = cell[state];
-                if let Some((row, floor)) = pruning {
-                    if i_score + row[state] < floor {
-                        cell[state] = NEG;
-                        finite[w] &= !(1 << bit);
-                        continue;
-                    }
-                }
                 let g = self.grammar;
                 for &(parent, p_score) in g.closed_with_child(state) {
                     let tot = i_score + p_score;
@@ -693,28 +708,25 @@ impl<'a> Chart<'a> {
                 }
             }
         }
-        let pruning = match pruning {
-            Some((row, _)) if self.beam > 0 => {
-                merits.clear();
-                for (w, &word) in finite.iter().enumerate() {
-                    let mut bits = word;
-                    while bits != 0 {
-                        let s = w * 64 + bits.trailing_zeros() as usize;
-                        bits &= bits - 1;
-                        merits.push(cell[s] + row[s]);
-                    }
+        let pruning = beam_row.map(|row| {
+            merits.clear();
+            for (w, &word) in finite.iter().enumerate() {
+                let mut bits = word;
+                while bits != 0 {
+                    let s = w * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    merits.push(cell[s] + row[s]);
                 }
-                let floor = if merits.len() > self.beam {
-                    let (_, &mut kth, _) =
-                        merits.select_nth_unstable_by(self.beam - 1, |a, b| b.total_cmp(a));
-                    kth
-                } else {
-                    NEG
-                };
-                Some((row, floor))
             }
-            pruning => pruning,
-        };
+            let floor = if merits.len() > self.beam {
+                let (_, &mut kth, _) =
+                    merits.select_nth_unstable_by(self.beam - 1, |a, b| b.total_cmp(a));
+                kth
+            } else {
+                NEG
+            };
+            (row, floor)
+        });
         let left_len = self.length - start;
         let nr = self.grammar.right_children;
         let first_item = cell_items.len() as u32;
