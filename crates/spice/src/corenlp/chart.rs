@@ -849,9 +849,12 @@ fn certified(best: f64, outside: f64, threshold: f64) -> bool {
 
 /// How far below the best parse a parse read back by [`Chart::extract`] can score: each node it
 /// takes may fall short of its cell's best by `matches`' relative 1e-5, over at most about four
-/// nodes a position; one more nat for the rounding of the bounds.
+/// nodes a position; and a tenth of a nat for the rounding of the bounds (a bound and the chart's
+/// own sums each add some ten terms a position in `f32`, which errs by under 1e-6 of the score
+/// a position: a hundredth of a nat on a 30-word caption). On 2,005 COCO sentences a whole nat
+/// kept 7 % more items and proved no more trees.
 fn slack(score: f32, length: usize) -> f32 {
-    1.0 + 1e-4 * score.abs() * length as f32
+    0.1 + 1e-4 * score.abs() * length as f32
 }
 
 /// `ExhaustivePCFGParser.matches`: equal within a relative 1e-5.
