@@ -199,10 +199,13 @@ impl Bounds {
         self.inside_goal[w]
     }
 
-    /// The outside bounds of one span's states, as one row.
-    pub fn row(&self, left: usize, right: usize) -> &[f32] {
-        let at = pair(left, right) * self.states;
-        &self.outside[at..at + self.states]
+    /// The outside bounds of one span's states, as one row; `None` when the span has more words
+    /// outside it than the table covers (`left + right >= positions`).
+    pub fn row(&self, left: usize, right: usize) -> Option<&[f32]> {
+        (left + right < self.positions).then(|| {
+            let at = pair(left, right) * self.states;
+            &self.outside[at..at + self.states]
+        })
     }
 }
 

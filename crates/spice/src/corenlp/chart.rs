@@ -154,8 +154,8 @@ pub const MAX_POSITIONS: usize = 128;
 pub const BOUNDARY_WORD: &str = ".$.";
 
 /// Sentences up to this many positions keep each cell's right children in a list, for left
-/// children with many rules to look up ([`Chart::binary_cell`]); longer ones, rare in captions
-/// and parsed with the whole chart, would need hundreds of MB for it.
+/// children with many rules to look up ([`Chart::binary_cell`]); longer ones, rare in captions,
+/// would need hundreds of MB for it.
 const LOOKUP_POSITIONS: usize = 64;
 
 /// The states each cell keeps in the first pass's beam ([`Chart::with_bounds`]): on 1,004
@@ -307,10 +307,11 @@ impl<'a> Chart<'a> {
     /// the whole chart too; then the whole chart, leaving out every item that, by `bounds`, no
     /// parse within the slack of that score contains. Every item of the best parse, and of every
     /// parse [`Chart::extract`] could take instead, is kept with the score it has in the whole
-    /// chart, so the tree is the same. Sentences longer than the bounds cover, or with a word without
-    /// taggings of its own, are parsed as before.
+    /// chart, so the tree is the same. In a sentence longer than the bounds cover, a span with more
+    /// words outside it than they cover has no bound, and nothing is left out there; a sentence
+    /// with a word without taggings of its own is parsed as before.
     pub fn with_bounds(mut self, bounds: &'a Bounds, likeliest: usize) -> Chart<'a> {
-        if self.length > bounds.positions() || self.lexical.iter().any(Vec::is_empty) {
+        if self.lexical.iter().any(Vec::is_empty) {
             return self;
         }
         let best: Vec<f32> = self
@@ -480,7 +481,11 @@ impl<'a> Chart<'a> {
     /// after the fact).
     fn open_cell(&self, b: &mut Buffers, start: usize, end: usize) {
         let p = self.prune.as_ref().expect("floors come with pruning");
-        let row = p.bounds.row(start, self.length - end);
+        let Some(row) = p.bounds.row(start, self.length - end) else {
+            // More words outside than the bounds cover: nothing is left out here.
+            b.cell.fill(NEG);
+            return;
+        };
         let floor = p.threshold - p.before[start] - p.after[end];
         for (c, &r) in b.cell.iter_mut().zip(row) {
             *c = floor - r;
@@ -676,11 +681,16 @@ impl<'a> Chart<'a> {
         // In the beam, a state is kept when `score + row[state]` is among the cell's `beam`
         // best, once its closure is done. With a threshold, the cell was opened with floors
         // ([`Chart::open_cell`]): only what is kept is finite.
-        let beam_row = self
-            .prune
-            .as_ref()
-            .filter(|_| self.beam > 0)
-            .map(|p| p.bounds.row(start, self.length - end));
+        let beam_row = self.prune.as_ref().filter(|_| self.beam > 0).map(|p| {
+            // Past the bounds' table, the beam ranks by the row of a span with as many words
+            // outside as the table covers, shared out alike (a ranking needs no bound).
+            let (left, right) = (start, self.length - end);
+            let most = p.bounds.positions() - 1;
+            p.bounds.row(start, right).or_else(|| {
+                let l = left * most / (left + right);
+                p.bounds.row(l, most - l)
+            })
+        });
         // Bits set while walking are seen when the walk reaches them.
         for w in 0..words {
             let mut from = 0u32;
@@ -715,7 +725,7 @@ impl<'a> Chart<'a> {
                 while bits != 0 {
                     let s = w * 64 + bits.trailing_zeros() as usize;
                     bits &= bits - 1;
-                    merits.push(cell[s] + row[s]);
+                    merits.push(cell[s] + row.map_or(0.0, |r| r[s]));
                 }
             }
             let floor = if merits.len() > self.beam {
@@ -737,7 +747,7 @@ impl<'a> Chart<'a> {
                 bits &= bits - 1;
                 let score = std::mem::replace(&mut cell[s], NEG);
                 if let Some((row, floor)) = pruning {
-                    if score + row[s] < floor {
+                    if score + row.map_or(0.0, |r| r[s]) < floor {
                         continue;
                     }
                 }

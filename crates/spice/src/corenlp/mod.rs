@@ -87,9 +87,11 @@ const FIT_POSITIONS: usize = 17;
 /// (about 1.1 s, and 0.6 s more for the bounds' table); other threads go on parsing meanwhile.
 const FIT_STEPS: usize = 100;
 
-/// Sentences up to this many positions (words and the boundary) are parsed in two passes with
-/// the grammar's outside bounds ([`chart::Chart::with_bounds`]); longer ones, rare in captions,
-/// with the whole chart at once. The bounds' table grows with the cube of it.
+/// Spans with fewer words than this outside them (the boundary included) have outside bounds
+/// ([`chart::Chart::with_bounds`]): every span of a sentence up to this many positions, the
+/// longer spans of a longer one (rare in captions: on 166 COCO sentences of 24 words and more
+/// their bounds leave out a third of the items, 13 % of the time). The bounds' table grows with
+/// the cube of it.
 const BOUNDED_POSITIONS: usize = 24;
 
 /// The taggings of each word the chart's first pass tries.
