@@ -116,6 +116,52 @@ fn pruning_by_the_outside_bounds_keeps_the_best_parse() {
     );
 }
 
+/// Sentences longer than the bounds' table (24 positions) are bounded on the spans it covers,
+/// those with fewer words outside them: the chart leaves items out there and keeps the whole
+/// chart's tree and best score.
+#[test]
+fn sentences_longer_than_the_bounds_table_are_pruned_where_it_reaches() {
+    let Some(dir) = common::corenlp_dir() else {
+        return;
+    };
+    let p = parser(&dir);
+    let mut sentences: Vec<Vec<String>> = HARD
+        .iter()
+        .map(|s| s.split(' ').map(str::to_string).collect())
+        .filter(|w: &Vec<String>| w.len() >= 24)
+        .collect();
+    for set in ["train2014-raw", "flickr8k-raw"] {
+        let file = dir.join("official").join(format!("{set}.jsonl.gz"));
+        let shared = official::read(&file, None).expect("shared analyses");
+        sentences.extend(
+            shared
+                .into_iter()
+                .map(|s| s.words)
+                .filter(|w| w.len() >= 24)
+                .take(4),
+        );
+    }
+    assert!(sentences.len() >= 5, "{} long sentences", sentences.len());
+    for words in &sentences {
+        let w: Vec<&str> = words.iter().map(String::as_str).collect();
+        let (tree, all) = p.parse_measured(&w, true).expect("a chart");
+        let (bounded_tree, bounded) = p.parse_measured(&w, false).expect("a chart");
+        let sentence = words.join(" ");
+        assert_eq!(
+            bounded_tree.map(|t| t.penn()),
+            tree.map(|t| t.penn()),
+            "{sentence}"
+        );
+        assert_eq!(bounded.score.to_bits(), all.score.to_bits(), "{sentence}");
+        assert!(
+            bounded.items - bounded.first_items < all.items,
+            "{sentence}: {} items stored with the bounds' reach, {} without",
+            bounded.items - bounded.first_items,
+            all.items
+        );
+    }
+}
+
 /// After its first 500 short sentences the parser fits potentials on their taggings that move
 /// score between the grammar's table and the words' lexical scores (`bound::fit_potentials`). On
 /// the sentences after those: the bound on the whole parse still holds for every sentence, it is
