@@ -14,6 +14,20 @@ fn parser(dir: &Path) -> PcfgParser {
     PcfgParser::load(&dir.join("englishPCFG.ser.gz")).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// [`HARD`]'s sentences as words.
+fn hard_sentences() -> Vec<Vec<String>> {
+    HARD.iter()
+        .map(|s| s.split(' ').map(str::to_string).collect())
+        .collect()
+}
+
+/// The words of the first `limit` sentences (all with `None`) of a shared official set.
+fn shared_sentences(dir: &Path, set: &str, limit: Option<usize>) -> Vec<Vec<String>> {
+    let file = dir.join("official").join(format!("{set}.jsonl.gz"));
+    let shared = official::read(&file, limit).expect("shared analyses");
+    shared.into_iter().map(|s| s.words).collect()
+}
+
 /// The official analyses shared in `../shared/corenlp/official`.
 const SETS: [&str; 5] = [
     "train2014-coco",
@@ -77,14 +91,9 @@ fn pruning_by_the_outside_bounds_keeps_the_best_parse() {
         return;
     };
     let p = parser(&dir);
-    let mut sentences: Vec<Vec<String>> = HARD
-        .iter()
-        .map(|s| s.split(' ').map(str::to_string).collect())
-        .collect();
+    let mut sentences = hard_sentences();
     for set in ["train2014-raw", "flickr8k-raw"] {
-        let file = dir.join("official").join(format!("{set}.jsonl.gz"));
-        let shared = official::read(&file, Some(100)).expect("shared analyses");
-        sentences.extend(shared.into_iter().map(|s| s.words));
+        sentences.extend(shared_sentences(&dir, set, Some(100)));
     }
     let (mut whole, mut pruned, mut two_pass) = (0, 0, 0);
     for words in &sentences {
@@ -125,19 +134,13 @@ fn sentences_longer_than_the_bounds_table_are_pruned_where_it_reaches() {
         return;
     };
     let p = parser(&dir);
-    let mut sentences: Vec<Vec<String>> = HARD
-        .iter()
-        .map(|s| s.split(' ').map(str::to_string).collect())
-        .filter(|w: &Vec<String>| w.len() >= 24)
-        .collect();
+    let long = |w: &Vec<String>| w.len() >= 24;
+    let mut sentences: Vec<Vec<String>> = hard_sentences().into_iter().filter(long).collect();
     for set in ["train2014-raw", "flickr8k-raw"] {
-        let file = dir.join("official").join(format!("{set}.jsonl.gz"));
-        let shared = official::read(&file, None).expect("shared analyses");
         sentences.extend(
-            shared
+            shared_sentences(&dir, set, None)
                 .into_iter()
-                .map(|s| s.words)
-                .filter(|w| w.len() >= 24)
+                .filter(long)
                 .take(4),
         );
     }
