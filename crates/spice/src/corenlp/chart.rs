@@ -448,25 +448,26 @@ impl<'a> Chart<'a> {
             self.length,
         );
         let floors = self.beam == 0 && self.prune.as_ref().is_some_and(|p| p.threshold > NEG);
-        for start in 0..self.length {
+        // Cells by end, and at each end from the shortest: a cell's children end before it or
+        // here, after it starts, so they are filled before it; the cells ending at one position
+        // come together, and what the binary rules read of their right children (the states
+        // ending there) stays in cache. The scores do not depend on the order.
+        for end in 1..=self.length {
             if floors {
-                self.open_cell(b, start, start + 1);
+                self.open_cell(b, end - 1, end);
             }
-            self.lexical_cell(b, start);
-            self.unaries_and_store(b, start, start + 1);
-        }
-        for diff in 2..=self.length {
-            let starts = if diff == self.length {
-                1
-            } else {
-                self.length - diff
-            };
-            for start in 0..starts {
-                if floors {
-                    self.open_cell(b, start, start + diff);
+            self.lexical_cell(b, end - 1);
+            self.unaries_and_store(b, end - 1, end);
+            for start in (0..end.saturating_sub(1)).rev() {
+                // Cells ending at the boundary are filled only for the whole sentence.
+                if end == self.length && start != 0 {
+                    continue;
                 }
-                self.binary_cell(b, start, start + diff);
-                self.unaries_and_store(b, start, start + diff);
+                if floors {
+                    self.open_cell(b, start, end);
+                }
+                self.binary_cell(b, start, end);
+                self.unaries_and_store(b, start, end);
             }
         }
         if floors {
