@@ -656,7 +656,8 @@ impl<'a> Chart<'a> {
     /// The unary closure over the cell being filled, states in index order, reading the cell as
     /// it changes (a state raised by an earlier state's closure passes on its new score; one
     /// raised by a later state does not, as in CoreNLP). Then the cell's finite states are
-    /// stored, and the cell cleared for the next one.
+    /// stored and set back to −∞ (the floors of a cell opened with them stay until the next cell
+    /// opens, or the fill ends).
     fn unaries_and_store(&self, b: &mut Buffers, start: usize, end: usize) {
         let n = self.grammar.num_states;
         let words = n.div_ceil(64);

@@ -90,7 +90,7 @@ const FIT_STEPS: usize = 100;
 /// Spans with fewer words than this outside them (the boundary included) have outside bounds
 /// ([`chart::Chart::with_bounds`]): every span of a sentence up to this many positions, the
 /// longer spans of a longer one (rare in captions: on 166 COCO sentences of 24 words and more
-/// their bounds leave out a third of the items, 13 % of the time). The bounds' table grows with
+/// their bounds leave out a third of the items and 13 % of the time). The bounds' table grows with
 /// the cube of it.
 const BOUNDED_POSITIONS: usize = 24;
 
