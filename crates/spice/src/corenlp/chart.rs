@@ -621,11 +621,7 @@ impl<'a> Chart<'a> {
             if candidates.len() < rights.len() {
                 candidates.resize(rights.len(), 0);
             }
-            let mut found = 0;
-            for (i, &rc) in rights.iter().enumerate() {
-                candidates[found] = i as u32;
-                found += usize::from(right_seen[rc as usize]);
-            }
+            let found = rules_with_right_seen(rights, right_seen, candidates);
             for &i in &candidates[..found] {
                 let i = i as usize;
                 let rc = rights[i] as usize;
@@ -846,6 +842,20 @@ impl<'a> Chart<'a> {
         }
         None
     }
+}
+
+/// Writes into `kept` the places in `rights` (a left child's rules' right children) of the rules
+/// whose right child is `seen`, in order, and returns how many: without branching (about half
+/// are), in a loop of its own so that it runs in registers. `kept` holds at least `rights.len()`.
+#[inline(never)]
+fn rules_with_right_seen(rights: &[u32], seen: &[u8], kept: &mut [u32]) -> usize {
+    let kept = &mut kept[..rights.len()];
+    let mut found = 0;
+    for (i, &rc) in rights.iter().enumerate() {
+        kept[found] = i as u32;
+        found += usize::from(seen[rc as usize]);
+    }
+    found
 }
 
 /// Whether a node the read-back takes, scoring `best` in its cell with `outside` the score of the
