@@ -29,6 +29,9 @@
 //! scores above the threshold by more than the read-back's tolerance, or the sentence is parsed
 //! again with the whole chart.
 
+use std::collections::HashMap;
+use std::sync::Arc;
+
 use super::bound::Bounds;
 use super::grammar::Grammar;
 use super::lexicon::{Lexicon, Word};
@@ -47,6 +50,44 @@ pub struct Symbols {
     pub tag_of_state: Vec<Option<u32>>,
     pub goal: u32,
     pub boundary_tag: Option<u32>,
+    /// One-word cells after the unary closure, by taggings ([`LexicalClosures`]).
+    pub closures: LexicalClosures,
+}
+
+/// A one-word cell's states after the unary closure, computed once for each list of taggings
+/// (states and score bits: a word at its place in the sentence; the boundary word) and shared by
+/// the threads, up to [`CLOSED_BYTES`] in all. The closure of such a cell depends on nothing
+/// else, and most words recur; a cell opened with floors keeps what rises above them, which is
+/// what the closure walked from its taggings above the floors keeps (a state below its floor
+/// cannot raise another above its own: the outside bound of a child is at least its parent's
+/// plus the closed rule, so the parent's floor is at least the child's plus the rule). A copy
+/// starts empty.
+#[derive(Default)]
+pub struct LexicalClosures {
+    cells: std::sync::RwLock<HashMap<Taggings, Closed>>,
+    bytes: std::sync::atomic::AtomicUsize,
+}
+
+/// A word's taggings as a key: states and the bits of their scores.
+type Taggings = Box<[(u32, u32)]>;
+
+/// A closed one-word cell: its finite states in index order, with their scores.
+type Closed = Arc<[(u32, f32)]>;
+
+/// How much [`LexicalClosures`] keeps: 8 bytes a tagging and a closed state (a word's cell has
+/// about a thousand states: some 10,000 words). Past it, cells are closed each time.
+const CLOSED_BYTES: usize = 96 << 20;
+
+impl Clone for LexicalClosures {
+    fn clone(&self) -> LexicalClosures {
+        LexicalClosures::default()
+    }
+}
+
+impl std::fmt::Debug for LexicalClosures {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LexicalClosures").finish_non_exhaustive()
+    }
 }
 
 /// One sentence's chart.
@@ -453,11 +494,27 @@ impl<'a> Chart<'a> {
         // come together, and what the binary rules read of their right children (the states
         // ending there) stays in cache. The scores do not depend on the order.
         for end in 1..=self.length {
-            if floors {
-                self.open_cell(b, end - 1, end);
+            if self.flood {
+                if floors {
+                    self.open_cell(b, end - 1, end);
+                }
+                self.lexical_cell(b, end - 1);
+                self.unaries_and_store(b, end - 1, end);
+            } else {
+                let closed = self.closed_lexical_cell(b, end - 1);
+                if floors {
+                    self.open_cell(b, end - 1, end);
+                }
+                let Buffers { cell, finite, .. } = &mut *b;
+                for &(s, v) in closed.iter() {
+                    let s = s as usize;
+                    if v > cell[s] {
+                        cell[s] = v;
+                        finite[s / 64] |= 1 << (s % 64);
+                    }
+                }
+                self.store(b, end - 1, end);
             }
-            self.lexical_cell(b, end - 1);
-            self.unaries_and_store(b, end - 1, end);
             for start in (0..end.saturating_sub(1)).rev() {
                 // Cells ending at the boundary are filled only for the whole sentence.
                 if end == self.length && start != 0 {
@@ -491,6 +548,44 @@ impl<'a> Chart<'a> {
         for (c, &r) in b.cell.iter_mut().zip(row) {
             *c = floor - r;
         }
+    }
+
+    /// The one-word cell at `start` after the unary closure, from the cache or closed here (on
+    /// a clear cell, which it leaves clear).
+    fn closed_lexical_cell(&self, b: &mut Buffers, start: usize) -> Closed {
+        let key: Taggings = self.lexical[start]
+            .iter()
+            .map(|&(st, s)| (st, s.to_bits()))
+            .collect();
+        let cache = &self.symbols.closures;
+        if let Some(hit) = cache.cells.read().ok().and_then(|m| m.get(&key).cloned()) {
+            return hit;
+        }
+        // Floors of the last cell may stay in it.
+        b.cell.fill(NEG);
+        self.lexical_cell(b, start);
+        self.close_unaries(b);
+        let Buffers { cell, finite, .. } = &mut *b;
+        let mut closed = Vec::new();
+        for (w, word) in finite.iter_mut().enumerate() {
+            let mut bits = std::mem::take(word);
+            while bits != 0 {
+                let s = w * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                closed.push((s as u32, std::mem::replace(&mut cell[s], NEG)));
+            }
+        }
+        let closed: Closed = closed.into();
+        let size = 8 * (key.len() + closed.len());
+        use std::sync::atomic::Ordering::Relaxed;
+        if cache.bytes.load(Relaxed) + size <= CLOSED_BYTES {
+            if let Ok(mut m) = cache.cells.write() {
+                if m.insert(key, closed.clone()).is_none() {
+                    cache.bytes.fetch_add(size, Relaxed);
+                }
+            }
+        }
+        closed
     }
 
     fn lexical_cell(&self, b: &mut Buffers, start: usize) {
@@ -649,14 +744,52 @@ impl<'a> Chart<'a> {
         }
     }
 
+    /// The unary closure over the cell being filled, then its states stored
+    /// ([`Chart::close_unaries`], [`Chart::store`]).
+    fn unaries_and_store(&self, b: &mut Buffers, start: usize, end: usize) {
+        self.close_unaries(b);
+        self.store(b, start, end);
+    }
+
     /// The unary closure over the cell being filled, states in index order, reading the cell as
     /// it changes (a state raised by an earlier state's closure passes on its new score; one
-    /// raised by a later state does not, as in CoreNLP). Then the cell's finite states are
-    /// stored and set back to −∞ (the floors of a cell opened with them stay until the next cell
-    /// opens, or the fill ends).
-    fn unaries_and_store(&self, b: &mut Buffers, start: usize, end: usize) {
+    /// raised by a later state does not, as in CoreNLP).
+    fn close_unaries(&self, b: &mut Buffers) {
+        let words = self.grammar.num_states.div_ceil(64);
+        let Buffers { cell, finite, .. } = b;
+        // Bits set while walking are seen when the walk reaches them.
+        for w in 0..words {
+            let mut from = 0u32;
+            loop {
+                let pending = if from >= 64 {
+                    0
+                } else {
+                    finite[w] >> from << from
+                };
+                if pending == 0 {
+                    break;
+                }
+                let bit = pending.trailing_zeros();
+                from = bit + 1;
+                let state = w * 64 + bit as usize;
+                let i_score = cell[state];
+                let g = self.grammar;
+                for &(parent, p_score) in g.closed_with_child(state) {
+                    let tot = i_score + p_score;
+                    let p = parent as usize;
+                    if tot > cell[p] {
+                        cell[p] = tot;
+                        finite[p / 64] |= 1 << (p % 64);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The cell's finite states stored, and set back to −∞ (the floors of a cell opened with
+    /// them stay until the next cell opens, or the fill ends).
+    fn store(&self, b: &mut Buffers, start: usize, end: usize) {
         let n = self.grammar.num_states;
-        let words = n.div_ceil(64);
         let Buffers {
             left,
             left_children,
@@ -689,33 +822,6 @@ impl<'a> Chart<'a> {
                 p.bounds.row(l, most - l)
             })
         });
-        // Bits set while walking are seen when the walk reaches them.
-        for w in 0..words {
-            let mut from = 0u32;
-            loop {
-                let pending = if from >= 64 {
-                    0
-                } else {
-                    finite[w] >> from << from
-                };
-                if pending == 0 {
-                    break;
-                }
-                let bit = pending.trailing_zeros();
-                from = bit + 1;
-                let state = w * 64 + bit as usize;
-                let i_score = cell[state];
-                let g = self.grammar;
-                for &(parent, p_score) in g.closed_with_child(state) {
-                    let tot = i_score + p_score;
-                    let p = parent as usize;
-                    if tot > cell[p] {
-                        cell[p] = tot;
-                        finite[p / 64] |= 1 << (p % 64);
-                    }
-                }
-            }
-        }
         let pruning = beam_row.map(|row| {
             merits.clear();
             for (w, &word) in finite.iter().enumerate() {

@@ -168,6 +168,7 @@ impl PcfgParser {
                 tag_of_state,
                 goal,
                 boundary_tag,
+                closures: Default::default(),
             },
             americanize: m.americanize,
             fingerprint: m.fingerprint,
