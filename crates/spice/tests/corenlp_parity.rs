@@ -82,6 +82,39 @@ fn a_sentences_tree_does_not_depend_on_the_sentences_before_it() {
     }
 }
 
+/// One-word cells are closed once for each word's taggings and kept: a parser's trees, items and
+/// best scores do not depend on which words it met before, including a word whose taggings
+/// change with its place (an unknown capitalized word first in the sentence and inside it).
+#[test]
+fn closed_one_word_cells_kept_from_sentence_to_sentence_change_nothing() {
+    let Some(dir) = common::corenlp_dir() else {
+        return;
+    };
+    let mut sentences = hard_sentences();
+    sentences.extend(shared_sentences(&dir, "train2014-raw", Some(40)));
+    for s in [
+        "Zorbly dogs run on the grass .",
+        "two Zorbly dogs run on the grass",
+    ] {
+        sentences.push(s.split(' ').map(str::to_string).collect());
+    }
+    let run = |p: &PcfgParser, order: &mut dyn Iterator<Item = usize>| {
+        let mut out = vec![None; sentences.len()];
+        for i in order {
+            let w: Vec<&str> = sentences[i].iter().map(String::as_str).collect();
+            if let Some((tree, work)) = p.parse_measured(&w, true) {
+                out[i] = Some((tree.map(|t| t.penn()), work.items, work.score.to_bits()));
+            }
+        }
+        out
+    };
+    let forward = run(&parser(&dir), &mut (0..sentences.len()));
+    let backward = run(&parser(&dir), &mut (0..sentences.len()).rev());
+    for (i, words) in sentences.iter().enumerate() {
+        assert_eq!(forward[i], backward[i], "{}", words.join(" "));
+    }
+}
+
 /// The two-pass parse with the grammar's outside bounds leaves items out of the chart but never
 /// the best parse: on real captions and the hard sentences, the same tree and the same best score
 /// to the bit as the whole chart, with far fewer items stored.
