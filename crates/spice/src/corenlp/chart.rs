@@ -74,8 +74,9 @@ type Taggings = Box<[(u32, u32)]>;
 /// A closed one-word cell: its finite states in index order, with their scores.
 type Closed = Arc<[(u32, f32)]>;
 
-/// How much [`LexicalClosures`] keeps: 8 bytes a tagging and a closed state (a word's cell has
-/// about a thousand states: some 10,000 words). Past it, cells are closed each time.
+/// How much [`LexicalClosures`] keeps: 8 bytes a tagging and a closed state (the 30,000 captions
+/// of 5,000 COCO images closed 3,228 cells of 1,405 states and 183 taggings on average: 41 MB).
+/// Past it, cells are closed each time.
 const CLOSED_BYTES: usize = 96 << 20;
 
 impl Clone for LexicalClosures {
