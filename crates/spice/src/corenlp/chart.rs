@@ -29,12 +29,12 @@
 //! scores above the threshold by more than the read-back's tolerance, or the sentence is parsed
 //! again with the whole chart.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::bound::Bounds;
 use super::grammar::Grammar;
 use super::lexicon::{Lexicon, Word};
+use super::memo::Memo;
 use super::tree::Tree;
 
 const NEG: f32 = f32::NEG_INFINITY;
@@ -54,18 +54,19 @@ pub struct Symbols {
     pub closures: LexicalClosures,
 }
 
-/// A one-word cell's states after the unary closure, computed once for each list of taggings
-/// (states and score bits: a word at its place in the sentence; the boundary word) and shared by
-/// the threads, up to [`CLOSED_BYTES`] in all. The closure of such a cell depends on nothing
-/// else, and most words recur; a cell opened with floors keeps what rises above them, which is
-/// what the closure walked from its taggings above the floors keeps (a state below its floor
-/// cannot raise another above its own: the outside bound of a child is at least its parent's
-/// plus the closed rule, so the parent's floor is at least the child's plus the rule). A copy
-/// starts empty.
-#[derive(Default)]
-pub struct LexicalClosures {
-    cells: std::sync::RwLock<HashMap<Taggings, Closed>>,
-    bytes: std::sync::atomic::AtomicUsize,
+/// One-word cells after the unary closure, computed once for each list of taggings (states and
+/// score bits: a word at its place in the sentence; the boundary word) and shared by the threads,
+/// up to [`CLOSED_BYTES`] in all. The closure of such a cell depends on nothing else, and most
+/// words recur; a cell opened with floors keeps what rises above them, which is what the closure
+/// walked from its taggings above the floors keeps (a state below its floor cannot raise another
+/// above its own: the outside bound of a child is at least its parent's plus the closed rule, so
+/// the parent's floor is at least the child's plus the rule; where rounding lets one through, it
+/// is kept with its whole chart's score, which leaves the tree as it is).
+pub type LexicalClosures = Memo<Taggings, Closed>;
+
+/// An empty [`LexicalClosures`].
+pub fn lexical_closures() -> LexicalClosures {
+    Memo::new(CLOSED_BYTES)
 }
 
 /// A word's taggings as a key: states and the bits of their scores.
@@ -78,18 +79,6 @@ type Closed = Arc<[(u32, f32)]>;
 /// of 5,000 COCO images closed 3,228 cells of 1,405 states and 183 taggings on average: 41 MB).
 /// Past it, cells are closed each time.
 const CLOSED_BYTES: usize = 96 << 20;
-
-impl Clone for LexicalClosures {
-    fn clone(&self) -> LexicalClosures {
-        LexicalClosures::default()
-    }
-}
-
-impl std::fmt::Debug for LexicalClosures {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LexicalClosures").finish_non_exhaustive()
-    }
-}
 
 /// One sentence's chart.
 pub struct Chart<'a> {
@@ -509,10 +498,7 @@ impl<'a> Chart<'a> {
                 let Buffers { cell, finite, .. } = &mut *b;
                 for &(s, v) in closed.iter() {
                     let s = s as usize;
-                    if v > cell[s] {
-                        cell[s] = v;
-                        finite[s / 64] |= 1 << (s % 64);
-                    }
+                    raise(cell, finite, s, v);
                 }
                 self.store(b, end - 1, end);
             }
@@ -558,8 +544,7 @@ impl<'a> Chart<'a> {
             .iter()
             .map(|&(st, s)| (st, s.to_bits()))
             .collect();
-        let cache = &self.symbols.closures;
-        if let Some(hit) = cache.cells.read().ok().and_then(|m| m.get(&key).cloned()) {
+        if let Some(hit) = self.symbols.closures.get(&key) {
             return hit;
         }
         // Floors of the last cell may stay in it.
@@ -578,14 +563,7 @@ impl<'a> Chart<'a> {
         }
         let closed: Closed = closed.into();
         let size = 8 * (key.len() + closed.len());
-        use std::sync::atomic::Ordering::Relaxed;
-        if cache.bytes.load(Relaxed) + size <= CLOSED_BYTES {
-            if let Ok(mut m) = cache.cells.write() {
-                if m.insert(key, closed.clone()).is_none() {
-                    cache.bytes.fetch_add(size, Relaxed);
-                }
-            }
-        }
+        self.symbols.closures.keep(key, closed.clone(), size);
         closed
     }
 
@@ -597,10 +575,7 @@ impl<'a> Chart<'a> {
         // A cell opened with floors ([`Chart::open_cell`]) keeps only taggings above them;
         // otherwise it starts at −∞ and keeps every finite one.
         let set = |b: &mut Buffers, state: usize, s: f32| {
-            if s > b.cell[state] {
-                b.cell[state] = s;
-                b.finite[state / 64] |= 1 << (state % 64);
-            }
+            raise(&mut b.cell, &mut b.finite, state, s);
         };
         let mut assigned = false;
         if !self.flood || is_boundary {
@@ -702,10 +677,7 @@ impl<'a> Chart<'a> {
                                 }
                                 let p = g.by_left_parent[first + i] as usize;
                                 let tot = g.by_left_score[first + i] + left_score + right_score;
-                                if tot > cell[p] {
-                                    cell[p] = tot;
-                                    finite[p / 64] |= 1 << (p % 64);
-                                }
+                                raise(cell, finite, p, tot);
                             }
                         }
                     }
@@ -737,10 +709,7 @@ impl<'a> Chart<'a> {
                         best = tot;
                     }
                 }
-                if best > cell[p] {
-                    cell[p] = best;
-                    finite[p / 64] |= 1 << (p % 64);
-                }
+                raise(cell, finite, p, best);
             }
         }
     }
@@ -778,10 +747,7 @@ impl<'a> Chart<'a> {
                 for &(parent, p_score) in g.closed_with_child(state) {
                     let tot = i_score + p_score;
                     let p = parent as usize;
-                    if tot > cell[p] {
-                        cell[p] = tot;
-                        finite[p / 64] |= 1 << (p % 64);
-                    }
+                    raise(cell, finite, p, tot);
                 }
             }
         }
@@ -963,6 +929,15 @@ fn rules_with_right_seen(rights: &[u32], seen: &[u8], kept: &mut [u32]) -> usize
         found += usize::from(seen[rc as usize]);
     }
     found
+}
+
+/// Raises `state` in the cell being filled to `score` if that is higher, marking it finite.
+#[inline(always)]
+fn raise(cell: &mut [f32], finite: &mut [u64], state: usize, score: f32) {
+    if score > cell[state] {
+        cell[state] = score;
+        finite[state / 64] |= 1 << (state % 64);
+    }
 }
 
 /// Whether a node the read-back takes, scoring `best` in its cell with `outside` the score of the

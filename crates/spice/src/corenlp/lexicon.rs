@@ -7,8 +7,9 @@
 //! dash, digits, last letter). Arithmetic in doubles in CoreNLP's order, the result cast to a float.
 
 use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 
+use super::memo::Memo;
 use super::model::{Counts, LexiconData, ModelError};
 
 const ANY: i32 = -1;
@@ -35,22 +36,11 @@ pub struct Lexicon {
 }
 
 /// Scored taggings by word and signature (which is all a score depends on besides the tag),
-/// shared by the threads, up to [`CACHED_BYTES`] of words and taggings in all. A copy starts
-/// empty.
-#[derive(Debug, Default)]
-struct ScoredCache {
-    words: RwLock<HashMap<(String, i32), Scored>>,
-    bytes: std::sync::atomic::AtomicUsize,
-}
+/// shared by the threads, up to [`CACHED_BYTES`] of words and taggings in all.
+type ScoredCache = Memo<(String, i32), Scored>;
 
 /// A word's taggings with their scores, (tag, score).
 type Scored = Arc<[(i32, f32)]>;
-
-impl Clone for ScoredCache {
-    fn clone(&self) -> ScoredCache {
-        ScoredCache::default()
-    }
-}
 
 /// How much [`ScoredCache`] keeps: its words' bytes and 8 bytes a tagging. A caption corpus's
 /// vocabulary needs far less (an unknown word has a few dozen taggings); past it, a stream of
@@ -122,7 +112,7 @@ impl Lexicon {
             tags_of_word,
             all_tags,
             unknown_word,
-            scored: ScoredCache::default(),
+            scored: Memo::new(CACHED_BYTES),
         })
     }
 
@@ -157,22 +147,12 @@ impl Lexicon {
             Some((at, sig)) if at == loc => (w.text.clone(), sig),
             _ => return self.score_taggings(w, loc).into(),
         };
-        let cache = &self.scored;
-        if let Some(hit) = cache.words.read().ok().and_then(|m| m.get(&key).cloned()) {
+        if let Some(hit) = self.scored.get(&key) {
             return hit;
         }
-        let scored: Arc<[(i32, f32)]> = self.score_taggings(w, loc).into();
+        let scored: Scored = self.score_taggings(w, loc).into();
         let size = key.0.len() + 8 * scored.len();
-        let kept = cache.bytes.load(std::sync::atomic::Ordering::Relaxed);
-        if kept + size <= CACHED_BYTES {
-            if let Ok(mut m) = cache.words.write() {
-                if m.insert(key, scored.clone()).is_none() {
-                    cache
-                        .bytes
-                        .fetch_add(size, std::sync::atomic::Ordering::Relaxed);
-                }
-            }
-        }
+        self.scored.keep(key, scored.clone(), size);
         scored
     }
 

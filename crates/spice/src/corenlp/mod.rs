@@ -19,7 +19,8 @@
 //! | [`relations`] | `UniversalEnglishGrammaticalRelations` | the relations, their hierarchy and patterns |
 //! | [`structure`] | `GrammaticalStructure`, `UniversalEnglishGrammaticalStructure` | basic dependencies from the tree |
 //!
-//! [`official`] reads the official pipeline's analyses the tests compare with.
+//! [`official`] reads the official pipeline's analyses the tests compare with; [`memo`] keeps what
+//! the lexicon and the chart compute once for a word.
 //!
 //! No JVM is involved and nothing of CoreNLP is part of this repository: the model is read from
 //! the file the user points at, and the converter's patterns are written in our own notation.
@@ -31,6 +32,7 @@ pub mod coordination;
 pub mod grammar;
 pub mod headfinder;
 pub mod lexicon;
+pub mod memo;
 pub mod model;
 pub mod official;
 pub mod patterns;
@@ -168,7 +170,7 @@ impl PcfgParser {
                 tag_of_state,
                 goal,
                 boundary_tag,
-                closures: Default::default(),
+                closures: chart::lexical_closures(),
             },
             americanize: m.americanize,
             fingerprint: m.fingerprint,
