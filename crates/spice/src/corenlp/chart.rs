@@ -143,18 +143,20 @@ struct Buffers {
     left_at: Vec<u32>,
     /// Left rows: a span's scores by end (the cell ending at `start + 1 + i` at `i`).
     by_start: Vec<f32>,
-    /// For each (end, right child) (by its `right_slot`), the starts of the cells ending there
-    /// where the state is finite, as bits, and where its row of scores by start begins in
-    /// `by_end`.
+    /// The right children (by `right_slot`) finite in some cell ending at the end being filled,
+    /// in the order they came (their places), and for each right child 1 + its place (0: none).
+    /// Only the cells ending there read them, so they are set back at each end, and what the
+    /// binary rules read of them stays in a few KB.
+    right_states: Vec<u32>,
+    right_seen: Vec<u16>,
+    /// By place: the starts of the cells ending here where the right child is finite, as bits,
+    /// and where its row of scores by start begins in `by_end`.
     right_starts: Vec<u128>,
     right_row: Vec<u32>,
     by_end: Vec<f32>,
-    /// For each end, the right children finite in some cell ending there, as a list and as a byte
-    /// per right child (1: finite somewhere).
-    right_states: Vec<Vec<u32>>,
-    right_seen: Vec<u8>,
-    /// Room for one left child's rules, the ones whose right child is finite somewhere.
-    candidates: Vec<u32>,
+    /// Room for one left child's rules whose right child is finite in some cell ending here:
+    /// the rule's place in the left child's list, and 1 + the right child's place above it.
+    candidates: Vec<u64>,
     /// The beam's scratch: a cell's states' inside scores plus outside bounds.
     merits: Vec<f32>,
     /// Each cell's states that are right children, (slot, score) in slot order: the cell
@@ -215,25 +217,19 @@ impl Buffers {
         if self.left_at.len() < slots {
             self.left_at.resize(slots, 0);
         }
-        let right_slots = (positions + 1) * nr;
-        if self.right_starts.len() < right_slots {
-            self.right_starts.resize(right_slots, 0);
-            self.right_row.resize(right_slots, 0);
+        if self.right_seen.len() < nr {
+            self.right_seen.resize(nr, 0);
         }
         if self.left.len() < positions + 1 {
             self.left.resize(positions + 1, Vec::new());
             self.left_children.resize(positions + 1, Vec::new());
-            self.right_states.resize(positions + 1, Vec::new());
         }
         let words = n.div_ceil(64);
-        self.right_seen.clear();
-        self.right_seen.resize(right_slots, 0);
         if self.cell.len() != n {
             self.cell = vec![NEG; n];
             self.finite = vec![0; words];
         }
         self.by_start.clear();
-        self.by_end.clear();
         self.stride = positions + 1;
         self.cell_range.clear();
         self.cell_range.resize(self.stride * self.stride, (0, 0));
@@ -241,8 +237,19 @@ impl Buffers {
         self.in_use = true;
     }
 
+    /// Unsets the right children of the last end, for the next one.
+    fn next_end(&mut self) {
+        for &slot in &self.right_states {
+            self.right_seen[slot as usize] = 0;
+        }
+        self.right_states.clear();
+        self.right_starts.clear();
+        self.right_row.clear();
+        self.by_end.clear();
+    }
+
     /// Unsets everything the last sentence set, so the next one starts from a clear chart.
-    fn clear(&mut self, nr: usize) {
+    fn clear(&mut self) {
         let n = self.states;
         for (start, spans) in self.left.iter_mut().enumerate() {
             for sp in spans.iter() {
@@ -253,16 +260,12 @@ impl Buffers {
         for places in &mut self.left_children {
             places.clear();
         }
-        for (end, states) in self.right_states.iter_mut().enumerate() {
-            for &s in states.iter() {
-                self.right_starts[end * nr + s as usize] = 0;
-            }
-            states.clear();
-        }
+        self.next_end();
         self.in_use = false;
         let bytes = 4 * (self.by_start.capacity() + self.by_end.capacity())
             + 4 * self.left_at.capacity()
             + 20 * self.right_starts.capacity()
+            + 2 * self.right_seen.capacity()
             + 8 * (self.cell_items.capacity() + self.cell_range.capacity());
         if bytes > KEEP_BYTES {
             *self = Buffers::default();
@@ -409,7 +412,7 @@ impl<'a> Chart<'a> {
                 let mut found = self.goal_score(&b);
                 if found == NEG {
                     // The likeliest taggings only, nothing left out.
-                    b.clear(self.grammar.right_children);
+                    b.clear();
                     fills += 1;
                     std::mem::swap(&mut self.lexical, &mut p.likeliest);
                     self.fill(&mut b);
@@ -417,7 +420,7 @@ impl<'a> Chart<'a> {
                     std::mem::swap(&mut self.lexical, &mut p.likeliest);
                 }
                 first_items = b.items;
-                b.clear(self.grammar.right_children);
+                b.clear();
                 fills += 1;
                 if found > NEG {
                     p.threshold = found - slack(found, self.length);
@@ -428,13 +431,13 @@ impl<'a> Chart<'a> {
             let threshold = self.prune.as_ref().map_or(NEG, |p| p.threshold);
             if threshold > NEG && self.goal_score(&b) < threshold {
                 // Cannot happen (the first pass's parse is in the chart): the whole chart.
-                b.clear(self.grammar.right_children);
+                b.clear();
                 self.prune = None;
                 fills += 1;
                 self.fill(&mut b);
             }
             if self.goal_score(&b) == NEG {
-                b.clear(self.grammar.right_children);
+                b.clear();
                 self.flood = true;
                 self.fill(&mut b);
             }
@@ -443,7 +446,7 @@ impl<'a> Chart<'a> {
             if self.prune.is_some() && (tree.is_none() || !sure) {
                 // Not proved to be the whole chart's tree (never seen on the shared sets): the
                 // whole chart.
-                b.clear(self.grammar.right_children);
+                b.clear();
                 self.prune = None;
                 fills += 1;
                 self.fill(&mut b);
@@ -455,7 +458,7 @@ impl<'a> Chart<'a> {
                 items: b.items,
                 score: self.goal_score(&b),
             };
-            b.clear(self.grammar.right_children);
+            b.clear();
             (tree, work)
         })
     }
@@ -484,6 +487,7 @@ impl<'a> Chart<'a> {
         // come together, and what the binary rules read of their right children (the states
         // ending there) stays in cache. The scores do not depend on the order.
         for end in 1..=self.length {
+            b.next_end();
             if self.flood {
                 if floors {
                     self.open_cell(b, end - 1, end);
@@ -629,10 +633,6 @@ impl<'a> Chart<'a> {
             ..
         } = b;
         let between: u128 = ((1u128 << end) - 1) & !((1u128 << (start + 1)) - 1);
-        let nr = g.right_children;
-        let right_seen = &right_seen[end * nr..(end + 1) * nr];
-        let right_starts = &right_starts[end * nr..(end + 1) * nr];
-        let right_row = &right_row[end * nr..(end + 1) * nr];
         let spans = &left[start];
         for &k in &left_children[start] {
             let lsp = &spans[k as usize];
@@ -690,14 +690,13 @@ impl<'a> Chart<'a> {
                 candidates.resize(rights.len(), 0);
             }
             let found = rules_with_right_seen(rights, right_seen, candidates);
-            for &i in &candidates[..found] {
-                let i = i as usize;
-                let rc = rights[i] as usize;
-                let mut m = lm & right_starts[rc];
+            for &c in &candidates[..found] {
+                let (i, place) = (c as u32 as usize, (c >> 32) as usize - 1);
+                let mut m = lm & right_starts[place];
                 if m == 0 {
                     continue;
                 }
-                let right_row = &by_end[right_row[rc] as usize..];
+                let right_row = &by_end[right_row[place] as usize..];
                 let p = g.by_left_parent[first + i] as usize;
                 let p_score = g.by_left_score[first + i];
                 let mut best = cell[p];
@@ -809,7 +808,6 @@ impl<'a> Chart<'a> {
             (row, floor)
         });
         let left_len = self.length - start;
-        let nr = self.grammar.right_children;
         let first_item = cell_items.len() as u32;
         for (w, word) in finite.iter_mut().enumerate() {
             let mut bits = std::mem::take(word);
@@ -846,17 +844,17 @@ impl<'a> Chart<'a> {
                 if self.length <= LOOKUP_POSITIONS {
                     cell_items.push((slot, score));
                 }
-                let j = end * nr + slot as usize;
-                if right_seen[j] == 0 {
-                    right_seen[j] = 1;
-                    right_states[end].push(slot);
-                    right_row[j] = by_end.len() as u32;
+                let seen = &mut right_seen[slot as usize];
+                if *seen == 0 {
+                    right_states.push(slot);
+                    *seen = right_states.len() as u16;
+                    right_row.push(by_end.len() as u32);
                     by_end.resize(by_end.len() + end, NEG);
-                    right_starts[j] = 1u128 << start;
-                } else {
-                    right_starts[j] |= 1u128 << start;
+                    right_starts.push(0);
                 }
-                by_end[right_row[j] as usize + start] = score;
+                let place = *seen as usize - 1;
+                right_starts[place] |= 1u128 << start;
+                by_end[right_row[place] as usize + start] = score;
             }
         }
         cell_range[start * *stride + end] = (first_item, cell_items.len() as u32);
@@ -918,15 +916,17 @@ impl<'a> Chart<'a> {
 }
 
 /// Writes into `kept` the places in `rights` (a left child's rules' right children) of the rules
-/// whose right child is `seen`, in order, and returns how many: without branching (about half
-/// are), in a loop of its own so that it runs in registers. `kept` holds at least `rights.len()`.
+/// whose right child is `seen` (non-zero), in order, each with its `seen` value in the high half,
+/// and returns how many: without branching (about half are), in a loop of its own so that it runs
+/// in registers. `kept` holds at least `rights.len()`.
 #[inline(never)]
-fn rules_with_right_seen(rights: &[u32], seen: &[u8], kept: &mut [u32]) -> usize {
+fn rules_with_right_seen(rights: &[u32], seen: &[u16], kept: &mut [u64]) -> usize {
     let kept = &mut kept[..rights.len()];
     let mut found = 0;
     for (i, &rc) in rights.iter().enumerate() {
-        kept[found] = i as u32;
-        found += usize::from(seen[rc as usize]);
+        let place = seen[rc as usize];
+        kept[found] = u64::from(place) << 32 | i as u64;
+        found += usize::from(place != 0);
     }
     found
 }

@@ -159,6 +159,16 @@ impl PcfgParser {
             .ok_or_else(|| missing(&m.start_symbol))?;
         let boundary_tag = m.tags.iter().position(|t| t == ".$$.").map(|t| t as u32);
         let grammar = grammar::Grammar::new(m.states.len(), m.binary, &m.unary);
+        if grammar.right_children >= usize::from(u16::MAX) {
+            return Err(ModelError::Unsupported {
+                path: String::new(),
+                what: format!(
+                    "its binary rules have {} right children; the chart takes fewer than {}",
+                    grammar.right_children,
+                    u16::MAX
+                ),
+            });
+        }
         let lexicon = lexicon::Lexicon::new(m.lexicon, &m.words)?;
         Ok(PcfgParser {
             grammar,
