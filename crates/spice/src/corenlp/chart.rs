@@ -675,9 +675,9 @@ impl<'a> Chart<'a> {
                                 if r != rc {
                                     break;
                                 }
-                                let p = g.by_left_parent[first + i] as usize;
-                                let tot = g.by_left_score[first + i] + left_score + right_score;
-                                raise(cell, finite, p, tot);
+                                let (p, p_score) = g.by_left_rule[first + i];
+                                let tot = p_score + left_score + right_score;
+                                raise(cell, finite, p as usize, tot);
                             }
                         }
                     }
@@ -697,8 +697,8 @@ impl<'a> Chart<'a> {
                     continue;
                 }
                 let right_row = &by_end[right_row[place] as usize..];
-                let p = g.by_left_parent[first + i] as usize;
-                let p_score = g.by_left_score[first + i];
+                let (p, p_score) = g.by_left_rule[first + i];
+                let p = p as usize;
                 let mut best = cell[p];
                 while m != 0 {
                     let split = m.trailing_zeros() as usize;

@@ -18,13 +18,12 @@ pub struct Grammar {
     /// Binary rules by parent, in the list order (`rulesWithParent`).
     pub binary_by_parent: Vec<Vec<u32>>,
     /// Binary rules by left child, for the chart: those of left child `l` are at
-    /// `by_left_start[l]..by_left_start[l + 1]` of the three arrays (right child, parent, score),
-    /// which the chart scans for right children without reading the rest. Right children are
+    /// `by_left_start[l]..by_left_start[l + 1]` of the two arrays (right child; parent and
+    /// score, read together), which the chart scans for right children without reading the rest. Right children are
     /// given by their place among the states that are right children (`right_slot`).
     pub by_left_start: Vec<u32>,
     pub by_left_right: Vec<u32>,
-    pub by_left_parent: Vec<u32>,
-    pub by_left_score: Vec<f32>,
+    pub by_left_rule: Vec<(u32, f32)>,
     /// Core unary rules by parent, in the order they were added (`rulesWithParent`).
     pub unary_by_parent: Vec<Vec<UnaryRule>>,
     /// Closed unary rules by child (`closedRulesWithChild`, self-loops removed): those of child
@@ -73,13 +72,11 @@ impl Grammar {
             right_children += 1;
         }
         let mut by_left_start = vec![0u32];
-        let (mut by_left_right, mut by_left_parent, mut by_left_score) =
-            (Vec::new(), Vec::new(), Vec::new());
+        let (mut by_left_right, mut by_left_rule) = (Vec::new(), Vec::new());
         for rules in &binary_by_left {
             for &(right, parent, score) in rules {
                 by_left_right.push(right_slot[right as usize]);
-                by_left_parent.push(parent);
-                by_left_score.push(score);
+                by_left_rule.push((parent, score));
             }
             by_left_start.push(by_left_right.len() as u32);
         }
@@ -113,8 +110,7 @@ impl Grammar {
             binary_by_parent,
             by_left_start,
             by_left_right,
-            by_left_parent,
-            by_left_score,
+            by_left_rule,
             unary_by_parent,
             closed_start,
             closed,
