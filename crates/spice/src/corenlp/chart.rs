@@ -136,9 +136,9 @@ struct Buffers {
     in_use: bool,
     /// For each start, the states finite in some cell starting there, in the order they came.
     left: Vec<Vec<Span>>,
-    /// For each start, the places in `left[start]` of the states that are the left child of
-    /// some binary rule: the ones a cell's binary rules start from.
-    left_children: Vec<Vec<u32>>,
+    /// For each start, the states in `left[start]` that are the left child of some binary rule:
+    /// the ones a cell's binary rules start from, with what of the grammar a cell reads of them.
+    left_children: Vec<Vec<LeftChild>>,
     /// For each (start, state), 1 + its place in `left[start]` (0: none yet).
     left_at: Vec<u32>,
     /// Left rows: a span's scores by end (the cell ending at `start + 1 + i` at `i`).
@@ -178,6 +178,18 @@ struct Span {
     ends: u128,
     state: u32,
     row: u32,
+}
+
+/// A state that is the left child of binary rules, as [`Chart::binary_cell`] reads it: its place in
+/// `left[start]`, where its rules are in the grammar's lists by left child, and its lookup table
+/// by right child ([`Grammar::right_table`]; `u32::MAX`: none). Copied here from the grammar once
+/// a start, so that a cell does not look each one up.
+#[derive(Clone, Copy)]
+struct LeftChild {
+    place: u32,
+    first: u32,
+    last: u32,
+    table: u32,
 }
 
 /// Positions a chart can hold, the boundary included: a cell's split points are bits of a `u128`.
@@ -611,7 +623,7 @@ impl<'a> Chart<'a> {
     /// not change a maximum, so they are taken by left child: for each state finite in a cell
     /// starting here, its rules whose right child is finite in some cell ending here, over the
     /// split points where both are (a bit mask each), reading the two children's rows. A left
-    /// child with many rules (`Grammar::rules_with_right`), when its right cells hold less than
+    /// child with many rules (`Grammar::right_table`), when its right cells hold less than
     /// half as many states as it has rules, goes the other way: each of those states looks up
     /// its rules.
     fn binary_cell(&self, b: &mut Buffers, start: usize, end: usize) {
@@ -634,21 +646,20 @@ impl<'a> Chart<'a> {
         } = b;
         let between: u128 = ((1u128 << end) - 1) & !((1u128 << (start + 1)) - 1);
         let spans = &left[start];
-        for &k in &left_children[start] {
-            let lsp = &spans[k as usize];
+        for lc in &left_children[start] {
+            let lsp = &spans[lc.place as usize];
             let lm = lsp.ends & between;
             if lm == 0 {
                 continue;
             }
-            let l = lsp.state as usize;
             // This row's index i holds the cell ending at start + 1 + i.
             let left_row = &by_start[lsp.row as usize..];
-            let first = g.by_left_start[l] as usize;
-            let rights = &g.by_left_right[first..g.by_left_start[l + 1] as usize];
+            let first = lc.first as usize;
+            let rights = &g.by_left_right[first..lc.last as usize];
             // A left child with many rules looks up the right children the right cells hold,
             // when they are fewer than half its rules.
             if let Some(index) = g
-                .rules_with_right(l)
+                .right_table(lc.table)
                 .filter(|_| self.length <= LOOKUP_POSITIONS)
             {
                 let mut held = 0;
@@ -829,8 +840,15 @@ impl<'a> Chart<'a> {
                         row: by_start.len() as u32,
                     });
                     left_at[i] = left[start].len() as u32;
-                    if self.grammar.by_left_start[s + 1] > self.grammar.by_left_start[s] {
-                        left_children[start].push(left_at[i] - 1);
+                    let g = self.grammar;
+                    let (first, last) = (g.by_left_start[s], g.by_left_start[s + 1]);
+                    if last > first {
+                        left_children[start].push(LeftChild {
+                            place: left_at[i] - 1,
+                            first,
+                            last,
+                            table: g.by_left_indexed[s],
+                        });
                     }
                     by_start.resize(by_start.len() + left_len, NEG);
                 }

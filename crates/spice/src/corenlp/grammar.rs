@@ -45,7 +45,7 @@ pub struct Grammar {
 }
 
 /// Left children with at least this many binary rules get a lookup table by right child
-/// ([`Grammar::rules_with_right`]).
+/// ([`Grammar::right_table`]).
 pub const INDEXED_RULES: usize = 64;
 
 impl Grammar {
@@ -121,10 +121,10 @@ impl Grammar {
         }
     }
 
-    /// For a left child with a lookup table ([`INDEXED_RULES`]), the table: by right child's
-    /// slot, 1 + the offset of its first rule with that right child (0: none).
-    pub fn rules_with_right(&self, left: usize) -> Option<&[u16]> {
-        let place = self.by_left_indexed[left];
+    /// For a left child with a lookup table ([`INDEXED_RULES`]), at `place =
+    /// by_left_indexed[left]` (`None` for `u32::MAX`): by right child's slot, 1 + the offset of
+    /// its first rule with that right child (0: none).
+    pub fn right_table(&self, place: u32) -> Option<&[u16]> {
         (place != u32::MAX).then(|| {
             let at = place as usize * self.right_children;
             &self.right_index[at..at + self.right_children]
