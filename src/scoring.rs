@@ -252,9 +252,12 @@ pub fn reference_graphs(
         ms = started.elapsed().as_millis() as u64,
         "references tokenized"
     );
+    // One image a task here and below: parse times vary, and rayon otherwise gives each thread
+    // a run of images that the others cannot take from (`spice::batch` measured it).
     let stored = images
         .par_iter()
         .zip(&prepared)
+        .with_max_len(1)
         .map(|(img, prepared)| {
             let (scene_graph, parse_error) = match graph_of(engine, prepared) {
                 Ok(g) => match serde_json::to_string(&g) {
@@ -289,6 +292,7 @@ pub fn missing_reference_graphs(
     let prepared = prepared_references(&captions_of(refs), mode);
     refs.par_iter()
         .zip(&prepared)
+        .with_max_len(1)
         .filter(|(r, _)| force || r.scene_graph.is_none())
         .map(|(r, prepared)| {
             let g = graph_of(engine, prepared).map_err(|message| ScoringError::Engine {
@@ -525,6 +529,7 @@ fn score_against_references(
         .par_iter()
         .zip(&at)
         .zip(&spice_texts)
+        .with_max_len(1)
         .map(|((&(id, image_id, caption), &k), text)| {
             let r = &refs[k];
             let reference = match r.scene_graph {
@@ -615,6 +620,7 @@ pub fn score_human(
         .par_iter()
         .zip(&spice_texts)
         .enumerate()
+        .with_max_len(1)
         .map(|(k, (r, texts))| {
             progress.step();
             let Some((held_out, others)) = texts.split_first() else {

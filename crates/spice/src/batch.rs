@@ -420,8 +420,12 @@ where
             });
         }
     }
+    // One caption a task: rayon otherwise hands each thread a run of captions that it parses
+    // without letting the others take any, and a thread that finishes early waits (a fifth of
+    // the second thread's time on 5,000 COCO images with the exact parser).
     let parsed: Vec<Vec<Proposal>> = unique
         .par_iter()
+        .with_max_len(1)
         .map(|c| proposals_of(c))
         .collect::<Result<_, _>>()?;
     Ok(items

@@ -419,6 +419,7 @@ fn trees(models: &str, path: &str) -> Result<(), Failure> {
     let captions: Vec<&str> = text.lines().collect();
     let lines: Vec<String> = captions
         .par_iter()
+        .with_max_len(1)
         .map(|caption| {
             let tokens = spice::tokenize::tokenize(caption);
             let trees: Vec<String> = spice::tokenize::split_sentences(&tokens)
@@ -725,6 +726,7 @@ fn caption_tuples(path: &str) -> Result<(), Failure> {
     let captions: Vec<&str> = text.lines().collect();
     let lines = captions
         .par_iter()
+        .with_max_len(1)
         .map(|caption| {
             let mut seen = std::collections::HashSet::new();
             let mut tuples: Vec<Vec<String>> = engine
