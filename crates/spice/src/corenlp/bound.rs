@@ -82,13 +82,8 @@ impl Bounds {
         // Computed by state, each state's pairs together (the rules read a few states' rows
         // over many pairs), then laid out by pair for the chart, which reads one span's states.
         let pairs = pair(0, positions);
-        let width = positions + 1;
-        let mut inside_by_state = vec![NEG; n * width];
-        for (w, cell) in inside.iter().enumerate() {
-            for (s, &v) in cell.iter().enumerate() {
-                inside_by_state[s * width + w] = v;
-            }
-        }
+        let width = inside.width;
+        let inside_by_state = &inside.by_state;
         let mut by_state = vec![NEG; n * pairs];
         by_state[goal as usize * pairs + pair(0, 0)] = 0.0;
         for d in 0..positions {
@@ -152,7 +147,7 @@ impl Bounds {
             states: n,
             positions,
             outside,
-            inside_goal: inside.iter().map(|c| c[goal as usize]).collect(),
+            inside_goal: (0..width).map(|w| inside.at(w, goal as usize)).collect(),
             potential,
         }
     }
@@ -218,33 +213,43 @@ impl std::fmt::Debug for Bounds {
     }
 }
 
+/// The best inside score of each state over `w` words, for `w` up to some length: by state, each
+/// state's lengths together (`by_state[state * width + w]`), so that a binary rule reads its two
+/// children's rows from two places.
+struct Inside {
+    width: usize,
+    by_state: Vec<f32>,
+}
+
+impl Inside {
+    fn at(&self, w: usize, state: usize) -> f32 {
+        self.by_state[state * self.width + w]
+    }
+}
+
 /// The best inside score of each state over `w` words, by `w` up to `positions`: tags as leaves
 /// scoring `-potential[tag]`, binary rules over every split, then closed unary rules until
 /// nothing rises (the chart may walk chains of closed rules, which beat their closed score by
-/// rounding at most, but by that they may).
-fn inside_table(
-    grammar: &Grammar,
-    tags: &[u32],
-    potential: &[f32],
-    positions: usize,
-) -> Vec<Vec<f32>> {
+/// rounding at most, but by that they may). Each length is filled in a cell by state, then
+/// copied into the table.
+fn inside_table(grammar: &Grammar, tags: &[u32], potential: &[f32], positions: usize) -> Inside {
     let n = grammar.num_states;
-    let mut inside = vec![vec![NEG; n]; positions + 1];
-    if positions == 0 {
-        return inside;
-    }
-    for &t in tags {
-        inside[1][t as usize] = -potential[t as usize];
-    }
+    let width = positions + 1;
+    let mut by_state = vec![NEG; n * width];
+    let mut cell = vec![NEG; n];
     for w in 1..=positions {
-        if w >= 2 {
-            let (done, rest) = inside.split_at_mut(w);
-            let cell = &mut rest[0];
+        cell.fill(NEG);
+        if w == 1 {
+            for &t in tags {
+                cell[t as usize] = -potential[t as usize];
+            }
+        } else {
             for r in &grammar.binary {
-                let (l, rt) = (r.left as usize, r.right as usize);
+                let left = &by_state[r.left as usize * width..][..w];
+                let right = &by_state[r.right as usize * width..][..w];
                 let mut best = cell[r.parent as usize];
                 for wl in 1..w {
-                    best = best.max(r.score + done[wl][l] + done[w - wl][rt]);
+                    best = best.max(r.score + left[wl] + right[w - wl]);
                 }
                 cell[r.parent as usize] = best;
             }
@@ -252,14 +257,14 @@ fn inside_table(
         for _ in 0..MAX_CLOSURE_PASSES {
             let mut rose = false;
             for c in 0..n {
-                let v = inside[w][c];
+                let v = cell[c];
                 if v == NEG {
                     continue;
                 }
                 for &(p, s) in grammar.closed_with_child(c) {
                     let p = p as usize;
-                    if v + s > inside[w][p] {
-                        inside[w][p] = v + s;
+                    if v + s > cell[p] {
+                        cell[p] = v + s;
                         rose = true;
                     }
                 }
@@ -268,8 +273,11 @@ fn inside_table(
                 break;
             }
         }
+        for (s, &v) in cell.iter().enumerate() {
+            by_state[s * width + w] = v;
+        }
     }
-    inside
+    Inside { width, by_state }
 }
 
 /// A sentence as [`fit_potentials`] reads it: each position's taggings (tag state, lexical
@@ -333,7 +341,7 @@ pub fn fit_potentials(
             }
             counted[w] = true;
             size += count as f64;
-            objective += count as f64 * f64::from(inside[w][goal as usize]);
+            objective += count as f64 * f64::from(inside.at(w, goal as usize));
             for (g, &l) in gradient.iter_mut().zip(&leaves) {
                 *g -= count as f64 * f64::from(l);
             }
@@ -383,7 +391,7 @@ pub fn fit_potentials(
 struct BestTree<'a> {
     grammar: &'a Grammar,
     closed_by_parent: &'a [Vec<(u32, f32)>],
-    inside: &'a [Vec<f32>],
+    inside: &'a Inside,
     is_tag: &'a [bool],
     potential: &'a [f32],
 }
@@ -401,7 +409,7 @@ impl BestTree<'_> {
         unary: &mut Vec<usize>,
         depth: usize,
     ) -> bool {
-        let target = self.inside[w][state];
+        let target = self.inside.at(w, state);
         if depth > 4 * MAX_BOUNDED || target == NEG {
             return false;
         }
@@ -414,7 +422,7 @@ impl BestTree<'_> {
             let r = &g.binary[ri as usize];
             let (l, rt) = (r.left as usize, r.right as usize);
             for wl in 1..w {
-                if r.score + self.inside[wl][l] + self.inside[w - wl][rt] == target {
+                if r.score + self.inside.at(wl, l) + self.inside.at(w - wl, rt) == target {
                     return self.leaves(l, wl, leaves, &mut Vec::new(), depth + 1)
                         && self.leaves(rt, w - wl, leaves, &mut Vec::new(), depth + 1);
                 }
@@ -423,7 +431,7 @@ impl BestTree<'_> {
         unary.push(state);
         for &(c, s) in &self.closed_by_parent[state] {
             let c = c as usize;
-            if !unary.contains(&c) && self.inside[w][c] + s == target {
+            if !unary.contains(&c) && self.inside.at(w, c) + s == target {
                 return self.leaves(c, w, leaves, unary, depth + 1);
             }
         }
