@@ -216,6 +216,18 @@ enum LabelMatch {
 }
 
 impl LabelMatch {
+    /// Whether the label `v` passes.
+    fn accepts(&self, v: &str) -> bool {
+        match self {
+            LabelMatch::Anything => true,
+            LabelMatch::Exact(s) => v == s,
+            LabelMatch::Strings(ws) => ws.iter().any(|w| w == v),
+            LabelMatch::CaseInsensitive(ws) => ws.iter().any(|w| equals_ignore_case(w, v)),
+            LabelMatch::Prefix(ws) => ws.iter().any(|w| v.starts_with(w.as_str())),
+            LabelMatch::Regex(r) => r.find(v),
+        }
+    }
+
     fn from_description(desc: &str) -> Result<LabelMatch, String> {
         const MAX_STRINGS: usize = 8;
         if desc == "__" || desc == "/.*/" || desc == "/^.*$/" {
@@ -1187,6 +1199,28 @@ impl Pattern {
         })
     }
 
+    /// Whether the pattern's first node is a plain description that `node`'s label fails, so
+    /// that no match is rooted at `node`: a test on one label, made before a matcher is built
+    /// or set at the node (the matcher would find the same and stop there).
+    fn rejects_root(&self, tree: &TreeView<'_>, node: NodeId) -> bool {
+        let PNode::Desc(d) = &self.root else {
+            return false;
+        };
+        let Some(label) = &d.label else {
+            return false;
+        };
+        if d.negated || d.optional || d.neg_desc || !matches!(d.rel, Relation::Root) {
+            return false;
+        }
+        let raw = tree.label(node);
+        let v = if d.basic_cat {
+            basic_category(raw)
+        } else {
+            raw
+        };
+        !label.accepts(v)
+    }
+
     /// A matcher over the whole tree (`TregexPattern.matcher(root, headFinder)`).
     pub fn matcher<'a>(
         &self,
@@ -1273,6 +1307,9 @@ pub fn related_nodes(
 ) -> Vec<NodeId> {
     let mut out: Vec<NodeId> = Vec::new();
     for p in patterns {
+        if p.rejects_root(tree, node) {
+            continue;
+        }
         let mut m = p.matcher(tree, heads);
         while let Some(x) = m.find_at(node) {
             if let Some(t) = x.node(name) {
@@ -1810,16 +1847,7 @@ impl<'p> DescM<'p> {
                         raw
                     };
                     groups.clear();
-                    let mut found = match label {
-                        LabelMatch::Anything => true,
-                        LabelMatch::Exact(s) => v == s,
-                        LabelMatch::Strings(ws) => ws.iter().any(|w| w == v),
-                        LabelMatch::CaseInsensitive(ws) => {
-                            ws.iter().any(|w| equals_ignore_case(w, v))
-                        }
-                        LabelMatch::Prefix(ws) => ws.iter().any(|w| v.starts_with(w.as_str())),
-                        LabelMatch::Regex(r) => r.find(v),
-                    };
+                    let mut found = label.accepts(v);
                     if found {
                         for &(g, var) in &pat.var_groups {
                             let s = match label {
@@ -2025,6 +2053,10 @@ impl<'p> Matcher<'p, '_> {
             }
         }
         while let Some(n) = self.find_next.as_mut().and_then(Iterator::next) {
+            if self.pattern.rejects_root(self.ctx.tree, n) {
+                self.find_current = None;
+                continue;
+            }
             self.find_current = Some(n);
             self.state.reset_at(n, &mut self.ctx);
             if self.state.matches(&mut self.ctx) {
