@@ -511,10 +511,32 @@ impl<'a> Chart<'a> {
                 if floors {
                     self.open_cell(b, end - 1, end);
                 }
-                let Buffers { cell, finite, .. } = &mut *b;
-                for &(s, v) in closed.iter() {
-                    let s = s as usize;
-                    raise(cell, finite, s, v);
+                let Buffers {
+                    cell,
+                    finite,
+                    merits,
+                    ..
+                } = &mut *b;
+                match self.beam_row(end - 1, end) {
+                    Some(row) if closed.len() > self.beam => {
+                        // Only the states the beam keeps ([`Chart::store`] ranks them again
+                        // and keeps them all): a closed cell holds some 1,400.
+                        let merit = |s: u32, v: f32| v + row.map_or(0.0, |r| r[s as usize]);
+                        merits.clear();
+                        merits.extend(closed.iter().map(|&(s, v)| merit(s, v)));
+                        let (_, &mut kth, _) =
+                            merits.select_nth_unstable_by(self.beam - 1, |a, b| b.total_cmp(a));
+                        for &(s, v) in closed.iter() {
+                            if merit(s, v) >= kth {
+                                raise(cell, finite, s as usize, v);
+                            }
+                        }
+                    }
+                    _ => {
+                        for &(s, v) in closed.iter() {
+                            raise(cell, finite, s as usize, v);
+                        }
+                    }
                 }
                 self.store(b, end - 1, end);
             }
@@ -789,16 +811,7 @@ impl<'a> Chart<'a> {
         // In the beam, a state is kept when `score + row[state]` is among the cell's `beam`
         // best, once its closure is done. With a threshold, the cell was opened with floors
         // ([`Chart::open_cell`]): only what is kept is finite.
-        let beam_row = self.prune.as_ref().filter(|_| self.beam > 0).map(|p| {
-            // Past the bounds' table, the beam ranks by the row of a span with as many words
-            // outside as the table covers, shared out alike (a ranking needs no bound).
-            let (left, right) = (start, self.length - end);
-            let most = p.bounds.positions() - 1;
-            p.bounds.row(start, right).or_else(|| {
-                let l = left * most / (left + right);
-                p.bounds.row(l, most - l)
-            })
-        });
+        let beam_row = self.beam_row(start, end);
         let pruning = beam_row.map(|row| {
             merits.clear();
             for (w, &word) in finite.iter().enumerate() {
@@ -876,6 +889,21 @@ impl<'a> Chart<'a> {
             }
         }
         cell_range[start * *stride + end] = (first_item, cell_items.len() as u32);
+    }
+
+    /// While filling the first pass's beam, the row of outside bounds the cell `start..end`'s
+    /// states are ranked by (`None` inside: no row); `None` outside the beam.
+    fn beam_row(&self, start: usize, end: usize) -> Option<Option<&'a [f32]>> {
+        self.prune.as_ref().filter(|_| self.beam > 0).map(|p| {
+            // Past the bounds' table, the beam ranks by the row of a span with as many words
+            // outside as the table covers, shared out alike (a ranking needs no bound).
+            let (left, right) = (start, self.length - end);
+            let most = p.bounds.positions() - 1;
+            p.bounds.row(start, right).or_else(|| {
+                let l = left * most / (left + right);
+                p.bounds.row(l, most - l)
+            })
+        })
     }
 
     /// The tree under `goal` over `start..end`, read back as CoreNLP does. With pruning, each
