@@ -1863,7 +1863,9 @@ impl<'p> DescM<'p> {
                         }
                     }
                     if found != pat.neg_desc {
-                        value = Some(v.to_string());
+                        if !pat.var_groups.is_empty() {
+                            value = Some(v.to_string());
+                        }
                         self.finished = false;
                         break;
                     }
