@@ -1393,10 +1393,12 @@ impl Ctx<'_> {
     }
 
     /// The nodes `rel` offers from `t`, in `searchNodeIterator`'s order.
-    fn candidates(&self, rel: &Relation, t: NodeId) -> Vec<NodeId> {
+    /// The nodes `rel` relates to `t`, in Tregex's order, written into `out` (cleared first: a
+    /// matcher reuses its buffer from node to node).
+    fn candidates(&self, rel: &Relation, t: NodeId, out: &mut Vec<NodeId>) {
         use Relation::*;
         let tree = self.tree;
-        let mut out = Vec::new();
+        out.clear();
         match rel {
             Root | Equals => out.push(t),
             Splitter => out.extend(tree.subtree(self.root)),
@@ -1636,11 +1638,10 @@ impl Ctx<'_> {
             UnbrokenPrecedes(path) | UnbrokenFollows(path) => {
                 let forward = matches!(rel, UnbrokenPrecedes(_));
                 let mut seen = HashSet::new();
-                self.unbroken_sequence(path, forward, t, &mut out, &mut seen);
+                self.unbroken_sequence(path, forward, t, out, &mut seen);
                 out.reverse();
             }
         }
-        out
     }
 
     /// `UnbrokenCategoryPrecedes`'s (and `Follows`') stack, in the order pushed.
@@ -1702,7 +1703,11 @@ enum M<'p> {
 struct DescM<'p> {
     pat: &'p DescPat,
     tree: NodeId,
-    candidates: Option<std::vec::IntoIter<NodeId>>,
+    /// The nodes the relation gives at the current node, once read (`ready`), and how many of
+    /// them have been tried.
+    candidates: Vec<NodeId>,
+    ready: bool,
+    tried: usize,
     child: Option<Box<M<'p>>>,
     next: Option<NodeId>,
     finished: bool,
@@ -1724,7 +1729,9 @@ impl<'p> M<'p> {
             PNode::Desc(d) => M::Desc(DescM {
                 pat: d,
                 tree,
-                candidates: None,
+                candidates: Vec::new(),
+                ready: false,
+                tried: 0,
                 child: None,
                 next: None,
                 finished: false,
@@ -1782,7 +1789,7 @@ impl<'p> DescM<'p> {
     fn reset(&mut self, ctx: &mut Ctx<'_>) {
         self.decommit(ctx);
         self.remove_name(ctx);
-        self.candidates = None;
+        self.ready = false;
         self.finished = false;
         self.next = None;
         if let Some(c) = &mut self.child {
@@ -1812,12 +1819,15 @@ impl<'p> DescM<'p> {
         self.remove_name(ctx);
         self.finished = true;
         let pat = self.pat;
-        if self.candidates.is_none() {
-            self.candidates = Some(ctx.candidates(&pat.rel, self.tree).into_iter());
+        if !self.ready {
+            ctx.candidates(&pat.rel, self.tree, &mut self.candidates);
+            self.ready = true;
+            self.tried = 0;
         }
         let mut value: Option<String> = None;
         let mut groups: Vec<Option<String>> = Vec::new();
-        while let Some(c) = self.candidates.as_mut().and_then(Iterator::next) {
+        while let Some(&c) = self.candidates.get(self.tried) {
+            self.tried += 1;
             self.next = Some(c);
             match &pat.label {
                 None => {
