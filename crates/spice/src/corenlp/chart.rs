@@ -524,8 +524,7 @@ impl<'a> Chart<'a> {
                         let merit = |s: u32, v: f32| v + row.map_or(0.0, |r| r[s as usize]);
                         merits.clear();
                         merits.extend(closed.iter().map(|&(s, v)| merit(s, v)));
-                        let (_, &mut kth, _) =
-                            merits.select_nth_unstable_by(self.beam - 1, |a, b| b.total_cmp(a));
+                        let kth = beam_floor(merits, self.beam);
                         for &(s, v) in closed.iter() {
                             if merit(s, v) >= kth {
                                 raise(cell, finite, s as usize, v);
@@ -822,14 +821,7 @@ impl<'a> Chart<'a> {
                     merits.push(cell[s] + row.map_or(0.0, |r| r[s]));
                 }
             }
-            let floor = if merits.len() > self.beam {
-                let (_, &mut kth, _) =
-                    merits.select_nth_unstable_by(self.beam - 1, |a, b| b.total_cmp(a));
-                kth
-            } else {
-                NEG
-            };
-            (row, floor)
+            (row, beam_floor(merits, self.beam))
         });
         let left_len = self.length - start;
         let first_item = cell_items.len() as u32;
@@ -975,6 +967,16 @@ fn rules_with_right_seen(rights: &[u32], seen: &[u16], kept: &mut [u64]) -> usiz
         found += usize::from(place != 0);
     }
     found
+}
+
+/// The least merit a beam of `beam` states keeps among `merits` (reordered): the `beam`-th best,
+/// or −∞ when there are no more than `beam`.
+fn beam_floor(merits: &mut [f32], beam: usize) -> f32 {
+    if merits.len() <= beam {
+        return NEG;
+    }
+    let (_, &mut kth, _) = merits.select_nth_unstable_by(beam - 1, |a, b| b.total_cmp(a));
+    kth
 }
 
 /// Raises `state` in the cell being filled to `score` if that is higher, marking it finite.

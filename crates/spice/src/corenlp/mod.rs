@@ -86,7 +86,7 @@ const FIT_SENTENCES: usize = 500;
 const FIT_POSITIONS: usize = 17;
 
 /// Subgradient steps of the fit. It runs once, in the parse call that completes the sample
-/// (about 1.1 s, and 0.6 s more for the bounds' table); other threads go on parsing meanwhile.
+/// (about 1.4 s, and 0.6 s more for the bounds' table); other threads go on parsing meanwhile.
 const FIT_STEPS: usize = 100;
 
 /// Spans with fewer words than this outside them (the boundary included) have outside bounds
