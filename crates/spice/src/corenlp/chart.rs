@@ -128,14 +128,14 @@ pub struct Work {
 /// and by its end, so that the split-point loop reads two short contiguous rows: the left child's
 /// scores over its ends and the right child's over its starts.
 #[derive(Default)]
-struct Buffers {
+struct Buffers<M> {
     /// Number of states the index arrays below are laid out for.
     states: usize,
     /// Set while a sentence uses the buffers: still set at the next sentence means the last
     /// one did not finish (a panic), and the buffers are rebuilt rather than trusted.
     in_use: bool,
     /// For each start, the states finite in some cell starting there, in the order they came.
-    left: Vec<Vec<Span>>,
+    left: Vec<Vec<Span<M>>>,
     /// For each start, the states in `left[start]` that are the left child of some binary rule:
     /// the ones a cell's binary rules start from, with what of the grammar a cell reads of them.
     left_children: Vec<Vec<LeftChild>>,
@@ -151,7 +151,7 @@ struct Buffers {
     right_seen: Vec<u16>,
     /// By place: the starts of the cells ending here where the right child is finite, as bits,
     /// and where its row of scores by start begins in `by_end`.
-    right_starts: Vec<u128>,
+    right_starts: Vec<M>,
     right_row: Vec<u32>,
     by_end: Vec<f32>,
     /// Room for one left child's rules whose right child is finite in some cell ending here:
@@ -174,8 +174,8 @@ struct Buffers {
 /// Where one state is finite along one side of the chart: the other ends of those cells as bits,
 /// and where its scores begin in its row store.
 #[derive(Clone, Copy, Default)]
-struct Span {
-    ends: u128,
+struct Span<M> {
+    ends: M,
     state: u32,
     row: u32,
 }
@@ -192,7 +192,8 @@ struct LeftChild {
     table: u32,
 }
 
-/// Positions a chart can hold, the boundary included: a cell's split points are bits of a `u128`.
+/// Positions a chart can hold, the boundary included: a cell's split points are bits of a `u128`
+/// ([`Mask`]).
 pub const MAX_POSITIONS: usize = 128;
 
 /// The boundary word CoreNLP appends to every sentence.
@@ -213,10 +214,55 @@ const BEAM: usize = 30;
 const KEEP_BYTES: usize = 256 << 20;
 
 thread_local! {
-    static BUFFERS: std::cell::RefCell<Buffers> = std::cell::RefCell::new(Buffers::default());
+    static SHORT: std::cell::RefCell<Buffers<u64>> = std::cell::RefCell::new(Buffers::default());
+    static LONG: std::cell::RefCell<Buffers<u128>> = std::cell::RefCell::new(Buffers::default());
 }
 
-impl Buffers {
+/// A set of positions as bits: a cell's split points, the ends of a state's cells from one
+/// start, the starts of a right child's cells at one end. A sentence of fewer than 64 positions
+/// (nearly every caption) takes a `u64`, in half the room of the `u128` a longer one needs.
+trait Mask: Copy + Default + std::ops::BitAnd<Output = Self> + std::ops::BitOrAssign {
+    fn bit(i: usize) -> Self;
+    /// The positions `start + 1 .. end`.
+    fn between(start: usize, end: usize) -> Self;
+    fn is_empty(self) -> bool;
+    fn has(self, i: usize) -> bool;
+    /// Takes the lowest position out of a set that is not empty, and returns it.
+    fn pop(&mut self) -> usize;
+}
+
+macro_rules! mask {
+    ($t:ty) => {
+        impl Mask for $t {
+            #[inline(always)]
+            fn bit(i: usize) -> $t {
+                1 << i
+            }
+            #[inline(always)]
+            fn between(start: usize, end: usize) -> $t {
+                ((1 << end) - 1) & !((1 << (start + 1)) - 1)
+            }
+            #[inline(always)]
+            fn is_empty(self) -> bool {
+                self == 0
+            }
+            #[inline(always)]
+            fn has(self, i: usize) -> bool {
+                self >> i & 1 != 0
+            }
+            #[inline(always)]
+            fn pop(&mut self) -> usize {
+                let i = self.trailing_zeros() as usize;
+                *self &= *self - 1;
+                i
+            }
+        }
+    };
+}
+mask!(u64);
+mask!(u128);
+
+impl<M: Mask> Buffers<M> {
     /// Ready for a sentence of `positions` positions over `n` states, everything unset.
     fn prepare(&mut self, n: usize, nr: usize, positions: usize) {
         if self.states != n || self.in_use {
@@ -276,7 +322,7 @@ impl Buffers {
         self.in_use = false;
         let bytes = 4 * (self.by_start.capacity() + self.by_end.capacity())
             + 4 * self.left_at.capacity()
-            + 20 * self.right_starts.capacity()
+            + (4 + std::mem::size_of::<M>()) * self.right_starts.capacity()
             + 2 * self.right_seen.capacity()
             + 8 * (self.cell_items.capacity() + self.cell_range.capacity());
         if bytes > KEEP_BYTES {
@@ -290,7 +336,7 @@ impl Buffers {
             return NEG;
         }
         let sp = &self.left[start][at - 1];
-        if sp.ends >> end & 1 == 0 {
+        if !sp.ends.has(end) {
             NEG
         } else {
             self.by_start[sp.row as usize + end - start - 1]
@@ -408,74 +454,79 @@ impl<'a> Chart<'a> {
 
     /// [`Chart::parse`], and how much work it took.
     pub fn parse_counted(mut self) -> (Option<Tree>, Work) {
-        BUFFERS.with(|b| {
-            let mut b = b.borrow_mut();
-            b.items = 0;
-            let mut fills = 1;
-            let mut first_items = 0;
-            if self.prune.is_some() {
-                // The first pass: a beam ranked by the bounds (their threshold still unset, so
-                // nothing else is left out), no recovery parse. Its cells hold no more than the
-                // whole chart's, so its best parse scores no more than the whole chart's.
-                self.beam = BEAM;
-                self.fill(&mut b);
-                self.beam = 0;
-                let mut p = self.prune.take().expect("checked above");
-                let mut found = self.goal_score(&b);
-                if found == NEG {
-                    // The likeliest taggings only, nothing left out.
-                    b.clear();
-                    fills += 1;
-                    std::mem::swap(&mut self.lexical, &mut p.likeliest);
-                    self.fill(&mut b);
-                    found = self.goal_score(&b);
-                    std::mem::swap(&mut self.lexical, &mut p.likeliest);
-                }
-                first_items = b.items;
-                b.clear();
-                fills += 1;
-                if found > NEG {
-                    p.threshold = found - slack(found, self.length);
-                    self.prune = Some(p);
-                }
-            }
-            self.fill(&mut b);
-            let threshold = self.prune.as_ref().map_or(NEG, |p| p.threshold);
-            if threshold > NEG && self.goal_score(&b) < threshold {
-                // Cannot happen (the first pass's parse is in the chart): the whole chart.
-                b.clear();
-                self.prune = None;
-                fills += 1;
-                self.fill(&mut b);
-            }
-            if self.goal_score(&b) == NEG {
-                b.clear();
-                self.flood = true;
-                self.fill(&mut b);
-            }
-            let mut sure = true;
-            let mut tree = self.read_back(&b, &mut sure);
-            if self.prune.is_some() && (tree.is_none() || !sure) {
-                // Not proved to be the whole chart's tree (never seen on the shared sets): the
-                // whole chart.
-                b.clear();
-                self.prune = None;
-                fills += 1;
-                self.fill(&mut b);
-                tree = self.read_back(&b, &mut sure);
-            }
-            let work = Work {
-                fills,
-                first_items,
-                items: b.items,
-                score: self.goal_score(&b),
-            };
-            b.clear();
-            (tree, work)
-        })
+        if self.length < u64::BITS as usize {
+            SHORT.with(|b| self.run(&mut b.borrow_mut()))
+        } else {
+            LONG.with(|b| self.run(&mut b.borrow_mut()))
+        }
     }
 
-    fn read_back(&self, b: &Buffers, sure: &mut bool) -> Option<Tree> {
+    fn run<M: Mask>(&mut self, b: &mut Buffers<M>) -> (Option<Tree>, Work) {
+        b.items = 0;
+        let mut fills = 1;
+        let mut first_items = 0;
+        if self.prune.is_some() {
+            // The first pass: a beam ranked by the bounds (their threshold still unset, so
+            // nothing else is left out), no recovery parse. Its cells hold no more than the
+            // whole chart's, so its best parse scores no more than the whole chart's.
+            self.beam = BEAM;
+            self.fill(b);
+            self.beam = 0;
+            let mut p = self.prune.take().expect("checked above");
+            let mut found = self.goal_score(b);
+            if found == NEG {
+                // The likeliest taggings only, nothing left out.
+                b.clear();
+                fills += 1;
+                std::mem::swap(&mut self.lexical, &mut p.likeliest);
+                self.fill(b);
+                found = self.goal_score(b);
+                std::mem::swap(&mut self.lexical, &mut p.likeliest);
+            }
+            first_items = b.items;
+            b.clear();
+            fills += 1;
+            if found > NEG {
+                p.threshold = found - slack(found, self.length);
+                self.prune = Some(p);
+            }
+        }
+        self.fill(b);
+        let threshold = self.prune.as_ref().map_or(NEG, |p| p.threshold);
+        if threshold > NEG && self.goal_score(b) < threshold {
+            // Cannot happen (the first pass's parse is in the chart): the whole chart.
+            b.clear();
+            self.prune = None;
+            fills += 1;
+            self.fill(b);
+        }
+        if self.goal_score(b) == NEG {
+            b.clear();
+            self.flood = true;
+            self.fill(b);
+        }
+        let mut sure = true;
+        let mut tree = self.read_back(b, &mut sure);
+        if self.prune.is_some() && (tree.is_none() || !sure) {
+            // Not proved to be the whole chart's tree (never seen on the shared sets): the
+            // whole chart.
+            b.clear();
+            self.prune = None;
+            fills += 1;
+            self.fill(b);
+            tree = self.read_back(b, &mut sure);
+        }
+        let work = Work {
+            fills,
+            first_items,
+            items: b.items,
+            score: self.goal_score(b),
+        };
+        b.clear();
+        (tree, work)
+    }
+
+    fn read_back<M: Mask>(&self, b: &Buffers<M>, sure: &mut bool) -> Option<Tree> {
         if self.goal_score(b) == NEG {
             None
         } else {
@@ -483,11 +534,11 @@ impl<'a> Chart<'a> {
         }
     }
 
-    fn goal_score(&self, b: &Buffers) -> f32 {
+    fn goal_score<M: Mask>(&self, b: &Buffers<M>) -> f32 {
         b.score(0, self.length, self.symbols.goal as usize)
     }
 
-    fn fill(&self, b: &mut Buffers) {
+    fn fill<M: Mask>(&self, b: &mut Buffers<M>) {
         b.prepare(
             self.grammar.num_states,
             self.grammar.right_children,
@@ -561,7 +612,7 @@ impl<'a> Chart<'a> {
     /// closure raise, and mark finite, only the states that will be kept: what falls below is
     /// never stored, and never passes its score on through the closure (as when it was left out
     /// after the fact).
-    fn open_cell(&self, b: &mut Buffers, start: usize, end: usize) {
+    fn open_cell<M: Mask>(&self, b: &mut Buffers<M>, start: usize, end: usize) {
         let p = self.prune.as_ref().expect("floors come with pruning");
         let Some(row) = p.bounds.row(start, self.length - end) else {
             // More words outside than the bounds cover: nothing is left out here.
@@ -576,7 +627,7 @@ impl<'a> Chart<'a> {
 
     /// The one-word cell at `start` after the unary closure, from the cache or closed here (on
     /// a clear cell, which it leaves clear).
-    fn closed_lexical_cell(&self, b: &mut Buffers, start: usize) -> Closed {
+    fn closed_lexical_cell<M: Mask>(&self, b: &mut Buffers<M>, start: usize) -> Closed {
         let key: Taggings = self.lexical[start]
             .iter()
             .map(|&(st, s)| (st, s.to_bits()))
@@ -604,14 +655,14 @@ impl<'a> Chart<'a> {
         closed
     }
 
-    fn lexical_cell(&self, b: &mut Buffers, start: usize) {
+    fn lexical_cell<M: Mask>(&self, b: &mut Buffers<M>, start: usize) {
         let is_boundary = start + 1 == self.length;
         let word = &self.words[start];
         let lex = self.lexicon;
         let sym = self.symbols;
         // A cell opened with floors ([`Chart::open_cell`]) keeps only taggings above them;
         // otherwise it starts at −∞ and keeps every finite one.
-        let set = |b: &mut Buffers, state: usize, s: f32| {
+        let set = |b: &mut Buffers<M>, state: usize, s: f32| {
             raise(&mut b.cell, &mut b.finite, state, s);
         };
         let mut assigned = false;
@@ -647,7 +698,7 @@ impl<'a> Chart<'a> {
     /// child with many rules (`Grammar::right_table`), when its right cells hold less than
     /// half as many states as it has rules, goes the other way: each of those states looks up
     /// its rules.
-    fn binary_cell(&self, b: &mut Buffers, start: usize, end: usize) {
+    fn binary_cell<M: Mask>(&self, b: &mut Buffers<M>, start: usize, end: usize) {
         let g = self.grammar;
         let Buffers {
             left,
@@ -665,12 +716,12 @@ impl<'a> Chart<'a> {
             stride,
             ..
         } = b;
-        let between: u128 = ((1u128 << end) - 1) & !((1u128 << (start + 1)) - 1);
+        let between = M::between(start, end);
         let spans = &left[start];
         for lc in &left_children[start] {
             let lsp = &spans[lc.place as usize];
             let lm = lsp.ends & between;
-            if lm == 0 {
+            if lm.is_empty() {
                 continue;
             }
             // This row's index i holds the cell ending at start + 1 + i.
@@ -685,17 +736,15 @@ impl<'a> Chart<'a> {
             {
                 let mut held = 0;
                 let mut m = lm;
-                while m != 0 {
-                    let split = m.trailing_zeros() as usize;
-                    m &= m - 1;
+                while !m.is_empty() {
+                    let split = m.pop();
                     let (a, z) = cell_range[split * *stride + end];
                     held += (z - a) as usize;
                 }
                 if 2 * held < rights.len() {
                     let mut m = lm;
-                    while m != 0 {
-                        let split = m.trailing_zeros() as usize;
-                        m &= m - 1;
+                    while !m.is_empty() {
+                        let split = m.pop();
                         let left_score = left_row[split - start - 1];
                         let (a, z) = cell_range[split * *stride + end];
                         for &(rc, right_score) in &cell_items[a as usize..z as usize] {
@@ -725,16 +774,15 @@ impl<'a> Chart<'a> {
             for &c in &candidates[..found] {
                 let (i, place) = (c as u32 as usize, (c >> 32) as usize - 1);
                 let mut m = lm & right_starts[place];
-                if m == 0 {
+                if m.is_empty() {
                     continue;
                 }
                 let right_row = &by_end[right_row[place] as usize..];
                 let (p, p_score) = g.by_left_rule[first + i];
                 let p = p as usize;
                 let mut best = cell[p];
-                while m != 0 {
-                    let split = m.trailing_zeros() as usize;
-                    m &= m - 1;
+                while !m.is_empty() {
+                    let split = m.pop();
                     let tot = p_score + left_row[split - start - 1] + right_row[split];
                     if tot > best {
                         best = tot;
@@ -747,7 +795,7 @@ impl<'a> Chart<'a> {
 
     /// The unary closure over the cell being filled, then its states stored
     /// ([`Chart::close_unaries`], [`Chart::store`]).
-    fn unaries_and_store(&self, b: &mut Buffers, start: usize, end: usize) {
+    fn unaries_and_store<M: Mask>(&self, b: &mut Buffers<M>, start: usize, end: usize) {
         self.close_unaries(b);
         self.store(b, start, end);
     }
@@ -755,7 +803,7 @@ impl<'a> Chart<'a> {
     /// The unary closure over the cell being filled, states in index order, reading the cell as
     /// it changes (a state raised by an earlier state's closure passes on its new score; one
     /// raised by a later state does not, as in CoreNLP).
-    fn close_unaries(&self, b: &mut Buffers) {
+    fn close_unaries<M: Mask>(&self, b: &mut Buffers<M>) {
         let words = self.grammar.num_states.div_ceil(64);
         let Buffers { cell, finite, .. } = b;
         // Bits set while walking are seen when the walk reaches them.
@@ -786,7 +834,7 @@ impl<'a> Chart<'a> {
 
     /// The cell's finite states stored, and set back to −∞ (the floors of a cell opened with
     /// them stay until the next cell opens, or the fill ends).
-    fn store(&self, b: &mut Buffers, start: usize, end: usize) {
+    fn store<M: Mask>(&self, b: &mut Buffers<M>, start: usize, end: usize) {
         let n = self.grammar.num_states;
         let Buffers {
             left,
@@ -840,7 +888,7 @@ impl<'a> Chart<'a> {
                 let i = start * n + s;
                 if left_at[i] == 0 {
                     left[start].push(Span {
-                        ends: 0,
+                        ends: M::default(),
                         state: s as u32,
                         row: by_start.len() as u32,
                     });
@@ -858,7 +906,7 @@ impl<'a> Chart<'a> {
                     by_start.resize(by_start.len() + left_len, NEG);
                 }
                 let lsp = &mut left[start][left_at[i] as usize - 1];
-                lsp.ends |= 1u128 << end;
+                lsp.ends |= M::bit(end);
                 by_start[lsp.row as usize + end - start - 1] = score;
                 let slot = self.grammar.right_slot[s];
                 if slot == u32::MAX {
@@ -873,10 +921,10 @@ impl<'a> Chart<'a> {
                     *seen = right_states.len() as u16;
                     right_row.push(by_end.len() as u32);
                     by_end.resize(by_end.len() + end, NEG);
-                    right_starts.push(0);
+                    right_starts.push(M::default());
                 }
                 let place = *seen as usize - 1;
-                right_starts[place] |= 1u128 << start;
+                right_starts[place] |= M::bit(start);
                 by_end[right_row[place] as usize + start] = score;
             }
         }
@@ -901,9 +949,9 @@ impl<'a> Chart<'a> {
     /// The tree under `goal` over `start..end`, read back as CoreNLP does. With pruning, each
     /// node taken is also checked against the threshold ([`Chart::certified`]): `outside` is the
     /// score of the read-back's tree around it, and `sure` is cleared when a node fails.
-    fn extract(
+    fn extract<M: Mask>(
         &self,
-        b: &Buffers,
+        b: &Buffers<M>,
         goal: u32,
         start: usize,
         end: usize,
