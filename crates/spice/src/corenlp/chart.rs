@@ -142,7 +142,7 @@ struct Buffers<M> {
     /// For each (start, state), 1 + its place in `left[start]` (0: none yet).
     left_at: Vec<u32>,
     /// Left rows: a span's scores by end (the cell ending at `start + 1 + i` at `i`).
-    by_start: Vec<f32>,
+    by_start: Rows,
     /// The right children (by `right_slot`) finite in some cell ending at the end being filled,
     /// in the order they came (their places), and for each right child 1 + its place (0: none).
     /// Only the cells ending there read them, so they are set back at each end, and what the
@@ -153,7 +153,7 @@ struct Buffers<M> {
     /// and where its row of scores by start begins in `by_end`.
     right_starts: Vec<M>,
     right_row: Vec<u32>,
-    by_end: Vec<f32>,
+    by_end: Rows,
     /// Room for one left child's rules whose right child is finite in some cell ending here:
     /// the rule's place in the left child's list, and 1 + the right child's place above it.
     candidates: Vec<u64>,
@@ -169,6 +169,27 @@ struct Buffers<M> {
     finite: Vec<u64>,
     /// Items stored since the count was last reset.
     items: usize,
+}
+
+/// Rows of scores laid end to end ([`Buffers`]' `by_start`, `by_end`): a row is read only where
+/// its mask says a score was written, so a new row's room is not set, and what earlier rows and
+/// sentences left there stays.
+#[derive(Default)]
+struct Rows {
+    scores: Vec<f32>,
+    used: usize,
+}
+
+impl Rows {
+    /// Room for a row of `len` scores; where it begins.
+    fn add(&mut self, len: usize) -> u32 {
+        let at = self.used;
+        self.used += len;
+        if self.scores.len() < self.used {
+            self.scores.resize(self.used.max(2 * self.scores.len()), NEG);
+        }
+        at as u32
+    }
 }
 
 /// Where one state is finite along one side of the chart: the other ends of those cells as bits,
@@ -287,7 +308,7 @@ impl<M: Mask> Buffers<M> {
             self.cell = vec![NEG; n];
             self.finite = vec![0; words];
         }
-        self.by_start.clear();
+        self.by_start.used = 0;
         self.stride = positions + 1;
         self.cell_range.clear();
         self.cell_range.resize(self.stride * self.stride, (0, 0));
@@ -303,7 +324,7 @@ impl<M: Mask> Buffers<M> {
         self.right_states.clear();
         self.right_starts.clear();
         self.right_row.clear();
-        self.by_end.clear();
+        self.by_end.used = 0;
     }
 
     /// Unsets everything the last sentence set, so the next one starts from a clear chart.
@@ -320,7 +341,7 @@ impl<M: Mask> Buffers<M> {
         }
         self.next_end();
         self.in_use = false;
-        let bytes = 4 * (self.by_start.capacity() + self.by_end.capacity())
+        let bytes = 4 * (self.by_start.scores.capacity() + self.by_end.scores.capacity())
             + 4 * self.left_at.capacity()
             + (4 + std::mem::size_of::<M>()) * self.right_starts.capacity()
             + 2 * self.right_seen.capacity()
@@ -339,7 +360,7 @@ impl<M: Mask> Buffers<M> {
         if !sp.ends.has(end) {
             NEG
         } else {
-            self.by_start[sp.row as usize + end - start - 1]
+            self.by_start.scores[sp.row as usize + end - start - 1]
         }
     }
 }
@@ -725,7 +746,7 @@ impl<'a> Chart<'a> {
                 continue;
             }
             // This row's index i holds the cell ending at start + 1 + i.
-            let left_row = &by_start[lsp.row as usize..];
+            let left_row = &by_start.scores[lsp.row as usize..];
             let first = lc.first as usize;
             let rights = &g.by_left_right[first..lc.last as usize];
             // A left child with many rules looks up the right children the right cells hold,
@@ -777,7 +798,7 @@ impl<'a> Chart<'a> {
                 if m.is_empty() {
                     continue;
                 }
-                let right_row = &by_end[right_row[place] as usize..];
+                let right_row = &by_end.scores[right_row[place] as usize..];
                 let (p, p_score) = g.by_left_rule[first + i];
                 let p = p as usize;
                 let mut best = cell[p];
@@ -890,7 +911,7 @@ impl<'a> Chart<'a> {
                     left[start].push(Span {
                         ends: M::default(),
                         state: s as u32,
-                        row: by_start.len() as u32,
+                        row: by_start.add(left_len),
                     });
                     left_at[i] = left[start].len() as u32;
                     let g = self.grammar;
@@ -903,11 +924,10 @@ impl<'a> Chart<'a> {
                             table: g.by_left_indexed[s],
                         });
                     }
-                    by_start.resize(by_start.len() + left_len, NEG);
                 }
                 let lsp = &mut left[start][left_at[i] as usize - 1];
                 lsp.ends |= M::bit(end);
-                by_start[lsp.row as usize + end - start - 1] = score;
+                by_start.scores[lsp.row as usize + end - start - 1] = score;
                 let slot = self.grammar.right_slot[s];
                 if slot == u32::MAX {
                     continue;
@@ -919,13 +939,12 @@ impl<'a> Chart<'a> {
                 if *seen == 0 {
                     right_states.push(slot);
                     *seen = right_states.len() as u16;
-                    right_row.push(by_end.len() as u32);
-                    by_end.resize(by_end.len() + end, NEG);
+                    right_row.push(by_end.add(end));
                     right_starts.push(M::default());
                 }
                 let place = *seen as usize - 1;
                 right_starts[place] |= M::bit(start);
-                by_end[right_row[place] as usize + start] = score;
+                by_end.scores[right_row[place] as usize + start] = score;
             }
         }
         cell_range[start * *stride + end] = (first_item, cell_items.len() as u32);
