@@ -149,8 +149,9 @@ struct Buffers<M> {
     /// binary rules read of them stays in a few KB.
     right_states: Vec<u32>,
     right_seen: Vec<u16>,
-    /// By place: the starts of the cells ending here where the right child is finite, as bits,
-    /// and where its row of scores by start begins in `by_end`.
+    /// By place: the starts of the cells ending here where the right child is finite, as bits
+    /// (at 1 + place: `right_starts[0]` is empty, for a right child not seen), and where its
+    /// row of scores by start begins in `by_end`.
     right_starts: Vec<M>,
     right_row: Vec<u32>,
     by_end: Rows,
@@ -323,6 +324,7 @@ impl<M: Mask> Buffers<M> {
         }
         self.right_states.clear();
         self.right_starts.clear();
+        self.right_starts.push(M::default());
         self.right_row.clear();
         self.by_end.used = 0;
     }
@@ -786,18 +788,16 @@ impl<'a> Chart<'a> {
                     continue;
                 }
             }
-            // The rules whose right child is finite in some cell ending here, picked without
-            // branching (about half are).
+            // The rules whose right child is finite in some cell ending here at a split point
+            // where the left child is too, picked without branching (about one in seven is).
             if candidates.len() < rights.len() {
                 candidates.resize(rights.len(), 0);
             }
-            let found = rules_with_right_seen(rights, right_seen, candidates);
+            let found = rules_with_splits(rights, right_seen, right_starts, lm, candidates);
             for &c in &candidates[..found] {
-                let (i, place) = (c as u32 as usize, (c >> 32) as usize - 1);
+                let (i, place) = (c as u32 as usize, (c >> 32) as usize);
                 let mut m = lm & right_starts[place];
-                if m.is_empty() {
-                    continue;
-                }
+                let place = place - 1;
                 let right_row = &by_end.scores[right_row[place] as usize..];
                 let (p, p_score) = g.by_left_rule[first + i];
                 let p = p as usize;
@@ -943,7 +943,7 @@ impl<'a> Chart<'a> {
                     right_starts.push(M::default());
                 }
                 let place = *seen as usize - 1;
-                right_starts[place] |= M::bit(start);
+                right_starts[place + 1] |= M::bit(start);
                 by_end.scores[right_row[place] as usize + start] = score;
             }
         }
@@ -1021,17 +1021,24 @@ impl<'a> Chart<'a> {
 }
 
 /// Writes into `kept` the places in `rights` (a left child's rules' right children) of the rules
-/// whose right child is `seen` (non-zero), in order, each with its `seen` value in the high half,
-/// and returns how many: without branching (about half are), in a loop of its own so that it runs
-/// in registers. `kept` holds at least `rights.len()`.
+/// whose right child is `seen` (non-zero) in a cell ending here that starts at a split point in
+/// `splits` (by `starts[seen]`), in order, each with its `seen` value in the high half, and returns
+/// how many: without branching, in a loop of its own so that it runs in registers. `kept` holds at
+/// least `rights.len()`.
 #[inline(never)]
-fn rules_with_right_seen(rights: &[u32], seen: &[u16], kept: &mut [u64]) -> usize {
+fn rules_with_splits<M: Mask>(
+    rights: &[u32],
+    seen: &[u16],
+    starts: &[M],
+    splits: M,
+    kept: &mut [u64],
+) -> usize {
     let kept = &mut kept[..rights.len()];
     let mut found = 0;
     for (i, &rc) in rights.iter().enumerate() {
         let place = seen[rc as usize];
         kept[found] = u64::from(place) << 32 | i as u64;
-        found += usize::from(place != 0);
+        found += usize::from(!(starts[usize::from(place)] & splits).is_empty());
     }
     found
 }
