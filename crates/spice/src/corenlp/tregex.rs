@@ -34,7 +34,10 @@ pub type NodeId = usize;
 pub struct TreeView<'t> {
     nodes: Vec<&'t Tree>,
     parent: Vec<Option<NodeId>>,
-    children: Vec<Vec<NodeId>>,
+    /// A node's children are `kids[first_kid[n]..]`, as many as its tree has (one list for
+    /// the whole tree: a view is built for every pattern a tree is matched against).
+    first_kid: Vec<u32>,
+    kids: Vec<NodeId>,
     end: Vec<NodeId>,
 }
 
@@ -43,7 +46,8 @@ impl<'t> TreeView<'t> {
         let mut v = TreeView {
             nodes: Vec::new(),
             parent: Vec::new(),
-            children: Vec::new(),
+            first_kid: Vec::new(),
+            kids: Vec::new(),
             end: Vec::new(),
         };
         v.add(tree, None);
@@ -54,11 +58,12 @@ impl<'t> TreeView<'t> {
         let id = self.nodes.len();
         self.nodes.push(t);
         self.parent.push(parent);
-        self.children.push(Vec::with_capacity(t.children.len()));
+        let first = self.kids.len();
+        self.first_kid.push(first as u32);
+        self.kids.resize(first + t.children.len(), 0);
         self.end.push(id + 1);
-        for c in &t.children {
-            let cid = self.add(c, Some(id));
-            self.children[id].push(cid);
+        for (i, c) in t.children.iter().enumerate() {
+            self.kids[first + i] = self.add(c, Some(id));
         }
         self.end[id] = self.nodes.len();
         id
@@ -89,11 +94,12 @@ impl<'t> TreeView<'t> {
     }
 
     pub fn children(&self, n: NodeId) -> &[NodeId] {
-        &self.children[n]
+        let first = self.first_kid[n] as usize;
+        &self.kids[first..first + self.nodes[n].children.len()]
     }
 
     pub fn is_leaf(&self, n: NodeId) -> bool {
-        self.children[n].is_empty()
+        self.nodes[n].children.is_empty()
     }
 
     /// The preorder ids of `n`'s subtree, `n` first.
@@ -104,7 +110,7 @@ impl<'t> TreeView<'t> {
     /// `n`'s index among its parent's children.
     pub fn position(&self, n: NodeId) -> Option<usize> {
         let p = self.parent[n]?;
-        self.children[p].iter().position(|&c| c == n)
+        self.children(p).iter().position(|&c| c == n)
     }
 }
 

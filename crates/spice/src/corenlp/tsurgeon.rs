@@ -20,6 +20,9 @@ pub struct Surgery {
     children: Vec<Vec<Node>>,
     parent: Vec<Option<Node>>,
     root: Node,
+    /// The tree as last written out ([`Surgery::tree`]), until an operation changes it: a
+    /// script matches many patterns that do not match, each on the same tree.
+    written: Option<(Tree, Vec<Node>)>,
 }
 
 /// The nodes a match bound, by name.
@@ -59,6 +62,7 @@ impl Surgery {
             children: Vec::new(),
             parent: Vec::new(),
             root: 0,
+            written: None,
         };
         s.root = s.add(tree, None);
         s
@@ -75,6 +79,7 @@ impl Surgery {
     }
 
     fn new_node(&mut self, label: &str, kids: Vec<Node>, parent: Option<Node>) -> Node {
+        self.written = None;
         let id = self.label.len();
         for &k in &kids {
             self.parent[k] = Some(id);
@@ -104,7 +109,10 @@ impl Surgery {
     }
 
     pub fn into_tree(self) -> Tree {
-        self.tree().0
+        match self.written {
+            Some((tree, _)) => tree,
+            None => self.tree().0,
+        }
     }
 
     pub fn label(&self, n: Node) -> &str {
@@ -130,6 +138,7 @@ impl Surgery {
 
     /// `relabel node LABEL`.
     pub fn relabel(&mut self, n: Node, label: &str) {
+        self.written = None;
         self.label[n] = label.to_string();
     }
 
@@ -148,6 +157,7 @@ impl Surgery {
 
     /// `move node PLACE`: the node leaves its parent and is put at `place`.
     pub fn move_to(&mut self, n: Node, place: Place) {
+        self.written = None;
         let (p, i) = self.index_in_parent(n);
         self.children[p].remove(i);
         match place {
@@ -167,6 +177,7 @@ impl Surgery {
     /// node `x`, its children taking its place). Excising the root leaves its only child as the
     /// root (`false` if it has several: Tsurgeon then has no tree).
     pub fn excise(&mut self, top: Node, bottom: Node) -> bool {
+        self.written = None;
         let kids = self.children[bottom].clone();
         if top == self.root {
             if kids.len() == 1 {
@@ -188,6 +199,7 @@ impl Surgery {
     /// `delete node`: the node goes with everything under it (its parent stays, even left
     /// without children). `false` when the node is the root: Tsurgeon then has no tree.
     pub fn delete(&mut self, n: Node) -> bool {
+        self.written = None;
         if n == self.root {
             return false;
         }
@@ -206,17 +218,20 @@ impl Surgery {
         mut operation: impl FnMut(&mut Surgery, &Bound) -> bool,
     ) {
         loop {
-            let (tree, order) = self.tree();
-            let view = TreeView::new(&tree);
-            let bound = {
+            let (tree, order) = self.written.take().unwrap_or_else(|| self.tree());
+            let hit = {
+                let view = TreeView::new(&tree);
                 let mut m = pattern.matcher(&view, heads);
-                let Some(hit) = m.find() else { return };
-                Bound {
+                m.find().map(|hit| Bound {
                     names: hit
                         .bindings()
                         .map(|(name, id)| (name.to_string(), order[id]))
                         .collect(),
-                }
+                })
+            };
+            let Some(bound) = hit else {
+                self.written = Some((tree, order));
+                return;
             };
             if !operation(self, &bound) {
                 return;
