@@ -879,7 +879,10 @@ impl<'a> Chart<'a> {
         // In the beam, a state is kept when `score + row[state]` is among the cell's `beam`
         // best, once its closure is done. With a threshold, the cell was opened with floors
         // ([`Chart::open_cell`]): only what is kept is finite.
-        let beam_row = self.beam_row(start, end);
+        // A cell of no more states than the beam keeps them all, without ranking them.
+        let beam_row = self.beam_row(start, end).filter(|_| {
+            finite.iter().map(|w| w.count_ones() as usize).sum::<usize>() > self.beam
+        });
         let pruning = beam_row.map(|row| {
             merits.clear();
             for (w, &word) in finite.iter().enumerate() {
