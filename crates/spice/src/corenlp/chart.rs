@@ -187,7 +187,8 @@ impl Rows {
         let at = self.used;
         self.used += len;
         if self.scores.len() < self.used {
-            self.scores.resize(self.used.max(2 * self.scores.len()), NEG);
+            self.scores
+                .resize(self.used.max(2 * self.scores.len()), NEG);
         }
         at as u32
     }
@@ -881,7 +882,11 @@ impl<'a> Chart<'a> {
         // ([`Chart::open_cell`]): only what is kept is finite.
         // A cell of no more states than the beam keeps them all, without ranking them.
         let beam_row = self.beam_row(start, end).filter(|_| {
-            finite.iter().map(|w| w.count_ones() as usize).sum::<usize>() > self.beam
+            finite
+                .iter()
+                .map(|w| w.count_ones() as usize)
+                .sum::<usize>()
+                > self.beam
         });
         let pruning = beam_row.map(|row| {
             merits.clear();

@@ -206,10 +206,9 @@ impl PcfgParser {
         if let Some(b) = self.fitted.get() {
             return b;
         }
-        self.bounds
-            .get_or_init(|| {
-                self.make_bounds(vec![0.0; self.grammar.num_states], FIRST_BOUNDED_POSITIONS)
-            })
+        self.bounds.get_or_init(|| {
+            self.make_bounds(vec![0.0; self.grammar.num_states], FIRST_BOUNDED_POSITIONS)
+        })
     }
 
     fn make_bounds(&self, potential: Vec<f32>, positions: usize) -> bound::Bounds {
@@ -255,7 +254,9 @@ impl PcfgParser {
             &sentences,
             FIT_STEPS,
         );
-        let _ = self.fitted.set(self.make_bounds(potential, BOUNDED_POSITIONS));
+        let _ = self
+            .fitted
+            .set(self.make_bounds(potential, BOUNDED_POSITIONS));
     }
 
     /// A chart for `words` (as the chart takes them), bounded; its taggings go to the sample.
