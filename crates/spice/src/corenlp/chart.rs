@@ -192,6 +192,11 @@ impl Rows {
         }
         at as u32
     }
+
+    /// No rows (the room stays, unset).
+    fn clear(&mut self) {
+        self.used = 0;
+    }
 }
 
 /// Where one state is finite along one side of the chart: the other ends of those cells as bits,
@@ -310,7 +315,7 @@ impl<M: Mask> Buffers<M> {
             self.cell = vec![NEG; n];
             self.finite = vec![0; words];
         }
-        self.by_start.used = 0;
+        self.by_start.clear();
         self.stride = positions + 1;
         self.cell_range.clear();
         self.cell_range.resize(self.stride * self.stride, (0, 0));
@@ -327,7 +332,7 @@ impl<M: Mask> Buffers<M> {
         self.right_starts.clear();
         self.right_starts.push(M::default());
         self.right_row.clear();
-        self.by_end.used = 0;
+        self.by_end.clear();
     }
 
     /// Unsets everything the last sentence set, so the next one starts from a clear chart.
@@ -485,6 +490,7 @@ impl<'a> Chart<'a> {
         }
     }
 
+    /// [`Chart::parse_counted`] on one thread's buffers, masks of `M`.
     fn run<M: Mask>(&mut self, b: &mut Buffers<M>) -> (Option<Tree>, Work) {
         b.items = 0;
         let mut fills = 1;
