@@ -1,9 +1,10 @@
 //! Engine benchmark: model load, parse throughput, and scoring of 5,000 candidates against 5
 //! references each (COCO val2014 captions from SPICEBOARD_DATA). Prints a table.
 //!
-//! Usage: `cargo run --release -p spice --example bench_engine -- [OUT_INPUT.json]`
+//! Usage: `cargo run --release -p spice --example bench_engine -- [OUT_INPUT.json [--input-only]]`
 //! (`scripts/bench-engine` runs it and then times the whole `spice` command on the same input,
-//! which it writes to OUT_INPUT.json in the jar's format).
+//! which it writes to OUT_INPUT.json in the jar's format; `--input-only` writes it and stops, for
+//! `scripts/bench-corenlp yardstick`).
 
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -41,6 +42,18 @@ fn main() -> Result<(), String> {
         .windows(2)
         .map(|w| (w[0].0, w[1].1[0].clone(), w[0].1[..5].to_vec()))
         .collect();
+    let out = std::env::args().nth(1);
+    if let Some(out) = &out {
+        let input: Vec<Value> = items
+            .iter()
+            .map(|(id, t, r)| json!({"image_id": id, "test": t, "refs": r}))
+            .collect();
+        std::fs::write(out, serde_json::to_vec(&input).map_err(|e| e.to_string())?)
+            .map_err(|e| format!("{out}: {e}"))?;
+        if std::env::args().nth(2).as_deref() == Some("--input-only") {
+            return Ok(());
+        }
+    }
     let captions: Vec<&str> = items
         .iter()
         .flat_map(|(_, t, r)| std::iter::once(t.as_str()).chain(r.iter().map(String::as_str)))
@@ -139,14 +152,5 @@ fn main() -> Result<(), String> {
         items.len(),
         captions.len()
     );
-
-    if let Some(out) = std::env::args().nth(1) {
-        let input: Vec<Value> = items
-            .iter()
-            .map(|(id, t, r)| json!({"image_id": id, "test": t, "refs": r}))
-            .collect();
-        std::fs::write(&out, serde_json::to_vec(&input).map_err(|e| e.to_string())?)
-            .map_err(|e| format!("{out}: {e}"))?;
-    }
     Ok(())
 }
