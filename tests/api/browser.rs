@@ -730,8 +730,10 @@ async fn a_forgotten_password_is_set_again_with_a_link_and_changed_on_the_accoun
         .send_credentials("dee@example.org", "a remembered password")
         .await;
     driver
-        .wait_for_page("the account page after login", |u, _| {
-            u.ends_with("/account")
+        // The address changes when the navigation commits, before the page is parsed: wait
+        // for the form too (under load the field was not there yet).
+        .wait_for_page("the account page after login", |u, s| {
+            u.ends_with("/account") && s.contains("id=\"current\"")
         })
         .await;
     driver.type_into("#current", "a remembered password").await;
