@@ -42,13 +42,12 @@ fn main() -> Result<(), String> {
         .windows(2)
         .map(|w| (w[0].0, w[1].1[0].clone(), w[0].1[..5].to_vec()))
         .collect();
-    let out = std::env::args().nth(1);
-    if let Some(out) = &out {
+    if let Some(out) = std::env::args().nth(1) {
         let input: Vec<Value> = items
             .iter()
             .map(|(id, t, r)| json!({"image_id": id, "test": t, "refs": r}))
             .collect();
-        std::fs::write(out, serde_json::to_vec(&input).map_err(|e| e.to_string())?)
+        std::fs::write(&out, serde_json::to_vec(&input).map_err(|e| e.to_string())?)
             .map_err(|e| format!("{out}: {e}"))?;
         if std::env::args().nth(2).as_deref() == Some("--input-only") {
             return Ok(());
