@@ -25,6 +25,8 @@ Usage:
   spice score INPUT.json [same options]     the same, as a subcommand
   spice parse \"a caption\" [...]             print the dependency graph and the tuples of captions
   spice tuples --conllu FILE                print the tuples of each sentence of a CoNLL-U file
+  spice tuples --captions FILE [--corenlp-models PATH]
+                                            print the proposals of each caption (one a line)
   spice trees --corenlp-models PATH [FILE]  CoreNLP's PCFG tree of each caption's sentences, as the
                                             official SPICE makes them (the user's CoreNLP models)
   spice tokenize [--coco] [FILE]            print the PTB tokens of each line (stdin by default)
@@ -145,6 +147,15 @@ enum Command {
         /// CC-process it first (nmod:on, in_front_of, conj:and, propagation), as `enhance` does.
         #[arg(long)]
         basic: bool,
+        /// With --captions: parse with CoreNLP 3.6.0's own PCFG and converter on the user's
+        /// CoreNLP models (as for scoring); without it, the built-in parser. (A CoNLL-U file
+        /// brings its own parse.)
+        #[arg(
+            long = "corenlp-models",
+            env = "SPICE_CORENLP_MODELS",
+            value_name = "PATH"
+        )]
+        corenlp_models: Option<String>,
     },
     /// Print CoreNLP's English PCFG tree of each sentence of each caption, as the official SPICE's
     /// parse annotator makes it (CoreNLP 3.6.0's parser, run by spiceboard on the user's model).
@@ -391,8 +402,9 @@ fn run(cmd: Command) -> Result<(), Failure> {
         } => parse(&captions, no_synsets, corenlp_models.as_deref()),
         Command::Tuples {
             captions: Some(path),
+            corenlp_models,
             ..
-        } => caption_tuples(&path),
+        } => caption_tuples(&path, corenlp_models.as_deref()),
         Command::Tuples {
             conllu,
             no_synsets,
@@ -718,11 +730,15 @@ fn read_text(path: &str) -> Result<String, Failure> {
 }
 
 /// `spice tuples --captions FILE`: each caption's proposals, as the official parser cache holds
-/// them. Captions are parsed in parallel; lines come out in input order.
-fn caption_tuples(path: &str) -> Result<(), Failure> {
+/// them, made by the front end `models` asks for (said on standard error). Captions are parsed
+/// in parallel; lines come out in input order.
+fn caption_tuples(path: &str, models: Option<&str>) -> Result<(), Failure> {
     use rayon::prelude::*;
     let text = read_text(path)?;
-    let engine = engine(false);
+    let engine = Engine::new(EngineOptions {
+        use_synsets: true,
+        front_end: front_end(models)?,
+    });
     let captions: Vec<&str> = text.lines().collect();
     let lines = captions
         .par_iter()

@@ -102,3 +102,47 @@ fn scoring_says_which_parser_and_takes_corenlps_from_the_models() {
     );
     let _ = std::fs::remove_file(input);
 }
+
+/// `spice tuples --captions FILE --corenlp-models PATH` proposes with CoreNLP's parser and says
+/// so. The expected tuples are the official pipeline's (CoreNLP 3.6.0 and SPICE 1.0's parser on
+/// this model), where the built-in parser attaches "by the fence" to a noun "playing".
+#[test]
+fn tuples_of_captions_take_corenlps_parser_from_the_models() {
+    let Some(dir) = super::common::corenlp_dir() else {
+        return;
+    };
+    let model = dir.join("englishPCFG.ser.gz");
+    let model = model.to_str().expect("UTF-8 path");
+    let caption = b"two dogs playing with a frisbee in the yard by the fence\n";
+    let o = spice_with_stdin(
+        &["tuples", "--captions", "-", "--corenlp-models", model],
+        caption,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("parser: corenlp-3.6.0"),
+        "{}",
+        stderr(&o)
+    );
+    let line: serde_json::Value = serde_json::from_str(stdout(&o).trim()).expect("one JSON line");
+    assert_eq!(
+        line["tuples"],
+        serde_json::json!([
+            ["dog"],
+            ["frisbee"],
+            ["yard"],
+            ["fence"],
+            ["dog", "two"],
+            ["dog", "play with", "frisbee"],
+            ["dog", "play by", "fence"],
+            ["frisbee", "in", "yard"]
+        ])
+    );
+    let built_in = spice_with_stdin(&["tuples", "--captions", "-"], caption);
+    assert_eq!(built_in.status.code(), Some(0), "{}", stderr(&built_in));
+    assert!(
+        stderr(&built_in).contains("parser: built-in"),
+        "{}",
+        stderr(&built_in)
+    );
+}
