@@ -280,6 +280,12 @@ fn inside_table(grammar: &Grammar, tags: &[u32], potential: &[f32], positions: u
     Inside { width, by_state }
 }
 
+/// The length of [`fit_potentials`]' first step, in nats (the `k`-th is this over `sqrt(k)`).
+/// Items the chart stored on 2,005 and 2,003 val2014 sentences after 100 steps: 31.5 and 33.5
+/// million at 2; 26.9 and 30.0 million at 12; 26.9 and 29.3 at 16; 28.7 million (first set) at
+/// 24 and 30.8 at 32. With steps of 2, 300 and 600 steps reached 29.8 and 29.4 million.
+const FIRST_STEP: f64 = 16.0;
+
 /// A sentence as [`fit_potentials`] reads it: each position's taggings (tag state, lexical
 /// score), the boundary word's last.
 pub type Taggings = Vec<Vec<(u32, f32)>>;
@@ -378,8 +384,8 @@ pub fn fit_potentials(
         if norm == 0.0 {
             break;
         }
-        // A step of 2 / sqrt(step + 1) nats along the normalised subgradient.
-        let length = 2.0 / ((step + 1) as f64).sqrt() / norm;
+        // A step of FIRST_STEP / sqrt(step + 1) nats along the normalised subgradient.
+        let length = FIRST_STEP / ((step + 1) as f64).sqrt() / norm;
         for (p, g) in potential.iter_mut().zip(&gradient) {
             *p -= (length * g) as f32;
         }
