@@ -684,11 +684,16 @@ fn score(a: ScoreArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-fn parse(captions: &[String], no_synsets: bool, models: Option<&str>) -> Result<(), Failure> {
-    let engine = Engine::new(EngineOptions {
+/// An engine with the front end `models` asks for ([`front_end`], said on standard error).
+fn engine_with(no_synsets: bool, models: Option<&str>) -> Result<Engine, Failure> {
+    Ok(Engine::new(EngineOptions {
         use_synsets: !no_synsets,
         front_end: front_end(models)?,
-    });
+    }))
+}
+
+fn parse(captions: &[String], no_synsets: bool, models: Option<&str>) -> Result<(), Failure> {
+    let engine = engine_with(no_synsets, models)?;
     for caption in captions {
         let sentences = engine.parse(caption).map_err(Failure::input)?;
         println!("caption: {caption}");
@@ -735,10 +740,7 @@ fn read_text(path: &str) -> Result<String, Failure> {
 fn caption_tuples(path: &str, models: Option<&str>) -> Result<(), Failure> {
     use rayon::prelude::*;
     let text = read_text(path)?;
-    let engine = Engine::new(EngineOptions {
-        use_synsets: true,
-        front_end: front_end(models)?,
-    });
+    let engine = engine_with(false, models)?;
     let captions: Vec<&str> = text.lines().collect();
     let lines = captions
         .par_iter()
