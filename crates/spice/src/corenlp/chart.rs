@@ -151,13 +151,14 @@ struct Buffers<M> {
     right_seen: Vec<u16>,
     /// By place: the starts of the cells ending here where the right child is finite, as bits
     /// (at 1 + place: `right_starts[0]` is empty, for a right child not seen), and where its
-    /// row of scores by start begins in `by_end`.
+    /// row of scores by start begins in `by_end`. `right_seen` and `right_starts` have
+    /// [`SLOTS`] entries, so that a `u16` indexes them without a bounds check.
     right_starts: Vec<M>,
     right_row: Vec<u32>,
     by_end: Rows,
     /// Room for one left child's rules whose right child is finite in some cell ending here:
-    /// the rule's place in the left child's list, and 1 + the right child's place above it.
-    candidates: Vec<u64>,
+    /// the rule's place in the left child's list ([`SLOTS`] entries).
+    candidates: Vec<u32>,
     /// The beam's scratch: a cell's states' inside scores plus outside bounds.
     merits: Vec<f32>,
     /// Each cell's states that are right children, (slot, score) in slot order: the cell
@@ -238,6 +239,11 @@ const LOOKUP_POSITIONS: usize = 64;
 /// items in the second pass.
 const BEAM: usize = 30;
 
+/// The entries of the tables indexed by a right child's slot or place, or by a rule's place in
+/// its left child's list: all `u16` values ([`super::PcfgParser::from_model`] refuses grammars
+/// with more right children, or a left child with more rules).
+pub const SLOTS: usize = 1 << 16;
+
 /// Above this many bytes, a thread's chart storage is given back after the sentence.
 const KEEP_BYTES: usize = 256 << 20;
 
@@ -292,7 +298,7 @@ mask!(u128);
 
 impl<M: Mask> Buffers<M> {
     /// Ready for a sentence of `positions` positions over `n` states, everything unset.
-    fn prepare(&mut self, n: usize, nr: usize, positions: usize) {
+    fn prepare(&mut self, n: usize, positions: usize) {
         if self.states != n || self.in_use {
             *self = Buffers {
                 states: n,
@@ -303,8 +309,10 @@ impl<M: Mask> Buffers<M> {
         if self.left_at.len() < slots {
             self.left_at.resize(slots, 0);
         }
-        if self.right_seen.len() < nr {
-            self.right_seen.resize(nr, 0);
+        if self.right_seen.len() < SLOTS {
+            self.right_seen.resize(SLOTS, 0);
+            self.right_starts.resize(SLOTS, M::default());
+            self.candidates.resize(SLOTS, 0);
         }
         if self.left.len() < positions + 1 {
             self.left.resize(positions + 1, Vec::new());
@@ -325,12 +333,11 @@ impl<M: Mask> Buffers<M> {
 
     /// Unsets the right children of the last end, for the next one.
     fn next_end(&mut self) {
-        for &slot in &self.right_states {
+        for (place, &slot) in self.right_states.iter().enumerate() {
             self.right_seen[slot as usize] = 0;
+            self.right_starts[place + 1] = M::default();
         }
         self.right_states.clear();
-        self.right_starts.clear();
-        self.right_starts.push(M::default());
         self.right_row.clear();
         self.by_end.clear();
     }
@@ -351,8 +358,7 @@ impl<M: Mask> Buffers<M> {
         self.in_use = false;
         let bytes = 4 * (self.by_start.scores.capacity() + self.by_end.scores.capacity())
             + 4 * self.left_at.capacity()
-            + (4 + std::mem::size_of::<M>()) * self.right_starts.capacity()
-            + 2 * self.right_seen.capacity()
+            + 4 * self.right_row.capacity()
             + 8 * (self.cell_items.capacity() + self.cell_range.capacity());
         if bytes > KEEP_BYTES {
             *self = Buffers::default();
@@ -569,11 +575,7 @@ impl<'a> Chart<'a> {
     }
 
     fn fill<M: Mask>(&self, b: &mut Buffers<M>) {
-        b.prepare(
-            self.grammar.num_states,
-            self.grammar.right_children,
-            self.length,
-        );
+        b.prepare(self.grammar.num_states, self.length);
         let floors = self.beam == 0 && self.prune.as_ref().is_some_and(|p| p.threshold > NEG);
         // Cells by end, and at each end from the shortest: a cell's children end before it or
         // here, after it starts, so they are filled before it; the cells ending at one position
@@ -748,6 +750,11 @@ impl<'a> Chart<'a> {
         } = b;
         let between = M::between(start, end);
         let spans = &left[start];
+        let seen: &[u16; SLOTS] = right_seen[..SLOTS].try_into().expect("sized by prepare");
+        let starts: &[M; SLOTS] = right_starts[..SLOTS].try_into().expect("sized by prepare");
+        let kept: &mut [u32; SLOTS] = (&mut candidates[..SLOTS])
+            .try_into()
+            .expect("sized by prepare");
         for lc in &left_children[start] {
             let lsp = &spans[lc.place as usize];
             let lm = lsp.ends & between;
@@ -783,7 +790,7 @@ impl<'a> Chart<'a> {
                                 continue;
                             }
                             for (i, &r) in rights.iter().enumerate().skip(at - 1) {
-                                if r != rc {
+                                if u32::from(r) != rc {
                                     break;
                                 }
                                 let (p, p_score) = g.by_left_rule[first + i];
@@ -797,13 +804,11 @@ impl<'a> Chart<'a> {
             }
             // The rules whose right child is finite in some cell ending here at a split point
             // where the left child is too, picked without branching (about one in seven is).
-            if candidates.len() < rights.len() {
-                candidates.resize(rights.len(), 0);
-            }
-            let found = rules_with_splits(rights, right_seen, right_starts, lm, candidates);
-            for &c in &candidates[..found] {
-                let (i, place) = (c as u32 as usize, (c >> 32) as usize);
-                let mut m = lm & right_starts[place];
+            let found = rules_with_splits(rights, seen, starts, lm, kept);
+            for &c in &kept[..found] {
+                let i = c as usize;
+                let place = usize::from(seen[usize::from(rights[i])]);
+                let mut m = lm & starts[place];
                 let place = place - 1;
                 let right_row = &by_end.scores[right_row[place] as usize..];
                 let (p, p_score) = g.by_left_rule[first + i];
@@ -954,7 +959,6 @@ impl<'a> Chart<'a> {
                     right_states.push(slot);
                     *seen = right_states.len() as u16;
                     right_row.push(by_end.add(end));
-                    right_starts.push(M::default());
                 }
                 let place = *seen as usize - 1;
                 right_starts[place + 1] |= M::bit(start);
@@ -1007,10 +1011,12 @@ impl<'a> Chart<'a> {
         for split in start + 1..end {
             for &ri in &self.grammar.binary_by_parent[goal as usize] {
                 let r = &self.grammar.binary[ri as usize];
-                let (left, right) = (
-                    b.score(start, split, r.left as usize),
-                    b.score(split, end, r.right as usize),
-                );
+                // No way of building the node without its left child (its score would be −∞).
+                let left = b.score(start, split, r.left as usize);
+                if left == NEG {
+                    continue;
+                }
+                let right = b.score(split, end, r.right as usize);
                 let score = f64::from(r.score + left + right);
                 if matches(score, best) {
                     let around = outside + f64::from(r.score);
@@ -1034,24 +1040,23 @@ impl<'a> Chart<'a> {
     }
 }
 
-/// Writes into `kept` the places in `rights` (a left child's rules' right children) of the rules
-/// whose right child is `seen` (non-zero) in a cell ending here that starts at a split point in
-/// `splits` (by `starts[seen]`), in order, each with its `seen` value in the high half, and returns
-/// how many: without branching, in a loop of its own so that it runs in registers. `kept` holds at
-/// least `rights.len()`.
+/// Writes into `kept` the places in `rights` (a left child's rules' right children, fewer than
+/// [`SLOTS`]) of the rules whose right child is `seen` (non-zero) in a cell ending here that
+/// starts at a split point in `splits` (by `starts[seen]`), in order, and returns how many:
+/// without branching, in a loop of its own so that it runs in registers, and without bounds
+/// checks (every index is a `u16`, or masked to one, into tables of [`SLOTS`] entries).
 #[inline(never)]
 fn rules_with_splits<M: Mask>(
-    rights: &[u32],
-    seen: &[u16],
-    starts: &[M],
+    rights: &[u16],
+    seen: &[u16; SLOTS],
+    starts: &[M; SLOTS],
     splits: M,
-    kept: &mut [u64],
+    kept: &mut [u32; SLOTS],
 ) -> usize {
-    let kept = &mut kept[..rights.len()];
     let mut found = 0;
     for (i, &rc) in rights.iter().enumerate() {
-        let place = seen[rc as usize];
-        kept[found] = u64::from(place) << 32 | i as u64;
+        let place = seen[usize::from(rc)];
+        kept[found & (SLOTS - 1)] = i as u32;
         found += usize::from(!(starts[usize::from(place)] & splits).is_empty());
     }
     found

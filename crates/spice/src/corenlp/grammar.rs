@@ -22,7 +22,7 @@ pub struct Grammar {
     /// score, read together), which the chart scans for right children without reading the rest. Right children are
     /// given by their place among the states that are right children (`right_slot`).
     pub by_left_start: Vec<u32>,
-    pub by_left_right: Vec<u32>,
+    pub by_left_right: Vec<u16>,
     pub by_left_rule: Vec<(u32, f32)>,
     /// Core unary rules by parent, in the order they were added (`rulesWithParent`).
     pub unary_by_parent: Vec<Vec<UnaryRule>>,
@@ -76,7 +76,8 @@ impl Grammar {
         let (mut by_left_right, mut by_left_rule) = (Vec::new(), Vec::new());
         for rules in &binary_by_left {
             for &(right, parent, score) in rules {
-                by_left_right.push(right_slot[right as usize]);
+                // Fewer than `u16::MAX` right children, or the parser refuses the grammar.
+                by_left_right.push(right_slot[right as usize] as u16);
                 by_left_rule.push((parent, score));
             }
             by_left_start.push(by_left_right.len() as u32);
@@ -130,6 +131,15 @@ impl Grammar {
             let at = place as usize * self.right_children;
             &self.right_index[at..at + self.right_children]
         })
+    }
+
+    /// The most binary rules one left child has.
+    pub fn most_rules_by_left(&self) -> usize {
+        self.by_left_start
+            .windows(2)
+            .map(|w| (w[1] - w[0]) as usize)
+            .max()
+            .unwrap_or(0)
     }
 
     /// The closed unary rules with child `c`, (parent, score).

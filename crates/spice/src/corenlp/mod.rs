@@ -173,6 +173,16 @@ impl PcfgParser {
                 ),
             });
         }
+        if grammar.most_rules_by_left() >= usize::from(u16::MAX) {
+            return Err(ModelError::Unsupported {
+                path: String::new(),
+                what: format!(
+                    "a state is the left child of {} binary rules; the chart takes fewer than {}",
+                    grammar.most_rules_by_left(),
+                    u16::MAX
+                ),
+            });
+        }
         let lexicon = lexicon::Lexicon::new(m.lexicon, &m.words)?;
         Ok(PcfgParser {
             grammar,
