@@ -173,12 +173,12 @@ impl PcfgParser {
                 ),
             });
         }
-        if grammar.most_rules_by_left() >= usize::from(u16::MAX) {
+        let most_rules = grammar.most_rules_by_left();
+        if most_rules >= usize::from(u16::MAX) {
             return Err(ModelError::Unsupported {
                 path: String::new(),
                 what: format!(
-                    "a state is the left child of {} binary rules; the chart takes fewer than {}",
-                    grammar.most_rules_by_left(),
+                    "a state is the left child of {most_rules} binary rules; the chart takes fewer than {}",
                     u16::MAX
                 ),
             });
