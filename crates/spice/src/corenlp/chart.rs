@@ -583,78 +583,78 @@ impl<'a> Chart<'a> {
         // ending there) stays in cache. The scores do not depend on the order.
         for end in 1..=self.length {
             b.next_end();
-            match self.floors(floors, end - 1, end) {
-                Some(floor) => self.word_cell(b, end - 1, floor),
-                None => self.word_cell(b, end - 1, Open),
+            if self.flood {
+                if floors {
+                    self.open_cell(b, end - 1, end);
+                }
+                self.lexical_cell(b, end - 1);
+                self.unaries_and_store(b, end - 1, end);
+            } else {
+                let closed = self.closed_lexical_cell(b, end - 1);
+                if floors {
+                    self.open_cell(b, end - 1, end);
+                }
+                let Buffers {
+                    cell,
+                    finite,
+                    merits,
+                    ..
+                } = &mut *b;
+                match self.beam_row(end - 1, end) {
+                    Some(row) if closed.len() > self.beam => {
+                        // Only the states the beam keeps ([`Chart::store`] ranks them again
+                        // and keeps them all): a closed cell holds some 1,400.
+                        let merit = |s: u32, v: f32| v + row.map_or(0.0, |r| r[s as usize]);
+                        merits.clear();
+                        merits.extend(closed.iter().map(|&(s, v)| merit(s, v)));
+                        let kth = beam_floor(merits, self.beam);
+                        for &(s, v) in closed.iter() {
+                            if merit(s, v) >= kth {
+                                raise(cell, finite, s as usize, v);
+                            }
+                        }
+                    }
+                    _ => {
+                        for &(s, v) in closed.iter() {
+                            raise(cell, finite, s as usize, v);
+                        }
+                    }
+                }
+                self.store(b, end - 1, end);
             }
             for start in (0..end.saturating_sub(1)).rev() {
                 // Cells ending at the boundary are filled only for the whole sentence.
                 if end == self.length && start != 0 {
                     continue;
                 }
-                match self.floors(floors, start, end) {
-                    Some(floor) => self.span_cell(b, start, end, floor),
-                    None => self.span_cell(b, start, end, Open),
+                if floors {
+                    self.open_cell(b, start, end);
                 }
+                self.binary_cell(b, start, end);
+                self.unaries_and_store(b, start, end);
             }
+        }
+        if floors {
+            b.cell.fill(NEG);
         }
     }
 
-    /// With a threshold (`on`), the least inside score that can keep each state in the cell
-    /// `start..end`: the threshold less the state's outside bound; `None` when nothing is left
-    /// out there (no threshold, or more words outside than the bounds cover).
-    fn floors(&self, on: bool, start: usize, end: usize) -> Option<Floors<'a>> {
-        let p = self.prune.as_ref().filter(|_| on)?;
-        let row = p.bounds.row(start, self.length - end)?;
-        Some(Floors {
-            base: p.threshold - p.before[start] - p.after[end],
-            row,
-        })
-    }
-
-    /// The one-word cell at `start`: its taggings, the unary closure, and in the first pass's
-    /// beam only the states it keeps; stored.
-    fn word_cell<M: Mask, F: Floor>(&self, b: &mut Buffers<M>, start: usize, floor: F) {
-        if self.flood {
-            self.lexical_cell(b, start, floor);
-            self.close_unaries(b, floor);
-        } else {
-            let closed = self.closed_lexical_cell(b, start);
-            let Buffers {
-                cell,
-                finite,
-                merits,
-                ..
-            } = &mut *b;
-            match self.beam_row(start, start + 1) {
-                Some(row) if closed.len() > self.beam => {
-                    // Only the states the beam keeps ([`Chart::store`] ranks them again
-                    // and keeps them all): a closed cell holds some 1,400.
-                    let merit = |s: u32, v: f32| v + row.map_or(0.0, |r| r[s as usize]);
-                    merits.clear();
-                    merits.extend(closed.iter().map(|&(s, v)| merit(s, v)));
-                    let kth = beam_floor(merits, self.beam);
-                    for &(s, v) in closed.iter() {
-                        if merit(s, v) >= kth {
-                            raise(cell, finite, s as usize, v, floor);
-                        }
-                    }
-                }
-                _ => {
-                    for &(s, v) in closed.iter() {
-                        raise(cell, finite, s as usize, v, floor);
-                    }
-                }
-            }
+    /// With a threshold, a cell starts with each state at the least inside score that can keep
+    /// it (the threshold less its outside bound) instead of −∞, so that the rules and the unary
+    /// closure raise, and mark finite, only the states that will be kept: what falls below is
+    /// never stored, and never passes its score on through the closure (as when it was left out
+    /// after the fact).
+    fn open_cell<M: Mask>(&self, b: &mut Buffers<M>, start: usize, end: usize) {
+        let p = self.prune.as_ref().expect("floors come with pruning");
+        let Some(row) = p.bounds.row(start, self.length - end) else {
+            // More words outside than the bounds cover: nothing is left out here.
+            b.cell.fill(NEG);
+            return;
+        };
+        let floor = p.threshold - p.before[start] - p.after[end];
+        for (c, &r) in b.cell.iter_mut().zip(row) {
+            *c = floor - r;
         }
-        self.store(b, start, start + 1);
-    }
-
-    /// A cell of two or more positions: its binary rules, the unary closure; stored.
-    fn span_cell<M: Mask, F: Floor>(&self, b: &mut Buffers<M>, start: usize, end: usize, floor: F) {
-        self.binary_cell(b, start, end, floor);
-        self.close_unaries(b, floor);
-        self.store(b, start, end);
     }
 
     /// The one-word cell at `start` after the unary closure, from the cache or closed here (on
@@ -667,8 +667,10 @@ impl<'a> Chart<'a> {
         if let Some(hit) = self.symbols.closures.get(&key) {
             return hit;
         }
-        self.lexical_cell(b, start, Open);
-        self.close_unaries(b, Open);
+        // Floors of the last cell may stay in it.
+        b.cell.fill(NEG);
+        self.lexical_cell(b, start);
+        self.close_unaries(b);
         let Buffers { cell, finite, .. } = &mut *b;
         let mut closed = Vec::new();
         for (w, word) in finite.iter_mut().enumerate() {
@@ -685,13 +687,15 @@ impl<'a> Chart<'a> {
         closed
     }
 
-    fn lexical_cell<M: Mask, F: Floor>(&self, b: &mut Buffers<M>, start: usize, floor: F) {
+    fn lexical_cell<M: Mask>(&self, b: &mut Buffers<M>, start: usize) {
         let is_boundary = start + 1 == self.length;
         let word = &self.words[start];
         let lex = self.lexicon;
         let sym = self.symbols;
+        // A cell opened with floors ([`Chart::open_cell`]) keeps only taggings above them;
+        // otherwise it starts at −∞ and keeps every finite one.
         let set = |b: &mut Buffers<M>, state: usize, s: f32| {
-            raise(&mut b.cell, &mut b.finite, state, s, floor);
+            raise(&mut b.cell, &mut b.finite, state, s);
         };
         let mut assigned = false;
         if !self.flood || is_boundary {
@@ -726,13 +730,7 @@ impl<'a> Chart<'a> {
     /// child with many rules (`Grammar::right_table`), when its right cells hold less than
     /// half as many states as it has rules, goes the other way: each of those states looks up
     /// its rules.
-    fn binary_cell<M: Mask, F: Floor>(
-        &self,
-        b: &mut Buffers<M>,
-        start: usize,
-        end: usize,
-        floor: F,
-    ) {
+    fn binary_cell<M: Mask>(&self, b: &mut Buffers<M>, start: usize, end: usize) {
         let g = self.grammar;
         let Buffers {
             left,
@@ -797,7 +795,7 @@ impl<'a> Chart<'a> {
                                 }
                                 let (p, p_score) = g.by_left_rule[first + i];
                                 let tot = p_score + left_score + right_score;
-                                raise(cell, finite, p as usize, tot, floor);
+                                raise(cell, finite, p as usize, tot);
                             }
                         }
                     }
@@ -823,15 +821,22 @@ impl<'a> Chart<'a> {
                         best = tot;
                     }
                 }
-                raise(cell, finite, p, best, floor);
+                raise(cell, finite, p, best);
             }
         }
+    }
+
+    /// The unary closure over the cell being filled, then its states stored
+    /// ([`Chart::close_unaries`], [`Chart::store`]).
+    fn unaries_and_store<M: Mask>(&self, b: &mut Buffers<M>, start: usize, end: usize) {
+        self.close_unaries(b);
+        self.store(b, start, end);
     }
 
     /// The unary closure over the cell being filled, states in index order, reading the cell as
     /// it changes (a state raised by an earlier state's closure passes on its new score; one
     /// raised by a later state does not, as in CoreNLP).
-    fn close_unaries<M: Mask, F: Floor>(&self, b: &mut Buffers<M>, floor: F) {
+    fn close_unaries<M: Mask>(&self, b: &mut Buffers<M>) {
         let words = self.grammar.num_states.div_ceil(64);
         let Buffers { cell, finite, .. } = b;
         // Bits set while walking are seen when the walk reaches them.
@@ -854,13 +859,14 @@ impl<'a> Chart<'a> {
                 for &(parent, p_score) in g.closed_with_child(state) {
                     let tot = i_score + p_score;
                     let p = parent as usize;
-                    raise(cell, finite, p, tot, floor);
+                    raise(cell, finite, p, tot);
                 }
             }
         }
     }
 
-    /// The cell's finite states stored, and set back to −∞.
+    /// The cell's finite states stored, and set back to −∞ (the floors of a cell opened with
+    /// them stay until the next cell opens, or the fill ends).
     fn store<M: Mask>(&self, b: &mut Buffers<M>, start: usize, end: usize) {
         let n = self.grammar.num_states;
         let Buffers {
@@ -883,8 +889,8 @@ impl<'a> Chart<'a> {
             ..
         } = b;
         // In the beam, a state is kept when `score + row[state]` is among the cell's `beam`
-        // best, once its closure is done. With a threshold, only states above their floors
-        // were raised ([`Floors`]): only what is kept is finite.
+        // best, once its closure is done. With a threshold, the cell was opened with floors
+        // ([`Chart::open_cell`]): only what is kept is finite.
         // A cell of no more states than the beam keeps them all, without ranking them.
         let beam_row = self.beam_row(start, end).filter(|_| {
             finite
@@ -1066,49 +1072,10 @@ fn beam_floor(merits: &mut [f32], beam: usize) -> f32 {
     kth
 }
 
-/// What a state must score above to be kept in the cell being filled ([`raise`]).
-trait Floor: Copy {
-    /// Whether `score` is above the floor of `state`.
-    fn lets(self, state: usize, score: f32) -> bool;
-}
-
-/// No floor: every finite score is kept.
-#[derive(Clone, Copy)]
-struct Open;
-
-impl Floor for Open {
-    #[inline(always)]
-    fn lets(self, _: usize, _: f32) -> bool {
-        true
-    }
-}
-
-/// With a threshold, a state is kept in a cell only above the least inside score that can keep
-/// it, `base - row[state]` (the threshold less its outside bound, [`Chart::floors`]): the rules
-/// and the unary closure raise, and mark finite, only the states that will be kept, so what
-/// falls below is never stored, and never passes its score on through the closure (as when it
-/// was left out after the fact). The floor is read when a state is first raised in a cell, not
-/// written into the whole cell beforehand: a cell raises a few hundred of its thousands of states.
-#[derive(Clone, Copy)]
-struct Floors<'r> {
-    base: f32,
-    row: &'r [f32],
-}
-
-impl Floor for Floors<'_> {
-    #[inline(always)]
-    fn lets(self, state: usize, score: f32) -> bool {
-        score > self.base - self.row[state]
-    }
-}
-
-/// Raises `state` in the cell being filled to `score` if that is higher, and above its floor,
-/// marking it finite. A state is finite in the cell exactly when its score there is not −∞, and
-/// was then above its floor already.
+/// Raises `state` in the cell being filled to `score` if that is higher, marking it finite.
 #[inline(always)]
-fn raise<F: Floor>(cell: &mut [f32], finite: &mut [u64], state: usize, score: f32, floor: F) {
-    let held = cell[state];
-    if score > held && (held > NEG || floor.lets(state, score)) {
+fn raise(cell: &mut [f32], finite: &mut [u64], state: usize, score: f32) {
+    if score > cell[state] {
         cell[state] = score;
         finite[state / 64] |= 1 << (state % 64);
     }
