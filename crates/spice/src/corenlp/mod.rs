@@ -271,9 +271,15 @@ impl PcfgParser {
 
     /// A chart for `words` (as the chart takes them), bounded; its taggings go to the sample.
     fn bounded_chart(&self, words: &[String]) -> Option<chart::Chart<'_>> {
+        let chart = self.observed_chart(words)?;
+        Some(chart.with_bounds(self.bounds(), LIKELIEST_TAGS))
+    }
+
+    /// A chart for `words`, its taggings given to the sample ([`Sample`]).
+    fn observed_chart(&self, words: &[String]) -> Option<chart::Chart<'_>> {
         let chart = chart::Chart::new(&self.grammar, &self.lexicon, &self.symbols, words)?;
         self.observe(chart.taggings());
-        Some(chart.with_bounds(self.bounds(), LIKELIEST_TAGS))
+        Some(chart)
     }
 
     /// The chart of `words` (as the chart takes them: americanized) with its work counted:
@@ -298,10 +304,7 @@ impl PcfgParser {
     #[doc(hidden)]
     pub fn sample_sentence(&self, words: &[&str]) {
         let words: Vec<String> = words.iter().map(|w| (*w).to_string()).collect();
-        if let Some(chart) = chart::Chart::new(&self.grammar, &self.lexicon, &self.symbols, &words)
-        {
-            self.observe(chart.taggings());
-        }
+        self.observed_chart(&words);
     }
 
     /// Whether the bounds' potentials have been fitted yet ([`Sample`]).
